@@ -1,0 +1,89 @@
+"""Parameter validation with one message format.
+
+Public functions validate once, at the boundary, and raise
+:class:`~graphanon.errors.InvalidParameterError` with a message of the form::
+
+    The 'k' parameter of smooth_k_anonymity must be an int in [2, 100]. Got 1 instead.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Collection
+from typing import Any
+
+from .errors import InvalidParameterError
+
+__all__ = ["check_choice", "check_float", "check_int", "check_probability", "fail"]
+
+
+def fail(name: str, owner: str, expected: str, got: Any) -> InvalidParameterError:
+    """Build the canonical error for parameter ``name`` of ``owner``."""
+    return InvalidParameterError(
+        f"The {name!r} parameter of {owner} must be {expected}. Got {got!r} instead."
+    )
+
+
+def _interval(low: float | None, high: float | None, closed: str) -> str:
+    lo = "-inf" if low is None else f"{low:g}"
+    hi = "inf" if high is None else f"{high:g}"
+    left = "[" if closed in ("both", "left") and low is not None else "("
+    right = "]" if closed in ("both", "right") and high is not None else ")"
+    return f"{left}{lo}, {hi}{right}"
+
+
+def check_int(
+    value: Any,
+    name: str,
+    owner: str,
+    *,
+    low: int | None = None,
+    high: int | None = None,
+) -> int:
+    """Return ``value`` as an ``int`` if it is an integer in ``[low, high]``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise fail(name, owner, f"an int in {_interval(low, high, 'both')}", value)
+    ivalue = int(value)
+    if (low is not None and ivalue < low) or (high is not None and ivalue > high):
+        raise fail(name, owner, f"an int in {_interval(low, high, 'both')}", value)
+    return ivalue
+
+
+def check_float(
+    value: Any,
+    name: str,
+    owner: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    closed: str = "both",
+) -> float:
+    """Return ``value`` as a finite ``float`` inside the interval.
+
+    ``closed`` is one of ``"both"``, ``"left"``, ``"right"``, ``"neither"``.
+    """
+    expected = f"a finite float in {_interval(low, high, closed)}"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise fail(name, owner, expected, value)
+    fvalue = float(value)
+    if not math.isfinite(fvalue):
+        raise fail(name, owner, expected, value)
+    if low is not None and (fvalue < low or (fvalue == low and closed in ("right", "neither"))):
+        raise fail(name, owner, expected, value)
+    if high is not None and (fvalue > high or (fvalue == high and closed in ("left", "neither"))):
+        raise fail(name, owner, expected, value)
+    return fvalue
+
+
+def check_probability(value: Any, name: str, owner: str) -> float:
+    """A float in [0, 1]."""
+    return check_float(value, name, owner, low=0.0, high=1.0)
+
+
+def check_choice(value: Any, name: str, owner: str, choices: Collection[str]) -> str:
+    """``value`` must be one of ``choices``."""
+    if not isinstance(value, str) or value not in choices:
+        options = ", ".join(repr(c) for c in choices)
+        raise fail(name, owner, f"one of {options}", value)
+    return value

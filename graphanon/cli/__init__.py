@@ -1,0 +1,88 @@
+"""The ``graphanon`` command line.
+
+Glue only: parse options, read inputs, call the library, write outputs. Every
+:class:`~graphanon.errors.GraphAnonError` becomes one line on stderr and its exit code
+(2 bad input, 3 privacy budget refused, 4 database unavailable); no traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import sys
+from collections.abc import Sequence
+
+import click
+
+from .._version import __version__
+from ..errors import GraphAnonError
+
+__all__ = ["cli", "main"]
+
+# Each module defines COMMANDS, a list of click commands. Later features add their module here.
+COMMAND_MODULES = ("info", "demo")
+
+
+@click.group(
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    help=(
+        "graphanon publishes graphs and graph statistics privately: k-anonymity for "
+        "user-feature graphs, differentially private degree and joint-degree statistics, "
+        "and synthetic graphs, from files or Neo4j.\n\n"
+        "Start with 'graphanon demo' (no arguments: runs every mechanism on shipped sample "
+        "data and writes a report into ./graphanon-out/), or 'graphanon info FILE' to look "
+        "at a graph."
+    ),
+)
+@click.option(
+    "-q", "--quiet", is_flag=True, help="No progress bars or chatter; errors still print."
+)
+@click.option(
+    "--log-level",
+    type=click.Choice(["warning", "info", "debug"], case_sensitive=False),
+    default="warning",
+    show_default=True,
+    help="Library log level (to stderr).",
+)
+@click.version_option(__version__, prog_name="graphanon")
+@click.pass_context
+def cli(ctx: click.Context, quiet: bool, log_level: str) -> None:
+    ctx.ensure_object(dict)
+    ctx.obj["quiet"] = quiet
+    logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+
+
+for _name in COMMAND_MODULES:
+    for _cmd in importlib.import_module(f".{_name}", __name__).COMMANDS:
+        cli.add_command(_cmd)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: run the CLI and map errors to exit codes."""
+    try:
+        rv = cli.main(args=list(argv) if argv is not None else None, standalone_mode=False,
+                      prog_name="graphanon")
+    except GraphAnonError as exc:
+        click.echo(f"graphanon: error: {exc}", err=True)
+        return _exit(exc.exit_code, argv)
+    except click.exceptions.Abort:
+        click.echo("graphanon: aborted", err=True)
+        return _exit(130, argv)
+    except click.ClickException as exc:
+        exc.show()
+        return _exit(exc.exit_code, argv)
+    except OSError as exc:  # unwritable output folder, disk full, ...
+        click.echo(f"graphanon: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "),
+                   err=True)
+        return _exit(2, argv)
+    except KeyboardInterrupt:
+        click.echo("graphanon: interrupted", err=True)
+        return _exit(130, argv)
+    code = rv if isinstance(rv, int) else 0
+    return _exit(code, argv)
+
+
+def _exit(code: int, argv: Sequence[str] | None) -> int:
+    if argv is None:  # called as the console script
+        sys.exit(code)
+    return code

@@ -1,0 +1,98 @@
+"""Helpers shared by the CLI commands: loading inputs, progress bars, JSON reports, RNGs."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import click
+import numpy as np
+
+from .._progress import ProgressFn
+from ..errors import InvalidParameterError
+from ..graph import BipartiteGraph, Graph
+from ..io._atomic import atomic_write_text
+from ..report import to_jsonable
+
+__all__ = [
+    "echo",
+    "load_bipartite",
+    "load_graph",
+    "make_rng",
+    "progress_bar",
+    "write_json",
+]
+
+FORMAT_CHOICE = click.Choice(
+    ["edgelist", "csv", "tsv", "parquet", "graphml", "gml", "mtx", "mat"], case_sensitive=False
+)
+
+
+def quiet() -> bool:
+    ctx = click.get_current_context(silent=True)
+    while ctx is not None:
+        if ctx.obj and ctx.obj.get("quiet"):
+            return True
+        ctx = ctx.parent
+    return False
+
+
+def echo(message: str = "") -> None:
+    """Print unless ``--quiet``."""
+    if not quiet():
+        click.echo(message)
+
+
+def load_graph(path: str | Path, fmt: str | None = None) -> Graph:
+    from ..io.files import read_graph
+
+    return read_graph(path, format=fmt)
+
+
+def load_bipartite(path: str | Path) -> BipartiteGraph:
+    from ..io.files import read_bipartite
+
+    return read_bipartite(path)
+
+
+def make_rng(seed: int | None) -> tuple[np.random.Generator, int]:
+    """A numpy Generator from ``--seed``; a fresh random seed is drawn (and returned) if None."""
+    if seed is None:
+        seed = secrets.randbits(63)
+    if seed < 0:
+        raise InvalidParameterError(f"The '--seed' option must be a non-negative int. Got {seed}.")
+    return np.random.default_rng(seed), seed
+
+
+def write_json(path: str | Path, payload: Any) -> None:
+    """Write a JSON report atomically."""
+    atomic_write_text(path, json.dumps(to_jsonable(payload), indent=2, sort_keys=False) + "\n")
+
+
+@contextlib.contextmanager
+def progress_bar() -> Iterator[ProgressFn]:
+    """A rich progress bar as a :data:`ProgressFn` (silent with ``--quiet``)."""
+    if quiet():
+        yield lambda task, done, total: None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        transient=False,
+    ) as bar:
+        tasks: dict[str, Any] = {}
+
+        def update(task: str, done: int, total: int) -> None:
+            if task not in tasks:
+                tasks[task] = bar.add_task(task, total=total)
+            bar.update(tasks[task], completed=done, total=total)
+
+        yield update

@@ -1,0 +1,48 @@
+"""``graphanon info``: counts and degree statistics of a graph, bipartite list or table."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from ..metrics import describe_bipartite, describe_graph
+from ..report import to_jsonable
+from ._common import FORMAT_CHOICE, load_bipartite, load_graph
+
+
+@click.command("info")
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--format", "fmt", type=FORMAT_CHOICE, help="Graph format (default: from extension).")
+@click.option("--bipartite", is_flag=True, help="PATH is a user<TAB>feature list.")
+@click.option(
+    "--preset",
+    type=click.Choice(["adult", "playstore"]),
+    help="PATH is a known table (UCI Adult, Google Play); show its user × feature graph.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def info(path: str, fmt: str | None, bipartite: bool, preset: str | None, as_json: bool) -> None:
+    """Print nodes, edges, density, degree statistics and components of PATH.
+
+    For a bipartite list (--bipartite) or a table (--preset): users, features, edges and
+    the row / column degree statistics.
+    """
+    if preset:
+        from ..io.tables import load_preset
+
+        stats = describe_bipartite(load_preset(path, preset))
+    elif bipartite:
+        stats = describe_bipartite(load_bipartite(path))
+    else:
+        stats = describe_graph(load_graph(path, fmt))
+    if as_json:
+        click.echo(json.dumps(to_jsonable(stats), indent=2))
+        return
+    width = max(len(k) for k in stats)
+    click.echo(path)
+    for k, v in stats.items():
+        val = f"{v:.6g}" if isinstance(v, float) else str(v)
+        click.echo(f"  {k.replace('_', ' '):<{width}}  {val}")
+
+
+COMMANDS = [info]

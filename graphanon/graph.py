@@ -1,0 +1,946 @@
+"""Core graph structures: :class:`Graph` (undirected, simple) and :class:`BipartiteGraph`.
+
+Both are immutable CSR structures built with vectorized numpy: no Python object per edge.
+
+Memory layout of :class:`Graph` with ``n`` nodes and ``m`` undirected edges:
+
+* ``indices``: ``2m`` neighbour indices, ``int32`` while ``n < 2**31`` (8 bytes per edge);
+* ``indptr``: ``n + 1`` offsets, ``int32`` while ``2m < 2**31``, else ``int64``;
+* ``node_ids``: the external id of each node (``int64``, or strings as an object array).
+
+This module performs no I/O and never imports a database driver.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator, Mapping
+from functools import cached_property
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .errors import InvalidParameterError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import igraph
+    import networkx as nx
+    import scipy.sparse as sp
+
+__all__ = ["BipartiteGraph", "Graph", "encode_ids"]
+
+IntArray = npt.NDArray[np.integer[Any]]
+_I32_MAX = np.iinfo(np.int32).max
+
+
+def _index_dtype(bound: int) -> type[np.signedinteger[Any]]:
+    return np.int32 if bound <= _I32_MAX else np.int64
+
+
+def _readonly(a: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    a.flags.writeable = False
+    return a
+
+
+def _as_id_array(values: Any, what: str) -> np.ndarray[Any, Any]:
+    """Validate a 1-D array of hashable scalar ids (ints or strings)."""
+    arr = np.asarray(values) if not isinstance(values, np.ndarray) else values
+    if arr.ndim != 1:
+        raise InvalidParameterError(f"{what} must be one-dimensional. Got shape {arr.shape}.")
+    kind = arr.dtype.kind
+    if kind in "iu":
+        return arr.astype(np.int64, copy=False)
+    if kind == "b":
+        raise InvalidParameterError(f"{what} must be ints or strings, not booleans.")
+    if kind == "f":
+        if arr.size and not np.all(np.isfinite(arr) & (arr == np.round(arr))):
+            raise InvalidParameterError(f"{what} must be ints or strings; got non-integral floats.")
+        return arr.astype(np.int64)
+    if kind in "UST":
+        return arr.astype(object)
+    if kind == "O":
+        for x in arr:
+            if not isinstance(x, (str, int, np.integer)) or isinstance(x, bool):
+                raise InvalidParameterError(
+                    f"{what} must be hashable scalars (int or str). Got {x!r} of type "
+                    f"{type(x).__name__}."
+                )
+        return arr
+    raise InvalidParameterError(f"{what} must be ints or strings. Got dtype {arr.dtype}.")
+
+
+def encode_ids(
+    *columns: Any, extra: Any = None
+) -> tuple[list[npt.NDArray[np.int64]], np.ndarray[Any, Any]]:
+    """Map columns of external ids to dense codes ``0..n-1`` over their sorted union.
+
+    Parameters
+    ----------
+    *columns
+        Array-likes (numpy or pyarrow) of ids, all ints or all strings.
+    extra
+        Optional further ids that must get a code (e.g. isolated nodes).
+
+    Returns
+    -------
+    codes, ids
+        ``codes[i][j]`` is the position of ``columns[i][j]`` in the sorted array ``ids``.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    def to_arrow(c: Any) -> pa.Array | pa.ChunkedArray:
+        if isinstance(c, (pa.Array, pa.ChunkedArray)):
+            return c
+        arr = np.asarray(c)
+        if arr.dtype.kind == "O":
+            return pa.array(arr.tolist())
+        return pa.array(arr)
+
+    arrays = [to_arrow(c) for c in columns]
+    if extra is not None:
+        arrays.append(to_arrow(extra))
+    types = {a.type for a in arrays if len(a)}
+    if any(pa.types.is_string(t) or pa.types.is_large_string(t) for t in types):
+        target: pa.DataType = pa.large_string()
+    elif all(pa.types.is_integer(t) for t in types):
+        target = pa.int64()
+    else:
+        target = pa.large_string()
+    arrays = [a.cast(target) for a in arrays]
+    for a in arrays:
+        if a.null_count:
+            raise InvalidParameterError("ids must not be missing (null/empty).")
+    if target == pa.int64():
+        nps = [np.asarray(a.to_numpy()) for a in arrays]
+        total = sum(len(x) for x in nps)
+        lo = min((int(x.min()) for x in nps if len(x)), default=0)
+        hi = max((int(x.max()) for x in nps if len(x)), default=-1)
+        if lo >= 0 and hi < 4 * total + (1 << 20):
+            # dense table: O(m + max id), no sort, no hash
+            present = np.zeros(hi + 1, dtype=bool)
+            for x in nps:
+                present[x] = True
+            ids = np.flatnonzero(present).astype(np.int64)
+            remap = np.cumsum(present, dtype=np.int64) - 1
+            codes = [remap[x] for x in nps]
+        else:
+            ids = np.unique(np.concatenate(nps))
+            codes = [np.searchsorted(ids, x).astype(np.int64) for x in nps]
+        if extra is not None:
+            codes = codes[:-1]
+        return codes, ids
+    chunks: list[pa.Array] = []
+    for a in arrays:
+        chunks.extend(a.chunks if isinstance(a, pa.ChunkedArray) else [a])
+    uniq = pc.unique(pa.chunked_array(chunks, type=target))
+    uniq = uniq.take(pc.sort_indices(uniq))
+    code_list = [
+        np.asarray(pc.index_in(a, value_set=uniq).to_numpy(zero_copy_only=False), dtype=np.int64)
+        for a in arrays
+    ]
+    if extra is not None:
+        code_list = code_list[:-1]
+    ids_obj = np.asarray(uniq.to_pylist(), dtype=object)
+    return code_list, ids_obj
+
+
+def _csr_from_pairs(u: IntArray, v: IntArray, n: int) -> tuple[np.ndarray[Any, Any], ...]:
+    """Symmetric CSR with sorted rows from undirected pairs; drops loops and duplicates.
+
+    Each kept edge ``{a, b}`` with ``a < b`` contributes ``b`` to row ``a`` and ``a`` to row
+    ``b``. Within row ``r`` every "lower" neighbour (``a < r``) precedes every "upper"
+    neighbour (``b > r``), so two independently sorted runs concatenate into a sorted row.
+    """
+    u = np.asarray(u, dtype=np.int64)
+    v = np.asarray(v, dtype=np.int64)
+    keep = u != v
+    if not keep.all():
+        u, v = u[keep], v[keep]
+    a = np.minimum(u, v)
+    b = np.maximum(u, v)
+    del u, v, keep
+    key = np.unique(a * n + b)  # sorted by (a, b), duplicates gone
+    a = key // n
+    b = key - a * n
+    del key
+    m = a.size
+    lower = np.bincount(b, minlength=n)
+    upper = np.bincount(a, minlength=n)
+    deg = lower + upper
+    ptr_dtype = _index_dtype(2 * m)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(deg, out=indptr[1:])
+    idx_dtype = _index_dtype(max(n - 1, 0))
+    indices = np.empty(2 * m, dtype=idx_dtype)
+    # upper entries: already grouped by a, sorted by b inside each group
+    upper_start = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(upper, out=upper_start[1:])
+    ranks = np.arange(m, dtype=np.int64)
+    pos_upper = indptr[a] + lower[a] + (ranks - upper_start[a])
+    indices[pos_upper] = b
+    # lower entries: group by b (stable, so a stays sorted inside each group)
+    order = np.argsort(b, kind="stable")
+    bo = b[order]
+    lower_start = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(lower, out=lower_start[1:])
+    pos_lower = indptr[bo] + (ranks - lower_start[bo])
+    indices[pos_lower] = a[order]
+    return indptr.astype(ptr_dtype, copy=False), indices
+
+
+class Graph:
+    """An immutable undirected simple graph in CSR form.
+
+    Parameters
+    ----------
+    indptr, indices
+        CSR arrays of the symmetric adjacency matrix: the neighbours of node ``i`` are
+        ``indices[indptr[i]:indptr[i+1]]``, strictly increasing, never ``i`` itself.
+    node_ids
+        External id of each node (ints or strings); defaults to ``0..n-1``.
+    attributes
+        Optional per-node columns (e.g. ``"epsilon"`` or ``"delta"``), each of length ``n``.
+    validate
+        Check every invariant (sorted rows, no loops, symmetry). Internal constructors that
+        guarantee them pass ``False``.
+
+    Notes
+    -----
+    Use :meth:`from_edges` (dense indices) or :meth:`from_id_edges` (external ids) rather
+    than this constructor unless you already hold a valid CSR.
+    """
+
+    __slots__ = ("__dict__", "_attributes", "_indices", "_indptr", "_node_ids")
+
+    def __init__(
+        self,
+        indptr: Any,
+        indices: Any,
+        node_ids: Any = None,
+        attributes: Mapping[str, Any] | None = None,
+        *,
+        validate: bool = True,
+    ) -> None:
+        indptr = np.asarray(indptr)
+        indices = np.asarray(indices)
+        if validate:
+            _validate_csr(indptr, indices)
+        n = indptr.size - 1
+        if node_ids is None:
+            node_ids = np.arange(n, dtype=np.int64)
+        else:
+            node_ids = _as_id_array(node_ids, "node_ids")
+            if node_ids.size != n:
+                raise InvalidParameterError(
+                    f"node_ids has {node_ids.size} entries but the graph has {n} nodes."
+                )
+            if validate and np.unique(node_ids).size != n:
+                raise InvalidParameterError("node_ids must be unique.")
+        self._indptr = _readonly(indptr)
+        self._indices = _readonly(indices)
+        self._node_ids = _readonly(node_ids)
+        self._attributes = MappingProxyType(_check_attributes(attributes, n))
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_edges(
+        cls,
+        u: Any,
+        v: Any,
+        *,
+        n_nodes: int | None = None,
+        node_ids: Any = None,
+        attributes: Mapping[str, Any] | None = None,
+    ) -> Graph:
+        """Build from endpoint index arrays in ``[0, n_nodes)``.
+
+        Edges are symmetrized; self-loops and duplicates are dropped. Nodes without edges
+        are kept (they are ``0..n_nodes-1``). ``n_nodes`` defaults to ``len(node_ids)``,
+        else to ``max(u, v) + 1``.
+        """
+        u_arr = _as_index_array(u, "u")
+        v_arr = _as_index_array(v, "v")
+        if u_arr.shape != v_arr.shape:
+            raise InvalidParameterError(
+                f"u and v must have the same length. Got {u_arr.size} and {v_arr.size}."
+            )
+        if n_nodes is None:
+            if node_ids is not None:
+                n_nodes = len(node_ids)
+            else:
+                n_nodes = int(max(u_arr.max(initial=-1), v_arr.max(initial=-1))) + 1
+        if u_arr.size and max(int(u_arr.max()), int(v_arr.max())) >= n_nodes:
+            raise InvalidParameterError(
+                f"edge endpoints must be < n_nodes={n_nodes}. "
+                f"Got {max(int(u_arr.max()), int(v_arr.max()))}."
+            )
+        indptr, indices = _csr_from_pairs(u_arr, v_arr, n_nodes)
+        return cls(indptr, indices, node_ids, attributes, validate=False)
+
+    @classmethod
+    def from_id_edges(
+        cls,
+        src: Any,
+        dst: Any,
+        *,
+        nodes: Any = None,
+        attributes: Mapping[str, Any] | None = None,
+    ) -> Graph:
+        """Build from columns of external ids (ints or strings).
+
+        Node ids are the sorted union of ``src``, ``dst`` and ``nodes`` (which adds isolated
+        nodes). ``attributes`` columns, if given, are aligned with ``nodes``.
+        """
+        (cu, cv), ids = encode_ids(src, dst, extra=nodes)
+        attrs = None
+        if attributes:
+            if nodes is None:
+                raise InvalidParameterError("attributes need the 'nodes' column they align with.")
+            (cn,), _ = encode_ids(nodes, extra=ids)
+            attrs = {}
+            for name, col in attributes.items():
+                col = np.asarray(col)
+                if col.shape[0] != cn.size:
+                    raise InvalidParameterError(
+                        f"attribute {name!r} has {col.shape[0]} values for {cn.size} nodes."
+                    )
+                full = _empty_column(col.dtype, ids.size)
+                full[cn] = col
+                attrs[name] = full
+        return cls.from_edges(cu, cv, n_nodes=ids.size, node_ids=ids, attributes=attrs)
+
+    @classmethod
+    def from_scipy(cls, matrix: Any, *, node_ids: Any = None) -> Graph:
+        """Build from a square sparse or dense adjacency matrix (the pattern is symmetrized)."""
+        import scipy.sparse as sp
+
+        coo = sp.coo_array(matrix)
+        if coo.shape[0] != coo.shape[1]:
+            raise InvalidParameterError(f"adjacency matrix must be square. Got {coo.shape}.")
+        nz = coo.data != 0
+        return cls.from_edges(coo.row[nz], coo.col[nz], n_nodes=coo.shape[0], node_ids=node_ids)
+
+    @classmethod
+    def from_igraph(cls, g: igraph.Graph, *, id_attribute: str | None = "name") -> Graph:
+        """Build from an :class:`igraph.Graph`; ids from ``id_attribute`` if present."""
+        edges = np.asarray(g.get_edgelist(), dtype=np.int64).reshape(-1, 2)
+        ids = None
+        if id_attribute and id_attribute in g.vs.attributes():
+            ids = _as_id_array(np.asarray(g.vs[id_attribute]), "node_ids")
+        attrs = {
+            a: np.asarray(g.vs[a]) for a in g.vs.attributes() if a != id_attribute
+        }
+        return cls.from_edges(
+            edges[:, 0], edges[:, 1], n_nodes=g.vcount(), node_ids=ids, attributes=attrs or None
+        )
+
+    @classmethod
+    def from_networkx(cls, G: nx.Graph) -> Graph:
+        """Build from a networkx graph; node keys become ids (sorted)."""
+        nodes = list(G.nodes())
+        edges = list(G.edges())
+        src = [e[0] for e in edges]
+        dst = [e[1] for e in edges]
+        return cls.from_id_edges(
+            np.asarray(src, dtype=object) if src else np.asarray(nodes[:0], dtype=np.int64),
+            np.asarray(dst, dtype=object) if dst else np.asarray(nodes[:0], dtype=np.int64),
+            nodes=np.asarray(nodes, dtype=object) if nodes else None,
+        )
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def indptr(self) -> IntArray:
+        """CSR row offsets (read-only)."""
+        return self._indptr
+
+    @property
+    def indices(self) -> IntArray:
+        """CSR neighbour indices, sorted within each row (read-only)."""
+        return self._indices
+
+    @property
+    def node_ids(self) -> np.ndarray[Any, Any]:
+        """External id of each node (read-only)."""
+        return self._node_ids
+
+    @property
+    def attributes(self) -> Mapping[str, np.ndarray[Any, Any]]:
+        """Per-node attribute columns."""
+        return self._attributes
+
+    @property
+    def n_nodes(self) -> int:
+        return int(self._indptr.size - 1)
+
+    @property
+    def n_edges(self) -> int:
+        """Number of undirected edges ``m``."""
+        return int(self._indices.size // 2)
+
+    @cached_property
+    def degrees(self) -> npt.NDArray[np.int64]:
+        """Degree of each node."""
+        return _readonly(np.diff(self._indptr).astype(np.int64))
+
+    @property
+    def density(self) -> float:
+        n = self.n_nodes
+        return 0.0 if n < 2 else 2.0 * self.n_edges / (n * (n - 1))
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the CSR and id arrays."""
+        ids = self._node_ids.nbytes if self._node_ids.dtype != object else 8 * self.n_nodes
+        return int(self._indptr.nbytes + self._indices.nbytes + ids)
+
+    def neighbors(self, i: int) -> IntArray:
+        """Sorted neighbour indices of node index ``i`` (a read-only view)."""
+        return self._indices[self._indptr[i] : self._indptr[i + 1]]
+
+    def edges(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """All undirected edges as index arrays ``(u, v)`` with ``u < v``, sorted."""
+        rows = np.repeat(np.arange(self.n_nodes, dtype=np.int64), self.degrees)
+        cols = self._indices.astype(np.int64)
+        upper = rows < cols
+        return rows[upper], cols[upper]
+
+    def iter_edges(self) -> Iterator[tuple[int, int]]:
+        """Iterate ``(u, v)`` index pairs with ``u < v`` (convenience; use :meth:`edges`)."""
+        u, v = self.edges()
+        yield from zip(u.tolist(), v.tolist(), strict=True)
+
+    def has_edge(self, u: int, v: int) -> bool:
+        row = self.neighbors(u)
+        j = int(np.searchsorted(row, v))
+        return j < row.size and int(row[j]) == v
+
+    def index_of(self, ids: Any) -> npt.NDArray[np.int64]:
+        """Node indices of external ``ids``; unknown ids raise :class:`InvalidParameterError`."""
+        return _lookup(self._node_ids, ids, "node")
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """SHA-256 over ids and CSR: identifies the input in release records."""
+        h = hashlib.sha256()
+        h.update(np.ascontiguousarray(self._indptr, dtype=np.int64).tobytes())
+        h.update(np.ascontiguousarray(self._indices, dtype=np.int64).tobytes())
+        _hash_ids(h, self._node_ids)
+        return h.hexdigest()
+
+    # ------------------------------------------------------------------ derived graphs
+    def subgraph(self, mask: Any) -> Graph:
+        """Induced subgraph on the nodes where boolean ``mask`` is true (ids kept)."""
+        mask = np.asarray(mask)
+        if mask.dtype != bool or mask.shape != (self.n_nodes,):
+            raise InvalidParameterError(
+                f"mask must be a boolean array of length {self.n_nodes}. "
+                f"Got dtype {mask.dtype}, shape {mask.shape}."
+            )
+        new_index = np.cumsum(mask, dtype=np.int64) - 1
+        u, v = self.edges()
+        keep = mask[u] & mask[v]
+        attrs = {k: col[mask] for k, col in self._attributes.items()}
+        return Graph.from_edges(
+            new_index[u[keep]],
+            new_index[v[keep]],
+            n_nodes=int(mask.sum()),
+            node_ids=self._node_ids[mask],
+            attributes=attrs,
+        )
+
+    def with_edges(self, u: Any, v: Any) -> Graph:
+        """Same nodes, ids and attributes; the edge set replaced by ``(u, v)`` indices."""
+        return Graph.from_edges(
+            u, v, n_nodes=self.n_nodes, node_ids=self._node_ids, attributes=self._attributes
+        )
+
+    def with_attribute(self, name: str, values: Any) -> Graph:
+        """A copy sharing the CSR with one attribute column added or replaced."""
+        attrs = dict(self._attributes)
+        attrs[name] = values
+        return Graph(self._indptr, self._indices, self._node_ids, attrs, validate=False)
+
+    # ------------------------------------------------------------------ conversions
+    def to_scipy(self) -> sp.csr_array:
+        """Symmetric adjacency as a ``scipy.sparse.csr_array`` of int8 ones (shares indices)."""
+        import scipy.sparse as sp
+
+        data = np.ones(self._indices.size, dtype=np.int8)
+        return sp.csr_array((data, self._indices, self._indptr), shape=(self.n_nodes,) * 2)
+
+    def to_igraph(self) -> igraph.Graph:
+        """An :class:`igraph.Graph` with vertex attribute ``name`` = external id."""
+        import igraph
+
+        u, v = self.edges()
+        g = igraph.Graph(n=self.n_nodes, edges=np.column_stack([u, v]), directed=False)
+        g.vs["name"] = self._node_ids.tolist()
+        for k, col in self._attributes.items():
+            g.vs[k] = col.tolist()
+        return g
+
+    def to_networkx(self) -> nx.Graph:
+        """A networkx graph keyed by external id, with node attributes."""
+        import networkx as nx
+
+        G = nx.Graph()
+        ids = self._node_ids.tolist()
+        cols = {k: c.tolist() for k, c in self._attributes.items()}
+        G.add_nodes_from(
+            (ids[i], {k: c[i] for k, c in cols.items()}) for i in range(self.n_nodes)
+        )
+        u, v = self.edges()
+        G.add_edges_from(zip([ids[i] for i in u], [ids[j] for j in v], strict=True))
+        return G
+
+    # ------------------------------------------------------------------ dunder
+    def __repr__(self) -> str:
+        return f"Graph(n_nodes={self.n_nodes}, n_edges={self.n_edges})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Graph):
+            return NotImplemented
+        return (
+            np.array_equal(self._indptr, other._indptr)
+            and np.array_equal(self._indices, other._indices)
+            and np.array_equal(self._node_ids, other._node_ids)
+            and self._attributes.keys() == other._attributes.keys()
+            and all(
+                np.array_equal(c, other._attributes[k]) for k, c in self._attributes.items()
+            )
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class BipartiteGraph:
+    """An immutable users × features binary matrix (a bipartite graph) in CSR form.
+
+    Parameters
+    ----------
+    indptr, indices
+        CSR of the user × feature matrix: the features of user ``i`` are
+        ``indices[indptr[i]:indptr[i+1]]``, strictly increasing.
+    n_features
+        Number of feature columns.
+    user_ids, feature_ids
+        External ids (ints or strings); default ``0..n-1``.
+    user_attributes
+        Optional per-user columns (e.g. an anonymity level ``"delta"``).
+    """
+
+    __slots__ = (
+        "__dict__",
+        "_feature_ids",
+        "_indices",
+        "_indptr",
+        "_user_attributes",
+        "_user_ids",
+    )
+
+    def __init__(
+        self,
+        indptr: Any,
+        indices: Any,
+        n_features: int,
+        *,
+        user_ids: Any = None,
+        feature_ids: Any = None,
+        user_attributes: Mapping[str, Any] | None = None,
+        validate: bool = True,
+    ) -> None:
+        indptr = np.asarray(indptr)
+        indices = np.asarray(indices)
+        if validate:
+            _validate_rows(indptr, indices, n_features, "feature")
+        n_users = indptr.size - 1
+        user_ids = np.arange(n_users, dtype=np.int64) if user_ids is None else _as_id_array(
+            user_ids, "user_ids"
+        )
+        feature_ids = (
+            np.arange(n_features, dtype=np.int64)
+            if feature_ids is None
+            else _as_id_array(feature_ids, "feature_ids")
+        )
+        if user_ids.size != n_users or feature_ids.size != n_features:
+            raise InvalidParameterError(
+                f"ids do not match the matrix: {user_ids.size} user ids for {n_users} rows, "
+                f"{feature_ids.size} feature ids for {n_features} columns."
+            )
+        if validate:
+            for name, ids in (("user_ids", user_ids), ("feature_ids", feature_ids)):
+                if np.unique(ids).size != ids.size:
+                    raise InvalidParameterError(f"{name} must be unique.")
+        self._indptr = _readonly(indptr)
+        self._indices = _readonly(indices)
+        self._user_ids = _readonly(user_ids)
+        self._feature_ids = _readonly(feature_ids)
+        self._user_attributes = MappingProxyType(_check_attributes(user_attributes, n_users))
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_pairs(
+        cls,
+        users: Any,
+        features: Any,
+        *,
+        all_users: Any = None,
+        all_features: Any = None,
+        user_attributes: Mapping[str, Any] | None = None,
+    ) -> BipartiteGraph:
+        """Build from columns of external ``(user, feature)`` ids; duplicates are merged.
+
+        ``all_users`` / ``all_features`` add users or features without edges.
+        ``user_attributes`` columns are aligned with ``all_users``.
+        """
+        (cu,), uids = encode_ids(users, extra=all_users)
+        (cf,), fids = encode_ids(features, extra=all_features)
+        attrs = None
+        if user_attributes:
+            if all_users is None:
+                raise InvalidParameterError(
+                    "user_attributes need the 'all_users' column they align with."
+                )
+            (ca,), _ = encode_ids(all_users, extra=uids)
+            attrs = {}
+            for name, col in user_attributes.items():
+                col = np.asarray(col)
+                full = _empty_column(col.dtype, uids.size)
+                full[ca] = col
+                attrs[name] = full
+        return cls.from_indices(
+            cu, cf, n_users=uids.size, n_features=fids.size, user_ids=uids, feature_ids=fids,
+            user_attributes=attrs,
+        )
+
+    @classmethod
+    def from_indices(
+        cls,
+        rows: Any,
+        cols: Any,
+        *,
+        n_users: int,
+        n_features: int,
+        user_ids: Any = None,
+        feature_ids: Any = None,
+        user_attributes: Mapping[str, Any] | None = None,
+    ) -> BipartiteGraph:
+        """Build from index arrays of the 1-cells; duplicates are merged."""
+        r = _as_index_array(rows, "rows")
+        c = _as_index_array(cols, "cols")
+        if r.shape != c.shape:
+            raise InvalidParameterError(
+                f"rows and cols must have the same length. Got {r.size} and {c.size}."
+            )
+        if r.size and (int(r.max()) >= n_users or int(c.max()) >= n_features):
+            raise InvalidParameterError(
+                f"cell indices out of range for a {n_users} × {n_features} matrix."
+            )
+        key = np.unique(r * max(n_features, 1) + c)
+        r_sorted = key // max(n_features, 1)
+        indices = (key - r_sorted * max(n_features, 1)).astype(
+            _index_dtype(max(n_features - 1, 0))
+        )
+        indptr = np.zeros(n_users + 1, dtype=np.int64)
+        np.cumsum(np.bincount(r_sorted, minlength=n_users), out=indptr[1:])
+        return cls(
+            indptr.astype(_index_dtype(key.size), copy=False),
+            indices,
+            n_features,
+            user_ids=user_ids,
+            feature_ids=feature_ids,
+            user_attributes=user_attributes,
+            validate=False,
+        )
+
+    @classmethod
+    def from_scipy(
+        cls, matrix: Any, *, user_ids: Any = None, feature_ids: Any = None
+    ) -> BipartiteGraph:
+        """Build from a binary sparse or dense matrix; any value other than 0/1 is an error."""
+        import scipy.sparse as sp
+
+        coo = sp.coo_array(matrix)
+        data = np.asarray(coo.data)
+        if data.size and not np.all((data == 0) | (data == 1)):
+            bad = data[(data != 0) & (data != 1)][0]
+            raise InvalidParameterError(
+                f"a bipartite matrix must be binary (0/1). Found value {bad!r}."
+            )
+        nz = data != 0
+        return cls.from_indices(
+            coo.row[nz],
+            coo.col[nz],
+            n_users=coo.shape[0],
+            n_features=coo.shape[1],
+            user_ids=user_ids,
+            feature_ids=feature_ids,
+        )
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def indptr(self) -> IntArray:
+        return self._indptr
+
+    @property
+    def indices(self) -> IntArray:
+        return self._indices
+
+    @property
+    def user_ids(self) -> np.ndarray[Any, Any]:
+        return self._user_ids
+
+    @property
+    def feature_ids(self) -> np.ndarray[Any, Any]:
+        return self._feature_ids
+
+    @property
+    def user_attributes(self) -> Mapping[str, np.ndarray[Any, Any]]:
+        return self._user_attributes
+
+    @property
+    def n_users(self) -> int:
+        return int(self._indptr.size - 1)
+
+    @property
+    def n_features(self) -> int:
+        return int(self._feature_ids.size)
+
+    @property
+    def n_edges(self) -> int:
+        """Number of 1-cells (user–feature edges)."""
+        return int(self._indices.size)
+
+    @property
+    def density(self) -> float:
+        cells = self.n_users * self.n_features
+        return 0.0 if cells == 0 else self.n_edges / cells
+
+    @cached_property
+    def user_degrees(self) -> npt.NDArray[np.int64]:
+        return _readonly(np.diff(self._indptr).astype(np.int64))
+
+    @cached_property
+    def feature_degrees(self) -> npt.NDArray[np.int64]:
+        return _readonly(np.bincount(self._indices, minlength=self.n_features).astype(np.int64))
+
+    @cached_property
+    def csc(self) -> tuple[IntArray, IntArray]:
+        """``(indptr, indices)`` of the transposed matrix: users of each feature, sorted."""
+        order = np.argsort(self._indices, kind="stable")
+        rows = np.repeat(np.arange(self.n_users, dtype=np.int64), self.user_degrees)
+        indptr = np.zeros(self.n_features + 1, dtype=np.int64)
+        np.cumsum(self.feature_degrees, out=indptr[1:])
+        users = rows[order].astype(_index_dtype(max(self.n_users - 1, 0)))
+        return _readonly(indptr), _readonly(users)
+
+    def row(self, i: int) -> IntArray:
+        """Sorted feature indices of user index ``i``."""
+        return self._indices[self._indptr[i] : self._indptr[i + 1]]
+
+    def edges(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """All 1-cells as ``(user_index, feature_index)`` arrays, row-major sorted."""
+        rows = np.repeat(np.arange(self.n_users, dtype=np.int64), self.user_degrees)
+        return rows, self._indices.astype(np.int64)
+
+    def user_index_of(self, ids: Any) -> npt.NDArray[np.int64]:
+        return _lookup(self._user_ids, ids, "user")
+
+    def feature_index_of(self, ids: Any) -> npt.NDArray[np.int64]:
+        return _lookup(self._feature_ids, ids, "feature")
+
+    @cached_property
+    def fingerprint(self) -> str:
+        h = hashlib.sha256(b"bipartite")
+        h.update(np.ascontiguousarray(self._indptr, dtype=np.int64).tobytes())
+        h.update(np.ascontiguousarray(self._indices, dtype=np.int64).tobytes())
+        _hash_ids(h, self._user_ids)
+        _hash_ids(h, self._feature_ids)
+        return h.hexdigest()
+
+    def with_cells(self, rows: Any, cols: Any) -> BipartiteGraph:
+        """Same users, features and attributes; the 1-cells replaced by ``(rows, cols)``."""
+        return BipartiteGraph.from_indices(
+            rows,
+            cols,
+            n_users=self.n_users,
+            n_features=self.n_features,
+            user_ids=self._user_ids,
+            feature_ids=self._feature_ids,
+            user_attributes=self._user_attributes,
+        )
+
+    # ------------------------------------------------------------------ conversions
+    def to_scipy(self) -> sp.csr_array:
+        """The user × feature matrix as a ``csr_array`` of int8 ones."""
+        import scipy.sparse as sp
+
+        data = np.ones(self._indices.size, dtype=np.int8)
+        return sp.csr_array(
+            (data, self._indices, self._indptr), shape=(self.n_users, self.n_features)
+        )
+
+    def to_dense(self) -> npt.NDArray[np.bool_]:
+        """Dense boolean matrix (for small graphs and tests)."""
+        out = np.zeros((self.n_users, self.n_features), dtype=bool)
+        r, c = self.edges()
+        out[r, c] = True
+        return out
+
+    def to_igraph(self) -> igraph.Graph:
+        """Bipartite igraph: users first, then features; vertex ``type`` False/True."""
+        import igraph
+
+        r, c = self.edges()
+        g = igraph.Graph(
+            n=self.n_users + self.n_features,
+            edges=np.column_stack([r, c + self.n_users]),
+            directed=False,
+        )
+        g.vs["type"] = [False] * self.n_users + [True] * self.n_features
+        g.vs["name"] = self._user_ids.tolist() + self._feature_ids.tolist()
+        return g
+
+    def to_networkx(self) -> nx.Graph:
+        """networkx graph with nodes ``("u", id)`` / ``("f", id)`` and ``bipartite`` 0/1."""
+        import networkx as nx
+
+        G = nx.Graph()
+        uids = self._user_ids.tolist()
+        fids = self._feature_ids.tolist()
+        G.add_nodes_from((("u", x) for x in uids), bipartite=0)
+        G.add_nodes_from((("f", x) for x in fids), bipartite=1)
+        r, c = self.edges()
+        G.add_edges_from(((("u", uids[i]), ("f", fids[j])) for i, j in zip(r, c, strict=True)))
+        return G
+
+    def __repr__(self) -> str:
+        return (
+            f"BipartiteGraph(n_users={self.n_users}, n_features={self.n_features}, "
+            f"n_edges={self.n_edges})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, BipartiteGraph):
+            return NotImplemented
+        return (
+            np.array_equal(self._indptr, other._indptr)
+            and np.array_equal(self._indices, other._indices)
+            and np.array_equal(self._user_ids, other._user_ids)
+            and np.array_equal(self._feature_ids, other._feature_ids)
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+# ---------------------------------------------------------------------- helpers
+def _as_index_array(x: Any, name: str) -> npt.NDArray[np.int64]:
+    arr = np.asarray(x)
+    if arr.ndim != 1:
+        raise InvalidParameterError(f"{name} must be one-dimensional. Got shape {arr.shape}.")
+    if arr.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    if arr.dtype.kind not in "iu":
+        if arr.dtype.kind == "f" and np.all(arr == np.round(arr)):
+            arr = arr.astype(np.int64)
+        else:
+            raise InvalidParameterError(
+                f"{name} must hold integer node indices. Got dtype {arr.dtype}."
+            )
+    if int(arr.min()) < 0:
+        raise InvalidParameterError(f"{name} must not hold negative indices. Got {int(arr.min())}.")
+    return arr.astype(np.int64, copy=False)
+
+
+def _validate_rows(indptr: np.ndarray[Any, Any], indices: np.ndarray[Any, Any], n_cols: int,
+                   what: str) -> None:
+    if indptr.ndim != 1 or indptr.size < 1 or indices.ndim != 1:
+        raise InvalidParameterError("indptr and indices must be one-dimensional; indptr non-empty.")
+    if indptr.dtype.kind not in "iu" or (indices.size and indices.dtype.kind not in "iu"):
+        raise InvalidParameterError("indptr and indices must be integer arrays.")
+    if indptr[0] != 0 or indptr[-1] != indices.size or np.any(np.diff(indptr) < 0):
+        raise InvalidParameterError(
+            "indptr must start at 0, be non-decreasing and end at len(indices)."
+        )
+    if indices.size:
+        if int(indices.min()) < 0 or int(indices.max()) >= n_cols:
+            raise InvalidParameterError(
+                f"{what} indices must lie in [0, {n_cols}). "
+                f"Got range [{int(indices.min())}, {int(indices.max())}]."
+            )
+        step = np.diff(indices.astype(np.int64))
+        row_start = np.zeros(indices.size, dtype=bool)
+        row_start[indptr[:-1][np.diff(indptr) > 0]] = True
+        if np.any((step <= 0) & ~row_start[1:]):
+            raise InvalidParameterError(
+                f"{what} indices must be strictly increasing within each row "
+                "(sorted, no duplicates)."
+            )
+
+
+def _validate_csr(indptr: np.ndarray[Any, Any], indices: np.ndarray[Any, Any]) -> None:
+    n = indptr.size - 1
+    _validate_rows(indptr, indices, n, "neighbour")
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+    cols = indices.astype(np.int64)
+    if np.any(rows == cols):
+        raise InvalidParameterError("a simple graph has no self-loops; the CSR has one.")
+    fwd = np.sort(rows * max(n, 1) + cols)
+    bwd = np.sort(cols * max(n, 1) + rows)
+    if not np.array_equal(fwd, bwd):
+        raise InvalidParameterError("the CSR adjacency must be symmetric (undirected graph).")
+
+
+def _check_attributes(attributes: Mapping[str, Any] | None, n: int) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, col in (attributes or {}).items():
+        if not isinstance(name, str) or not name:
+            raise InvalidParameterError(f"attribute names must be non-empty strings. Got {name!r}.")
+        arr = np.asarray(col)
+        if arr.ndim != 1 or arr.shape[0] != n:
+            raise InvalidParameterError(
+                f"attribute {name!r} must be a column of length {n}. Got shape {arr.shape}."
+            )
+        out[name] = _readonly(arr.copy()) if arr.flags.writeable else arr
+    return out
+
+
+def _empty_column(dtype: np.dtype[Any], n: int) -> np.ndarray[Any, Any]:
+    if dtype.kind == "f":
+        return np.full(n, np.nan, dtype=dtype)
+    if dtype.kind in "iub":
+        return np.full(n, np.nan, dtype=np.float64)
+    return np.full(n, None, dtype=object)
+
+
+def _lookup(ids: np.ndarray[Any, Any], query: Any, what: str) -> npt.NDArray[np.int64]:
+    q = np.atleast_1d(np.asarray(query, dtype=ids.dtype if ids.dtype != object else object))
+    order = np.argsort(ids, kind="stable")
+    sorted_ids = ids[order]
+    pos = np.searchsorted(sorted_ids, q)
+    pos_c = np.minimum(pos, max(sorted_ids.size - 1, 0))
+    found = (pos < sorted_ids.size) & (sorted_ids[pos_c] == q) if sorted_ids.size else np.zeros(
+        q.size, dtype=bool
+    )
+    if not np.all(found):
+        missing = q[~found][0]
+        raise InvalidParameterError(f"unknown {what} id {missing!r}.")
+    return order[pos_c].astype(np.int64)
+
+
+def _hash_ids(h: Any, ids: np.ndarray[Any, Any]) -> None:
+    if ids.dtype == object:
+        for x in ids.tolist():
+            h.update(repr(x).encode())
+            h.update(b"\x00")
+    else:
+        h.update(np.ascontiguousarray(ids).tobytes())
+
+
+def iter_rows(indptr: IntArray, indices: IntArray) -> Iterable[IntArray]:
+    """Yield each CSR row as a view (helper for algorithms that need row loops)."""
+    for i in range(indptr.size - 1):
+        yield indices[indptr[i] : indptr[i + 1]]

@@ -1,0 +1,528 @@
+"""File adapters: the embedded default source and sink of graphanon.
+
+Readers return :class:`~graphanon.graph.Graph` or :class:`~graphanon.graph.BipartiteGraph`;
+writers are atomic (temporary file, then rename). Bulk parsing goes through pyarrow's
+multi-threaded CSV reader; the slow line-by-line scan runs only to locate the first bad line
+of a malformed file, so that the error names the file, the line number and its content.
+
+Formats
+-------
+``edgelist``  SNAP-style: whitespace separated ``u v [...]``, ``#`` comments, ``.gz`` ok.
+``csv`` / ``tsv``  delimited with a header; columns chosen by name (``source``/``target``).
+``parquet``  columns ``source``, ``target``; a row with a null target is an isolated node.
+``graphml`` / ``gml``  through igraph; node attributes are kept.
+``mtx``  Matrix Market (with banner) or the NetworkRepository ``n m`` header variant.
+``mat``  MATLAB file with an adjacency ``A`` (Facebook100), attributes from ``local_info``.
+``bipartite``  ``user<TAB>feature`` lines (string ids allowed, ``#`` comments).
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputFormatError, InvalidParameterError
+from ..graph import BipartiteGraph, Graph
+from ._atomic import atomic_path
+
+__all__ = [
+    "GRAPH_FORMATS",
+    "detect_format",
+    "read_bipartite",
+    "read_graph",
+    "write_bipartite",
+    "write_graph",
+]
+
+GRAPH_FORMATS = ("edgelist", "csv", "tsv", "parquet", "graphml", "gml", "mtx", "mat")
+_EXTENSIONS = {
+    ".txt": "edgelist",
+    ".edges": "edgelist",
+    ".edgelist": "edgelist",
+    ".el": "edgelist",
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".graphml": "graphml",
+    ".gml": "gml",
+    ".mtx": "mtx",
+    ".mat": "mat",
+}
+
+# SNAP / Facebook100 local_info columns, in order
+FACEBOOK100_ATTRIBUTES = (
+    "status",
+    "gender",
+    "major",
+    "second_major",
+    "dorm",
+    "year",
+    "high_school",
+)
+
+
+def detect_format(path: str | os.PathLike[str]) -> str:
+    """The format implied by the file extension (``.gz`` is looked through)."""
+    p = Path(path)
+    suffixes = [s.lower() for s in p.suffixes]
+    if suffixes and suffixes[-1] == ".gz":
+        suffixes = suffixes[:-1]
+    ext = suffixes[-1] if suffixes else ""
+    fmt = _EXTENSIONS.get(ext)
+    if fmt is None:
+        raise InvalidParameterError(
+            f"cannot tell the format of {str(path)!r} from its extension {ext or '(none)'!r}; "
+            f"pass format= one of {', '.join(GRAPH_FORMATS)}."
+        )
+    return fmt
+
+
+def _check_exists(path: str | os.PathLike[str]) -> Path:
+    p = Path(path)
+    if not p.exists():
+        raise InvalidParameterError(f"input file {str(p)!r} does not exist.")
+    if p.is_dir():
+        raise InvalidParameterError(f"input path {str(p)!r} is a directory, not a file.")
+    return p
+
+
+def _read_bytes(path: Path) -> bytes:
+    with path.open("rb") as fh:
+        head = fh.read(2)
+    if head == b"\x1f\x8b":
+        try:
+            with gzip.open(path, "rb") as fh:
+                return fh.read()
+        except (OSError, EOFError) as exc:
+            raise InputFormatError(
+                f"{str(path)!r} is not a readable gzip file: {exc}", path=str(path)
+            ) from exc
+    return path.read_bytes()
+
+
+_COMMENT = re.compile(rb"(?m)^[ \t]*#[^\n]*(\n|$)")
+_RUNS = re.compile(rb"[ \t]+")
+_EDGE_SPACES = re.compile(rb"(?m)^[ \t]+|[ \t]+(?=\r?$)")
+
+
+def _normalize_whitespace(data: bytes) -> bytes:
+    """Make a whitespace-separated text single-tab separated (C-speed regex, fast paths)."""
+    if b"#" in data:
+        data = _COMMENT.sub(b"", data)
+    has_space = b" " in data
+    if has_space:
+        if b"\t" in data:
+            data = data.replace(b"\t", b" ")
+        if b"  " in data:
+            data = _RUNS.sub(b" ", data)
+        if data.startswith(b" ") or b"\n " in data or b" \n" in data or b" \r" in data:
+            data = _EDGE_SPACES.sub(b"", data)
+        data = data.replace(b" ", b"\t")
+    elif b"\t\t" in data or data.startswith(b"\t") or b"\n\t" in data or b"\t\n" in data:
+        data = _RUNS.sub(b"\t", data)
+        data = _EDGE_SPACES.sub(b"", data)
+    return data
+
+
+def _first_bad_line(path: Path, data: bytes, min_fields: int, split_tabs: bool) -> InputFormatError:
+    """Scan the original text for the first line that breaks the format."""
+    expected: int | None = None
+    for lineno, raw in enumerate(data.split(b"\n"), start=1):
+        line = raw.rstrip(b"\r")
+        stripped = line.strip()
+        if not stripped or stripped.startswith(b"#"):
+            continue
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError:
+            return InputFormatError(
+                f"{str(path)!r} line {lineno}: not valid UTF-8 text: {line[:80]!r}",
+                path=str(path),
+                line=lineno,
+            )
+        fields = text.strip().split("\t") if split_tabs else text.split()
+        if len(fields) < min_fields or any(f == "" for f in fields[:min_fields]):
+            return InputFormatError(
+                f"{str(path)!r} line {lineno}: expected at least {min_fields} fields, "
+                f"got {len(fields)}: {text[:120]!r}",
+                path=str(path),
+                line=lineno,
+            )
+        if expected is None:
+            expected = len(fields)
+        elif len(fields) != expected:
+            return InputFormatError(
+                f"{str(path)!r} line {lineno}: expected {expected} fields like the first data "
+                f"line, got {len(fields)}: {text[:120]!r}",
+                path=str(path),
+                line=lineno,
+            )
+    return InputFormatError(f"{str(path)!r}: could not be parsed.", path=str(path))
+
+
+def _parse_columns(path: Path, *, min_fields: int = 2, tabs_only: bool = False) -> list[Any]:
+    """Parse a delimited text into pyarrow columns (ints stay int64, anything else strings)."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    raw = _read_bytes(path)
+    if tabs_only and b"\t" in raw:
+        data = _COMMENT.sub(b"", raw) if b"#" in raw else raw
+    else:
+        data = _normalize_whitespace(raw)
+    if not data.strip():
+        raise InputFormatError(f"{str(path)!r} holds no data lines.", path=str(path))
+    try:
+        table = pacsv.read_csv(
+            io.BytesIO(data),
+            read_options=pacsv.ReadOptions(autogenerate_column_names=True, block_size=1 << 24),
+            parse_options=pacsv.ParseOptions(
+                delimiter="\t", quote_char=False, double_quote=False, newlines_in_values=False
+            ),
+            convert_options=pacsv.ConvertOptions(
+                strings_can_be_null=False, quoted_strings_can_be_null=False
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise _first_bad_line(path, raw, min_fields, tabs_only and b"\t" in raw) from exc
+    if table.num_columns < min_fields:
+        raise _first_bad_line(path, raw, min_fields, tabs_only and b"\t" in raw)
+    cols = []
+    for i in range(min_fields):
+        col = table.column(i)
+        if not pa.types.is_integer(col.type):
+            col = col.cast(pa.large_string())
+        cols.append(col)
+    return cols
+
+
+# ---------------------------------------------------------------------- readers
+def read_graph(
+    path: str | os.PathLike[str],
+    *,
+    format: str | None = None,
+    source: str = "source",
+    target: str = "target",
+    delimiter: str | None = None,
+    id_attribute: str | None = None,
+) -> Graph:
+    """Read an undirected graph; self-loops and duplicate edges are dropped.
+
+    Parameters
+    ----------
+    path
+        Input file.
+    format
+        One of :data:`GRAPH_FORMATS`; detected from the extension if omitted.
+    source, target
+        Column names for ``csv`` / ``tsv`` / ``parquet``.
+    delimiter
+        Override the ``csv`` / ``tsv`` delimiter.
+    id_attribute
+        GraphML / GML node attribute used as id (default: ``id``, then ``name``).
+
+    Raises
+    ------
+    InputFormatError
+        Malformed content, with file name, line number and line content where it applies.
+    """
+    p = _check_exists(path)
+    fmt = format or detect_format(p)
+    if fmt == "edgelist":
+        src, dst = _parse_columns(p)
+        return Graph.from_id_edges(src, dst)
+    if fmt in ("csv", "tsv"):
+        table = _read_delimited(p, delimiter or ("," if fmt == "csv" else "\t"))
+        return _graph_from_table(p, table, source, target)
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            table = pq.read_table(p)
+        except Exception as exc:  # pyarrow raises several types for corrupt files
+            raise InputFormatError(f"{str(p)!r} is not a readable Parquet file: {exc}",
+                                   path=str(p)) from exc
+        return _graph_from_table(p, table, source, target)
+    if fmt in ("graphml", "gml"):
+        return _read_igraph(p, fmt, id_attribute)
+    if fmt == "mtx":
+        return _read_mtx(p)
+    if fmt == "mat":
+        return _read_mat(p)
+    raise InvalidParameterError(
+        f"The 'format' parameter of read_graph must be one of {', '.join(GRAPH_FORMATS)}. "
+        f"Got {fmt!r} instead."
+    )
+
+
+def _read_delimited(path: Path, delimiter: str) -> Any:
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    try:
+        return pacsv.read_csv(
+            io.BytesIO(_read_bytes(path)),
+            parse_options=pacsv.ParseOptions(delimiter=delimiter),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise InputFormatError(f"{str(path)!r}: {exc}", path=str(path)) from exc
+
+
+def _graph_from_table(path: Path, table: Any, source: str, target: str) -> Graph:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    names = table.column_names
+    for col in (source, target):
+        if col not in names:
+            raise InputFormatError(
+                f"{str(path)!r} has no column {col!r}; columns are {names}.", path=str(path)
+            )
+    src = table.column(source)
+    dst = table.column(target)
+    if src.null_count:
+        raise InputFormatError(f"{str(path)!r}: column {source!r} has missing ids.", path=str(path))
+    nodes = None
+    if dst.null_count:  # rows with a null target are isolated nodes
+        has = pc.is_valid(dst)
+        nodes = src
+        src = pc.filter(src, has)
+        dst = pc.filter(dst, has)
+    for col in (src, dst):
+        if not (pa.types.is_integer(col.type) or pa.types.is_string(col.type)
+                or pa.types.is_large_string(col.type)):
+            raise InputFormatError(
+                f"{str(path)!r}: id columns must be integers or strings, got {col.type}.",
+                path=str(path),
+            )
+    return Graph.from_id_edges(src, dst, nodes=nodes)
+
+
+def _read_igraph(path: Path, fmt: str, id_attribute: str | None) -> Graph:
+    import igraph
+
+    reader = igraph.Graph.Read_GraphML if fmt == "graphml" else igraph.Graph.Read_GML
+    try:
+        g = reader(str(path))
+    except Exception as exc:  # igraph raises InternalError / SystemError on bad files
+        raise InputFormatError(f"{str(path)!r} is not a valid {fmt.upper()} file: {exc}",
+                               path=str(path)) from exc
+    if g.is_directed():
+        g.to_undirected(mode="collapse")
+    attrs = g.vs.attributes()
+    key = id_attribute or next((a for a in ("name", "id") if a in attrs), None)
+    if id_attribute and id_attribute not in attrs:
+        raise InvalidParameterError(
+            f"{str(path)!r} has no node attribute {id_attribute!r}; it has {attrs}."
+        )
+    return Graph.from_igraph(g, id_attribute=key)
+
+
+def _read_mtx(path: Path) -> Graph:
+    raw = _read_bytes(path)
+    if raw.lstrip().startswith(b"%%MatrixMarket"):
+        import scipy.io
+
+        try:
+            A = scipy.io.mmread(io.BytesIO(raw))
+        except Exception as exc:
+            raise InputFormatError(f"{str(path)!r} is not a valid Matrix Market file: {exc}",
+                                   path=str(path)) from exc
+        n = A.shape[0]
+        g = Graph.from_scipy(A, node_ids=np.arange(1, n + 1, dtype=np.int64))
+        return g
+    # NetworkRepository variant: a header line "n m" (or "n n m"), then 1-indexed edges
+    lines = raw.split(b"\n", 1)
+    header = lines[0].split()
+    try:
+        n = int(header[0])
+    except (IndexError, ValueError) as exc:
+        raise InputFormatError(
+            f"{str(path)!r} line 1: expected a Matrix Market banner or an 'n m' header, "
+            f"got {lines[0][:80]!r}",
+            path=str(path),
+            line=1,
+        ) from exc
+    body = lines[1] if len(lines) > 1 else b""
+    tmp_cols = _parse_columns_from_bytes(path, body, line_offset=1)
+    u = np.asarray(tmp_cols[0]) - 1
+    v = np.asarray(tmp_cols[1]) - 1
+    if u.size and (min(u.min(), v.min()) < 0 or max(u.max(), v.max()) >= n):
+        raise InputFormatError(
+            f"{str(path)!r}: edge endpoints must lie in 1..{n} as the header says.", path=str(path)
+        )
+    return Graph.from_edges(u, v, n_nodes=n, node_ids=np.arange(1, n + 1, dtype=np.int64))
+
+
+def _parse_columns_from_bytes(path: Path, body: bytes, *, line_offset: int) -> list[Any]:
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    data = _normalize_whitespace(body)
+    try:
+        table = pacsv.read_csv(
+            io.BytesIO(data),
+            read_options=pacsv.ReadOptions(autogenerate_column_names=True),
+            parse_options=pacsv.ParseOptions(delimiter="\t", quote_char=False),
+        )
+    except pa.ArrowInvalid as exc:
+        err = _first_bad_line(path, body, 2, False)
+        if err.line is not None:
+            err = InputFormatError(
+                str(err).replace(f"line {err.line}:", f"line {err.line + line_offset}:"),
+                path=str(path),
+                line=err.line + line_offset,
+            )
+        raise err from exc
+    cols = [table.column(i) for i in range(2)]
+    for c in cols:
+        if not pa.types.is_integer(c.type):
+            raise InputFormatError(f"{str(path)!r}: Matrix Market indices must be integers.",
+                                   path=str(path))
+    return [c.to_numpy() for c in cols]
+
+
+def _read_mat(path: Path) -> Graph:
+    import scipy.io
+
+    try:
+        mat = scipy.io.loadmat(str(path))
+    except Exception as exc:
+        raise InputFormatError(f"{str(path)!r} is not a readable MATLAB file: {exc}",
+                               path=str(path)) from exc
+    if "A" not in mat:
+        keys = sorted(k for k in mat if not k.startswith("__"))
+        raise InputFormatError(f"{str(path)!r} has no adjacency matrix 'A'; keys: {keys}.",
+                               path=str(path))
+    A = mat["A"]
+    n = A.shape[0]
+    g = Graph.from_scipy(A)
+    info = mat.get("local_info")
+    if info is not None and info.shape[0] == n:
+        names = FACEBOOK100_ATTRIBUTES if info.shape[1] == len(FACEBOOK100_ATTRIBUTES) else [
+            f"attr{i}" for i in range(info.shape[1])
+        ]
+        attrs = {name: np.asarray(info[:, i]).astype(np.int64) for i, name in enumerate(names)}
+        g = Graph(g.indptr, g.indices, g.node_ids, attrs, validate=False)
+    return g
+
+
+def read_bipartite(path: str | os.PathLike[str]) -> BipartiteGraph:
+    """Read ``user<TAB>feature`` lines into a :class:`BipartiteGraph`.
+
+    Tab separated when the file contains tabs (ids may then contain spaces), else whitespace
+    separated. ``#`` lines are comments. Further columns are ignored.
+    """
+    p = _check_exists(path)
+    users, features = _parse_columns(p, tabs_only=True)
+    return BipartiteGraph.from_pairs(users, features)
+
+
+# ---------------------------------------------------------------------- writers
+def _check_writable_ids(ids: np.ndarray[Any, Any], what: str) -> None:
+    if ids.dtype == object:
+        for x in ids:
+            s = str(x)
+            if "\t" in s or "\n" in s or "\r" in s:
+                raise InvalidParameterError(
+                    f"{what} id {s!r} contains a tab or newline and cannot be written as text."
+                )
+
+
+def _write_pairs(tmp: Path, a: np.ndarray[Any, Any], b: np.ndarray[Any, Any], header: str,
+                 delimiter: str = "\t", column_names: Sequence[str] | None = None) -> None:
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    table = pa.table({"a": a, "b": b})
+    with tmp.open("wb") as fh:
+        fh.write(header.encode("utf-8"))
+        if column_names:
+            fh.write((delimiter.join(column_names) + "\n").encode("utf-8"))
+        if table.num_rows:
+            pacsv.write_csv(
+                table,
+                fh,
+                pacsv.WriteOptions(include_header=False, delimiter=delimiter, quoting_style="none"),
+            )
+
+
+def write_graph(G: Graph, path: str | os.PathLike[str], *, format: str | None = None) -> Path:
+    """Write ``G`` atomically in ``format`` (detected from the extension if omitted).
+
+    ``edgelist`` / ``csv`` / ``tsv`` cannot represent isolated nodes or attributes; use
+    ``parquet`` (isolated nodes), ``graphml`` or ``gml`` (both) when they matter.
+    """
+    target = Path(path)
+    fmt = format or detect_format(target)
+    if fmt not in GRAPH_FORMATS or fmt == "mat":
+        raise InvalidParameterError(
+            f"The 'format' parameter of write_graph must be one of "
+            f"{', '.join(f for f in GRAPH_FORMATS if f != 'mat')}. Got {fmt!r} instead."
+        )
+    ids = G.node_ids
+    if fmt in ("edgelist", "csv", "tsv"):
+        _check_writable_ids(ids, "node")
+    u, v = G.edges()
+    with atomic_path(target) as tmp:
+        if fmt == "edgelist":
+            header = (
+                f"# graphanon edge list (undirected)\n# Nodes: {G.n_nodes} Edges: {G.n_edges}\n"
+            )
+            _write_pairs(tmp, ids[u], ids[v], header)
+        elif fmt in ("csv", "tsv"):
+            _write_pairs(tmp, ids[u], ids[v], "", "," if fmt == "csv" else "\t",
+                         ("source", "target"))
+        elif fmt == "parquet":
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            isolated = np.flatnonzero(G.degrees == 0)
+            src = np.concatenate([ids[u], ids[isolated]])
+            dst = pa.array(
+                np.concatenate([ids[v], ids[isolated]]).tolist()
+                if ids.dtype == object
+                else np.concatenate([ids[v], ids[isolated]]),
+                mask=np.concatenate([np.zeros(u.size, bool), np.ones(isolated.size, bool)]),
+            )
+            pq.write_table(pa.table({"source": src, "target": dst}), tmp)
+        elif fmt in ("graphml", "gml"):
+            g = G.to_igraph()
+            if fmt == "gml":
+                # GML needs numeric ids; keep the external id in 'name'
+                g.vs["id"] = list(range(G.n_nodes))
+                g.write_gml(str(tmp))
+            else:
+                g.write_graphml(str(tmp))
+        elif fmt == "mtx":
+            import scipy.io
+            import scipy.sparse as sp
+
+            upper = sp.coo_array(
+                (np.ones(u.size, dtype=np.int8), (v, u)), shape=(G.n_nodes, G.n_nodes)
+            )
+            with tmp.open("wb") as fh:
+                scipy.io.mmwrite(fh, upper, field="pattern", symmetry="symmetric")
+    return target
+
+
+def write_bipartite(B: BipartiteGraph, path: str | os.PathLike[str]) -> Path:
+    """Write ``user<TAB>feature`` lines atomically (users without features are not listed)."""
+    _check_writable_ids(B.user_ids, "user")
+    _check_writable_ids(B.feature_ids, "feature")
+    r, c = B.edges()
+    with atomic_path(path) as tmp:
+        header = (
+            f"# graphanon bipartite list: user<TAB>feature\n"
+            f"# Users: {B.n_users} Features: {B.n_features} Edges: {B.n_edges}\n"
+        )
+        _write_pairs(tmp, B.user_ids[r], B.feature_ids[c], header)
+    return Path(path)

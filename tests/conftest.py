@@ -1,0 +1,18 @@
+"""Shared fixtures: paths to the shipped and shared datasets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "datasets"
+
+
+@pytest.fixture(scope="session")
+def shared_datasets() -> Path:
+    """The ../shared/datasets folder; tests that need it skip when it is absent."""
+    if not SHARED.exists():
+        pytest.skip(f"shared datasets not found at {SHARED}")
+    return SHARED
