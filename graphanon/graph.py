@@ -127,7 +127,7 @@ def encode_ids(
             remap = np.cumsum(present, dtype=np.int64) - 1
             codes = [remap[x] for x in nps]
         else:
-            ids = np.unique(np.concatenate(nps))
+            ids = _sorted_unique(np.concatenate(nps))
             codes = [np.searchsorted(ids, x).astype(np.int64) for x in nps]
         if extra is not None:
             codes = codes[:-1]
@@ -147,6 +147,17 @@ def encode_ids(
     return code_list, ids_obj
 
 
+def _sorted_unique(keys: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """Sorted distinct values; in-place sort + mask (numpy 2's hash-based unique is slower)."""
+    keys = np.sort(keys)
+    if keys.size < 2:
+        return keys
+    keep = np.empty(keys.size, dtype=bool)
+    keep[0] = True
+    np.not_equal(keys[1:], keys[:-1], out=keep[1:])
+    return keys[keep]
+
+
 def _csr_from_pairs(u: IntArray, v: IntArray, n: int) -> tuple[np.ndarray[Any, Any], ...]:
     """Symmetric CSR with sorted rows from undirected pairs; drops loops and duplicates.
 
@@ -162,7 +173,7 @@ def _csr_from_pairs(u: IntArray, v: IntArray, n: int) -> tuple[np.ndarray[Any, A
     a = np.minimum(u, v)
     b = np.maximum(u, v)
     del u, v, keep
-    key = np.unique(a * n + b)  # sorted by (a, b), duplicates gone
+    key = _sorted_unique(a * n + b)  # sorted by (a, b), duplicates gone
     a = key // n
     b = key - a * n
     del key
@@ -639,7 +650,7 @@ class BipartiteGraph:
             raise InvalidParameterError(
                 f"cell indices out of range for a {n_users} × {n_features} matrix."
             )
-        key = np.unique(r * max(n_features, 1) + c)
+        key = _sorted_unique(r * max(n_features, 1) + c)
         r_sorted = key // max(n_features, 1)
         indices = (key - r_sorted * max(n_features, 1)).astype(
             _index_dtype(max(n_features - 1, 0))

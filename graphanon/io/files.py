@@ -199,7 +199,10 @@ def _parse_columns(path: Path, *, min_fields: int = 2, tabs_only: bool = False) 
     for i in range(min_fields):
         col = table.column(i)
         if not pa.types.is_integer(col.type):
-            col = col.cast(pa.large_string())
+            try:
+                col = col.cast(pa.large_string())
+            except pa.ArrowInvalid as exc:  # binary column: invalid UTF-8 somewhere
+                raise _first_bad_line(path, raw, min_fields, tabs_only and b"\t" in raw) from exc
         cols.append(col)
     return cols
 
@@ -323,6 +326,8 @@ def _read_igraph(path: Path, fmt: str, id_attribute: str | None) -> Graph:
         raise InvalidParameterError(
             f"{str(path)!r} has no node attribute {id_attribute!r}; it has {attrs}."
         )
+    if key == "name" and "id" in attrs:
+        del g.vs["id"]  # the format's structural node id, not data
     return Graph.from_igraph(g, id_attribute=key)
 
 

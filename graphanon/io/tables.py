@@ -223,14 +223,15 @@ def _column_features(
     values = np.asarray(col.cast(pa.string()).to_pylist(), dtype=object)[idx]
     if sep is None:
         return idx, np.array([f"{name}={v}" for v in values], dtype=object)
-    rows, labels = [], []
+    split_rows: list[int] = []
+    split_labels: list[str] = []
     for i, v in zip(idx.tolist(), values.tolist(), strict=True):
         for part in str(v).split(sep):
             part = part.strip()
             if part:
-                rows.append(i)
-                labels.append(f"{name}={part}")
-    return np.asarray(rows, dtype=np.int64), np.asarray(labels, dtype=object)
+                split_rows.append(i)
+                split_labels.append(f"{name}={part}")
+    return np.asarray(split_rows, dtype=np.int64), np.asarray(split_labels, dtype=object)
 
 
 def load_preset(path: str | os.PathLike[str], preset: str) -> BipartiteGraph:

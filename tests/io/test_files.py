@@ -1,0 +1,187 @@
+"""File adapters: parsing, round trips, malformed input, atomic writes, shared dataset counts."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from graphanon import BipartiteGraph, Graph, InputFormatError, InvalidParameterError
+from graphanon.io import read_bipartite, read_graph, write_bipartite, write_graph
+from graphanon.io._atomic import atomic_path
+
+
+def test_snap_edgelist_with_comments_mixed_whitespace_and_loops(tmp_path: Path) -> None:
+    p = tmp_path / "g.txt"
+    p.write_text("# Directed graph\n# FromNodeId\tToNodeId\n3 4\n4\t3\n  5\t\t6  \n\n7 7\n6 5\n")
+    G = read_graph(p)
+    assert G.node_ids.tolist() == [3, 4, 5, 6, 7]
+    assert G.n_edges == 2  # 3-4 and 5-6; duplicate and reversed edges merged
+    assert G.degrees.tolist() == [1, 1, 1, 1, 0]  # node 7 only had a self-loop
+
+
+def test_gzip_and_string_ids(tmp_path: Path) -> None:
+    p = tmp_path / "g.edges.gz"
+    with gzip.open(p, "wt") as fh:
+        fh.write("alice bob\nbob carol\n")
+    G = read_graph(p)
+    assert G.node_ids.tolist() == ["alice", "bob", "carol"]
+    assert G.n_edges == 2
+
+
+@pytest.mark.parametrize(
+    ("content", "line", "snippet"),
+    [
+        ("1 2\n3\n4 5\n", 2, "'3'"),
+        ("# c\n1 2\n1 2 3\n", 3, "1 2 3"),
+        ("1 2\n\xff\xfe 3\n", 2, "UTF-8"),
+    ],
+)
+def test_malformed_edgelist_names_file_line_and_content(
+    tmp_path: Path, content: str, line: int, snippet: str
+) -> None:
+    p = tmp_path / "bad.txt"
+    p.write_bytes(content.encode("latin-1"))
+    with pytest.raises(InputFormatError) as err:
+        read_graph(p)
+    assert err.value.line == line
+    assert f"line {line}" in str(err.value) and "bad.txt" in str(err.value)
+    assert snippet in str(err.value)
+
+
+def test_missing_empty_and_unknown_format(tmp_path: Path) -> None:
+    with pytest.raises(InvalidParameterError, match="does not exist"):
+        read_graph(tmp_path / "nope.txt")
+    (tmp_path / "empty.txt").write_text("# only a comment\n")
+    with pytest.raises(InputFormatError, match="no data lines"):
+        read_graph(tmp_path / "empty.txt")
+    (tmp_path / "x.weird").write_text("1 2\n")
+    with pytest.raises(InvalidParameterError, match="extension"):
+        read_graph(tmp_path / "x.weird")
+    (tmp_path / "bad.graphml").write_text("<graphml><oops")
+    with pytest.raises(InputFormatError, match="GRAPHML"):
+        read_graph(tmp_path / "bad.graphml")
+
+
+def test_csv_columns_and_missing_column(tmp_path: Path) -> None:
+    p = tmp_path / "e.csv"
+    p.write_text("from,to,w\n1,2,0.5\n2,3,1\n")
+    G = read_graph(p, source="from", target="to")
+    assert G.n_edges == 2
+    with pytest.raises(InputFormatError, match="no column 'source'"):
+        read_graph(p)
+
+
+def test_mtx_networkrepository_header(tmp_path: Path) -> None:
+    p = tmp_path / "g.mtx"
+    p.write_text("4 2\n1 2\n2 3\n")
+    G = read_graph(p)
+    assert G.n_nodes == 4 and G.n_edges == 2 and G.node_ids.tolist() == [1, 2, 3, 4]
+    p.write_text("4 2\n1 2\n2 9\n")
+    with pytest.raises(InputFormatError, match=r"1\.\.4"):
+        read_graph(p)
+
+
+def _graph_with_isolated() -> Graph:
+    return Graph.from_edges([0, 1, 2, 0], [1, 2, 3, 3], n_nodes=6,
+                            node_ids=np.array([10, 20, 30, 40, 50, 60]))
+
+
+@pytest.mark.parametrize("fmt", ["edgelist", "csv", "tsv", "parquet", "graphml", "gml", "mtx"])
+def test_round_trip_each_format(tmp_path: Path, fmt: str) -> None:
+    ext = {"edgelist": "txt"}.get(fmt, fmt)
+    G = _graph_with_isolated()
+    if fmt in ("edgelist", "csv", "tsv"):  # cannot carry isolated nodes
+        G = G.subgraph(G.degrees > 0)
+    if fmt == "mtx":  # Matrix Market ids are 1..n
+        G = Graph(G.indptr, G.indices, np.arange(1, G.n_nodes + 1))
+    p = tmp_path / f"g.{ext}"
+    write_graph(G, p)
+    H = read_graph(p)
+    assert H.node_ids.tolist() == G.node_ids.tolist()
+    assert H == Graph(G.indptr, G.indices, H.node_ids)
+    write_graph(H, tmp_path / f"h.{ext}")
+    assert read_graph(tmp_path / f"h.{ext}") == H
+
+
+ids = st.one_of(st.integers(0, 10**12), st.text("abcxyz_-", min_size=1, max_size=6))
+
+
+@given(st.lists(st.tuples(st.integers(0, 25), st.integers(0, 25)), min_size=1, max_size=80),
+       st.booleans())
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_edgelist_round_trip_property(tmp_path: Path, edges: list[tuple[int, int]],
+                                      strings: bool) -> None:
+    u = np.array([a for a, _ in edges])
+    v = np.array([b for _, b in edges])
+    if strings:
+        u = np.array([f"n{a}" for a in u], dtype=object)
+        v = np.array([f"n{b}" for b in v], dtype=object)
+    G = Graph.from_id_edges(u, v)
+    G = G.subgraph(G.degrees > 0) if G.n_edges else G
+    if G.n_edges == 0:
+        return
+    p = tmp_path / "prop.txt"
+    write_graph(G, p)
+    assert read_graph(p) == G
+
+
+def test_bipartite_list_round_trip_with_spaces(tmp_path: Path) -> None:
+    p = tmp_path / "b.tsv"
+    p.write_text("# user\tfeature\nu1\tArt & Design\nu2\tgenre=Action\nu1\tgenre=Action\n")
+    B = read_bipartite(p)
+    assert B.feature_ids.tolist() == ["Art & Design", "genre=Action"]
+    assert B.n_edges == 3
+    out = tmp_path / "out.tsv"
+    write_bipartite(B, out)
+    assert read_bipartite(out) == B
+
+
+def test_writer_refuses_tab_in_id_and_leaves_nothing(tmp_path: Path) -> None:
+    B = BipartiteGraph.from_pairs(np.array(["a\tb"], dtype=object), np.array(["x"], dtype=object))
+    out = tmp_path / "o.tsv"
+    with pytest.raises(InvalidParameterError, match="tab"):
+        write_bipartite(B, out)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_atomic_path_leaves_no_partial_file(tmp_path: Path) -> None:
+    target = tmp_path / "out.txt"
+    target.write_text("old")
+    with pytest.raises(RuntimeError), atomic_path(target) as tmp:
+        tmp.write_text("half")
+        raise RuntimeError("boom")
+    assert target.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]
+
+
+# ---------------------------------------------------------------------- shared datasets
+MANIFEST_COUNTS = {
+    "ca-GrQc/CA-GrQc.txt": (5242, 14484),
+    "facebook_combined/facebook_combined.txt": (4039, 88234),
+    "wiki-Vote/Wiki-Vote.txt": (7115, 100762),
+    "polbooks/polbooks.gml": (105, 441),
+    "facebook100/Reed98.mat": (962, 18812),
+    "facebook100/socfb-Caltech36.mtx": (769, 16656),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MANIFEST_COUNTS))
+def test_shared_dataset_counts_match_manifest(shared_datasets: Path, name: str) -> None:
+    G = read_graph(shared_datasets / name)
+    assert (G.n_nodes, G.n_edges) == MANIFEST_COUNTS[name]
+
+
+def test_polbooks_attributes(shared_datasets: Path) -> None:
+    G = read_graph(shared_datasets / "polbooks/polbooks.gml")
+    values, counts = np.unique(G.attributes["value"], return_counts=True)
+    assert dict(zip(values.tolist(), counts.tolist(), strict=True)) == {"c": 49, "l": 43, "n": 13}
+
+
+def test_reed98_attributes(shared_datasets: Path) -> None:
+    G = read_graph(shared_datasets / "facebook100/Reed98.mat")
+    assert set(G.attributes) >= {"gender", "dorm", "year"}

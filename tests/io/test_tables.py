@@ -1,0 +1,49 @@
+"""Tables to bipartite graphs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from graphanon import InvalidParameterError
+from graphanon.datasets import load_adult_sample
+from graphanon.io import load_preset, read_table, table_to_bipartite
+
+
+def test_one_hot_median_and_split(tmp_path: Path) -> None:
+    p = tmp_path / "t.csv"
+    p.write_text("id,color,size,tags\na,red,1,x;y\nb,blue,5,y\nc,red,9,\nd,?,3,z\n")
+    t = read_table(p)
+    B = table_to_bipartite(t, id_column="id", split={"tags": ";"})
+    rows = {u: set(B.feature_ids[B.row(i)].tolist()) for i, u in enumerate(B.user_ids)}
+    assert rows["a"] == {"color=red", "tags=x", "tags=y"}
+    assert rows["c"] == {"color=red", "size>4"}
+    assert rows["d"] == {"tags=z"}  # '?' is missing: no colour feature
+    B2 = table_to_bipartite(t, id_column="id", columns=["color"], dropna=True)
+    assert B2.user_ids.tolist() == ["a", "b", "c"]
+    Bq = table_to_bipartite(t, columns=["size"], binarize="quantile", quantiles=2)
+    assert sorted(set(Bq.feature_ids.tolist())) == ["size:q1", "size:q2"]
+
+
+def test_bad_columns(tmp_path: Path) -> None:
+    p = tmp_path / "t.csv"
+    p.write_text("id,c\n1,x\n")
+    t = read_table(p)
+    with pytest.raises(InvalidParameterError, match="'id_column'.*'nope'"):
+        table_to_bipartite(t, id_column="nope")
+    with pytest.raises(InvalidParameterError, match="unknown column 'zz'"):
+        table_to_bipartite(t, columns=["zz"])
+    with pytest.raises(InvalidParameterError, match="'binarize'"):
+        table_to_bipartite(t, binarize="mean")
+
+
+def test_adult_preset_matches_paper_setting(shared_datasets: Path) -> None:
+    B = load_preset(shared_datasets / "adult/adult.data", "adult")
+    assert B.n_users == 30162  # complete records
+    assert set(B.user_degrees.tolist()) == {8}  # one value per categorical attribute
+
+
+def test_shipped_adult_sample() -> None:
+    B = load_adult_sample()
+    assert B.n_users == 2000 and set(B.user_degrees.tolist()) == {8}

@@ -1,0 +1,64 @@
+"""The command line: info, demo, error handling."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from graphanon.cli import main
+
+
+def test_info_on_shipped_style_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    p = tmp_path / "g.txt"
+    p.write_text("1 2\n2 3\n4 5\n")
+    assert main(["info", str(p), "--json"]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert stats["nodes"] == 5 and stats["edges"] == 3
+    assert stats["connected_components"] == 2 and stats["degree_max"] == 2
+
+
+def test_info_bipartite(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    p = tmp_path / "b.tsv"
+    p.write_text("u1\tf1\nu1\tf2\nu2\tf1\n")
+    assert main(["info", "--bipartite", str(p)]) == 0
+    out = capsys.readouterr().out
+    assert "users" in out and "features" in out
+
+
+def test_malformed_file_exit_2_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    p = tmp_path / "bad.txt"
+    p.write_text("1 2\nonly-one-field\n")
+    assert main(["info", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "line 2" in err and "Traceback" not in err
+
+
+def test_missing_file_and_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["info", "/nonexistent/x.txt"]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert main(["no-such-command"]) == 2
+
+
+@pytest.mark.parametrize(
+    ("name", "nodes", "edges"),
+    [("ca-GrQc/CA-GrQc.txt", 5242, 14484), ("wiki-Vote/Wiki-Vote.txt", 7115, 100762)],
+)
+def test_info_matches_manifest(shared_datasets: Path, capsys: pytest.CaptureFixture[str],
+                               name: str, nodes: int, edges: int) -> None:
+    assert main(["info", str(shared_datasets / name), "--json"]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert (stats["nodes"], stats["edges"]) == (nodes, edges)
+
+
+def test_demo_writes_report(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert main(["--quiet", "demo", "--out", str(out), "--seed", "7"]) == 0
+    report = json.loads((out / "report.json").read_text())
+    assert report["meta"]["seed"] == 7
+    assert report["sections"][0]["data"]["polbooks"]["edges"] == 441
+    assert (out / "report.html").exists() and (out / "report.md").exists()
+    assert (out / "plots" / "polbooks_degrees.png").stat().st_size > 1000
+    leftovers = [p for p in out.rglob("*.tmp")]
+    assert leftovers == []
