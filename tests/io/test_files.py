@@ -113,7 +113,8 @@ ids = st.one_of(st.integers(0, 10**12), st.text("abcxyz_-", min_size=1, max_size
 
 @given(st.lists(st.tuples(st.integers(0, 25), st.integers(0, 25)), min_size=1, max_size=80),
        st.booleans())
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_edgelist_round_trip_property(tmp_path: Path, edges: list[tuple[int, int]],
                                       strings: bool) -> None:
     u = np.array([a for a, _ in edges])

@@ -30,7 +30,7 @@ def test_bad_columns(tmp_path: Path) -> None:
     p = tmp_path / "t.csv"
     p.write_text("id,c\n1,x\n")
     t = read_table(p)
-    with pytest.raises(InvalidParameterError, match="'id_column'.*'nope'"):
+    with pytest.raises(InvalidParameterError, match=r"'id_column'.*'nope'"):
         table_to_bipartite(t, id_column="nope")
     with pytest.raises(InvalidParameterError, match="unknown column 'zz'"):
         table_to_bipartite(t, columns=["zz"])
