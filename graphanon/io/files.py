@@ -421,12 +421,28 @@ def _read_mat(path: Path) -> Graph:
 
 
 def read_bipartite(path: str | os.PathLike[str]) -> BipartiteGraph:
-    """Read ``user<TAB>feature`` lines into a :class:`BipartiteGraph`.
+    """Read ``user<TAB>feature`` lines (or a Parquet file) into a :class:`BipartiteGraph`.
 
-    Tab separated when the file contains tabs (ids may then contain spaces), else whitespace
-    separated. ``#`` lines are comments. Further columns are ignored.
+    Text: tab separated when the file contains tabs (ids may then contain spaces), else
+    whitespace separated; ``#`` lines are comments; further columns are ignored.
+    ``.parquet``: columns ``user`` and ``feature``.
     """
     p = _check_exists(path)
+    if p.suffix.lower() in (".parquet", ".pq"):
+        import pyarrow.parquet as pq
+
+        try:
+            table = pq.read_table(p)
+        except Exception as exc:
+            raise InputFormatError(f"{str(p)!r} is not a readable Parquet file: {exc}",
+                                   path=str(p)) from exc
+        for col in ("user", "feature"):
+            if col not in table.column_names:
+                raise InputFormatError(
+                    f"{str(p)!r} has no column {col!r}; columns are {table.column_names}.",
+                    path=str(p),
+                )
+        return BipartiteGraph.from_pairs(table.column("user"), table.column("feature"))
     users, features = _parse_columns(p, tabs_only=True)
     return BipartiteGraph.from_pairs(users, features)
 
@@ -520,10 +536,20 @@ def write_graph(G: Graph, path: str | os.PathLike[str], *, format: str | None = 
 
 
 def write_bipartite(B: BipartiteGraph, path: str | os.PathLike[str]) -> Path:
-    """Write ``user<TAB>feature`` lines atomically (users without features are not listed)."""
+    """Write ``user<TAB>feature`` lines (or Parquet for a ``.parquet`` path) atomically.
+
+    Users without features are not listed.
+    """
+    r, c = B.edges()
+    if Path(path).suffix.lower() in (".parquet", ".pq"):
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        with atomic_path(path) as tmp:
+            pq.write_table(pa.table({"user": B.user_ids[r], "feature": B.feature_ids[c]}), tmp)
+        return Path(path)
     _check_writable_ids(B.user_ids, "user")
     _check_writable_ids(B.feature_ids, "feature")
-    r, c = B.edges()
     with atomic_path(path) as tmp:
         header = (
             f"# graphanon bipartite list: user<TAB>feature\n"

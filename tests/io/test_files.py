@@ -142,6 +142,12 @@ def test_bipartite_list_round_trip_with_spaces(tmp_path: Path) -> None:
     assert read_bipartite(out) == B
 
 
+def test_bipartite_parquet_round_trip(tmp_path: Path) -> None:
+    B = BipartiteGraph.from_pairs(np.array(["u1", "u2", "u2"]), np.array(["a", "a", "b"]))
+    write_bipartite(B, tmp_path / "b.parquet")
+    assert read_bipartite(tmp_path / "b.parquet") == B
+
+
 def test_writer_refuses_tab_in_id_and_leaves_nothing(tmp_path: Path) -> None:
     B = BipartiteGraph.from_pairs(np.array(["a\tb"], dtype=object), np.array(["x"], dtype=object))
     out = tmp_path / "o.tsv"
