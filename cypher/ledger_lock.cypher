@@ -5,4 +5,4 @@ SET b.locked_by = $release_id
 WITH b
 OPTIONAL MATCH (c:PrivacyCharge {charge_id: $charge_id})
 RETURN b.epsilon_total AS epsilon_total, b.epsilon_spent AS epsilon_spent,
-       c IS NOT NULL AS already_charged
+       b.neighbourhood AS neighbourhood, c IS NOT NULL AS already_charged

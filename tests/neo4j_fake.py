@@ -187,6 +187,7 @@ class FakeDB:
             return [{"found": b is not None,
                      "epsilon_total": b and b["epsilon_total"],
                      "epsilon_spent": b and b["epsilon_spent"],
+                     "neighbourhood": b and b["neighbourhood"],
                      "already_charged": p["charge_id"] in self.charges}]
         if name == "ledger_lock":
             b = self.budgets.get(ds)
@@ -194,6 +195,7 @@ class FakeDB:
                 return []
             b["locked_by"] = rid
             return [{"epsilon_total": b["epsilon_total"], "epsilon_spent": b["epsilon_spent"],
+                     "neighbourhood": b["neighbourhood"],
                      "already_charged": p["charge_id"] in self.charges}]
         if name == "ledger_charge":
             b = self.budgets[ds]
@@ -208,6 +210,7 @@ class FakeDB:
         if name == "ledger_set_budget":
             b = self.budgets.setdefault(ds, {"epsilon_spent": 0.0})
             b["epsilon_total"] = p["epsilon_total"]
+            b["neighbourhood"] = p["neighbourhood"]
             return [{"epsilon_total": b["epsilon_total"], "epsilon_spent": b["epsilon_spent"]}]
         if name == "complete_release":
             rec = self.records.get(rid)
@@ -221,7 +224,8 @@ class FakeDB:
                     "n_statistics"]
             return [{k: r.get(k) for k in keys} for r in self.records.values()]
         if name == "list_budgets":
-            return [{"dataset": d, "epsilon_total": b["epsilon_total"],
+            return [{"dataset": d, "neighbourhood": b["neighbourhood"],
+                     "epsilon_total": b["epsilon_total"],
                      "epsilon_spent": b["epsilon_spent"],
                      "charges": sum(1 for c in self.charges.values() if c["dataset"] == d)}
                     for d, b in sorted(self.budgets.items())]

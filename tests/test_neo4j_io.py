@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 import numpy as np
 import pytest
 from neo4j import exceptions as nx
@@ -19,21 +21,22 @@ from graphanon.io.neo4j import (
     DegreeTable,
     Neo4jSink,
     Neo4jSource,
+    charge_epsilon,
     connection_settings,
     release_record,
 )
+from graphanon.privacy.release import Release
 
-RELEASE = {
-    "mechanism": "test_mechanism",
-    "neighbourhood": "edge",
-    "epsilon": 0.5,
-    "sensitivity": 2.0,
-    "params": {"k": 3, "theta": 10},
-    "source_fingerprint": "fp-source",
-    "graphanon_version": "0.0.test",
-    "created_at": "2026-01-01T00:00:00+00:00",
-    "seed": 7,
-}
+RELEASE = Release.create(
+    mechanism="test_mechanism", neighbourhood="edge", epsilon=0.5, sensitivity=2.0,
+    sensitivity_derivation="test", params={"k": 3, "theta": 10}, backend="numpy-insecure",
+    seed=7, source_fingerprint="fp-source",
+).to_dict()
+
+
+def other(**changes) -> dict:
+    """Another draw: a new record (new release_id) with ``changes``."""
+    return dict(RELEASE, release_id=str(uuid.uuid4()), **changes)
 
 
 def social_db() -> FakeDB:
@@ -263,12 +266,12 @@ def test_replacing_a_complete_release_goes_through_pending() -> None:
     drv = sink.driver
     sink.write_release(RELEASE, release_id="r1", graph=ring(10))
     drv.fail = lambda c: RuntimeError("crash") if c.name == "write_relationships" else None
-    other = dict(RELEASE, seed=8)
+    second = other(seed=8)
     with pytest.raises(RuntimeError):
-        sink.write_release(other, release_id="r1", graph=ring(6))
+        sink.write_release(second, release_id="r1", graph=ring(6))
     assert drv.db.complete_looking() == []  # the old complete release is not left looking so
     drv.fail = None
-    sink.write_release(other, release_id="r1", graph=ring(6))
+    sink.write_release(second, release_id="r1", graph=ring(6))
     assert len(drv.db.nodes["AnonNode"]) == 6 and len(drv.db.rels) == 6
     assert drv.db.budgets["fp-source"]["epsilon_spent"] == 1.0  # a new draw is a new charge
 
@@ -288,12 +291,12 @@ def test_budget_refusal_writes_nothing() -> None:
     sink.write_release(RELEASE, release_id="r1", graph=ring(5))
     drv.calls.clear()
     with pytest.raises(PrivacyBudgetExceeded, match=r"0\.3 of 0\.8 left") as info:
-        sink.write_release(dict(RELEASE, seed=9), release_id="r2", graph=ring(5))
+        sink.write_release(other(seed=9), release_id="r2", graph=ring(5))
     assert info.value.exit_code == 3
     assert "r2" not in drv.db.records
     assert not drv.named("begin_release")
     # raising the budget explicitly lets it through
-    sink.write_release(dict(RELEASE, seed=9), release_id="r2", graph=ring(5), budget_total=1.0)
+    sink.write_release(other(seed=9), release_id="r2", graph=ring(5), budget_total=1.0)
     assert drv.db.budgets["fp-source"]["epsilon_spent"] == 1.0
 
 
@@ -320,7 +323,7 @@ def test_dp_release_without_a_budget_is_refused() -> None:
 
 def test_non_dp_release_needs_no_budget() -> None:
     sink = Neo4jSink(FakeDriver())
-    rec = dict(RELEASE, mechanism="smooth_k_anonymity", neighbourhood="none", epsilon=None)
+    rec = other(mechanism="smooth_k_anonymity", neighbourhood="k-anonymity", epsilon=None)
     B = BipartiteGraph.from_pairs(["a", "a", "b"], ["x", "y", "x"])
     s = sink.write_release(rec, release_id="k1", bipartite=B, keep_ids=True)
     db = sink.driver.db
@@ -363,8 +366,8 @@ def test_drop_and_list_releases() -> None:
     sink.write_release(RELEASE, release_id="r1", graph=ring(5))
     releases, budgets = sink.releases()
     assert [r["release_id"] for r in releases] == ["r1"] and releases[0]["status"] == "complete"
-    assert budgets == [{"dataset": "fp-source", "epsilon_total": 1.0, "epsilon_spent": 0.5,
-                        "charges": 1}]
+    assert budgets == [{"dataset": "fp-source", "neighbourhood": "edge", "epsilon_total": 1.0,
+                        "epsilon_spent": 0.5, "charges": 1}]
     assert all(c.mode == "read" for c in sink.driver.named("list_releases"))
     assert sink.drop_release("r1") is True
     db = sink.driver.db
@@ -383,12 +386,32 @@ def test_hostile_attribute_names_are_refused() -> None:
 
 def test_release_record_validation() -> None:
     assert release_record({"release": RELEASE})["epsilon"] == 0.5
-    with pytest.raises(InvalidParameterError, match="no 'mechanism'"):
+    with pytest.raises(InvalidParameterError, match="no release record"):
         release_record({"epsilon": 1.0})
     with pytest.raises(InvalidParameterError, match="epsilon"):
         release_record(dict(RELEASE, epsilon=-1))
+    with pytest.raises(InvalidParameterError, match="missing keys"):
+        release_record({"mechanism": "x", "neighbourhood": "edge", "epsilon": 1.0})
+
+
+def test_ledger_mirrors_the_accountant_rules() -> None:
+    personalized = other(neighbourhood="personalized-edge", epsilon=None,
+                         epsilon_summary={"min": 0.1, "median": 0.2, "max": 0.4})
+    assert charge_epsilon(personalized, "edge") == 0.4
+    assert charge_epsilon(other(neighbourhood="node"), "edge") == 0.5
+    assert charge_epsilon(other(neighbourhood="k-anonymity", epsilon=None), "edge") is None
+    with pytest.raises(InvalidParameterError, match="node-DP budget"):
+        charge_epsilon(RELEASE, "node")
+    sink = Neo4jSink(FakeDriver())
+    sink.set_budget("fp-source", 1.0, neighbourhood="node")
+    with pytest.raises(InvalidParameterError, match="node-DP budget"):
+        sink.write_release(RELEASE, graph=ring(4))
+    assert sink.driver.db.complete_looking() == []
+    sink.write_release(personalized | {"neighbourhood": "personalized-node"}, graph=ring(4))
+    assert sink.driver.db.budgets["fp-source"]["epsilon_spent"] == 0.4
+    assert sink.driver.db.complete_looking() == [personalized["release_id"]]
     with pytest.raises(InvalidParameterError, match="exactly one"):
-        Neo4jSink(FakeDriver()).write_release(RELEASE, release_id="r")
+        Neo4jSink(FakeDriver()).write_release(RELEASE)
     with pytest.raises(InvalidParameterError, match="release_id"):
         Neo4jSink(FakeDriver()).write_release(RELEASE, release_id="", graph=ring(3))
 

@@ -78,6 +78,7 @@ __all__ = [
     "Neo4jSink",
     "Neo4jSource",
     "ReleaseSummary",
+    "charge_epsilon",
     "connect",
     "connection_settings",
     "release_record",
@@ -569,37 +570,50 @@ def _column(values: list[Any]) -> np.ndarray[Any, Any]:
 
 # ----------------------------------------------------------------------- release records
 def release_record(release: Any) -> dict[str, Any]:
-    """A release record as a plain dict (from a ``Release``, a mapping, or a report).
+    """A validated release record as a plain dict.
 
-    Accepts an object with ``to_dict()`` (``graphanon.privacy.release.Release``), a mapping
-    with the record's fields, or a report mapping with the record under ``"release"``.
-    ``mechanism`` and ``neighbourhood`` are required; ``epsilon`` is a number for a
-    differentially private release and ``None`` for a non-DP one (k-anonymity).
+    Accepts a :class:`graphanon.privacy.release.Release`, its ``to_dict()`` mapping, or a
+    report mapping holding it under ``"release"``. The mapping is checked with
+    ``Release.from_dict`` (every field, known neighbourhood, ε > 0 where one is claimed).
     """
-    if hasattr(release, "to_dict"):
-        record = dict(release.to_dict())
-    elif isinstance(release, Mapping):
-        inner = release.get("release")
-        record = dict(inner) if isinstance(inner, Mapping) else dict(release)
-    else:
+    from ..privacy.release import Release
+
+    if isinstance(release, Release):
+        return release.to_dict()
+    if not isinstance(release, Mapping):
         raise InvalidParameterError(
             f"a release record must be a Release or a mapping; got {type(release).__name__}."
         )
-    for key in ("mechanism", "neighbourhood"):
-        if not isinstance(record.get(key), str) or not record[key]:
-            raise InvalidParameterError(
-                f"the release record has no {key!r} (expected a 'release' object with "
-                "mechanism, neighbourhood, epsilon, sensitivity, params, ...)."
-            )
-    eps = record.get("epsilon")
-    if eps is not None and (
-        isinstance(eps, bool) or not isinstance(eps, (int, float)) or not math.isfinite(eps)
-        or eps < 0
-    ):
+    inner = release.get("release")
+    data = dict(inner) if isinstance(inner, Mapping) else dict(release)
+    if "mechanism" not in data:
         raise InvalidParameterError(
-            f"the release record's 'epsilon' must be a finite number >= 0 or null. Got {eps!r}."
+            "no release record found: expected a Release object (mechanism, neighbourhood, "
+            "epsilon, ...) at the top level or under 'release'."
         )
-    return record
+    return Release.from_dict(data).to_dict()
+
+
+def charge_epsilon(record: Mapping[str, Any], budget_neighbourhood: str) -> float | None:
+    """The ε a release costs against a ledger stated for ``budget_neighbourhood``.
+
+    The same rules as :class:`graphanon.privacy.accountant.Accountant` (pure-ε sequential
+    composition): ``None`` for releases that carry no ε (``"k-anonymity"``, ``"none"``; they
+    are written without a charge); the largest per-node ε for personalized releases; a
+    node-DP release may be charged to an edge budget, an edge-DP release never to a node
+    budget.
+    """
+    nb = record["neighbourhood"]
+    if nb in ("k-anonymity", "none"):
+        return None
+    if budget_neighbourhood == "node" and nb.removeprefix("personalized-") == "edge":
+        raise InvalidParameterError(
+            f"release {record.get('release_id')} ({record['mechanism']}) is {nb}-DP; it gives "
+            "no node-level guarantee and cannot be charged to a node-DP budget."
+        )
+    if nb.startswith("personalized"):
+        return float(record["epsilon_summary"]["max"])
+    return float(record["epsilon"])
 
 
 def _canonical_json(obj: Any) -> str:
@@ -783,9 +797,18 @@ class Neo4jSink:
                                              index=f"graphanon_{label}_uid", label=label), {})
 
     # ------------------------------------------------------------------ ledger
-    def set_budget(self, dataset: str, epsilon_total: float) -> dict[str, float]:
-        """Create the ledger of ``dataset`` or set its total ε (an explicit decision)."""
+    def set_budget(self, dataset: str, epsilon_total: float, *,
+                   neighbourhood: str = "edge") -> dict[str, float]:
+        """Create the ledger of ``dataset`` or set its total ε (an explicit decision).
+
+        ``neighbourhood`` (``"edge"`` or ``"node"``) is the relation the budget is stated
+        for, as for :class:`~graphanon.privacy.accountant.Accountant`.
+        """
         _check_dataset(dataset)
+        if neighbourhood not in ("edge", "node"):
+            raise InvalidParameterError(
+                f"The 'neighbourhood' parameter must be 'edge' or 'node'. Got {neighbourhood!r}."
+            )
         if (isinstance(epsilon_total, bool) or not isinstance(epsilon_total, (int, float))
                 or not math.isfinite(epsilon_total) or epsilon_total < 0):
             raise InvalidParameterError(
@@ -796,7 +819,7 @@ class Neo4jSink:
             self._run_auto(session, load("schema_budget_dataset"), {})
             rows = self._run_write(session, load("ledger_set_budget"),
                                    {"dataset": dataset, "epsilon_total": float(epsilon_total),
-                                    "now": _now()})
+                                    "neighbourhood": neighbourhood, "now": _now()})
         row = rows[0]
         if row["epsilon_spent"] > row["epsilon_total"] + _EPS_TOLERANCE:
             import logging
@@ -808,7 +831,8 @@ class Neo4jSink:
         return {"epsilon_total": float(row["epsilon_total"]),
                 "epsilon_spent": float(row["epsilon_spent"])}
 
-    def _check_budget(self, row: Mapping[str, Any] | None, dataset: str, epsilon: float) -> float:
+    def _check_budget(self, row: Mapping[str, Any] | None, dataset: str,
+                      record: Mapping[str, Any]) -> float:
         """The ε to charge (0 if already charged); raise if it exceeds the budget."""
         if row is None or not row.get("found", True) or row.get("epsilon_total") is None:
             raise PrivacyBudgetExceeded(
@@ -817,6 +841,8 @@ class Neo4jSink:
             )
         if row.get("already_charged"):
             return 0.0
+        epsilon = charge_epsilon(record, row.get("neighbourhood") or "edge")
+        assert epsilon is not None
         total, spent = float(row["epsilon_total"]), float(row["epsilon_spent"])
         if spent + epsilon > total + _EPS_TOLERANCE:
             raise PrivacyBudgetExceeded(
@@ -830,7 +856,7 @@ class Neo4jSink:
         self,
         release: Any,
         *,
-        release_id: str,
+        release_id: str | None = None,
         graph: Graph | None = None,
         bipartite: BipartiteGraph | None = None,
         statistics: DegreeTable | None = None,
@@ -845,7 +871,8 @@ class Neo4jSink:
         release
             The release record (a ``Release``, its dict, or a report holding it).
         release_id
-            The id of the release subgraph; an existing release with this id is replaced.
+            The id of the release subgraph (default: the record's ``release_id``); an
+            existing release with this id is replaced.
         graph, bipartite, statistics
             Exactly one payload: an anonymized social graph, an anonymized bipartite graph,
             or a table of released degree counts.
@@ -870,6 +897,8 @@ class Neo4jSink:
             Driver failures; at most a ``pending`` record is left behind.
         """
         t0 = time.perf_counter()
+        record = release_record(release)
+        release_id = record["release_id"] if release_id is None else release_id
         if not isinstance(release_id, str) or not release_id or len(release_id) > 200 or any(
             ord(c) < 32 for c in release_id
         ):
@@ -882,10 +911,10 @@ class Neo4jSink:
             raise InvalidParameterError(
                 "write_release needs exactly one of graph, bipartite or statistics."
             )
-        record = release_record(release)
-        epsilon = float(record["epsilon"]) if record.get("epsilon") is not None else None
         dataset = dataset or record.get("source_fingerprint") or None
-        if epsilon is not None and epsilon > 0:
+        nb = record["neighbourhood"]
+        epsilon = None if nb in ("k-anonymity", "none") else charge_epsilon(record, "edge")
+        if epsilon is not None:
             if dataset is None:
                 raise InvalidParameterError(
                     "a DP release needs the 'dataset' its ε is charged to (the record has no "
@@ -913,7 +942,8 @@ class Neo4jSink:
             "kind": kind,
             "mechanism": record["mechanism"],
             "neighbourhood": record["neighbourhood"],
-            "epsilon": epsilon,
+            "epsilon": record.get("epsilon"),
+            "epsilon_charged": epsilon,
             "k": params.get("k") if isinstance(params, Mapping) else None,
             "sensitivity": _scalar(record.get("sensitivity")),
             "params_json": _canonical_json(params),
@@ -926,7 +956,7 @@ class Neo4jSink:
             "charge_id": charge_id,
         }
         properties = {k: v for k, v in properties.items() if v is not None}
-        charged = epsilon is not None and epsilon > 0
+        charged = epsilon is not None
 
         with wrap_driver_errors(f"writing release {release_id!r}"):
             if budget_total is not None:
@@ -938,7 +968,7 @@ class Neo4jSink:
                     assert dataset is not None and epsilon is not None
                     peek = self._run_read(session, load("ledger_peek"),
                                           {"dataset": dataset, "charge_id": charge_id})
-                    self._check_budget(peek[0] if peek else None, dataset, epsilon)
+                    self._check_budget(peek[0] if peek else None, dataset, record)
                 self._run_write(session, load("begin_release"),
                                 {"release_id": release_id, "properties": properties,
                                  "started_at": _now()})
@@ -946,7 +976,7 @@ class Neo4jSink:
                 counts = self._write_payload(session, release_id, graph, bipartite, statistics,
                                              keep_ids)
                 spent = self._complete(session, release_id, dataset if charged else None,
-                                       epsilon or 0.0, charge_id, record["mechanism"], counts)
+                                       record, charge_id, counts)
         return ReleaseSummary(
             release_id=release_id, kind=kind, status="complete",
             n_nodes=counts["n_nodes"], n_relationships=counts["n_relationships"],
@@ -1018,8 +1048,9 @@ class Neo4jSink:
                          rows, "release statistics")
         return {"n_nodes": 0, "n_relationships": 0, "n_statistics": len(rows)}
 
-    def _complete(self, session: Any, release_id: str, dataset: str | None, epsilon: float,
-                  charge_id: str, mechanism: str, counts: Mapping[str, int]) -> float:
+    def _complete(self, session: Any, release_id: str, dataset: str | None,
+                  record: Mapping[str, Any], charge_id: str, counts: Mapping[str, int]) -> float:
+        mechanism = record["mechanism"]
         lock_q, charge_q = load("ledger_lock"), load("ledger_charge")
         unlock_q, complete_q = load("ledger_unlock"), load("complete_release")
         now = _now()
@@ -1030,7 +1061,7 @@ class Neo4jSink:
                 rows = [dict(r) for r in tx.run(lock_q, {"dataset": dataset,
                                                          "release_id": release_id,
                                                          "charge_id": charge_id})]
-                spent = self._check_budget(rows[0] if rows else None, dataset, epsilon)
+                spent = self._check_budget(rows[0] if rows else None, dataset, record)
                 if spent > 0:
                     tx.run(charge_q, {"dataset": dataset, "charge_id": charge_id,
                                       "release_id": release_id, "mechanism": mechanism,
