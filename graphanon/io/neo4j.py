@@ -214,7 +214,7 @@ def wrap_driver_errors(context: str) -> Iterator[None]:
 
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip() or type(exc).__name__
-    return text.splitlines()[0]
+    return text.splitlines()[0].rstrip(" :")
 
 
 def _now() -> str:
