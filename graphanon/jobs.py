@@ -122,6 +122,10 @@ def _step_describe(state: JobState, params: dict[str, Any]) -> None:
 def mechanism_step(func: Callable[..., Any], *, takes_rng: bool = True) -> StepFn:
     """Adapt a library mechanism ``func(data, *, rng, **params)`` into a job step.
 
+    The step's TOML keys (except ``name``) are passed as keyword arguments. ``rng`` is the
+    job's generator when ``[job] seed`` is set; without a seed, a mechanism whose ``rng``
+    defaults to ``None`` is called without one, so it keeps its secure randomness.
+
     The result may be a :class:`Graph` / :class:`BipartiteGraph` (the new data) or a
     dataclass whose fields are inspected: a graph field becomes the new data, a ``Release``
     field the release record, a ``DegreeTable`` field (or a 1-D ``counts`` / ``histogram``
@@ -129,9 +133,18 @@ def mechanism_step(func: Callable[..., Any], *, takes_rng: bool = True) -> StepF
     graphs) goes into the job report under the step's name.
     """
 
+    import inspect
+
+    rng_param = inspect.signature(func).parameters.get("rng") if takes_rng else None
+    secure_default = rng_param is not None and rng_param.default is None
+
     def step(state: JobState, params: dict[str, Any]) -> None:
         kwargs = dict(params)
-        if takes_rng:
+        if "rng" in kwargs:
+            raise InvalidParameterError("a step cannot set 'rng'; set [job] seed instead.")
+        # Without a job seed, a mechanism whose rng defaults to None keeps its secure
+        # (CSPRNG) default; a seeded job passes its reproducible generator.
+        if rng_param is not None and not (secure_default and state.seed is None):
             kwargs["rng"] = state.rng
         result = func(state.data, **kwargs)
         _absorb(state, result, getattr(func, "__name__", "mechanism"))

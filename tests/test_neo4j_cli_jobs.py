@@ -293,14 +293,24 @@ def test_mechanism_step_adapter() -> None:
         counts: np.ndarray
         note: str
 
-    def fake_mechanism(G, *, rng, scale):
+    def fake_mechanism(G, *, rng=None, scale):
+        assert rng is None  # no job seed: the mechanism keeps its secure default
         rel = Release.create(mechanism="m", neighbourhood="node", epsilon=scale)
         return Result(G.subgraph(np.arange(G.n_nodes) < 3), rel,
                       np.bincount(G.degrees).astype(float), "ok")
 
-    state = jobs.JobState(data=ring(6), rng=np.random.default_rng(0), seed=0)
+    state = jobs.JobState(data=ring(6), rng=np.random.default_rng(0), seed=None)
     jobs.mechanism_step(fake_mechanism)(state, {"scale": 0.3})
     assert state.data.n_nodes == 3 and state.release.epsilon == 0.3
     assert state.statistics.rows() == [{"degree": 0, "count": 0}, {"degree": 1, "count": 0},
                                        {"degree": 2, "count": 6}]
     assert state.report["fake_mechanism"] == {"note": "ok"}
+    seeded = jobs.JobState(data=ring(6), rng=np.random.default_rng(0), seed=0)
+
+    def needs_rng(G, *, rng=None):
+        assert isinstance(rng, np.random.Generator)
+        return G
+
+    jobs.mechanism_step(needs_rng)(seeded, {})
+    with pytest.raises(ValueError, match="cannot set 'rng'"):
+        jobs.mechanism_step(needs_rng)(seeded, {"rng": 1})
