@@ -28,10 +28,10 @@ _WRITES = {
     "delete_release_record", "write_nodes", "write_relationships", "write_statistics",
     "ledger_lock", "ledger_charge", "ledger_unlock", "ledger_set_budget", "complete_release",
     "schema_release_id", "schema_budget_dataset", "schema_charge_id", "schema_release_index",
-    "schema_uid_index",
+    "schema_uid_index", "sample_index", "sample_load_nodes", "sample_load_relationships",
 }
 _AUTO_ONLY = {"delete_release_relationships", "delete_release_nodes"}
-_SCHEMA = {n for n in _WRITES if n.startswith("schema_")}
+_SCHEMA = {n for n in _WRITES if n.startswith("schema_")} | {"sample_index"}
 
 
 def _template_regex(name: str) -> re.Pattern[str]:
@@ -125,6 +125,28 @@ class FakeDB:
         name = call.name
         if name in _SCHEMA:
             self.schema.add(call.query)
+            return []
+        if name == "sample_load_nodes":
+            bucket = self.source_nodes.setdefault(ids["label"], [])
+            index = {n["id"]: n for n in bucket}
+            for row in p["rows"]:
+                node = index.get(row["id"])
+                if node is None:
+                    node = index[row["id"]] = {"id": row["id"]}
+                    bucket.append(node)
+                node.update(row["properties"])
+            return []
+        if name == "sample_load_relationships":
+            pos = {lab: {n["id"]: i for i, n in enumerate(self.source_nodes.get(lab, []))}
+                   for lab in (ids["source_label"], ids["target_label"])}
+            have = set(self.source_rels)
+            for row in p["rows"]:
+                a = pos[ids["source_label"]].get(row["source"])
+                b = pos[ids["target_label"]].get(row["target"])
+                rel = (ids["rel_type"], (ids["source_label"], a), (ids["target_label"], b))
+                if a is not None and b is not None and rel not in have:
+                    self.source_rels.append(rel)
+                    have.add(rel)
             return []
         if name == "count_nodes":
             return [{"count": len(self.source_nodes.get(ids["label"], []))}]

@@ -314,3 +314,32 @@ def test_mechanism_step_adapter() -> None:
     jobs.mechanism_step(needs_rng)(seeded, {})
     with pytest.raises(ValueError, match="cannot set 'rng'"):
         jobs.mechanism_step(needs_rng)(seeded, {"rng": 1})
+
+
+def test_sample_loader_round_trip(fake: FakeDriver) -> None:
+    import importlib.util
+
+    from graphanon.datasets import load_adult_sample, load_polbooks
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "neo4j_load_sample.py"
+    spec = importlib.util.spec_from_file_location("neo4j_load_sample", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    out = mod.load_sample("polbooks")
+    mod.load_sample("polbooks")  # idempotent
+    G0 = load_polbooks()
+    assert out["relationships"] == G0.n_edges
+    G = io_neo4j.Neo4jSource(fake).read_graph(label="Book", rel_type="COPURCHASED",
+                                              id_property="id")
+    def ids_edges(H: Graph) -> set:
+        u, v = H.edges()
+        return {frozenset((H.node_ids[a], H.node_ids[b])) for a, b in zip(u, v, strict=True)}
+
+    assert G.n_nodes == G0.n_nodes and ids_edges(G) == ids_edges(G0)
+    mod.load_sample("adult")
+    B = io_neo4j.Neo4jSource(fake).read_bipartite(
+        user_label="Person", feature_label="Attribute", rel_type="HAS_ATTRIBUTE",
+        user_id_property="id", feature_id_property="id")
+    B0 = load_adult_sample()
+    assert B.n_users == B0.n_users and B.n_edges == B0.n_edges
