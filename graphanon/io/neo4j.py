@@ -1126,4 +1126,4 @@ def _uids(ids: np.ndarray[Any, Any], keep: bool) -> list[Any]:
     if keep:
         return [x if isinstance(x, str) else int(x) for x in ids.tolist()]
     perm = np.random.default_rng(secrets.randbits(128)).permutation(ids.size)
-    return perm.tolist()
+    return [int(x) for x in perm]
