@@ -1,0 +1,3 @@
+// Clears the lock marker when the release was already charged (identical re-write).
+MATCH (b:PrivacyBudget {dataset: $dataset})
+REMOVE b.locked_by

@@ -1,0 +1,289 @@
+"""``graphanon neo4j ...``: export graphs from Neo4j, write releases back, manage them.
+
+Glue only: options are validated (identifiers before any connection), then
+:mod:`graphanon.io.neo4j` does the work. Connection: ``--uri`` or ``NEO4J_URI``,
+``NEO4J_USER``, ``NEO4J_PASSWORD`` or a password file (``--password-file`` /
+``NEO4J_PASSWORD_FILE``), ``--database``. There is deliberately no ``--password`` option.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import click
+
+from ..errors import InvalidParameterError
+from ..report import to_jsonable
+from ._common import FORMAT_CHOICE, echo, load_bipartite, load_graph, progress_bar
+
+__all__ = ["COMMANDS", "neo4j"]
+
+
+def _connection_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    f = click.option("--database", help="Database name (default: NEO4J_DATABASE or the "
+                     "server default).")(f)
+    f = click.option("--password-file", type=click.Path(dir_okay=False),
+                     help="File holding the password (else NEO4J_PASSWORD_FILE or "
+                     "NEO4J_PASSWORD).")(f)
+    f = click.option("--uri", help="Bolt URI (default: NEO4J_URI), e.g. neo4j://localhost:7687.")(f)
+    return f
+
+
+@contextlib.contextmanager
+def _driver(uri: str | None, password_file: str | None, database: str | None) -> Iterator[Any]:
+    from ..io.neo4j import connect, connection_settings
+
+    settings = connection_settings(uri=uri, password_file=password_file, database=database)
+    driver = connect(settings)
+    try:
+        yield driver, settings.database
+    finally:
+        driver.close()
+
+
+def _props(value: str | None, option: str) -> list[str]:
+    from ..io.cypher import validate_identifier
+
+    if not value:
+        return []
+    return [validate_identifier(p.strip(), option) for p in value.split(",")]
+
+
+def _ident(value: str | None, option: str) -> str | None:
+    from ..io.cypher import validate_identifier
+
+    return None if value is None else validate_identifier(value, option)
+
+
+@click.group("neo4j")
+def neo4j() -> None:
+    """Read graphs from Neo4j, write releases back as separate subgraphs, list and drop them.
+
+    Credentials come from NEO4J_USER and NEO4J_PASSWORD (or a password file), never from
+    the command line. Exit codes: 2 bad input, 3 privacy budget refused, 4 database
+    unavailable.
+    """
+
+
+_read_options = [
+    click.option("--out", required=True, type=click.Path(dir_okay=False),
+                 help="Output file."),
+    click.option("--fetch-size", type=click.IntRange(1), default=10_000, show_default=True,
+                 help="Records per network batch."),
+    click.option("--memory-limit", default="4GiB", show_default=True,
+                 help="Refuse reads estimated above this size."),
+    click.option("--force", is_flag=True, help="Read even above --memory-limit."),
+]
+
+
+def _with(options: list[Callable[..., Any]]) -> Callable[..., Any]:
+    def deco(f: Callable[..., Any]) -> Callable[..., Any]:
+        for opt in reversed(options):
+            f = opt(f)
+        return f
+
+    return deco
+
+
+@neo4j.command("read-graph")
+@click.option("--label", help="Node label of the social graph.")
+@click.option("--rel", help="Relationship type (direction ignored).")
+@click.option("--id-prop", help="Business-key property (default: elementId).")
+@click.option("--node-props", help="Comma-separated node properties to carry (e.g. eps,delta).")
+@click.option("--query", help="Instead of --label/--rel: a read-only Cypher query returning "
+              "(source, target) rows.")
+@click.option("--format", "fmt", type=FORMAT_CHOICE, help="Output format (default: from --out).")
+@_with(_read_options)
+@_connection_options
+def read_graph(label: str | None, rel: str | None, id_prop: str | None, node_props: str | None,
+               query: str | None, fmt: str | None, out: str, fetch_size: int, memory_limit: str,
+               force: bool, uri: str | None, password_file: str | None,
+               database: str | None) -> None:
+    """Export a social graph from Neo4j to a file."""
+    from ..io.files import write_graph
+    from ..io.neo4j import Neo4jSource
+
+    if query is None:
+        if not label or not rel:
+            raise InvalidParameterError("read-graph needs --label and --rel, or --query.")
+        _ident(label, "--label")
+        _ident(rel, "--rel")
+    _ident(id_prop, "--id-prop")
+    props = _props(node_props, "--node-props")
+    with _driver(uri, password_file, database) as (drv, db), progress_bar() as bar:
+        src = Neo4jSource(drv, database=db, fetch_size=fetch_size, memory_limit=memory_limit,
+                          progress=bar)
+        if query is not None:
+            G = src.read_query_graph(query)
+        else:
+            assert label is not None and rel is not None
+            G = src.read_graph(label=label, rel_type=rel, id_property=id_prop,
+                               node_properties=props, force=force)
+    assert not isinstance(G, tuple)
+    write_graph(G, out, format=fmt)  # type: ignore[arg-type]
+    echo(f"wrote {out}: {G.n_nodes} nodes, {G.n_edges} edges")  # type: ignore[union-attr]
+
+
+@neo4j.command("read-bipartite")
+@click.option("--user-label", help="Label of the user nodes.")
+@click.option("--feature-label", help="Label of the feature nodes.")
+@click.option("--rel", help="Relationship type between them (direction ignored).")
+@click.option("--id-prop", help="Business-key property of users (default: elementId).")
+@click.option("--feature-id-prop", help="Business-key property of features (default: --id-prop).")
+@click.option("--user-props", help="Comma-separated user properties (not written to the list).")
+@click.option("--query", help="Instead: a read-only Cypher query returning (user, feature) rows.")
+@_with(_read_options)
+@_connection_options
+def read_bipartite(user_label: str | None, feature_label: str | None, rel: str | None,
+                   id_prop: str | None, feature_id_prop: str | None, user_props: str | None,
+                   query: str | None, out: str, fetch_size: int, memory_limit: str, force: bool,
+                   uri: str | None, password_file: str | None, database: str | None) -> None:
+    """Export a user–feature graph from Neo4j to a user<TAB>feature file."""
+    from ..graph import BipartiteGraph
+    from ..io.files import write_bipartite
+    from ..io.neo4j import Neo4jSource
+
+    if query is None:
+        if not user_label or not feature_label or not rel:
+            raise InvalidParameterError(
+                "read-bipartite needs --user-label, --feature-label and --rel, or --query.")
+        _ident(user_label, "--user-label")
+        _ident(feature_label, "--feature-label")
+        _ident(rel, "--rel")
+    _ident(id_prop, "--id-prop")
+    _ident(feature_id_prop, "--feature-id-prop")
+    props = _props(user_props, "--user-props")
+    with _driver(uri, password_file, database) as (drv, db), progress_bar() as bar:
+        src = Neo4jSource(drv, database=db, fetch_size=fetch_size, memory_limit=memory_limit,
+                          progress=bar)
+        if query is not None:
+            B = src.read_query_graph(query, bipartite=True)
+        else:
+            assert user_label and feature_label and rel
+            B = src.read_bipartite(user_label=user_label, feature_label=feature_label,
+                                   rel_type=rel, user_id_property=id_prop,
+                                   feature_id_property=feature_id_prop or id_prop,
+                                   user_properties=props, force=force)
+    assert isinstance(B, BipartiteGraph)
+    write_bipartite(B, out)
+    echo(f"wrote {out}: {B.n_users} users, {B.n_features} features, {B.n_edges} edges")
+
+
+@neo4j.command("write-release")
+@click.option("--release-id", help="Id of the release subgraph (default: the record's).")
+@click.option("--graph", "graph_path", type=click.Path(dir_okay=False),
+              help="An anonymized social graph file.")
+@click.option("--bipartite", "bipartite_path", type=click.Path(dir_okay=False),
+              help="An anonymized user<TAB>feature list.")
+@click.option("--table", "table_path", type=click.Path(dir_okay=False),
+              help="Released statistics: TSV of degree columns then a count.")
+@click.option("--format", "fmt", type=FORMAT_CHOICE, help="Format of --graph.")
+@click.option("--report", "report_path", required=True, type=click.Path(dir_okay=False),
+              help="The JSON report carrying the Release record.")
+@click.option("--dataset", help="Ledger key (default: the record's source_fingerprint).")
+@click.option("--budget-total", type=float,
+              help="Set the dataset's total ε to this value first (explicit raise).")
+@click.option("--keep-ids", is_flag=True,
+              help="Write real user/node ids instead of fresh pseudonyms (reveals who is in "
+              "the release; see docs/neo4j.md).")
+@click.option("--batch-size", type=click.IntRange(1), default=10_000, show_default=True)
+@_connection_options
+def write_release(release_id: str | None, graph_path: str | None, bipartite_path: str | None,
+                  table_path: str | None, fmt: str | None, report_path: str,
+                  dataset: str | None, budget_total: float | None, keep_ids: bool,
+                  batch_size: int, uri: str | None, password_file: str | None,
+                  database: str | None) -> None:
+    """Write a release produced by any other command into Neo4j (atomic, idempotent)."""
+    from ..io.neo4j import DegreeTable, Neo4jSink, release_record
+
+    given = [p for p in (graph_path, bipartite_path, table_path) if p]
+    if len(given) != 1:
+        raise InvalidParameterError("write-release needs exactly one of --graph, --bipartite, "
+                                    "--table.")
+    try:
+        with open(report_path, encoding="utf-8") as fh:
+            report = json.load(fh)
+    except FileNotFoundError:
+        raise InvalidParameterError(f"report {report_path!r} does not exist.") from None
+    except json.JSONDecodeError as exc:
+        raise InvalidParameterError(f"report {report_path!r} is not JSON: {exc}.") from None
+    record = release_record(report)
+    payload: dict[str, Any] = {}
+    if graph_path:
+        payload["graph"] = load_graph(graph_path, fmt)
+    elif bipartite_path:
+        payload["bipartite"] = load_bipartite(bipartite_path)
+    else:
+        assert table_path
+        payload["statistics"] = DegreeTable.read(table_path)
+    with _driver(uri, password_file, database) as (drv, db), progress_bar() as bar:
+        sink = Neo4jSink(drv, database=db, batch_size=batch_size, progress=bar)
+        s = sink.write_release(record, release_id=release_id, dataset=dataset,
+                               keep_ids=keep_ids, budget_total=budget_total, **payload)
+    echo(f"release {s.release_id} complete: {s.n_nodes} nodes, {s.n_relationships} "
+         f"relationships, {s.n_statistics} statistics; ε charged {s.epsilon_charged:g}"
+         + (f" to {s.dataset}" if s.dataset and s.epsilon_charged else ""))
+
+
+@neo4j.command("releases")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@_connection_options
+def releases(as_json: bool, uri: str | None, password_file: str | None,
+             database: str | None) -> None:
+    """List the releases and the privacy-budget ledger."""
+    from ..io.neo4j import Neo4jSink
+
+    with _driver(uri, password_file, database) as (drv, db):
+        rel, bud = Neo4jSink(drv, database=db).releases()
+    if as_json:
+        click.echo(json.dumps(to_jsonable({"releases": rel, "budgets": bud}), indent=2))
+        return
+    click.echo(f"{'release_id':<36} {'status':<9} {'kind':<10} {'mechanism':<24} epsilon")
+    for r in rel:
+        eps = "-" if r.get("epsilon") is None else f"{r['epsilon']:g}"
+        click.echo(f"{r['release_id']!s:<36} {r['status']!s:<9} {r.get('kind')!s:<10} "
+                   f"{r.get('mechanism')!s:<24} {eps}")
+    click.echo("")
+    click.echo(f"{'dataset':<36} {'neighbourhood':<13} {'spent':>8} {'total':>8} charges")
+    for b in bud:
+        click.echo(f"{b['dataset']!s:<36} {b.get('neighbourhood')!s:<13} "
+                   f"{b['epsilon_spent']:>8g} {b['epsilon_total']:>8g} {b['charges']}")
+
+
+@neo4j.command("drop-release")
+@click.argument("release_id")
+@_connection_options
+def drop_release(release_id: str, uri: str | None, password_file: str | None,
+                 database: str | None) -> int:
+    """Delete a release subgraph (the ε it spent stays spent)."""
+    from ..io.neo4j import Neo4jSink
+
+    with _driver(uri, password_file, database) as (drv, db):
+        found = Neo4jSink(drv, database=db).drop_release(release_id)
+    if not found:
+        raise InvalidParameterError(f"no release {release_id!r} in the database.")
+    echo(f"dropped release {release_id}")
+    return 0
+
+
+@neo4j.command("budget")
+@click.argument("dataset")
+@click.option("--epsilon-total", type=float, required=True, help="Total ε of the dataset.")
+@click.option("--neighbourhood", type=click.Choice(["edge", "node"]), default="edge",
+              show_default=True, help="The relation the budget is stated for.")
+@_connection_options
+def budget(dataset: str, epsilon_total: float, neighbourhood: str, uri: str | None,
+           password_file: str | None, database: str | None) -> None:
+    """Create or set the privacy budget (total ε) of a dataset in the Neo4j ledger."""
+    from ..io.neo4j import Neo4jSink
+
+    with _driver(uri, password_file, database) as (drv, db):
+        row = Neo4jSink(drv, database=db).set_budget(dataset, epsilon_total,
+                                                     neighbourhood=neighbourhood)
+    echo(f"{dataset}: spent {row['epsilon_spent']:g} of {row['epsilon_total']:g}")
+
+
+COMMANDS = [neo4j]

@@ -1,0 +1,345 @@
+"""CLI commands ``graphanon neo4j ...`` and ``graphanon run`` against the fake driver."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from neo4j_fake import FakeDB, FakeDriver
+from test_neo4j_io import RELEASE, bipartite_db, other, ring, social_db
+
+from graphanon import jobs
+from graphanon.cli import main
+from graphanon.graph import Graph
+from graphanon.io import neo4j as io_neo4j
+from graphanon.io.files import read_bipartite, read_graph, write_graph
+from graphanon.privacy.release import Release
+
+ENV = {"NEO4J_URI": "bolt://fake:7687", "NEO4J_USER": "neo4j", "NEO4J_PASSWORD": "s3cret-pw"}
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> FakeDriver:
+    drv = FakeDriver(FakeDB())
+    for k, v in ENV.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.setattr(io_neo4j, "connect", lambda settings, verify=True: drv)
+    return drv
+
+
+def test_read_graph_command(fake: FakeDriver, tmp_path: Path) -> None:
+    fake.db = social_db()
+    out = tmp_path / "g.graphml"
+    assert main(["-q", "neo4j", "read-graph", "--label", "Person", "--rel", "KNOWS",
+                 "--id-prop", "uid", "--node-props", "eps", "--out", str(out)]) == 0
+    G = read_graph(out)
+    assert G.n_nodes == 6 and G.n_edges == 4
+
+
+def test_read_bipartite_command(fake: FakeDriver, tmp_path: Path) -> None:
+    fake.db = bipartite_db()
+    out = tmp_path / "b.tsv"
+    assert main(["-q", "neo4j", "read-bipartite", "--user-label", "User", "--feature-label",
+                 "Interest", "--rel", "HAS_INTEREST", "--id-prop", "uid", "--feature-id-prop",
+                 "name", "--out", str(out)]) == 0
+    assert read_bipartite(out).n_edges == 5
+
+
+@pytest.mark.parametrize("args", [
+    ["read-graph", "--label", "Person`) DETACH DELETE (x", "--rel", "KNOWS"],
+    ["read-graph", "--label", "Person", "--rel", "KNOWS", "--node-props", "a,b c"],
+    ["read-bipartite", "--user-label", "User", "--feature-label", "Intérêt", "--rel", "R"],
+])
+def test_hostile_identifiers_exit_2_without_connecting(args: list[str], tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_connect(*a, **k):
+        raise AssertionError("connected")
+
+    monkeypatch.setattr(io_neo4j, "connect", no_connect)
+    monkeypatch.delenv("NEO4J_URI", raising=False)
+    assert main(["neo4j", *args, "--out", str(tmp_path / "x")]) == 2
+    err = capsys.readouterr().err
+    assert "parameter must be a Neo4j identifier" in err and "Traceback" not in err
+
+
+def test_unreachable_database_exits_4_with_one_line(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NEO4J_PASSWORD", "s3cret-pw")
+    code = main(["neo4j", "read-graph", "--label", "A", "--rel", "R", "--out",
+                 str(tmp_path / "x"), "--uri", "bolt://127.0.0.1:9"])
+    err = capsys.readouterr().err
+    assert code == 4
+    assert err.count("\n") == 1 and "unavailable" in err and "s3cret" not in err
+
+
+def _report(tmp_path: Path, record: dict) -> Path:
+    p = tmp_path / "report.json"
+    p.write_text(json.dumps({"title": "x", "release": record}))
+    return p
+
+
+def test_write_release_releases_and_drop(fake: FakeDriver, tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    g = tmp_path / "anon.graphml"
+    write_graph(ring(8), g)
+    rep = _report(tmp_path, RELEASE)
+    assert main(["-q", "neo4j", "budget", "fp-source", "--epsilon-total", "1"]) == 0
+    assert main(["neo4j", "write-release", "--release-id", "rel-1", "--graph", str(g),
+                 "--report", str(rep)]) == 0
+    assert "release rel-1 complete" in capsys.readouterr().out
+    assert fake.db.records["rel-1"]["status"] == "complete"
+    assert main(["neo4j", "releases", "--json"]) == 0
+    listing = json.loads(capsys.readouterr().out)
+    assert listing["releases"][0]["release_id"] == "rel-1"
+    assert listing["budgets"][0]["epsilon_spent"] == 0.5
+    assert main(["neo4j", "releases"]) == 0
+    assert "rel-1" in capsys.readouterr().out
+    # a second, different release exceeds the budget: exit 3, nothing written
+    rep2 = _report(tmp_path, other(epsilon=0.75))
+    assert main(["neo4j", "write-release", "--release-id", "rel-2", "--graph", str(g),
+                 "--report", str(rep2)]) == 3
+    assert "rel-2" not in fake.db.records
+    assert main(["-q", "neo4j", "drop-release", "rel-1"]) == 0
+    assert main(["-q", "neo4j", "drop-release", "rel-1"]) == 2
+
+
+def test_write_release_table_and_bad_report(fake: FakeDriver, tmp_path: Path) -> None:
+    t = tmp_path / "dd.tsv"
+    t.write_text("degree\tcount\n0\t3.5\n1\t2\n")
+    rec = other(neighbourhood="k-anonymity", epsilon=None)
+    assert main(["-q", "neo4j", "write-release", "--table", str(t), "--report",
+                 str(_report(tmp_path, rec))]) == 0
+    assert fake.db.records[rec["release_id"]]["n_statistics"] == 2
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"title": "no release here"}')
+    assert main(["-q", "neo4j", "write-release", "--table", str(t), "--report", str(bad)]) == 2
+    assert main(["-q", "neo4j", "write-release", "--report", str(bad)]) == 2
+
+
+# ----------------------------------------------------------------------- jobs
+def dp_step(state: jobs.JobState, params: dict) -> None:
+    """A stand-in mechanism for the tests: records a Release (no real privacy claim)."""
+    state.release = Release.create(mechanism="test-step", neighbourhood="edge",
+                                   epsilon=params.get("epsilon", 0.5),
+                                   source_fingerprint="jobdata")
+
+
+@pytest.fixture
+def with_dp_step():
+    jobs.register_step("test-dp", dp_step)
+    yield
+    jobs.STEPS.pop("test-dp")
+
+
+def write_job(tmp_path: Path, body: str) -> Path:
+    p = tmp_path / "job.toml"
+    p.write_text(textwrap.dedent(body))
+    return p
+
+
+def test_file_job_describe(tmp_path: Path) -> None:
+    write_graph(ring(6), tmp_path / "in.txt")
+    job = write_job(tmp_path, """
+        [job]
+        name = "nightly"
+        release_id = "n-{date}"
+        [source]
+        type = "file"
+        path = "in.txt"
+        [[steps]]
+        name = "describe"
+        [[sinks]]
+        type = "file"
+        path = "out/{release_id}"
+    """)
+    assert main(["-q", "run", str(job)]) == 0
+    outs = list((tmp_path / "out").iterdir())
+    assert len(outs) == 1 and outs[0].name.startswith("n-20")
+    report = json.loads((outs[0] / "report.json").read_text())
+    assert report["steps"]["describe"]["nodes"] == 6 and report["release"] is None
+    assert read_graph(outs[0] / "graph.graphml").n_edges == 6
+
+
+def test_neo4j_job_json_logs_and_exit_codes(fake: FakeDriver, tmp_path: Path, with_dp_step,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    fake.db = social_db()
+    job = write_job(tmp_path, """
+        [job]
+        name = "social"
+        release_id = "social-{datetime}"
+        [source]
+        type = "neo4j"
+        label = "Person"
+        rel = "KNOWS"
+        id_prop = "uid"
+        [[steps]]
+        name = "describe"
+        [[steps]]
+        name = "test-dp"
+        epsilon = 0.6
+        [[sinks]]
+        type = "neo4j"
+        dataset = "social"
+        budget_total = 1.0
+    """)
+    assert main(["run", str(job), "--log-format", "json"]) == 0
+    err = capsys.readouterr().err
+    events = [json.loads(line) for line in err.splitlines() if line.startswith("{")]
+    assert [e["event"] for e in events] == [
+        "job_start", "source_read", "step_done", "step_done", "sink_written", "job_done"]
+    assert "s3cret" not in err
+    assert fake.db.complete_looking()[0].startswith("social-")
+    assert fake.db.budgets["social"]["epsilon_spent"] == pytest.approx(0.6)
+    # the second run does not fit the budget: exit 3
+    assert main(["run", str(job), "--log-format", "json"]) == 3
+    failed = [json.loads(x) for x in capsys.readouterr().err.splitlines() if x.startswith("{")]
+    assert failed[-1]["event"] == "job_failed" and failed[-1]["exit_code"] == 3
+    assert logging.getLogger("graphanon.jobs").handlers == []
+
+
+def test_job_config_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cases = {
+        "bad toml": "[job\n",
+        "unknown step": '[source]\npath="x"\n[[steps]]\nname="nope"\n[[sinks]]\ntype="file"\n'
+                        'path="o"',
+        "hostile label": '[source]\ntype="neo4j"\nlabel="A` B"\nrel="R"\n[[sinks]]\ntype="file"\n'
+                         'path="o"',
+        "password": '[source]\ntype="neo4j"\nlabel="A"\nrel="R"\npassword="x"\n[[sinks]]\n'
+                    'type="file"\npath="o"',
+        "template": '[job]\nrelease_id="{nope}"\n[source]\npath="x"\n[[sinks]]\ntype="file"\n'
+                    'path="o"',
+        "no sinks": '[source]\npath="x"',
+        "missing input": '[source]\npath="missing.txt"\n[[sinks]]\ntype="file"\npath="o"',
+    }
+    for what, body in cases.items():
+        job = tmp_path / "j.toml"
+        job.write_text(body)
+        assert main(["-q", "run", str(job)]) == 2, what
+        err = capsys.readouterr().err
+        assert err.startswith("graphanon: error:") and "Traceback" not in err, (what, err)
+
+
+def test_neo4j_sink_needs_a_release(fake: FakeDriver, tmp_path: Path) -> None:
+    write_graph(ring(4), tmp_path / "in.txt")
+    job = write_job(tmp_path, """
+        [source]
+        path = "in.txt"
+        [[sinks]]
+        type = "neo4j"
+    """)
+    assert main(["-q", "run", str(job)]) == 2
+
+
+def test_job_unavailable_database_exits_4(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("NEO4J_URI", "bolt://127.0.0.1:9")
+    monkeypatch.setenv("NEO4J_PASSWORD", "pw")
+    job = write_job(tmp_path, """
+        [source]
+        type = "neo4j"
+        label = "A"
+        rel = "R"
+        [[sinks]]
+        type = "file"
+        path = "o"
+    """)
+    assert main(["-q", "run", str(job)]) == 4
+
+
+def test_lock_prevents_concurrent_runs(tmp_path: Path) -> None:
+    write_graph(ring(4), tmp_path / "in.txt")
+    job = write_job(tmp_path, """
+        [job]
+        name = "locked"
+        [source]
+        path = "in.txt"
+        [[sinks]]
+        type = "file"
+        path = "o"
+    """)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(f"""
+            import fcntl, os, sys, time
+            fd = os.open({str(tmp_path / '.locked.graphanon.lock')!r}, os.O_RDWR | os.O_CREAT)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            print("locked", flush=True)
+            time.sleep(30)
+        """)], stdout=subprocess.PIPE, text=True, env=dict(os.environ))
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        with pytest.raises(jobs.JobLockedError, match="in progress"):
+            jobs.run_job(job)
+    finally:
+        holder.kill()
+        holder.communicate()
+    assert jobs.run_job(job).job == "locked"
+
+
+def test_mechanism_step_adapter() -> None:
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True)
+    class Result:
+        graph: Graph
+        release: Release
+        counts: np.ndarray
+        note: str
+
+    def fake_mechanism(G, *, rng=None, scale):
+        assert rng is None  # no job seed: the mechanism keeps its secure default
+        rel = Release.create(mechanism="m", neighbourhood="node", epsilon=scale)
+        return Result(G.subgraph(np.arange(G.n_nodes) < 3), rel,
+                      np.bincount(G.degrees).astype(float), "ok")
+
+    state = jobs.JobState(data=ring(6), rng=np.random.default_rng(0), seed=None)
+    jobs.mechanism_step(fake_mechanism)(state, {"scale": 0.3})
+    assert state.data.n_nodes == 3 and state.release.epsilon == 0.3
+    assert state.statistics.rows() == [{"degree": 0, "count": 0}, {"degree": 1, "count": 0},
+                                       {"degree": 2, "count": 6}]
+    assert state.report["fake_mechanism"] == {"note": "ok"}
+    seeded = jobs.JobState(data=ring(6), rng=np.random.default_rng(0), seed=0)
+
+    def needs_rng(G, *, rng=None):
+        assert isinstance(rng, np.random.Generator)
+        return G
+
+    jobs.mechanism_step(needs_rng)(seeded, {})
+    with pytest.raises(ValueError, match="cannot set 'rng'"):
+        jobs.mechanism_step(needs_rng)(seeded, {"rng": 1})
+
+
+def test_sample_loader_round_trip(fake: FakeDriver) -> None:
+    import importlib.util
+
+    from graphanon.datasets import load_adult_sample, load_polbooks
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "neo4j_load_sample.py"
+    spec = importlib.util.spec_from_file_location("neo4j_load_sample", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    out = mod.load_sample("polbooks")
+    mod.load_sample("polbooks")  # idempotent
+    G0 = load_polbooks()
+    assert out["relationships"] == G0.n_edges
+    G = io_neo4j.Neo4jSource(fake).read_graph(label="Book", rel_type="COPURCHASED",
+                                              id_property="id")
+    def ids_edges(H: Graph) -> set:
+        u, v = H.edges()
+        return {frozenset((H.node_ids[a], H.node_ids[b])) for a, b in zip(u, v, strict=True)}
+
+    assert G.n_nodes == G0.n_nodes and ids_edges(G) == ids_edges(G0)
+    mod.load_sample("adult")
+    B = io_neo4j.Neo4jSource(fake).read_bipartite(
+        user_label="Person", feature_label="Attribute", rel_type="HAS_ATTRIBUTE",
+        user_id_property="id", feature_id_property="id")
+    B0 = load_adult_sample()
+    assert B.n_users == B0.n_users and B.n_edges == B0.n_edges

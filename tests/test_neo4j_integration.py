@@ -1,0 +1,238 @@
+"""Integration tests against a real Neo4j (``pytest -m neo4j``).
+
+The server is either the one in ``NEO4J_URI`` / ``NEO4J_USER`` / ``NEO4J_PASSWORD`` or a
+``neo4j:5.26-community`` container started with testcontainers (needs Docker). Without
+either, every test here is skipped with the reason. The tests only touch labels with a
+random per-run prefix and release ids of their own, so they are safe on a shared server.
+
+One command with Docker:  ``pytest -m neo4j -s tests/test_neo4j_integration.py``
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+from graphanon.errors import InvalidParameterError, PrivacyBudgetExceeded
+from graphanon.graph import BipartiteGraph, Graph
+from graphanon.io.neo4j import DegreeTable, Neo4jSink, Neo4jSource
+from graphanon.privacy.release import Release
+
+pytestmark = pytest.mark.neo4j
+
+IMAGE = "neo4j:5.26-community"
+
+
+def _docker_available() -> str | None:
+    """None when a Docker engine answers, else why not."""
+    if not os.environ.get("DOCKER_HOST") and not os.path.exists("/var/run/docker.sock"):
+        return "no DOCKER_HOST and no /var/run/docker.sock"
+    import docker
+
+    client = None
+    try:
+        client = docker.from_env(timeout=5)
+        client.ping()
+    except Exception as exc:  # any failure means: no usable Docker engine
+        return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    finally:
+        if client is not None:
+            client.close()
+    return None
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[tuple[Any, str | None]]:
+    """(driver, database) for a live server, or skip with the reason."""
+    import neo4j
+
+    if os.environ.get("NEO4J_URI"):
+        driver = neo4j.GraphDatabase.driver(
+            os.environ["NEO4J_URI"],
+            auth=(os.environ.get("NEO4J_USER", "neo4j"), os.environ.get("NEO4J_PASSWORD", "")),
+        )
+        try:
+            driver.verify_connectivity()
+        except Exception as exc:
+            driver.close()
+            pytest.skip(f"NEO4J_URI={os.environ['NEO4J_URI']} is not reachable: {exc}")
+        yield driver, os.environ.get("NEO4J_DATABASE")
+        driver.close()
+        return
+    why = _docker_available()
+    if why is not None:
+        pytest.skip("no Neo4j server: set NEO4J_URI/NEO4J_USER/NEO4J_PASSWORD, or run a Docker "
+                    f"engine for testcontainers ({why})")
+    from testcontainers.community.neo4j import Neo4jContainer
+
+    with Neo4jContainer(IMAGE) as container:
+        driver = container.get_driver()
+        yield driver, None
+        driver.close()
+
+
+@pytest.fixture
+def prefix(server: tuple[Any, str | None]) -> Iterator[str]:
+    """A fresh label prefix; its source nodes are removed afterwards."""
+    p = "T" + uuid.uuid4().hex[:10]
+    yield p
+    driver, db = server
+    with driver.session(database=db) as s:
+        for suffix in ("P", "U", "F"):
+            s.run(f"MATCH (n:`{p}{suffix}`) CALL (n) {{ DETACH DELETE n }} "
+                  "IN TRANSACTIONS OF 10000 ROWS").consume()
+
+
+def seed_social(server: tuple[Any, str | None], label: str, edges: list[tuple[int, int]],
+                n: int) -> None:
+    driver, db = server
+    with driver.session(database=db) as s:
+        s.run(f"UNWIND range(0, $n - 1) AS i CREATE (:`{label}` {{uid: i, eps: i * 0.5}})",
+              n=n).consume()
+        s.run(f"CREATE INDEX IF NOT EXISTS FOR (n:`{label}`) ON (n.uid)").consume()
+        s.run("CALL db.awaitIndexes()").consume()
+        s.run(f"UNWIND $rows AS r MATCH (a:`{label}` {{uid: r[0]}}), (b:`{label}` {{uid: r[1]}}) "
+              "CALL (a, b) { CREATE (a)-[:KNOWS]->(b) } IN TRANSACTIONS OF 50000 ROWS",
+              rows=[list(e) for e in edges]).consume()
+
+
+def release(**kw: Any) -> Release:
+    base: dict[str, Any] = {"mechanism": "integration-test", "neighbourhood": "edge",
+                            "epsilon": 0.5, "source_fingerprint": "it-" + uuid.uuid4().hex}
+    base.update(kw)
+    return Release.create(**base)
+
+
+def read_release_graph(server: tuple[Any, str | None], rid: str) -> Graph:
+    driver, db = server
+    g = Neo4jSource(driver, database=db).read_query_graph(
+        "MATCH (a:AnonNode {release_id: $rid})-[:ANON_EDGE]->(b:AnonNode) RETURN a.uid, b.uid",
+        {"rid": rid})
+    assert isinstance(g, Graph)
+    return g
+
+
+def edge_set(G: Graph) -> set[tuple[Any, Any]]:
+    u, v = G.edges()
+    ids = G.node_ids
+    return {tuple(sorted((ids[a], ids[b]))) for a, b in zip(u, v, strict=True)}
+
+
+def test_social_round_trip_and_idempotent_rerun(server, prefix) -> None:
+    driver, db = server
+    edges = [(0, 1), (1, 0), (1, 2), (2, 3), (3, 3), (4, 2)]
+    seed_social(server, prefix + "P", edges, 6)
+    G = Neo4jSource(driver, database=db).read_graph(label=prefix + "P", rel_type="KNOWS",
+                                                    id_property="uid", node_properties=["eps"])
+    assert G.n_nodes == 6 and edge_set(G) == {(0, 1), (1, 2), (2, 3), (2, 4)}
+    np.testing.assert_allclose(G.attributes["eps"], np.arange(6) * 0.5)
+    sink = Neo4jSink(driver, database=db, batch_size=2)
+    rec = release()
+    sink.set_budget(rec.source_fingerprint, 1.0)
+    rid = "it-" + uuid.uuid4().hex
+    try:
+        for _ in range(2):  # the second run replaces the first, no double charge
+            s = sink.write_release(rec, release_id=rid, graph=G, keep_ids=True)
+            assert s.status == "complete"
+            back = read_release_graph(server, rid)
+            assert edge_set(back) == edge_set(G)
+        rels, budgets = sink.releases()
+        mine = [r for r in rels if r["release_id"] == rid]
+        assert mine[0]["status"] == "complete" and mine[0]["n_relationships"] == 4
+        ledger = next(b for b in budgets if b["dataset"] == rec.source_fingerprint)
+        assert ledger["epsilon_spent"] == pytest.approx(0.5) and ledger["charges"] == 1
+        # source untouched
+        again = Neo4jSource(driver, database=db).read_graph(label=prefix + "P",
+                                                            rel_type="KNOWS", id_property="uid")
+        assert edge_set(again) == edge_set(G)
+        # budget refusal
+        with pytest.raises(PrivacyBudgetExceeded):
+            sink.write_release(release(source_fingerprint=rec.source_fingerprint,
+                                       epsilon=0.75), release_id=rid + "-2", graph=G)
+    finally:
+        sink.drop_release(rid)
+    assert not [r for r in sink.releases()[0] if r["release_id"] == rid]
+
+
+def test_bipartite_round_trip_and_statistics(server, prefix) -> None:
+    driver, db = server
+    with driver.session(database=db) as s:
+        s.run(f"UNWIND $users AS u CREATE (:`{prefix}U` {{uid: u}})",
+              users=["a", "b", "c"]).consume()
+        s.run(f"UNWIND $f AS f CREATE (:`{prefix}F` {{uid: f}})", f=["x", "y"]).consume()
+        s.run(f"UNWIND $p AS p MATCH (u:`{prefix}U` {{uid: p[0]}}), (f:`{prefix}F` {{uid: p[1]}}) "
+              "CREATE (u)-[:HAS]->(f)", p=[["a", "x"], ["a", "y"], ["b", "y"]]).consume()
+    B = Neo4jSource(driver, database=db).read_bipartite(
+        user_label=prefix + "U", feature_label=prefix + "F", rel_type="HAS",
+        user_id_property="uid", feature_id_property="uid")
+    assert B.n_users == 3 and B.n_edges == 3
+    sink = Neo4jSink(driver, database=db)
+    rid = "it-" + uuid.uuid4().hex
+    rec = release(neighbourhood="k-anonymity", epsilon=None)
+    try:
+        sink.write_release(rec, release_id=rid, bipartite=B, keep_ids=True)
+        back = Neo4jSource(driver, database=db).read_query_graph(
+            "MATCH (u:AnonUser {release_id: $rid})-[:ANON_HAS_FEATURE]->(f:AnonFeature) "
+            "RETURN u.uid, f.uid", {"rid": rid}, bipartite=True)
+        assert isinstance(back, BipartiteGraph)
+        pairs = {(back.user_ids[r], back.feature_ids[c]) for r, c in zip(*back.edges(),
+                                                                          strict=True)}
+        assert pairs == {("a", "x"), ("a", "y"), ("b", "y")}
+        table = DegreeTable(np.array([[0], [1], [2]]), np.array([1.0, 1.5, 1.0]))
+        sink.write_release(rec, release_id=rid + "-s", statistics=table)
+        with driver.session(database=db) as s:
+            rows = s.run("MATCH (:AnonRelease {release_id: $rid})-[:HAS_STATISTIC]->(d) "
+                         "RETURN d.degree AS degree, d.count AS count ORDER BY degree",
+                         rid=rid + "-s").data()
+        assert rows == [{"degree": 0, "count": 1}, {"degree": 1, "count": 1.5},
+                        {"degree": 2, "count": 1}]
+    finally:
+        sink.drop_release(rid)
+        sink.drop_release(rid + "-s")
+
+
+def test_hostile_identifiers_never_reach_the_server(server) -> None:
+    driver, db = server
+    for label in ["P`) DETACH DELETE (n) //", "P {x:1}", "Pé", "P\u200b"]:
+        with pytest.raises(InvalidParameterError):
+            Neo4jSource(driver, database=db).read_graph(label=label, rel_type="KNOWS")
+
+
+def test_one_million_relationships_read_and_write(server, prefix) -> None:
+    driver, db = server
+    n, m = 200_000, 1_000_000
+    rng = np.random.default_rng(1)
+    u = rng.integers(0, n, m)
+    v = (u + rng.integers(1, n, m)) % n  # no self-loops
+    t0 = time.perf_counter()
+    seed_social(server, prefix + "P", list(zip(u.tolist(), v.tolist(), strict=True)), n)
+    t_seed = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    G = Neo4jSource(driver, database=db).read_graph(label=prefix + "P", rel_type="KNOWS",
+                                                    id_property="uid")
+    t_read = time.perf_counter() - t0
+    assert G.n_nodes == n and G.n_edges == np.unique(
+        np.minimum(u, v) * n + np.maximum(u, v)).size
+    sink = Neo4jSink(driver, database=db)
+    rid = "it-" + uuid.uuid4().hex
+    rec = release(neighbourhood="k-anonymity", epsilon=None)
+    try:
+        t0 = time.perf_counter()
+        s = sink.write_release(rec, release_id=rid, graph=G)
+        t_write = time.perf_counter() - t0
+        assert s.n_relationships == G.n_edges
+    finally:
+        t0 = time.perf_counter()
+        sink.drop_release(rid)
+        t_drop = time.perf_counter() - t0
+    print(f"\n1M-relationship round trip ({G.n_nodes} nodes, {G.n_edges} edges):")
+    print(f"  seed  {t_seed:7.1f} s")
+    print(f"  read  {t_read:7.1f} s  {G.n_edges / t_read:10,.0f} rel/s")
+    print(f"  write {t_write:7.1f} s  {G.n_edges / t_write:10,.0f} rel/s")
+    print(f"  drop  {t_drop:7.1f} s")

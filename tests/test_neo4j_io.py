@@ -1,0 +1,432 @@
+"""Neo4j source and sink against a recording fake of the driver (no server needed)."""
+
+from __future__ import annotations
+
+import uuid
+
+import numpy as np
+import pytest
+from neo4j import exceptions as nx
+from neo4j_fake import Call, FakeDB, FakeDriver
+
+from graphanon.errors import (
+    DatabaseUnavailableError,
+    InvalidParameterError,
+    Neo4jError,
+    PrivacyBudgetExceeded,
+)
+from graphanon.graph import BipartiteGraph, Graph
+from graphanon.io.cypher import load
+from graphanon.io.neo4j import (
+    DegreeTable,
+    Neo4jSink,
+    Neo4jSource,
+    charge_epsilon,
+    connection_settings,
+    release_record,
+)
+from graphanon.privacy.release import Release
+
+RELEASE = Release.create(
+    mechanism="test_mechanism", neighbourhood="edge", epsilon=0.5, sensitivity=2.0,
+    sensitivity_derivation="test", params={"k": 3, "theta": 10}, backend="numpy-insecure",
+    seed=7, source_fingerprint="fp-source",
+).to_dict()
+
+
+def other(**changes) -> dict:
+    """Another draw: a new record (new release_id) with ``changes``."""
+    return dict(RELEASE, release_id=str(uuid.uuid4()), **changes)
+
+
+def social_db() -> FakeDB:
+    db = FakeDB()
+    db.source_nodes["Person"] = [{"uid": i, "eps": 0.1 * (i + 1)} for i in range(6)]
+    db.source_nodes["Other"] = [{"uid": 100}]
+    rels = [(0, 1), (1, 0), (1, 2), (2, 3), (3, 3), (4, 2)]  # a duplicate and a loop
+    db.source_rels = [("KNOWS", ("Person", a), ("Person", b)) for a, b in rels]
+    db.source_rels.append(("KNOWS", ("Person", 0), ("Other", 0)))  # not :Person -> ignored
+    return db
+
+
+def bipartite_db() -> FakeDB:
+    db = FakeDB()
+    db.source_nodes["User"] = [{"uid": f"u{i}", "delta": i % 3 + 2} for i in range(4)]
+    db.source_nodes["Interest"] = [{"name": n} for n in ("golf", "jazz", "chess")]
+    pairs = [(0, 0), (0, 1), (1, 1), (2, 2)]
+    db.source_rels = [("HAS_INTEREST", ("User", u), ("Interest", f)) for u, f in pairs]
+    db.source_rels.append(("HAS_INTEREST", ("Interest", 0), ("User", 2)))  # reversed direction
+    return db
+
+
+# ----------------------------------------------------------------------- reading
+def test_read_graph_streams_with_exact_cypher_in_read_sessions() -> None:
+    drv = FakeDriver(social_db())
+    src = Neo4jSource(drv, database="graphs", fetch_size=2)
+    G = src.read_graph(label="Person", rel_type="KNOWS", id_property="uid",
+                       node_properties=["eps"])
+    assert G.n_nodes == 6 and G.n_edges == 4  # duplicate, loop and foreign edge dropped
+    assert sorted(map(tuple, np.column_stack(G.edges()).tolist())) == [
+        (0, 1), (1, 2), (2, 3), (2, 4)]
+    assert G.node_ids.tolist() == list(range(6))
+    np.testing.assert_allclose(G.attributes["eps"], [0.1, 0.2, 0.3, 0.4, 0.5, 0.6])
+    assert [c.name for c in drv.calls] == [
+        "count_nodes", "count_graph_relationships", "read_nodes", "read_graph_edges"]
+    assert drv.calls[3].query == load("read_graph_edges", label="Person", rel_type="KNOWS")
+    assert drv.calls[2].params == {"id_property": "uid", "properties": ["eps"]}
+    assert all(c.mode == "read" for c in drv.calls)
+    assert drv.sessions == [{"database": "graphs", "default_access_mode": "READ",
+                             "fetch_size": 2}]
+    assert not drv.db.records and not drv.db.nodes  # the source is not modified
+
+
+def test_read_graph_with_element_ids() -> None:
+    drv = FakeDriver(social_db())
+    G = Neo4jSource(drv).read_graph(label="Person", rel_type="KNOWS")
+    assert G.node_ids[0] == "4:fake:Person:0" and G.n_edges == 4
+    assert drv.calls[2].params["id_property"] is None
+
+
+def test_read_bipartite_ignores_direction_and_keeps_isolated_users() -> None:
+    drv = FakeDriver(bipartite_db())
+    B = Neo4jSource(drv).read_bipartite(
+        user_label="User", feature_label="Interest", rel_type="HAS_INTEREST",
+        user_id_property="uid", feature_id_property="name", user_properties=["delta"])
+    assert B.n_users == 4 and B.n_edges == 5
+    assert B.user_ids.tolist() == ["u0", "u1", "u2", "u3"]
+    assert sorted(B.feature_ids.tolist()) == ["chess", "golf", "jazz"]
+    rows = {B.user_ids[r]: sorted(B.feature_ids[B.row(r)].tolist()) for r in range(4)}
+    assert rows == {"u0": ["golf", "jazz"], "u1": ["jazz"], "u2": ["chess", "golf"], "u3": []}
+    assert B.user_attributes["delta"].tolist() == [2, 3, 4, 2]
+    edges = drv.named("read_bipartite_edges")[0]
+    assert edges.query == load("read_bipartite_edges", user_label="User",
+                               rel_type="HAS_INTEREST", feature_label="Interest")
+    assert edges.params == {"user_id_property": "uid", "feature_id_property": "name"}
+
+
+def test_read_refuses_above_memory_limit_unless_forced() -> None:
+    drv = FakeDriver(social_db())
+    src = Neo4jSource(drv, memory_limit=100)
+    with pytest.raises(InvalidParameterError, match="memory limit"):
+        src.read_graph(label="Person", rel_type="KNOWS")
+    assert not drv.named("read_nodes")  # refused before streaming anything
+    assert src.read_graph(label="Person", rel_type="KNOWS", force=True).n_edges == 4
+
+
+def test_read_rejects_duplicate_and_null_business_keys() -> None:
+    db = social_db()
+    db.source_nodes["Person"][5]["uid"] = 0
+    with pytest.raises(InvalidParameterError, match="not a unique business key"):
+        Neo4jSource(FakeDriver(db)).read_graph(label="Person", rel_type="KNOWS",
+                                                id_property="uid")
+    db.source_nodes["Person"][5]["uid"] = None
+    with pytest.raises(InvalidParameterError, match="null id"):
+        Neo4jSource(FakeDriver(db)).read_graph(label="Person", rel_type="KNOWS",
+                                                id_property="uid")
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"label": "Person`) DETACH DELETE (n", "rel_type": "KNOWS"},
+    {"label": "Person", "rel_type": "KNOWS }"},
+    {"label": "Person", "rel_type": "KNOWS", "id_property": "uid`"},
+    {"label": "Person", "rel_type": "KNOWS", "node_properties": ["ok", "b a d"]},
+])
+def test_hostile_identifiers_refused_before_any_statement(kwargs: dict) -> None:
+    drv = FakeDriver(social_db())
+    with pytest.raises(InvalidParameterError, match="must be a Neo4j identifier"):
+        Neo4jSource(drv).read_graph(**kwargs)
+    assert drv.calls == [] and drv.sessions == []
+
+
+def test_custom_read_query_runs_in_a_read_transaction() -> None:
+    db = FakeDB()
+    q = "MATCH (a:P)-[:R]->(b:P) RETURN a.k, b.k"
+    db.custom[q] = [{"a.k": 1, "b.k": 2}, {"a.k": 2, "b.k": 3}, {"a.k": 3, "b.k": 3}]
+    drv = FakeDriver(db)
+    G = Neo4jSource(drv).read_query_graph(q)
+    assert isinstance(G, Graph) and G.n_nodes == 3 and G.n_edges == 2
+    assert drv.calls[0].mode == "read" and drv.calls[0].query == q
+    B = Neo4jSource(drv).read_query_graph(q, bipartite=True)
+    assert isinstance(B, BipartiteGraph) and B.n_users == 3 and B.n_features == 2
+
+
+def test_driver_errors_become_exit_code_4() -> None:
+    def fail(call: Call) -> BaseException:
+        return nx.ServiceUnavailable("Couldn't connect to localhost:7687")
+
+    with pytest.raises(DatabaseUnavailableError, match="unavailable") as info:
+        Neo4jSource(FakeDriver(social_db(), fail)).read_graph(label="Person", rel_type="KNOWS")
+    assert info.value.exit_code == 4
+    with pytest.raises(DatabaseUnavailableError, match="refused"):
+        Neo4jSource(FakeDriver(social_db(), lambda c: nx.AuthError("bad credentials"))
+                    ).read_graph(label="Person", rel_type="KNOWS")
+    with pytest.raises(Neo4jError, match="Neo4j error"):
+        Neo4jSource(FakeDriver(social_db(), lambda c: nx.CypherSyntaxError("syntax"))
+                    ).read_graph(label="Person", rel_type="KNOWS")
+
+
+# ----------------------------------------------------------------------- writing
+def ring(n: int) -> Graph:
+    u = np.arange(n)
+    return Graph.from_edges(u, (u + 1) % n, node_ids=np.arange(1000, 1000 + n))
+
+
+def sink_with_budget(db: FakeDB | None = None, total: float = 1.0, **kw) -> Neo4jSink:
+    drv = FakeDriver(db or FakeDB())
+    sink = Neo4jSink(drv, **kw)
+    sink.set_budget("fp-source", total)
+    drv.calls.clear()
+    return sink
+
+
+def test_write_graph_release_exact_statements_and_batches() -> None:
+    sink = sink_with_budget(batch_size=4)
+    drv = sink.driver
+    summary = sink.write_release(RELEASE, release_id="r1", graph=ring(10), keep_ids=True)
+    assert summary.status == "complete" and summary.n_nodes == 10
+    assert summary.n_relationships == 10 and summary.epsilon_charged == 0.5
+    names = [c.name for c in drv.calls if not c.name.startswith("schema_")]
+    assert names == (
+        ["ledger_peek", "begin_release", "delete_release_relationships", "delete_release_nodes"]
+        + ["write_nodes"] * 3 + ["write_relationships"] * 3
+        + ["ledger_lock", "ledger_charge", "complete_release"]
+    )
+    nodes = drv.named("write_nodes")
+    assert {c.query for c in nodes} == {load("write_nodes", label="AnonNode")}
+    assert [len(c.params["rows"]) for c in nodes] == [4, 4, 2]
+    assert nodes[0].params["rows"][0] == {"uid": 1000, "properties": {}}
+    rels = drv.named("write_relationships")
+    assert rels[0].query == load("write_relationships", source_label="AnonNode",
+                                 target_label="AnonNode", rel_type="ANON_EDGE")
+    assert rels[0].params["rows"][0] == {"source": 1000, "target": 1001}
+    assert all(c.mode == "write" for c in nodes + rels)
+    deletes = drv.named("delete_release_nodes") + drv.named("delete_release_relationships")
+    assert all(c.mode == "auto" and c.params == {"release_id": "r1", "batch_size": 4}
+               for c in deletes)
+    rec = drv.db.records["r1"]
+    assert rec["status"] == "complete" and rec["mechanism"] == "test_mechanism"
+    assert rec["k"] == 3 and rec["epsilon"] == 0.5 and rec["n_relationships"] == 10
+    assert drv.db.budgets["fp-source"]["epsilon_spent"] == 0.5
+    assert "locked_by" not in drv.db.budgets["fp-source"]
+    assert len(drv.db.rels) == 10
+    # constraints and indexes come first
+    first_write = next(i for i, c in enumerate(drv.calls) if c.name == "begin_release")
+    assert {c.name for c in drv.calls[:first_write]} >= {
+        "schema_release_id", "schema_budget_dataset", "schema_charge_id",
+        "schema_release_index", "schema_uid_index"}
+
+
+def test_pseudonymized_ids_by_default() -> None:
+    sink = sink_with_budget()
+    sink.write_release(RELEASE, release_id="r1", graph=ring(10))
+    uids = sorted(n["uid"] for n in sink.driver.db.nodes["AnonNode"])
+    assert uids == list(range(10))  # no source id appears
+    assert sink.driver.db.records["r1"]["ids"] == "pseudonymized"
+
+
+def test_failure_in_batch_3_of_5_leaves_nothing_complete_and_rerun_succeeds() -> None:
+    sink = sink_with_budget(batch_size=2)
+    drv = sink.driver
+    seen = {"n": 0}
+
+    def fail(call: Call) -> BaseException | None:
+        if call.name == "write_nodes":
+            seen["n"] += 1
+            if seen["n"] == 3:
+                return nx.ServiceUnavailable("connection lost")
+        return None
+
+    drv.fail = fail
+    with pytest.raises(DatabaseUnavailableError):
+        sink.write_release(RELEASE, release_id="r1", graph=ring(10), keep_ids=True)
+    assert drv.db.complete_looking() == []
+    assert drv.db.records["r1"]["status"] == "pending"
+    assert len(drv.db.nodes["AnonNode"]) == 4  # batches 1 and 2 committed, 3 rolled back
+    assert drv.db.budgets["fp-source"]["epsilon_spent"] == 0.0  # nothing charged
+    drv.fail = None
+    summary = sink.write_release(RELEASE, release_id="r1", graph=ring(10), keep_ids=True)
+    assert summary.status == "complete"
+    assert drv.db.complete_looking() == ["r1"]
+    assert len(drv.db.nodes["AnonNode"]) == 10 and len(drv.db.rels) == 10
+    assert drv.db.budgets["fp-source"]["epsilon_spent"] == 0.5
+
+
+def test_failure_in_the_completing_transaction_rolls_back_the_charge() -> None:
+    sink = sink_with_budget()
+    drv = sink.driver
+    drv.fail = lambda c: RuntimeError("crash") if c.name == "complete_release" else None
+    with pytest.raises(RuntimeError):
+        sink.write_release(RELEASE, release_id="r1", graph=ring(5))
+    assert drv.db.complete_looking() == [] and drv.db.charges == {}
+    assert drv.db.budgets["fp-source"]["epsilon_spent"] == 0.0
+
+
+def test_replacing_a_complete_release_goes_through_pending() -> None:
+    sink = sink_with_budget(total=2.0)
+    drv = sink.driver
+    sink.write_release(RELEASE, release_id="r1", graph=ring(10))
+    drv.fail = lambda c: RuntimeError("crash") if c.name == "write_relationships" else None
+    second = other(seed=8)
+    with pytest.raises(RuntimeError):
+        sink.write_release(second, release_id="r1", graph=ring(6))
+    assert drv.db.complete_looking() == []  # the old complete release is not left looking so
+    drv.fail = None
+    sink.write_release(second, release_id="r1", graph=ring(6))
+    assert len(drv.db.nodes["AnonNode"]) == 6 and len(drv.db.rels) == 6
+    assert drv.db.budgets["fp-source"]["epsilon_spent"] == 1.0  # a new draw is a new charge
+
+
+def test_identical_rewrite_is_not_charged_twice() -> None:
+    sink = sink_with_budget(total=0.5)
+    sink.write_release(RELEASE, release_id="r1", graph=ring(10))
+    sink.write_release(RELEASE, release_id="r1", graph=ring(10))
+    assert sink.driver.db.budgets["fp-source"]["epsilon_spent"] == 0.5
+    assert len(sink.driver.db.charges) == 1
+    assert len(sink.driver.db.nodes["AnonNode"]) == 10
+
+
+def test_budget_refusal_writes_nothing() -> None:
+    sink = sink_with_budget(total=0.8)
+    drv = sink.driver
+    sink.write_release(RELEASE, release_id="r1", graph=ring(5))
+    drv.calls.clear()
+    with pytest.raises(PrivacyBudgetExceeded, match=r"0\.3 of 0\.8 left") as info:
+        sink.write_release(other(seed=9), release_id="r2", graph=ring(5))
+    assert info.value.exit_code == 3
+    assert "r2" not in drv.db.records
+    assert not drv.named("begin_release")
+    # raising the budget explicitly lets it through
+    sink.write_release(other(seed=9), release_id="r2", graph=ring(5), budget_total=1.0)
+    assert drv.db.budgets["fp-source"]["epsilon_spent"] == 1.0
+
+
+def test_budget_checked_again_under_lock_at_completion() -> None:
+    sink = sink_with_budget(total=0.5)
+    drv = sink.driver
+
+    def spend_meanwhile(call: Call) -> None:
+        if call.name == "delete_release_nodes":  # a concurrent release spends the budget
+            drv.db.budgets["fp-source"]["epsilon_spent"] = 0.5
+        return None
+
+    drv.fail = spend_meanwhile
+    with pytest.raises(PrivacyBudgetExceeded):
+        sink.write_release(RELEASE, release_id="r1", graph=ring(5))
+    assert drv.db.complete_looking() == [] and drv.db.charges == {}
+
+
+def test_dp_release_without_a_budget_is_refused() -> None:
+    sink = Neo4jSink(FakeDriver())
+    with pytest.raises(PrivacyBudgetExceeded, match="no privacy budget"):
+        sink.write_release(RELEASE, release_id="r1", graph=ring(5))
+
+
+def test_non_dp_release_needs_no_budget() -> None:
+    sink = Neo4jSink(FakeDriver())
+    rec = other(mechanism="smooth_k_anonymity", neighbourhood="k-anonymity", epsilon=None)
+    B = BipartiteGraph.from_pairs(["a", "a", "b"], ["x", "y", "x"])
+    s = sink.write_release(rec, release_id="k1", bipartite=B, keep_ids=True)
+    db = sink.driver.db
+    assert s.epsilon_charged == 0 and db.records["k1"]["status"] == "complete"
+    assert sorted(n["uid"] for n in db.nodes["AnonUser"]) == ["a", "b"]
+    assert sorted(n["uid"] for n in db.nodes["AnonFeature"]) == ["x", "y"]
+    assert {(r["source"], r["target"]) for r in db.rels} == {("a", "x"), ("a", "y"), ("b", "x")}
+    assert not sink.driver.named("ledger_lock")
+
+
+def test_statistics_release(tmp_path) -> None:
+    path = tmp_path / "jdd.tsv"
+    path.write_text("# joint degrees\ndegree_a\tdegree_b\tcount\n1\t2\t3.5\n2\t2\t1\n")
+    table = DegreeTable.read(path)
+    assert table.label == "JointDegreeCount"
+    sink = sink_with_budget()
+    sink.write_release(RELEASE, release_id="s1", statistics=table)
+    call = sink.driver.named("write_statistics")[0]
+    assert call.query == load("write_statistics", label="JointDegreeCount")
+    assert call.params["rows"] == [{"degree_a": 1, "degree_b": 2, "count": 3.5},
+                                   {"degree_a": 2, "degree_b": 2, "count": 1}]
+    assert len(sink.driver.db.stats) == 2
+    one = tmp_path / "dd.tsv"
+    one.write_text("0\t4\n1\t2\n")
+    assert DegreeTable.read(one).rows() == [{"degree": 0, "count": 4}, {"degree": 1, "count": 2}]
+
+
+def test_bad_statistics_table(tmp_path) -> None:
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("1\t2\n1\tx\n")
+    with pytest.raises(InvalidParameterError, match="line 2"):
+        DegreeTable.read(bad)
+    bad.write_text("-1\t2\n")
+    with pytest.raises(InvalidParameterError, match="non-negative"):
+        DegreeTable.read(bad)
+
+
+def test_drop_and_list_releases() -> None:
+    sink = sink_with_budget()
+    sink.write_release(RELEASE, release_id="r1", graph=ring(5))
+    releases, budgets = sink.releases()
+    assert [r["release_id"] for r in releases] == ["r1"] and releases[0]["status"] == "complete"
+    assert budgets == [{"dataset": "fp-source", "neighbourhood": "edge", "epsilon_total": 1.0,
+                        "epsilon_spent": 0.5, "charges": 1}]
+    assert all(c.mode == "read" for c in sink.driver.named("list_releases"))
+    assert sink.drop_release("r1") is True
+    db = sink.driver.db
+    assert db.records == {} and db.nodes["AnonNode"] == [] and db.rels == []
+    assert db.budgets["fp-source"]["epsilon_spent"] == 0.5  # spent ε is never refunded
+    assert sink.drop_release("r1") is False
+
+
+def test_hostile_attribute_names_are_refused() -> None:
+    G = ring(4).with_attribute("bad name`", np.zeros(4))
+    sink = sink_with_budget()
+    with pytest.raises(InvalidParameterError, match="node attribute"):
+        sink.write_release(RELEASE, release_id="r1", graph=G)
+    assert sink.driver.calls == []
+
+
+def test_release_record_validation() -> None:
+    assert release_record({"release": RELEASE})["epsilon"] == 0.5
+    with pytest.raises(InvalidParameterError, match="no release record"):
+        release_record({"epsilon": 1.0})
+    with pytest.raises(InvalidParameterError, match="epsilon"):
+        release_record(dict(RELEASE, epsilon=-1))
+    with pytest.raises(InvalidParameterError, match="missing keys"):
+        release_record({"mechanism": "x", "neighbourhood": "edge", "epsilon": 1.0})
+
+
+def test_ledger_mirrors_the_accountant_rules() -> None:
+    personalized = other(neighbourhood="personalized-edge", epsilon=None,
+                         epsilon_summary={"min": 0.1, "median": 0.2, "max": 0.4})
+    assert charge_epsilon(personalized, "edge") == 0.4
+    assert charge_epsilon(other(neighbourhood="node"), "edge") == 0.5
+    assert charge_epsilon(other(neighbourhood="k-anonymity", epsilon=None), "edge") is None
+    with pytest.raises(InvalidParameterError, match="node-DP budget"):
+        charge_epsilon(RELEASE, "node")
+    sink = Neo4jSink(FakeDriver())
+    sink.set_budget("fp-source", 1.0, neighbourhood="node")
+    with pytest.raises(InvalidParameterError, match="node-DP budget"):
+        sink.write_release(RELEASE, graph=ring(4))
+    assert sink.driver.db.complete_looking() == []
+    sink.write_release(personalized | {"neighbourhood": "personalized-node"}, graph=ring(4))
+    assert sink.driver.db.budgets["fp-source"]["epsilon_spent"] == 0.4
+    assert sink.driver.db.complete_looking() == [personalized["release_id"]]
+    with pytest.raises(InvalidParameterError, match="exactly one"):
+        Neo4jSink(FakeDriver()).write_release(RELEASE)
+    with pytest.raises(InvalidParameterError, match="release_id"):
+        Neo4jSink(FakeDriver()).write_release(RELEASE, release_id="", graph=ring(3))
+
+
+def test_connection_settings_from_env_and_file(tmp_path) -> None:
+    env = {"NEO4J_URI": "bolt://h:7687", "NEO4J_USER": "u", "NEO4J_PASSWORD": "s3cret"}
+    s = connection_settings(environ=env)
+    assert (s.uri, s.user, s.password, s.database) == ("bolt://h:7687", "u", "s3cret", None)
+    assert "s3cret" not in repr(s)
+    pw = tmp_path / "pw"
+    pw.write_text("fromfile\n")
+    assert connection_settings(environ=env, password_file=pw).password == "fromfile"
+    with pytest.raises(InvalidParameterError, match="No Neo4j URI"):
+        connection_settings(environ={})
+    with pytest.raises(InvalidParameterError, match="No Neo4j password"):
+        connection_settings(environ={"NEO4J_URI": "bolt://h"})
+    with pytest.raises(InvalidParameterError, match="database"):
+        connection_settings(environ=env, database="x` y")
