@@ -55,3 +55,11 @@ def test_the_check_sees_relative_imports(tmp_path: Path) -> None:
     p.write_text("from ..io import files\nimport neo4j.exceptions\n")
     mods = _imports(p, tmp_path / "graphanon")
     assert "graphanon.io" in mods and "neo4j.exceptions" in mods
+
+
+def test_only_io_cli_and_jobs_import_the_driver() -> None:
+    allowed = {PKG / "io" / "neo4j.py", PKG / "jobs.py"}
+    for f in PKG.rglob("*.py"):
+        if f in allowed or f.is_relative_to(PKG / "cli"):
+            continue
+        assert not [m for m in _imports(f) if m == "neo4j" or m.startswith("neo4j.")], f
