@@ -445,17 +445,21 @@ def release_dk(
 
     x = dk_query(G, d=d, h=h)
     part: Partition | None = None
+    observed: npt.NDArray[np.int64] | None = None
     if d == 2 and domain == "observed":
         observed = np.flatnonzero(x)
         points = domain_cells(h)[observed]
     else:
-        observed = None
         points = domain_cells(h) if d == 2 else None
     if microaggregation != "none":
         assert points is not None
         if domain == "observed":
-            part = (mdav(points, k=min(k, points.shape[0])) if microaggregation == "mdav"
-                    else mpdc(points, tau=tau))
+            if microaggregation == "mdav":
+                assert k is not None
+                part = mdav(points, k=min(k, points.shape[0]))
+            else:
+                assert tau is not None
+                part = mpdc(points, tau=tau)
         else:
             part = domain_partition(h, method=microaggregation, k=k, tau=tau)
     sens, derivation = sensitivity(d, h, privacy=privacy, rule=sensitivity_rule,
