@@ -78,6 +78,15 @@ DemoStep = Callable[[DemoContext], Section]
 DEMO_STEPS: list[tuple[str, DemoStep]] = [("datasets", step_datasets)]
 
 
+def _step_dk(ctx: DemoContext) -> Section:
+    from .dk_demo import step_dk
+
+    return step_dk(ctx)
+
+
+DEMO_STEPS.append(("dk", _step_dk))
+
+
 def run_demo(outdir: str | Path, *, seed: int, progress: ProgressFn = log_progress) -> Report:
     """Run every demo step and write the report into ``outdir``."""
     outdir = Path(outdir)

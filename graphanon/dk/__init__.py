@@ -1,0 +1,41 @@
+"""dK-series: extraction, edge-DP release through dK-microaggregation, synthetic dK-graphs.
+
+- :mod:`.extract` — exact 1K / 2K / 3K distributions (:func:`dk_distribution`).
+- :mod:`.microaggregation` — MDAV-dK and MPDC-dK (Algorithm 4) partitions, SAE.
+- :mod:`.release` — ε-edge-DP releases over the public degree domain (:func:`release_dk`).
+- :mod:`.generate` — simple graphs realizing a 1K / 2K table (:func:`dk_graph`), utility.
+"""
+
+from .extract import (
+    DK3Distribution,
+    DKDistribution,
+    degree_distribution,
+    dk_distribution,
+    joint_degree_distribution,
+    three_k_distribution,
+)
+from .generate import SyntheticGraph, dk_graph, generate_1k, generate_2k, synthetic_utility
+from .microaggregation import Partition, mdav, mpdc, sae
+from .release import DKRelease, dk_query, release_dk, sensitivity
+
+__all__ = [
+    "DK3Distribution",
+    "DKDistribution",
+    "DKRelease",
+    "Partition",
+    "SyntheticGraph",
+    "degree_distribution",
+    "dk_distribution",
+    "dk_graph",
+    "dk_query",
+    "generate_1k",
+    "generate_2k",
+    "joint_degree_distribution",
+    "mdav",
+    "mpdc",
+    "release_dk",
+    "sae",
+    "sensitivity",
+    "synthetic_utility",
+    "three_k_distribution",
+]

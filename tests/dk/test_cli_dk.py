@@ -1,0 +1,80 @@
+"""CLI: dk, release-dk, generate."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from graphanon.cli import main
+from graphanon.datasets import data_path
+from graphanon.io.dk_tables import read_dk_table
+
+POLBOOKS = str(data_path("polbooks.gml"))
+
+pytestmark = pytest.mark.filterwarnings("ignore::graphanon.privacy.noise.InsecureNoiseWarning")
+
+
+def test_dk_tables_roundtrip(tmp_path: Path) -> None:
+    for d in (1, 2, 3):
+        out = tmp_path / f"t{d}.tsv"
+        assert main(["-q", "dk", POLBOOKS, "--d", str(d), "--out", str(out)]) == 0
+        t = read_dk_table(out)
+        if d == 2:
+            assert t.n_tuples == 161 and t.total == 441
+        if d == 3:
+            assert t.triangles.total == 560
+
+
+def test_release_and_generate(tmp_path: Path) -> None:
+    table, rep = tmp_path / "r.tsv", tmp_path / "r.json"
+    rc = main(["-q", "release-dk", POLBOOKS, "--d", "2", "--epsilon", "1", "--max-degree",
+               "25", "--microaggregation", "mdav", "--k", "5", "--backend", "numpy-insecure",
+               "--seed", "4", "--out", str(table), "--report", str(rep)])
+    assert rc == 0
+    report = json.loads(rep.read_text())
+    assert report["release"]["mechanism"] == "dk2-mdav"
+    assert report["release"]["neighbourhood"] == "edge"
+    assert report["release"]["sensitivity"] == 97
+    assert report["release"]["seed"] == 4
+    assert {"l1", "ks", "euclidean", "n_clusters", "sae", "seconds"} <= set(report)
+    graph, grep = tmp_path / "g.txt", tmp_path / "g.json"
+    assert main(["-q", "generate", str(table), "--d", "2", "--seed", "1", "--out", str(graph),
+                 "--report", str(grep)]) == 0
+    gen = json.loads(grep.read_text())
+    # a noisy table need not be realizable; then the deviation is reported
+    assert gen["exact"] == (gen["deviation"]["2k_l1"] == 0)
+    assert main(["-q", "generate", str(table), "--d", "1", "--out", str(graph)]) == 2
+    # same seed, same release
+    table2 = tmp_path / "r2.tsv"
+    main(["-q", "release-dk", POLBOOKS, "--d", "2", "--epsilon", "1", "--max-degree", "25",
+          "--microaggregation", "mdav", "--k", "5", "--backend", "numpy-insecure", "--seed",
+          "4", "--out", str(table2)])
+    assert table2.read_text() == table.read_text()
+
+
+def test_bad_input_exit_2_and_no_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                        ) -> None:
+    out = tmp_path / "x.tsv"
+    assert main(["-q", "release-dk", POLBOOKS, "--d", "2", "--epsilon", "0", "--max-degree",
+                 "25", "--out", str(out)]) == 2
+    assert "'epsilon' parameter" in capsys.readouterr().err
+    assert main(["-q", "release-dk", POLBOOKS, "--d", "2", "--epsilon", "1", "--max-degree",
+                 "25", "--microaggregation", "mpdc", "--out", str(out)]) == 2
+    assert main(["-q", "release-dk", POLBOOKS, "--d", "2", "--epsilon", "1", "--privacy",
+                 "node", "--out", str(out)]) == 2
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == []
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("hello\n")
+    assert main(["-q", "generate", str(bad), "--d", "2", "--out", str(out)]) == 2
+    assert "not a dK table" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_no_degree_bound_warns(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "x.tsv"
+    assert main(["-q", "release-dk", POLBOOKS, "--d", "1", "--epsilon", "1", "--out",
+                 str(out)]) == 0
+    assert "n - 1 = 104" in capsys.readouterr().err

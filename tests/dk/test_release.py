@@ -1,0 +1,213 @@
+"""Edge-DP dK release: sensitivity audits, post-processing invariants, noise behaviour."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from graphanon.datasets import load_polbooks
+from graphanon.dk import dk_distribution
+from graphanon.dk.generate import generate_2k, jdd_feasible
+from graphanon.dk.release import (
+    DegreeBoundWarning,
+    InsecureReproductionWarning,
+    LooseSensitivityWarning,
+    dk_query,
+    domain_partition,
+    postprocess_1k,
+    postprocess_2k,
+    release_dk,
+    sensitivity,
+)
+from graphanon.errors import InvalidParameterError
+from graphanon.graph import Graph
+from graphanon.privacy.audit import audit_sensitivity, random_graphs, small_graphs
+from graphanon.privacy.noise import get_backend
+
+pytestmark = pytest.mark.filterwarnings("ignore::graphanon.privacy.noise.InsecureNoiseWarning")
+
+
+def _family() -> list[Graph]:
+    return small_graphs() + random_graphs((30, 60), rng=np.random.default_rng(7))
+
+
+def _two_stars(h: int) -> tuple[Graph, Graph]:
+    """Centres 0 and 1, each with h-1 leaves; G' joins the centres (extremal for 2K)."""
+    leaves0 = np.arange(2, h + 1)
+    leaves1 = np.arange(h + 1, 2 * h)
+    u = np.concatenate([np.zeros(h - 1, dtype=np.int64), np.ones(h - 1, dtype=np.int64)])
+    v = np.concatenate([leaves0, leaves1])
+    G = Graph.from_edges(u, v, n_nodes=2 * h)
+    return G, G.with_edges(np.append(u, 0), np.append(v, 1))
+
+
+@pytest.mark.parametrize("h", [1, 2, 3, 5])
+def test_audit_1k(h: int) -> None:
+    claimed = sensitivity(1, h)[0]
+    res = audit_sensitivity(lambda G: dk_query(G, d=1, h=h), _family(), neighbourhood="edge",
+                            claimed=claimed, rng=np.random.default_rng(0), n_samples=50)
+    assert res.passed, str(res)
+    assert res.max_observed == claimed  # 4 is attained: the bound is tight
+
+
+@pytest.mark.parametrize("h", [1, 2, 3, 4, 6])
+def test_audit_2k_plain(h: int) -> None:
+    claimed = sensitivity(2, h)[0]
+    assert claimed == 4 * h - 3
+    res = audit_sensitivity(lambda G: dk_query(G, d=2, h=h), _family(), neighbourhood="edge",
+                            claimed=claimed, rng=np.random.default_rng(0), n_samples=50)
+    assert res.passed, str(res)
+    G, H = _two_stars(h)
+    assert np.abs(dk_query(G, d=2, h=h) - dk_query(H, d=2, h=h)).sum() == 4 * h - 3
+
+
+def test_observed_maximum_would_be_wrong() -> None:
+    # calibrating with the observed max degree (instead of the public h) fails the audit
+    def observed(G: Graph) -> np.ndarray:
+        return dk_query(G, d=2, h=8)
+
+    res = audit_sensitivity(observed, [_two_stars(3)[0]], neighbourhood="edge",
+                            claimed=4 * 2 - 3)  # deg(G) = 2 here
+    assert not res.passed
+
+
+@pytest.mark.parametrize(("method", "param"), [("mdav", 3), ("mdav", 7), ("mpdc", 1),
+                                               ("mpdc", 3)])
+def test_audit_2k_microaggregated(method: str, param: int) -> None:
+    h = 6
+    part = domain_partition(h, method=method, k=param, tau=param)
+
+    def f(G: Graph) -> np.ndarray:
+        return np.bincount(part.labels, weights=dk_query(G, d=2, h=h),
+                           minlength=part.n_clusters)
+
+    claimed = sensitivity(2, h)[0]
+    res = audit_sensitivity(f, _family(), neighbourhood="edge", claimed=claimed,
+                            rng=np.random.default_rng(1), n_samples=50)
+    assert res.passed, str(res)
+    # far below Lemma 5's (4h+1)·z
+    assert res.max_observed <= claimed < sensitivity(2, h, n_clusters=part.n_clusters,
+                                                     rule="thesis")[0]
+
+
+def test_domain_partitions_cover_domain() -> None:
+    h = 12
+    for part in (domain_partition(h, method="mpdc", tau=3), domain_partition(h, method="mdav",
+                                                                            k=5)):
+        assert part.labels.size == h * (h + 1) // 2
+        assert (part.sizes() > 0).all()
+    g = domain_partition(h, method="mpdc", tau=3)
+    from graphanon.dk.extract import domain_cells
+
+    cells = domain_cells(h)
+    for c in range(g.n_clusters):
+        q = cells[g.labels == c]
+        assert (q.max(axis=0) - q.min(axis=0) <= 3).all()
+
+
+def test_postprocess_2k_consistent() -> None:
+    rng = np.random.default_rng(0)
+    h = 15
+    for _ in range(20):
+        noisy = rng.integers(-5, 9, size=h * (h + 1) // 2)
+        D = postprocess_2k(noisy, h)
+        assert (D.counts > 0).all() and D.counts.dtype.kind == "i"
+        assert jdd_feasible(D.degrees, D.counts)["divisible"]
+
+
+def test_postprocess_1k() -> None:
+    D = postprocess_1k(np.array([-3, 2, 0, 1, 4, -1]), n_nodes=10)
+    deg, cnt = D.degrees[:, 0], D.counts
+    assert (cnt > 0).all()
+    assert (deg * cnt).sum() % 2 == 0
+
+
+@pytest.mark.parametrize(("micro", "kw"), [("none", {}), ("mdav", {"k": 5}),
+                                           ("mpdc", {"tau": 3})])
+def test_release_runs_and_generates(micro: str, kw: dict) -> None:
+    G = load_polbooks()
+    rng = np.random.default_rng(0)
+    R = release_dk(G, d=2, epsilon=1.0, max_degree=25, microaggregation=micro,
+                   backend=get_backend("numpy-insecure", rng=rng), rng=rng, seed=0, **kw)
+    assert R.neighbourhood == "edge" and R.epsilon == 1.0 and R.sensitivity == 97
+    assert R.release.params["max_degree"] == 25
+    assert R.noisy.size == (325 if micro == "none" else R.partition.n_clusters)
+    assert jdd_feasible(R.distribution.degrees, R.distribution.counts)["divisible"]
+    S = generate_2k(R.distribution, rng=rng)
+    assert S.graph.n_edges > 0
+    rep = R.to_dict()
+    assert {"l1", "ks", "euclidean", "n_clusters", "seconds", "release"} <= set(rep)
+
+
+def test_release_is_noisy_and_unbiased_at_large_epsilon() -> None:
+    G = load_polbooks()
+    truth = dk_query(G, d=2, h=25)
+    rng = np.random.default_rng(5)
+    R = release_dk(G, d=2, epsilon=1000.0, max_degree=25,
+                   backend=get_backend("numpy-insecure", rng=rng), rng=rng)
+    assert np.abs(R.noisy - truth).sum() <= 5
+    Rs = [release_dk(G, d=2, epsilon=1.0, max_degree=25,
+                     backend=get_backend("numpy-insecure", rng=rng), rng=rng)
+          for _ in range(40)]
+    noise = np.stack([r.noisy - truth for r in Rs])
+    # discrete Laplace with scale ≈ 97: mean ≈ 0, mean |noise| ≈ scale
+    assert abs(noise.mean()) < 3
+    assert 80 < np.abs(noise).mean() < 115
+    # every domain cell is noised, including cells the graph does not have
+    assert (noise[:, truth == 0] != 0).mean() > 0.9
+
+
+def test_microaggregation_beats_plain_on_polbooks() -> None:
+    G = load_polbooks()
+    errs = {}
+    for micro, kw in (("none", {}), ("mdav", {"k": 9}), ("mpdc", {"tau": 5})):
+        vals = []
+        for s in range(5):
+            rng = np.random.default_rng(s)
+            R = release_dk(G, d=2, epsilon=1.0, max_degree=25, microaggregation=micro,
+                           backend=get_backend("numpy-insecure", rng=rng), rng=rng, **kw)
+            vals.append(R.evaluation["euclidean"])
+        errs[micro] = np.mean(vals)
+    assert errs["mdav"] < errs["none"] and errs["mpdc"] < errs["none"]
+
+
+def test_opendp_backend_default() -> None:
+    R = release_dk(load_polbooks(), d=1, epsilon=0.5, max_degree=30)
+    assert R.release.backend == "opendp" and R.release.seed is None
+    assert R.sensitivity == 4
+
+
+def test_warnings_and_errors() -> None:
+    G = load_polbooks()
+    with pytest.warns(DegreeBoundWarning, match="n - 1 = 104"):
+        R = release_dk(G, d=1, epsilon=1.0, max_degree=None)
+    assert R.max_degree == 104
+    rng = np.random.default_rng(0)
+    nb = get_backend("numpy-insecure", rng=rng)
+    with pytest.warns(LooseSensitivityWarning):
+        R = release_dk(G, d=2, epsilon=1.0, max_degree=25, microaggregation="mpdc", tau=5,
+                       sensitivity_rule="thesis", backend=nb, rng=rng)
+    assert R.sensitivity == 101 * R.partition.n_clusters
+    with pytest.warns(InsecureReproductionWarning):
+        R = release_dk(G, d=2, epsilon=1.0, max_degree=25, microaggregation="mpdc", tau=5,
+                       domain="observed", backend=nb, rng=rng)
+    assert R.release.neighbourhood == "none" and R.release.epsilon is None
+    assert R.mechanism.endswith("-observed-insecure")
+    assert R.evaluation["sae_over"].startswith("observed")
+    with pytest.raises(InvalidParameterError, match="'epsilon' parameter of release_dk"):
+        release_dk(G, d=2, epsilon=0, max_degree=25)
+    with pytest.raises(InvalidParameterError, match="'max_degree' parameter of release_dk"):
+        release_dk(G, d=2, epsilon=1, max_degree=0)
+    with pytest.raises(InvalidParameterError, match="'k' parameter"):
+        release_dk(G, d=2, epsilon=1, max_degree=25, microaggregation="mdav")
+    with pytest.raises(InvalidParameterError, match="'privacy' parameter"):
+        release_dk(G, d=2, epsilon=1, max_degree=25, privacy="node")
+    with pytest.raises(InvalidParameterError, match="must be 'none' for d = 1"):
+        release_dk(G, d=1, epsilon=1, max_degree=25, microaggregation="mpdc", tau=1)
+
+
+def test_top_coding_keeps_all_edges() -> None:
+    G = load_polbooks()
+    x = dk_query(G, d=2, h=5)
+    assert x.sum() == G.n_edges
+    assert dk_distribution(G, 2).total == G.n_edges
