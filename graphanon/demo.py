@@ -78,6 +78,15 @@ DemoStep = Callable[[DemoContext], Section]
 DEMO_STEPS: list[tuple[str, DemoStep]] = [("datasets", step_datasets)]
 
 
+def _privacy_step(ctx: DemoContext) -> Section:
+    from .privacy_demo import step_randomized_response
+
+    return step_randomized_response(ctx)
+
+
+DEMO_STEPS.append(("randomized_response", _privacy_step))
+
+
 def run_demo(outdir: str | Path, *, seed: int, progress: ProgressFn = log_progress) -> Report:
     """Run every demo step and write the report into ``outdir``."""
     outdir = Path(outdir)
