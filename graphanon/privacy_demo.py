@@ -6,6 +6,7 @@ must not import :mod:`graphanon.io`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .io.files import write_bipartite
@@ -26,7 +27,8 @@ def step_randomized_response(ctx: DemoContext) -> Section:
     """Randomized response (edge-DP) at a few ε; Jaccard / suppressed / created per ε."""
     B = ctx.bipartite
     rng = ctx.rng(3)
-    rows, data = [], {}
+    rows: list[Sequence[Any]] = []
+    data: dict[str, Any] = {}
     for eps in DEMO_EPSILONS:
         res = randomized_response(B, epsilon=eps, level="edge", rng=rng)
         m = edge_set_metrics(B, res.graph)
