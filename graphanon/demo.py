@@ -7,6 +7,7 @@ outputs under ``ctx.outdir`` and returns a report section (text, tables, plots, 
 
 from __future__ import annotations
 
+import importlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -75,16 +76,20 @@ def step_datasets(ctx: DemoContext) -> Section:
 
 
 DemoStep = Callable[[DemoContext], Section]
-DEMO_STEPS: list[tuple[str, DemoStep]] = [("datasets", step_datasets)]
+# (name, "module:function"); steps are imported lazily so the demo pulls in only what runs.
+DEMO_STEPS: list[tuple[str, str]] = [
+    ("datasets", "graphanon.demo:step_datasets"),
+    ("randomized_response", "graphanon.privacy_demo:step_randomized_response"),
+    ("dk", "graphanon.dk_demo:step_dk"),
+]
 
 
-def _step_dk(ctx: DemoContext) -> Section:
-    from .dk_demo import step_dk
+def _resolve(target: str) -> DemoStep:
+    module, _, func = target.partition(":")
+    step: DemoStep = getattr(importlib.import_module(module), func)
+    return step
 
-    return step_dk(ctx)
 
-
-DEMO_STEPS.append(("dk", _step_dk))
 
 
 def run_demo(outdir: str | Path, *, seed: int, progress: ProgressFn = log_progress) -> Report:
@@ -98,7 +103,7 @@ def run_demo(outdir: str | Path, *, seed: int, progress: ProgressFn = log_progre
     for i, (name, step) in enumerate(DEMO_STEPS):
         progress("demo", i, total)
         t0 = time.perf_counter()
-        section = step(ctx)
+        section = _resolve(step)(ctx)
         timings[name] = time.perf_counter() - t0
         section.data.setdefault("seconds", timings[name])
         report.add(section)

@@ -286,7 +286,9 @@ class OpenDPBackend:
         dp = opendp_prelude()
         space = dp.vector_domain(dp.atom_domain(T=dp.i64)), dp.l1_distance(T=dp.i64)
         meas = dp.m.make_laplace(*space, scale=scale)
-        return np.asarray(meas(counts.ravel()), dtype=np.int64).reshape(counts.shape)
+        # OpenDP's ctypes bridge rejects read-only buffers (Graph arrays are read-only)
+        flat = np.array(counts, dtype=np.int64, copy=True).ravel()
+        return np.asarray(meas(flat), dtype=np.int64).reshape(counts.shape)
 
     def discrete_laplace(self, counts: Any, *, sensitivity: float, epsilon: float) -> IntArray:
         c = _as_counts(counts, "discrete_laplace")
@@ -301,7 +303,8 @@ class OpenDPBackend:
         dp = opendp_prelude()
         space = dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l1_distance(T=float)
         meas = dp.m.make_laplace(*space, scale=scale)
-        return np.asarray(meas(v.ravel()), dtype=np.float64).reshape(v.shape)
+        flat = np.array(v, dtype=np.float64, copy=True).ravel()
+        return np.asarray(meas(flat), dtype=np.float64).reshape(v.shape)
 
     def discrete_laplace_scales(self, counts: Any, scales: Any) -> IntArray:
         c = _as_counts(counts, "discrete_laplace_scales")

@@ -116,6 +116,11 @@ def test_shapes_dtypes_and_validation(name, insecure):
     s = b.discrete_laplace_scales(c, np.full((3, 4), 2.0))
     assert s.dtype == np.int64 and s.shape == (3, 4)
     assert b.cauchy(np.zeros(3), scale=1.0).shape == (3,)
+    ro = np.arange(10)
+    ro.setflags(write=False)  # Graph arrays are read-only
+    assert b.discrete_laplace(ro, sensitivity=1, epsilon=1.0).shape == (10,)
+    assert b.laplace(ro.astype(float), sensitivity=1, epsilon=1.0).shape == (10,)
+    assert b.discrete_laplace_scales(ro, np.ones(10)).shape == (10,)
     with pytest.raises(InvalidParameterError, match="array of integers"):
         b.discrete_laplace([0.5, 1.0], sensitivity=1, epsilon=1.0)
     with pytest.raises(InvalidParameterError, match="'scales' parameter"):

@@ -1,0 +1,76 @@
+"""Demo step of the privacy core: randomized response on the Adult sample.
+
+Lives outside :mod:`graphanon.privacy` because it writes files and reports (the privacy core
+must not import :mod:`graphanon.io`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from .io.files import write_bipartite
+from .metrics import edge_set_metrics
+from .privacy.noise import get_backend
+from .privacy.randomized_response import randomized_response
+from .report import Section, Table
+
+if TYPE_CHECKING:
+    from .demo import DemoContext
+
+__all__ = ["step_randomized_response"]
+
+DEMO_EPSILONS = (1.0, 5.0, 10.0)
+
+
+def step_randomized_response(ctx: DemoContext) -> Section:
+    """Randomized response (edge-DP) at a few ε; Jaccard / suppressed / created per ε."""
+    B = ctx.bipartite
+    rng = ctx.rng(3)
+    rows: list[Sequence[Any]] = []
+    data: dict[str, Any] = {}
+    for eps in DEMO_EPSILONS:
+        res = randomized_response(B, epsilon=eps, level="edge", rng=rng)
+        m = edge_set_metrics(B, res.graph)
+        write_bipartite(res.graph, ctx.outdir / "randomized_response" / f"adult_eps{eps:g}.tsv")
+        rows.append([eps, res.p, res.graph.n_edges, m["jaccard"], m["suppressed"],
+                     m["created"]])
+        data[f"eps={eps:g}"] = {"metrics": m, "release": res.release.to_dict()}
+    node_eps = 5.0 * B.n_features
+    node = randomized_response(B, epsilon=node_eps, level="node", rng=rng)
+    m_node = edge_set_metrics(B, node.graph)
+    rows.append([f"{node_eps:g} (node)", node.p, node.graph.n_edges, m_node["jaccard"],
+                 m_node["suppressed"], m_node["created"]])
+    data["node"] = {"metrics": m_node, "release": node.release.to_dict()}
+    # noise backends on a count vector, for the record
+    counts = B.feature_degrees
+    noisy = get_backend("opendp").discrete_laplace(counts, sensitivity=1, epsilon=1.0)
+
+    def draw(ax: Any) -> None:
+        eps = [r[0] for r in rows[:-1]]
+        for i, (name, color) in enumerate(
+                [("jaccard", "#4477aa"), ("suppressed", "#cc6677"), ("created", "#228833")]):
+            ax.plot(eps, [r[3 + i] for r in rows[:-1]], marker="o", label=name, color=color)
+        ax.set_xlabel("ε (edge-DP)")
+        ax.set_ylabel("fraction of E ∪ E'")
+        ax.set_title("Randomized response on the Adult sample")
+        ax.legend()
+
+    fig = ctx.report.figure("randomized_response", draw)
+    return Section(
+        title="Randomized response (edge- and node-DP baseline)",
+        text=[
+            f"Each of the {B.n_users} × {B.n_features} cells keeps its value with probability "
+            "p and is otherwise a fair coin (Algorithm 1 of the smooth-k paper); per cell "
+            "ε = ln((1+p)/(1−p)), a user's whole row costs |F| times that. On this sparse "
+            f"matrix (density {B.density:.3f}) the Jaccard similarity stays low until ε is "
+            "large — Theorem 4.1's point. The demo uses the seeded numpy-insecure coins so it "
+            "is reproducible; releases should use the secure default.",
+            f"OpenDP discrete Laplace (ε=1, sensitivity 1; not seeded) on the feature-degree "
+            f"counts: L1 error "
+            f"{int(abs(noisy - counts).sum())} over {counts.size} counts.",
+        ],
+        tables=[Table(["ε", "p", "released cells", "jaccard", "suppressed", "created"], rows)],
+        figures=[(fig, "Jaccard / suppressed / created vs ε")],
+        data=data,
+    )

@@ -1,0 +1,63 @@
+"""``graphanon randomized-response`` through ``graphanon.cli.main``."""
+
+from __future__ import annotations
+
+import json
+
+from graphanon.cli import main
+from graphanon.datasets import load_adult_sample
+from graphanon.io.files import read_bipartite, write_bipartite
+
+
+def _input(tmp_path):
+    path = tmp_path / "in.tsv"
+    write_bipartite(load_adult_sample(), path)
+    return path
+
+
+def test_cli_writes_output_and_report(tmp_path, capsys):
+    src = _input(tmp_path)
+    out, rep = tmp_path / "out.tsv", tmp_path / "rep.json"
+    code = main(["-q", "randomized-response", str(src), "--epsilon", "5", "--level", "edge",
+                 "--out", str(out), "--report", str(rep), "--seed", "3",
+                 "--noise", "numpy-insecure"])
+    assert code == 0
+    report = json.loads(rep.read_text())
+    assert set(report["metrics"]) == {"jaccard", "suppressed", "created"}
+    rel = report["release"]
+    assert rel["mechanism"] == "randomized-response" and rel["neighbourhood"] == "edge"
+    assert rel["epsilon"] == 5.0 and rel["seed"] == 3 and rel["backend"] == "numpy-insecure"
+    B = read_bipartite(out)
+    assert B.n_edges == report["output_edges"]
+    # same seed, same output
+    out2, rep2 = tmp_path / "out2.tsv", tmp_path / "rep2.json"
+    main(["-q", "randomized-response", str(src), "--epsilon", "5", "--out", str(out2),
+          "--report", str(rep2), "--seed", "3", "--noise", "numpy-insecure"])
+    assert out2.read_bytes() == out.read_bytes()
+
+
+def test_cli_secure_default_and_node_level(tmp_path):
+    src = _input(tmp_path)
+    out, rep = tmp_path / "o.tsv", tmp_path / "r.json"
+    assert main(["-q", "randomized-response", str(src), "--epsilon", "200", "--level", "node",
+                 "--out", str(out), "--report", str(rep)]) == 0
+    rel = json.loads(rep.read_text())["release"]
+    assert rel["backend"] == "os-urandom" and rel["seed"] is None
+    assert rel["neighbourhood"] == "node" and rel["sensitivity"] == rel["params"]["n_features"]
+
+
+def test_cli_bad_input_exit_2_no_output(tmp_path, capsys):
+    src = _input(tmp_path)
+    out, rep = tmp_path / "o.tsv", tmp_path / "r.json"
+    code = main(["randomized-response", str(src), "--epsilon", "-1", "--out", str(out),
+                 "--report", str(rep)])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "'epsilon' parameter of randomized_response" in err and "Traceback" not in err
+    assert not out.exists() and not rep.exists()
+    code = main(["randomized-response", str(src), "--epsilon", "1", "--seed", "1",
+                 "--out", str(out), "--report", str(rep)])
+    assert code == 2 and "--seed" in capsys.readouterr().err
+    assert main(["randomized-response", str(tmp_path / "missing.tsv"), "--epsilon", "1",
+                 "--out", str(out), "--report", str(rep)]) == 2
+    assert not out.exists() and not rep.exists()

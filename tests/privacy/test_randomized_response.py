@@ -1,0 +1,134 @@
+"""Randomized response: ε formula, per-cell probabilities, sparse sampling, utility collapse."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from graphanon.datasets import load_adult_sample
+from graphanon.errors import InfeasibleError, InvalidParameterError
+from graphanon.graph import BipartiteGraph
+from graphanon.metrics import edge_set_metrics
+from graphanon.privacy.randomized_response import (
+    _flip_probability,
+    randomized_response,
+    randomized_response_epsilon,
+    randomized_response_probability,
+)
+
+
+@pytest.mark.parametrize("eps", [0.01, 0.1, 1.0, 5.0, 10.0])
+def test_epsilon_formula_edge(eps):
+    p = randomized_response_probability(eps, level="edge")
+    realized = math.log((1 + p) / (1 - p))
+    assert realized == pytest.approx(eps, rel=1e-6)
+    assert randomized_response_epsilon(p) == pytest.approx(realized, rel=1e-12)
+
+
+@pytest.mark.parametrize("eps", [0.01, 1.0, 10.0, 30.0, 60.0])
+def test_flip_probability_never_overspends(eps):
+    q = _flip_probability(eps, level="edge", n_features=1)
+    realized = math.log1p(-q) - math.log(q)
+    assert realized <= eps and realized == pytest.approx(eps, rel=1e-9)
+
+
+def test_epsilon_formula_node_is_f_times_edge():
+    F = 57
+    p = randomized_response_probability(2.0, level="node", n_features=F)
+    per_entry = math.log((1 + p) / (1 - p))
+    assert F * per_entry <= 2.0 and F * per_entry == pytest.approx(2.0, rel=1e-6)
+    assert randomized_response_epsilon(p, level="node", n_features=F) == pytest.approx(
+        F * randomized_response_epsilon(p, level="edge"))
+
+
+def test_per_cell_probabilities_match_algorithm_1():
+    """Repeat a 3 × 4 matrix many times: every cell's frequency of 1 is (1±p)/2."""
+    B = BipartiteGraph.from_indices([0, 0, 1, 2], [0, 3, 1, 2], n_users=3, n_features=4)
+    dense = B.to_dense()
+    rng = np.random.default_rng(2024)
+    runs = 3000
+    freq = np.zeros((3, 4))
+    for _ in range(runs):
+        freq += randomized_response(B, epsilon=1.0, rng=rng).graph.to_dense()
+    p = randomized_response_probability(1.0)
+    expect = np.where(dense, (1 + p) / 2, (1 - p) / 2)
+    z = (freq - runs * expect) / np.sqrt(runs * expect * (1 - expect))
+    assert np.abs(z).max() < 4.0
+
+
+@pytest.mark.parametrize("secure", [False, True])
+def test_large_sample_rates_and_uniform_positions(secure):
+    rng = np.random.default_rng(7)
+    n, F = 3000, 400
+    r, c = rng.integers(0, n, 30_000), rng.integers(0, F, 30_000)
+    B = BipartiteGraph.from_indices(r, c, n_users=n, n_features=F)
+    res = randomized_response(B, epsilon=3.0, rng=None if secure else np.random.default_rng(1))
+    p = res.p
+    ones, zeros = B.n_edges, n * F - B.n_edges
+    z_keep = (res.kept - ones * (1 + p) / 2) / math.sqrt(ones * (1 - p * p) / 4)
+    q = (1 - p) / 2
+    z_new = (res.created - zeros * q) / math.sqrt(zeros * q * (1 - q))
+    assert abs(z_keep) < 4.5 and abs(z_new) < 4.5
+    # created cells are uniform over the 0-cells: column counts vs. expected per column
+    dense = B.to_dense()
+    out = res.graph.to_dense()
+    new_cols = (out & ~dense).sum(axis=0)
+    expected = (~dense).sum(axis=0) * new_cols.sum() / zeros
+    assert stats.chisquare(new_cols, expected).pvalue > 1e-4
+    assert res.release.backend == ("os-urandom" if secure else "numpy-insecure")
+
+
+def test_reproducible_with_rng_and_release_record():
+    B = load_adult_sample()
+    a = randomized_response(B, epsilon=5.0, rng=np.random.default_rng(3))
+    b = randomized_response(B, epsilon=5.0, rng=np.random.default_rng(3))
+    assert a.graph == b.graph
+    rel = a.release
+    assert rel.mechanism == "randomized-response" and rel.neighbourhood == "edge"
+    assert rel.epsilon == 5.0 and rel.sensitivity == 1.0
+    assert rel.source_fingerprint == B.fingerprint
+    assert rel.params["n_features"] == B.n_features
+    node = randomized_response(B, epsilon=5.0, level="node", rng=np.random.default_rng(3))
+    assert node.release.sensitivity == B.n_features and node.neighbourhood == "node"
+    assert np.array_equal(a.graph.user_ids, B.user_ids)
+
+
+def test_jaccard_collapses_on_sparse_data_at_moderate_epsilon():
+    """Theorem 4.1, qualitatively: J ≈ |E|(1+p)/2 / (|E| + q(N − |E|)) small unless ε large."""
+    B = load_adult_sample()
+    N, E = B.n_users * B.n_features, B.n_edges
+    js = {}
+    for eps in (1.0, 5.0, 10.0):
+        res = randomized_response(B, epsilon=eps, rng=np.random.default_rng(int(eps)))
+        m = edge_set_metrics(B, res.graph)
+        p, q = res.p, (1 - res.p) / 2
+        expected = E * (1 + p) / 2 / (E + q * (N - E))
+        assert m["jaccard"] == pytest.approx(expected, rel=0.05)
+        js[eps] = m["jaccard"]
+    assert js[1.0] < 0.35 < js[5.0] < js[10.0]
+
+
+def test_sparse_sampling_on_a_huge_matrix():
+    """A 200k × 200k matrix (4·10^10 cells, 40 GB dense) is sampled without densifying."""
+    rng = np.random.default_rng(0)
+    n = 200_000
+    B = BipartiteGraph.from_indices(rng.integers(0, n, 20_000), rng.integers(0, n, 20_000),
+                                    n_users=n, n_features=n)
+    res = randomized_response(B, epsilon=16.0, rng=rng)
+    q = (1 - res.p) / 2
+    assert res.created == pytest.approx(q * n * n, rel=0.1)
+    with pytest.raises(InfeasibleError, match="max_output_cells"):
+        randomized_response(B, epsilon=1.0, rng=rng)
+
+
+def test_validation():
+    B = load_adult_sample()
+    with pytest.raises(InvalidParameterError, match="'epsilon' parameter of randomized_response"):
+        randomized_response(B, epsilon=0)
+    with pytest.raises(InvalidParameterError, match="'level' parameter of randomized_response"):
+        randomized_response(B, epsilon=1.0, level="user")
+    with pytest.raises(InvalidParameterError, match="needs a BipartiteGraph"):
+        randomized_response([[1]], epsilon=1.0)
