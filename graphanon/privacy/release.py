@@ -1,0 +1,181 @@
+"""The :class:`Release` record: what was published, under which guarantee, from what.
+
+A release record is written next to every private output (``*.release.json`` / the CLI's
+``--report``) and into Neo4j. It is the machine-readable privacy claim of that output:
+
+- ``mechanism``: registered name of the mechanism (``"randomized-response"``, ...);
+- ``neighbourhood``: the neighbouring relation the ε refers to — ``"edge"`` (add/remove one
+  edge / one user–feature cell), ``"node"`` (add/remove one node with all its edges / one
+  user's whole row), ``"personalized-edge"`` / ``"personalized-node"`` (each node has its own
+  ε, see ``epsilon_summary``), ``"k-anonymity"`` (a syntactic guarantee; ``epsilon`` is
+  ``None``) or ``"none"`` (no privacy claim, e.g. a plain statistic);
+- ``epsilon``: the pure-DP ε of the release (``None`` for personalized / k-anonymity / none);
+- ``epsilon_summary``: ``{"min", "median", "max"}`` of the per-node ε for personalized DP;
+- ``sensitivity`` and ``sensitivity_derivation``: the L1 sensitivity used to calibrate the
+  noise and a one-line derivation (or ``"n/a"``);
+- ``params``: public parameters (degree bound, θ, k, τ, μ, level, ...);
+- ``backend``: the noise backend (``"opendp"``, ``"numpy-insecure"``, ...) and ``seed``: the
+  seed when the run was seeded (then the output is reproducible and **not** a secure
+  release);
+- ``graphanon_version``, ``source_fingerprint`` (hash of the input), ``seconds``,
+  ``created_at`` (UTC ISO 8601) and ``release_id`` (a UUID4).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from .._validation import check_choice
+from .._version import __version__
+from ..errors import InvalidParameterError
+
+__all__ = ["NEIGHBOURHOODS", "Release"]
+
+NEIGHBOURHOODS = (
+    "edge",
+    "node",
+    "personalized-edge",
+    "personalized-node",
+    "k-anonymity",
+    "none",
+)
+
+
+def _plain(obj: Any) -> Any:
+    """JSON-safe copy of ``obj`` (numpy scalars/arrays → Python; non-finite floats → None)."""
+    if isinstance(obj, dict):
+        return {str(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    if hasattr(obj, "tolist") and callable(obj.tolist):  # numpy scalar / array
+        return _plain(obj.tolist())
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
+
+
+@dataclass(frozen=True)
+class Release:
+    """Machine-readable privacy claim of one published output (see the module docstring)."""
+
+    mechanism: str
+    neighbourhood: str
+    epsilon: float | None
+    epsilon_summary: dict[str, float] | None
+    sensitivity: float | None
+    sensitivity_derivation: str
+    params: dict[str, Any]
+    backend: str | None
+    seed: int | None
+    graphanon_version: str
+    source_fingerprint: str
+    seconds: float
+    created_at: str
+    release_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+
+    def __post_init__(self) -> None:
+        check_choice(self.neighbourhood, "neighbourhood", "Release", NEIGHBOURHOODS)
+        if self.epsilon is not None and not (
+            isinstance(self.epsilon, (int, float)) and math.isfinite(self.epsilon)
+            and self.epsilon > 0
+        ):
+            raise InvalidParameterError(
+                f"The 'epsilon' parameter of Release must be a finite float > 0 or None. "
+                f"Got {self.epsilon!r} instead."
+            )
+        if self.neighbourhood in ("edge", "node") and self.epsilon is None:
+            raise InvalidParameterError(
+                f"A Release with neighbourhood {self.neighbourhood!r} must state its epsilon."
+            )
+        if self.neighbourhood.startswith("personalized") and self.epsilon_summary is None:
+            raise InvalidParameterError(
+                f"A Release with neighbourhood {self.neighbourhood!r} must state its "
+                "epsilon_summary (per-node ε min/median/max)."
+            )
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def create(
+        cls,
+        *,
+        mechanism: str,
+        neighbourhood: str,
+        epsilon: float | None = None,
+        epsilon_summary: dict[str, float] | None = None,
+        sensitivity: float | None = None,
+        sensitivity_derivation: str = "n/a",
+        params: dict[str, Any] | None = None,
+        backend: str | None = None,
+        seed: int | None = None,
+        source_fingerprint: str = "",
+        seconds: float = 0.0,
+    ) -> Release:
+        """Build a record, filling ``graphanon_version``, ``created_at`` and ``release_id``."""
+        return cls(
+            mechanism=mechanism,
+            neighbourhood=neighbourhood,
+            epsilon=None if epsilon is None else float(epsilon),
+            epsilon_summary=None if epsilon_summary is None else _plain(dict(epsilon_summary)),
+            sensitivity=None if sensitivity is None else float(sensitivity),
+            sensitivity_derivation=sensitivity_derivation,
+            params=_plain(dict(params or {})),
+            backend=backend,
+            seed=None if seed is None else int(seed),
+            graphanon_version=__version__,
+            source_fingerprint=source_fingerprint,
+            seconds=float(seconds),
+            created_at=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+            release_id=str(uuid.uuid4()),
+        )
+
+    @staticmethod
+    def summarize_epsilons(epsilons: Any) -> dict[str, float]:
+        """``{"min", "median", "max"}`` of a per-node ε vector (for ``epsilon_summary``)."""
+        import numpy as np
+
+        e = np.asarray(epsilons, dtype=np.float64)
+        if e.size == 0:
+            return {"min": 0.0, "median": 0.0, "max": 0.0}
+        return {"min": float(e.min()), "median": float(np.median(e)), "max": float(e.max())}
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def reproducible(self) -> bool:
+        """True when the noise came from a seed (then this is not a secure release)."""
+        return self.seed is not None
+
+    def with_seconds(self, seconds: float) -> Release:
+        """A copy with ``seconds`` replaced (handy when timing wraps the construction)."""
+        return dataclasses.replace(self, seconds=float(seconds))
+
+    # ------------------------------------------------------------------ serialization
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-able dict of every field."""
+        return {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, sort_keys=False)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Release:
+        """Inverse of :meth:`to_dict`; unknown keys are an error (a record is a contract)."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(data) - names
+        missing = names - set(data)
+        if unknown or missing:
+            raise InvalidParameterError(
+                "Release.from_dict got "
+                + (f"unknown keys {sorted(unknown)} " if unknown else "")
+                + (f"missing keys {sorted(missing)}" if missing else "")
+            )
+        return cls(**data)
+
+    @classmethod
+    def from_json(cls, text: str) -> Release:
+        return cls.from_dict(json.loads(text))

@@ -1,0 +1,204 @@
+"""Noise backends: calibration through OpenDP's map, distributions, per-scale grouping."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from graphanon.errors import InvalidParameterError
+from graphanon.privacy import noise as noise_mod
+from graphanon.privacy.noise import (
+    InsecureNoiseWarning,
+    NoiseBackend,
+    continuous_scale,
+    discrete_laplace_pmf,
+    dp_scale,
+    get_backend,
+    opendp_prelude,
+)
+
+
+@pytest.fixture
+def insecure():
+    """A seeded numpy backend with its one-time warning silenced."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InsecureNoiseWarning)
+        yield get_backend("numpy-insecure", rng=np.random.default_rng(12345))
+
+
+def _chi2_discrete_laplace(samples: np.ndarray, scale: float) -> float:
+    """p-value of a chi-square goodness-of-fit test against discrete Laplace(scale)."""
+    k_max = math.ceil(scale * 6)
+    ks = np.arange(-k_max, k_max + 1)
+    pmf = discrete_laplace_pmf(ks, scale)
+    tail = (1.0 - pmf.sum()) / 2
+    clipped = np.clip(samples, -k_max - 1, k_max + 1)
+    observed = np.bincount(clipped + k_max + 1, minlength=2 * k_max + 3)
+    expected = np.concatenate([[tail], pmf, [tail]]) * samples.size
+    keep = expected >= 5  # merge sparse cells into the tails
+    obs = np.append(observed[keep], observed[~keep].sum())
+    exp = np.append(expected[keep], expected[~keep].sum())
+    if exp[-1] < 5:
+        obs, exp = obs[:-1], exp[:-1]
+        exp = exp * obs.sum() / exp.sum()
+    return float(stats.chisquare(obs, exp).pvalue)
+
+
+# ---------------------------------------------------------------------- calibration
+@pytest.mark.parametrize(("sens", "eps"), [(1, 1.0), (2, 0.5), (4, 0.1), (3, 2.7), (1, 1e-3)])
+def test_dp_scale_satisfies_opendp_map_tightly(sens, eps):
+    dp = opendp_prelude()
+    scale = dp_scale(sens, eps)
+    space = dp.vector_domain(dp.atom_domain(T=dp.i64)), dp.l1_distance(T=dp.i64)
+    meas = dp.m.make_laplace(*space, scale=scale)
+    assert meas.map(sens) <= eps
+    assert meas.check(sens, eps)
+    # tight: a slightly smaller scale would overspend ε
+    smaller = dp.m.make_laplace(*space, scale=scale * (1 - 1e-6))
+    assert smaller.map(sens) > eps
+    assert scale == pytest.approx(sens / eps, rel=1e-6)
+
+
+def test_fractional_sensitivity_is_rounded_up():
+    assert dp_scale(1.5, 1.0) == dp_scale(2, 1.0)
+
+
+def test_continuous_scale_satisfies_map():
+    dp = opendp_prelude()
+    scale = continuous_scale(1.0, 0.5)
+    space = dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l1_distance(T=float)
+    assert dp.m.make_laplace(*space, scale=scale).map(1.0) <= 0.5
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, float("nan"), float("inf"), "1", True])
+def test_dp_scale_rejects_bad_epsilon(bad):
+    with pytest.raises(InvalidParameterError, match="'epsilon' parameter of dp_scale"):
+        dp_scale(1, bad)
+
+
+# ---------------------------------------------------------------------- backends
+def test_get_backend_contract():
+    b = get_backend()
+    assert isinstance(b, NoiseBackend)
+    assert (b.name, b.secure) == ("opendp", True)
+    nb = get_backend("numpy-insecure", rng=np.random.default_rng(0))
+    assert isinstance(nb, NoiseBackend)
+    assert (nb.name, nb.secure) == ("numpy-insecure", False)
+    with pytest.raises(InvalidParameterError, match="must be None for the 'opendp'"):
+        get_backend("opendp", rng=np.random.default_rng(0))
+    with pytest.raises(InvalidParameterError, match=r"numpy\.random\.Generator"):
+        get_backend("numpy-insecure")
+    with pytest.raises(InvalidParameterError, match="'name' parameter of get_backend"):
+        get_backend("laplace")
+
+
+def test_insecure_backend_warns_once_per_process():
+    noise_mod._reset_insecure_warning()
+    b = get_backend("numpy-insecure", rng=np.random.default_rng(0))
+    with pytest.warns(InsecureNoiseWarning, match="NOT a secure"):
+        b.discrete_laplace([1, 2, 3], sensitivity=1, epsilon=1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        b.discrete_laplace([1, 2, 3], sensitivity=1, epsilon=1.0)  # no second warning
+        b.laplace([1.0], sensitivity=1, epsilon=1.0)
+
+
+def test_insecure_backend_is_reproducible(insecure):
+    a = get_backend("numpy-insecure", rng=np.random.default_rng(7))
+    b = get_backend("numpy-insecure", rng=np.random.default_rng(7))
+    x = np.arange(100)
+    np.testing.assert_array_equal(
+        a.discrete_laplace(x, sensitivity=2, epsilon=0.5),
+        b.discrete_laplace(x, sensitivity=2, epsilon=0.5),
+    )
+
+
+@pytest.mark.parametrize("name", ["opendp", "numpy-insecure"])
+def test_shapes_dtypes_and_validation(name, insecure):
+    b = insecure if name != "opendp" else get_backend()
+    c = np.arange(12, dtype=np.int32).reshape(3, 4)
+    out = b.discrete_laplace(c, sensitivity=1, epsilon=1.0)
+    assert out.dtype == np.int64 and out.shape == (3, 4)
+    assert b.discrete_laplace(np.zeros(0, dtype=np.int64), sensitivity=1, epsilon=1.0).size == 0
+    f = b.laplace(np.ones(5), sensitivity=1, epsilon=1.0)
+    assert f.dtype == np.float64 and f.shape == (5,)
+    s = b.discrete_laplace_scales(c, np.full((3, 4), 2.0))
+    assert s.dtype == np.int64 and s.shape == (3, 4)
+    assert b.cauchy(np.zeros(3), scale=1.0).shape == (3,)
+    with pytest.raises(InvalidParameterError, match="array of integers"):
+        b.discrete_laplace([0.5, 1.0], sensitivity=1, epsilon=1.0)
+    with pytest.raises(InvalidParameterError, match="'scales' parameter"):
+        b.discrete_laplace_scales([1, 2], [1.0, 0.0])
+    with pytest.raises(InvalidParameterError, match="shape"):
+        b.discrete_laplace_scales([1, 2], [1.0, 2.0, 3.0])
+    with pytest.raises(InvalidParameterError, match="'scale' parameter of cauchy"):
+        b.cauchy([0.0], scale=-1.0)
+
+
+# ---------------------------------------------------------------------- distributions
+def test_numpy_discrete_laplace_chi_square(insecure):
+    scale = dp_scale(2, 0.5)  # 4.0
+    x = insecure.discrete_laplace(np.zeros(200_000, dtype=np.int64), sensitivity=2, epsilon=0.5)
+    assert _chi2_discrete_laplace(x, scale) > 1e-3
+
+
+def test_numpy_discrete_laplace_detects_wrong_scale(insecure):
+    """The chi-square check is not vacuous: noise of scale 4 fails against scale 3.5."""
+    x = insecure.discrete_laplace(np.zeros(200_000, dtype=np.int64), sensitivity=2, epsilon=0.5)
+    assert _chi2_discrete_laplace(x, 3.5) < 1e-6
+
+
+def test_opendp_discrete_laplace_large_sample():
+    scale = dp_scale(1, 0.5)  # 2.0
+    x = get_backend().discrete_laplace(np.full(200_000, 10), sensitivity=1, epsilon=0.5) - 10
+    assert _chi2_discrete_laplace(x, scale) > 1e-6  # a false alarm has probability 1e-6
+    a = math.exp(-1 / scale)
+    assert x.var() == pytest.approx(2 * a / (1 - a) ** 2, rel=0.03)
+    assert abs(x.mean()) < 0.05
+
+
+def test_laplace_ks(insecure):
+    scale = continuous_scale(1.0, 0.25)
+    x = insecure.laplace(np.zeros(50_000), sensitivity=1.0, epsilon=0.25)
+    assert stats.kstest(x, stats.laplace(scale=scale).cdf).pvalue > 1e-3
+    y = get_backend().laplace(np.zeros(50_000), sensitivity=1.0, epsilon=0.25)
+    assert stats.kstest(y, stats.laplace(scale=scale).cdf).pvalue > 1e-6
+
+
+def test_cauchy_ks(insecure):
+    x = insecure.cauchy(np.zeros(50_000), scale=3.0)
+    assert stats.kstest(x, stats.cauchy(scale=3.0).cdf).pvalue > 1e-3
+    assert stats.kstest(x, stats.cauchy(scale=2.5).cdf).pvalue < 1e-6
+    y = get_backend().cauchy(np.full(50_000, 5.0), scale=3.0) - 5.0
+    assert stats.kstest(y, stats.cauchy(scale=3.0).cdf).pvalue > 1e-6
+
+
+# ---------------------------------------------------------------------- personalized noise
+def test_per_entry_scales_grouped_one_call_per_distinct_scale(monkeypatch):
+    backend = get_backend()
+    calls = []
+    original = type(backend)._discrete
+
+    def counting(self, counts, scale):
+        calls.append((counts.size, scale))
+        return original(self, counts, scale)
+
+    monkeypatch.setattr(type(backend), "_discrete", counting)
+    scales = np.tile([1.0, 5.0, 20.0], 20_000)
+    counts = np.zeros(scales.size, dtype=np.int64)
+    out = backend.discrete_laplace_scales(counts, scales)
+    assert sorted(calls) == [(20_000, 1.0), (20_000, 5.0), (20_000, 20.0)]
+    for s in (1.0, 5.0, 20.0):
+        a = math.exp(-1 / s)
+        assert out[scales == s].var() == pytest.approx(2 * a / (1 - a) ** 2, rel=0.06)
+
+
+def test_numpy_per_entry_scales_chi_square(insecure):
+    scales = np.repeat([1.5, 6.0], 100_000)
+    out = insecure.discrete_laplace_scales(np.zeros(scales.size, dtype=np.int64), scales)
+    assert _chi2_discrete_laplace(out[:100_000], 1.5) > 1e-3
+    assert _chi2_discrete_laplace(out[100_000:], 6.0) > 1e-3

@@ -1,0 +1,59 @@
+"""Release records: construction, validation, JSON round trip."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import numpy as np
+import pytest
+
+from graphanon import __version__
+from graphanon.errors import InvalidParameterError
+from graphanon.privacy.release import Release
+
+
+def _release(**kw):
+    base = dict(mechanism="randomized-response", neighbourhood="edge", epsilon=1.0,
+                sensitivity=1.0, sensitivity_derivation="one cell", params={"p": np.float64(0.4)},
+                backend="opendp", source_fingerprint="abc", seconds=0.5)
+    base.update(kw)
+    return Release.create(**base)
+
+
+def test_create_fills_metadata_and_round_trips():
+    r = _release()
+    assert r.graphanon_version == __version__
+    assert r.created_at.endswith("Z")
+    uuid.UUID(r.release_id)
+    assert r.params == {"p": 0.4} and type(r.params["p"]) is float
+    d = json.loads(r.to_json())
+    assert Release.from_dict(d) == r
+    assert Release.from_json(r.to_json()) == r
+    assert not r.reproducible and _release(seed=3, backend="numpy-insecure").reproducible
+    assert _release().release_id != r.release_id
+
+
+def test_personalized_release_needs_summary():
+    summ = Release.summarize_epsilons([0.5, 1.0, 2.0])
+    r = _release(neighbourhood="personalized-node", epsilon=None, epsilon_summary=summ)
+    assert r.epsilon_summary == {"min": 0.5, "median": 1.0, "max": 2.0}
+    with pytest.raises(InvalidParameterError, match="epsilon_summary"):
+        _release(neighbourhood="personalized-edge", epsilon=None)
+
+
+def test_validation():
+    with pytest.raises(InvalidParameterError, match="'neighbourhood' parameter of Release"):
+        _release(neighbourhood="vertex")
+    with pytest.raises(InvalidParameterError, match="must state its epsilon"):
+        _release(epsilon=None)
+    with pytest.raises(InvalidParameterError, match="'epsilon' parameter of Release"):
+        _release(epsilon=float("inf"))
+    assert _release(neighbourhood="k-anonymity", epsilon=None).epsilon is None
+    d = _release().to_dict()
+    d["extra"] = 1
+    with pytest.raises(InvalidParameterError, match="unknown keys"):
+        Release.from_dict(d)
+    r = _release()
+    with pytest.raises(AttributeError):
+        r.epsilon = 2.0  # frozen
