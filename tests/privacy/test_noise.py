@@ -11,11 +11,11 @@ from scipy import stats
 
 from graphanon.errors import InvalidParameterError
 from graphanon.privacy import noise as noise_mod
+from graphanon.privacy.audit import discrete_laplace_gof
 from graphanon.privacy.noise import (
     InsecureNoiseWarning,
     NoiseBackend,
     continuous_scale,
-    discrete_laplace_pmf,
     dp_scale,
     get_backend,
     opendp_prelude,
@@ -31,21 +31,8 @@ def insecure():
 
 
 def _chi2_discrete_laplace(samples: np.ndarray, scale: float) -> float:
-    """p-value of a chi-square goodness-of-fit test against discrete Laplace(scale)."""
-    k_max = math.ceil(scale * 6)
-    ks = np.arange(-k_max, k_max + 1)
-    pmf = discrete_laplace_pmf(ks, scale)
-    tail = (1.0 - pmf.sum()) / 2
-    clipped = np.clip(samples, -k_max - 1, k_max + 1)
-    observed = np.bincount(clipped + k_max + 1, minlength=2 * k_max + 3)
-    expected = np.concatenate([[tail], pmf, [tail]]) * samples.size
-    keep = expected >= 5  # merge sparse cells into the tails
-    obs = np.append(observed[keep], observed[~keep].sum())
-    exp = np.append(expected[keep], expected[~keep].sum())
-    if exp[-1] < 5:
-        obs, exp = obs[:-1], exp[:-1]
-        exp = exp * obs.sum() / exp.sum()
-    return float(stats.chisquare(obs, exp).pvalue)
+    """p-value of the chi-square test against discrete Laplace(scale) (the audit's check)."""
+    return discrete_laplace_gof(samples, scale)
 
 
 # ---------------------------------------------------------------------- calibration

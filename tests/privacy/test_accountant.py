@@ -1,0 +1,95 @@
+"""Accountant: sequential / parallel composition, refusal, persistent atomic ledger."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from graphanon.errors import InvalidParameterError, PrivacyBudgetExceeded
+from graphanon.privacy.accountant import Accountant
+from graphanon.privacy.release import Release
+
+
+def _rel(eps, nb="edge", ds="fp1", **kw):
+    return Release.create(mechanism="m", neighbourhood=nb, epsilon=eps, source_fingerprint=ds,
+                          **kw)
+
+
+def test_sequential_composition_and_refusal(tmp_path):
+    ledger = tmp_path / "ledger.json"
+    acc = Accountant(1.0, dataset="fp1", ledger=ledger)
+    for _ in range(10):
+        acc.spend(_rel(0.1))  # float sums: ten 0.1 fit exactly
+    assert acc.spent == pytest.approx(1.0)
+    before = ledger.read_bytes()
+    with pytest.raises(PrivacyBudgetExceeded, match="exceeded") as info:
+        acc.spend(_rel(0.01))
+    assert info.value.exit_code == 3
+    assert ledger.read_bytes() == before  # nothing recorded on refusal
+    assert len(acc.entries) == 10
+
+
+def test_ledger_is_shared_between_instances(tmp_path):
+    ledger = tmp_path / "sub" / "ledger.json"
+    a = Accountant(2.0, dataset="fp1", ledger=ledger)
+    b = Accountant(2.0, dataset="fp1", ledger=ledger)
+    a.spend(_rel(1.5))
+    assert b.spent == pytest.approx(1.5)
+    with pytest.raises(PrivacyBudgetExceeded):
+        b.spend(_rel(0.6))
+    other = Accountant(0.5, dataset="fp2", ledger=ledger)  # another dataset, own budget
+    other.spend(_rel(0.5, ds="fp2"))
+    data = json.loads(ledger.read_text())
+    assert data["format"] == "graphanon-ledger/1"
+    assert set(data["datasets"]) == {"fp1", "fp2"}
+    assert not list(ledger.parent.glob(".ledger.json.*.tmp"))
+    with pytest.raises(InvalidParameterError, match="cannot be changed"):
+        Accountant(3.0, dataset="fp1", ledger=ledger)
+
+
+def test_neighbourhood_rules():
+    node = Accountant(1.0, dataset="fp1", neighbourhood="node")
+    with pytest.raises(InvalidParameterError, match="no node-level guarantee"):
+        node.spend(_rel(0.1, nb="edge"))
+    node.spend(_rel(0.3, nb="node"))
+    edge = Accountant(1.0, dataset="fp1", neighbourhood="edge")
+    edge.spend(_rel(0.3, nb="node"))  # node-DP implies edge-DP at the same ε
+    pers = Release.create(mechanism="p", neighbourhood="personalized-edge",
+                          epsilon_summary={"min": 0.1, "median": 0.2, "max": 0.4},
+                          source_fingerprint="fp1")
+    assert edge.spend(pers).epsilon == 0.4
+    with pytest.raises(InvalidParameterError, match="carries no ε"):
+        edge.spend(Release.create(mechanism="k", neighbourhood="k-anonymity",
+                                  source_fingerprint="fp1"))
+    with pytest.raises(InvalidParameterError, match="is of dataset"):
+        edge.spend(_rel(0.1, ds="other"))
+
+
+def test_parallel_composition_only_when_disjoint():
+    acc = Accountant(1.0, dataset="fp1")
+    entries = acc.spend_parallel([_rel(0.5), _rel(0.7)], [np.arange(10), np.arange(10, 20)])
+    assert acc.spent == pytest.approx(0.7)
+    assert entries[0].composition.startswith("parallel")
+    acc2 = Accountant(2.0, dataset="fp1")
+    entries = acc2.spend_parallel([_rel(0.5), _rel(0.7)], [np.arange(10), np.arange(9, 20)])
+    assert acc2.spent == pytest.approx(1.2)
+    assert "overlap" in entries[0].composition
+    with pytest.raises(PrivacyBudgetExceeded):
+        Accountant(1.0, dataset="fp1").spend_parallel(
+            [_rel(0.6), _rel(0.6)], [[1, 2], [2, 3]])
+
+
+def test_validation(tmp_path):
+    with pytest.raises(InvalidParameterError, match="'budget' parameter of Accountant"):
+        Accountant(0.0, dataset="x")
+    with pytest.raises(InvalidParameterError, match="'neighbourhood' parameter of Accountant"):
+        Accountant(1.0, dataset="x", neighbourhood="personalized-edge")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(InvalidParameterError, match="unreadable"):
+        Accountant(1.0, dataset="x", ledger=bad)
+    acc = Accountant(1.0, dataset="x")
+    assert acc.spend_epsilon(0.25, mechanism="t").epsilon == 0.25
+    assert acc.can_spend(0.75) and not acc.can_spend(0.76)
