@@ -58,8 +58,13 @@ import numpy as np
 import numpy.typing as npt
 
 from .._validation import check_choice, check_float, check_int
-from ..dk.extract import DKDistribution, cell_index, degree_distribution, domain_cells
-from ..dk.extract import joint_degree_distribution
+from ..dk.extract import (
+    DKDistribution,
+    cell_index,
+    degree_distribution,
+    domain_cells,
+    joint_degree_distribution,
+)
 from ..errors import InvalidParameterError
 from ..graph import Graph
 from ..metrics import ks_distance, l1_distance
@@ -351,14 +356,15 @@ def theta_dk_release(
         params["theta_grid"] = selection["grid"]
         params["theta_score_sensitivity"] = selection["score_sensitivity"]
     derivation = (
-        f"EAD cascades: {'v+ count + θ moved nodes × 2 = 2θ+1' if d == 1 else 'θ cascades × (2θ+1) = θ(2θ+1)'}"
+        ("EAD cascades: v+ count + θ moved nodes × 2 = 2θ+1" if d == 1
+         else "EAD cascades: θ cascades × (2θ+1) = θ(2θ+1)")
         if projection == "ead" else "paper Lemma 8 / its 1K analogue — NOT valid for SER"
     )
     seconds = time.perf_counter() - t0
     release = Release.create(
         mechanism=mechanism, neighbourhood="node", epsilon=epsilon, sensitivity=sens,
         sensitivity_derivation=derivation, params=params, backend=backend.name, seed=seed,
-        source_fingerprint=G.fingerprint(), seconds=seconds,
+        source_fingerprint=G.fingerprint, seconds=seconds,
     )
     return NodeDKRelease(table, noisy, d, theta, projection, proj.preserved_edge_ratio,
                          release, seconds)
@@ -404,7 +410,7 @@ def plain_node_dk_release(
         sensitivity=sens,
         sensitivity_derivation="public degree bound D: 2D+1 (1K) / D(2D+1) (2K, Lemma 7)",
         params={"d": d, "degree_bound": D}, backend=backend.name, seed=seed,
-        source_fingerprint=G.fingerprint(), seconds=seconds,
+        source_fingerprint=G.fingerprint, seconds=seconds,
     )
     return NodeDKRelease(_table_from_dense(d, noisy, D), noisy, d, D, "none", 1.0, release,
                          seconds)
