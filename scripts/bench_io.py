@@ -137,7 +137,7 @@ def main() -> None:
             rows.append(bench_one(name, synth, 1, not args.skip_networkx_large, tmp))
             rows[-1]["file_mb"] = os.path.getsize(synth) / 2**20
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
-    print("| dataset | nodes | edges | graphanon s | igraph s | networkx s | bytes/edge |")
+    print(f"| dataset | nodes | edges | graphanon s | igraph s | networkx s | bytes/edge |")
     print("|---|---|---|---|---|---|---|")
     for r in rows:
         f = lambda x: "—" if x is None else f"{x:.3f}"  # noqa: E731
