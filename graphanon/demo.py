@@ -78,6 +78,15 @@ DemoStep = Callable[[DemoContext], Section]
 DEMO_STEPS: list[tuple[str, DemoStep]] = [("datasets", step_datasets)]
 
 
+def _node_dp_step(ctx: DemoContext) -> Section:
+    from .demo_nodedp import step_node_dp
+
+    return step_node_dp(ctx)
+
+
+DEMO_STEPS.append(("node-dp", _node_dp_step))
+
+
 def run_demo(outdir: str | Path, *, seed: int, progress: ProgressFn = log_progress) -> Report:
     """Run every demo step and write the report into ``outdir``."""
     outdir = Path(outdir)
