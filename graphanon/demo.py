@@ -81,6 +81,7 @@ DEMO_STEPS: list[tuple[str, str]] = [
     ("datasets", "graphanon.demo:step_datasets"),
     ("randomized_response", "graphanon.privacy_demo:step_randomized_response"),
     ("dk", "graphanon.dk_demo:step_dk"),
+    ("node-dp", "graphanon.demo_nodedp:step_node_dp"),
 ]
 
 
@@ -88,6 +89,7 @@ def _resolve(target: str) -> DemoStep:
     module, _, func = target.partition(":")
     step: DemoStep = getattr(importlib.import_module(module), func)
     return step
+
 
 
 

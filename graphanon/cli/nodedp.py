@@ -1,0 +1,159 @@
+"""``graphanon project`` / ``graphanon release-degrees`` and the node-DP part of ``release-dk``.
+
+Glue only: the algorithms live in :mod:`graphanon.projection`, :mod:`graphanon.privacy.node_dp`
+and :mod:`graphanon.privacy.rps`. :func:`release_dk_node` is the implementation behind
+``graphanon release-dk --privacy node`` (the ``release-dk`` command itself is defined by the
+dK module and calls it).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import click
+import numpy as np
+
+from ..io._atomic import atomic_write_text
+from ..io.files import write_graph
+from ..metrics import describe_graph
+from ._common import echo, load_graph, make_rng, write_json
+
+__all__ = ["COMMANDS", "release_dk_node"]
+
+
+def _backend_args(seed: int | None) -> dict[str, Any]:
+    """Seeded runs use the insecure, reproducible backend; unseeded ones use OpenDP."""
+    if seed is None:
+        return {"noise": "opendp", "rng": None, "seed": None}
+    rng, seed = make_rng(seed)
+    return {"noise": "numpy-insecure", "rng": rng, "seed": seed}
+
+
+def _write_outputs(out: str, text: str, report: str | None, payload: dict[str, Any]) -> None:
+    # both writes are atomic (temp file + rename); nothing is written before the release
+    atomic_write_text(out, text)
+    if report:
+        write_json(report, payload)
+
+
+@click.command("project")
+@click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False))
+@click.option("--theta", type=click.IntRange(min=1), required=True, help="Degree bound θ.")
+@click.option("--method", type=click.Choice(["ser", "ead", "truncate"]), default="ead",
+              show_default=True, help="Projection algorithm.")
+@click.option("--order", type=click.Choice(["hash", "degree"]), default="hash",
+              show_default=True,
+              help="SER ordering: 'hash' is stable; 'degree' (thesis Example 7) is not.")
+@click.option("--seed", type=int, default=None, help="Ordering key seed (default: random).")
+@click.option("--out", required=True, type=click.Path(dir_okay=False),
+              help="Projected graph (format from the extension).")
+@click.option("--report", type=click.Path(dir_okay=False), help="JSON report.")
+def project_cmd(input_path: str, theta: int, method: str, order: str, seed: int | None,
+                out: str, report: str | None) -> None:
+    """Project INPUT to maximum degree θ (no privacy by itself: a preprocessing step)."""
+    from ..projection import project
+
+    G = load_graph(input_path)
+    rng = make_rng(seed)[0]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        P = project(G, theta=theta, method=method, order=order, rng=rng)
+    for w in caught:
+        click.echo(f"graphanon: warning: {w.message}", err=True)
+    write_graph(P.graph, out)
+    payload = {
+        "input": input_path, "method": P.method, "order": P.order, "theta": P.theta,
+        "key": P.key, "n_edges_before": P.n_edges_before, "n_edges_after": P.n_edges_after,
+        "preserved_edge_ratio": P.preserved_edge_ratio, "seconds": P.seconds,
+        "projected": describe_graph(P.graph),
+    }
+    if report:
+        write_json(report, payload)
+    echo(f"{method} θ={theta}: kept {P.n_edges_after}/{P.n_edges_before} edges "
+         f"({P.preserved_edge_ratio:.3f}) -> {out}")
+
+
+def release_dk_node(input_path: str, *, d: int, epsilon: float, theta: int | str,
+                    projection: str = "ead", order: str = "hash", seed: int | None = None,
+                    out: str, report: str | None = None,
+                    select_fraction: float = 0.1) -> dict[str, Any]:
+    """Implementation of ``graphanon release-dk --privacy node``.
+
+    Reads INPUT, runs :func:`~graphanon.privacy.node_dp.theta_dk_release`, writes the table
+    (TSV: ``degree<TAB>count`` for 1K, ``deg1<TAB>deg2<TAB>count`` for 2K, noisy counts
+    clipped at 0) to ``out`` and the Release record + parameters to ``report``. Returns the
+    report payload. ``theta`` may be ``"auto"`` (private selection with
+    ``select_fraction · ε``).
+    """
+    from ..privacy.node_dp import theta_dk_release
+
+    G = load_graph(input_path)
+    th: int | str = theta if theta == "auto" else int(theta)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rel = theta_dk_release(G, d=d, epsilon=epsilon, theta=th, projection=projection,
+                               order=order, select_fraction=select_fraction,
+                               **_backend_args(seed))
+    for w in caught:
+        click.echo(f"graphanon: warning: {w.message}", err=True)
+    head = "degree\tcount" if d == 1 else "deg1\tdeg2\tcount"
+    lines = [head] + ["\t".join(str(int(x)) for x in (*row, c))
+                      for row, c in zip(rel.table.degrees, rel.table.counts, strict=True)]
+    payload = {"release": rel.release.to_dict(), "theta": rel.theta, "d": d,
+               "n_rows": rel.table.n_tuples}
+    _write_outputs(out, "\n".join(lines) + "\n", report, payload)
+    return payload
+
+
+@click.command("release-degrees")
+@click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False))
+@click.option("--method", type=click.Choice(["rps", "laplace", "hay"]), default="rps",
+              show_default=True,
+              help="rps: node-DP RPS; laplace: node-DP EAD-projected histogram; hay: edge-DP "
+                   "constrained inference.")
+@click.option("--epsilon", type=float, required=True, help="Privacy budget ε.")
+@click.option("--max-degree", type=click.IntRange(min=0), default=None,
+              help="RPS: public degree bound Λ (default n − 1). Only pass the true maximum "
+                   "if it is public.")
+@click.option("--theta", type=click.IntRange(min=1), default=64, show_default=True,
+              help="laplace: projection bound θ.")
+@click.option("--depth", type=click.IntRange(min=1, max=64), default=15, show_default=True,
+              help="RPS: maximum recursion depth.")
+@click.option("--seed", type=int, default=None,
+              help="Seed: reproducible but INSECURE noise (numpy backend).")
+@click.option("--out", required=True, type=click.Path(dir_okay=False),
+              help="TSV: degree<TAB>count.")
+@click.option("--report", type=click.Path(dir_okay=False), help="JSON report.")
+def release_degrees(input_path: str, method: str, epsilon: float, max_degree: int | None,
+                    theta: int, depth: int, seed: int | None, out: str,
+                    report: str | None) -> None:
+    """Release a differentially private degree sequence of INPUT."""
+    from ..errors import InvalidParameterError
+    from ..privacy.rps import (
+        hay_degree_sequence,
+        laplace_degree_sequence,
+        rps_degree_sequence,
+    )
+
+    if not (epsilon > 0 and np.isfinite(epsilon)):
+        raise InvalidParameterError(f"The '--epsilon' option must be a float > 0. Got {epsilon}.")
+    G = load_graph(input_path)
+    kw = _backend_args(seed)
+    if method == "rps":
+        rel = rps_degree_sequence(G, epsilon=epsilon, max_degree=max_degree, depth=depth, **kw)
+    elif method == "laplace":
+        rel = laplace_degree_sequence(G, epsilon=epsilon, theta=theta, **kw)
+    else:
+        rel = hay_degree_sequence(G, epsilon=epsilon, **kw)
+    hist = np.bincount(rel.degrees) if rel.degrees.size else np.zeros(0, dtype=np.int64)
+    nz = np.flatnonzero(hist)
+    text = "degree\tcount\n" + "".join(f"{g}\t{hist[g]}\n" for g in nz)
+    payload = {"release": rel.release.to_dict(), "method": method,
+               "n_released": int(rel.degrees.size)}
+    _write_outputs(out, text, report, payload)
+    echo(f"{method}: released {rel.degrees.size} degrees (ε={epsilon}, "
+         f"{rel.release.neighbourhood}-DP) -> {out}")
+
+
+COMMANDS = [project_cmd, release_degrees]

@@ -1,0 +1,246 @@
+"""Node-DP projections and releases: correctness, stability, and node-sensitivity audits."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+from graphanon.cli import main
+from graphanon.datasets import load_polbooks
+from graphanon.errors import InvalidParameterError
+from graphanon.graph import Graph
+from graphanon.privacy.audit import audit_sensitivity, random_graphs, small_graphs
+from graphanon.privacy.node_dp import (
+    NodeSensitivityWarning,
+    dense_dk,
+    dk_utility,
+    node_sensitivity,
+    select_theta,
+    theta_dk_release,
+)
+from graphanon.privacy.noise import InsecureNoiseWarning, get_backend
+from graphanon.privacy.rps import (
+    degree_sequence_metrics,
+    hay_degree_sequence,
+    laplace_degree_sequence,
+    rps_degree_sequence,
+    rps_smooth_sensitivity,
+)
+from graphanon.projection import UnstableOrderingWarning, project
+
+pytestmark = pytest.mark.filterwarnings("ignore::graphanon.privacy.noise.InsecureNoiseWarning")
+
+
+def _er(n: int, p: float, seed: int) -> Graph:
+    rng = np.random.default_rng(seed)
+    iu = np.triu_indices(n, 1)
+    keep = rng.random(iu[0].size) < p
+    return Graph.from_edges(iu[0][keep], iu[1][keep], n_nodes=n)
+
+
+@pytest.fixture(scope="module")
+def audit_graphs() -> list[Graph]:
+    return small_graphs() + random_graphs((30, 60), rng=np.random.default_rng(7))
+
+
+# ---------------------------------------------------------------- projections
+@pytest.mark.parametrize("method", ["ead", "ser", "truncate"])
+@pytest.mark.parametrize("theta", [1, 3, 8])
+def test_projection_is_bounded_subgraph(method: str, theta: int) -> None:
+    G = _er(80, 0.15, 1)
+    P = project(G, theta=theta, method=method, key=5)
+    H = P.graph
+    assert H.degrees.max(initial=0) <= theta
+    if method != "truncate":
+        eh = set(zip(*H.edges(), strict=True))
+        assert eh <= set(zip(*G.edges(), strict=True))
+    if method == "ead":  # maximal: every dropped edge has an endpoint at θ (SER is not)
+        u, v = G.edges()
+        for a, b in zip(u.tolist(), v.tolist(), strict=True):
+            if (a, b) not in eh:
+                assert H.degrees[a] == theta or H.degrees[b] == theta
+    assert P.preserved_edge_ratio == pytest.approx(H.n_edges / G.n_edges)
+
+
+def test_ead_matches_reference_loop() -> None:
+    G = _er(60, 0.2, 2)
+    P = project(G, theta=4, method="ead", key=11)
+    from graphanon.projection import _pair_hash, node_hash
+
+    u, v = G.edges()
+    h = node_hash(G.node_ids, 11)
+    deg = np.zeros(G.n_nodes, int)
+    kept = set()
+    for e in np.argsort(_pair_hash(h[u], h[v]), kind="stable"):
+        a, b = int(u[e]), int(v[e])
+        if deg[a] < 4 and deg[b] < 4:
+            kept.add((a, b))
+            deg[a] += 1
+            deg[b] += 1
+    assert set(zip(*P.graph.edges(), strict=True)) == kept
+
+
+def test_hash_order_is_stable_under_node_removal() -> None:
+    """Edges among the remaining nodes keep their relative order (Definition 29)."""
+    G = _er(40, 0.2, 3)
+    from graphanon.projection import node_hash
+
+    h = node_hash(G.node_ids, 9)
+    mask = np.ones(40, bool)
+    mask[7] = False
+    H = G.subgraph(mask)
+    assert np.array_equal(node_hash(H.node_ids, 9), h[mask])
+
+
+def test_degree_order_warns() -> None:
+    with pytest.warns(UnstableOrderingWarning):
+        project(_er(30, 0.3, 4), theta=3, method="ser", order="degree", key=1)
+
+
+def test_string_ids_and_bad_input() -> None:
+    G = load_polbooks()
+    P = project(G, theta=5, method="ser", key=3)
+    assert P.graph.degrees.max() <= 5
+    with pytest.raises(InvalidParameterError, match="theta"):
+        project(G, theta=0)
+    with pytest.raises(InvalidParameterError, match="method"):
+        project(G, theta=3, method="bogus")
+
+
+# ---------------------------------------------------------------- audits
+@pytest.mark.parametrize("theta", [1, 2, 4])
+@pytest.mark.parametrize("d", [1, 2])
+def test_ead_calibration_passes_node_audit(audit_graphs: list[Graph], theta: int,
+                                            d: int) -> None:
+    def f(G: Graph) -> np.ndarray:
+        return dense_dk(project(G, theta=theta, method="ead", key=12345).graph, d, theta)
+
+    res = audit_sensitivity(f, audit_graphs, neighbourhood="node",
+                            claimed=node_sensitivity(d, theta), n_samples=40,
+                            rng=np.random.default_rng(0))
+    assert res.passed, str(res)
+    if d == 1:  # the 1K bound is attained
+        assert res.max_observed == node_sensitivity(1, theta)
+
+
+def test_ser_cascade_breaks_the_bound(audit_graphs: list[Graph]) -> None:
+    """SER with a stable hash order: neighbours of v+ visited before it cascade, so the
+    1K change exceeds 2θ+1 (the finding documented in docs/node_dp.md)."""
+    theta = 2
+
+    def f(G: Graph) -> np.ndarray:
+        return dense_dk(project(G, theta=theta, method="ser", key=12345).graph, 1, theta)
+
+    res = audit_sensitivity(f, audit_graphs, neighbourhood="node", claimed=2 * theta + 1,
+                            n_samples=40, rng=np.random.default_rng(0))
+    assert not res.passed and res.max_observed > 2 * theta + 1
+
+
+def test_hay_sensitivity_edge_audit(audit_graphs: list[Graph]) -> None:
+    res = audit_sensitivity(lambda G: np.sort(G.degrees), audit_graphs[:60],
+                            neighbourhood="edge", claimed=2)
+    assert res.passed
+
+
+def test_rps_smooth_bound_dominates_local_change(audit_graphs: list[Graph]) -> None:
+    """A(0) bounds the observed change of the region-count vector (fixed partition)."""
+    bounds = np.array([2, 4, 7])
+
+    def counts(G: Graph) -> np.ndarray:
+        d = np.minimum(G.degrees, 20)
+        return np.add.reduceat(np.bincount(d, minlength=21), np.r_[0, bounds])
+
+    for G in audit_graphs[-4:]:
+        hist = np.bincount(np.minimum(G.degrees, 20), minlength=21)
+        S = rps_smooth_sensitivity(hist, bounds, beta=1e9)  # β huge: S = A(0) = LS bound
+        res = audit_sensitivity(counts, [G], neighbourhood="node", claimed=S, n_samples=60,
+                                rng=np.random.default_rng(1))
+        assert res.passed, str(res)
+
+
+# ---------------------------------------------------------------- releases
+def test_theta_dk_release_record_and_noise() -> None:
+    G = load_polbooks()
+    rel = theta_dk_release(G, d=2, epsilon=2.0, theta=5, noise="numpy-insecure",
+                           rng=np.random.default_rng(0), seed=0)
+    r = rel.release
+    assert (r.neighbourhood, r.epsilon, r.sensitivity) == ("node", 2.0, 5 * 11)
+    assert rel.noisy.size == 15 and r.backend == "numpy-insecure"
+    assert (rel.table.counts > 0).all()
+    # the noise is centred: mean of many releases near the projected truth
+    true = dense_dk(project(G, theta=5, method="ead", key=r.params["key"]).graph, 2, 5)
+    rng = np.random.default_rng(1)
+    reps = [theta_dk_release(G, d=2, epsilon=2.0, theta=5, key=r.params["key"],
+                             noise="numpy-insecure", rng=rng).noisy for _ in range(200)]
+    assert np.abs(np.mean(reps, axis=0) - true).max() < 6 * 27.5 / np.sqrt(200) * 1.5
+    m = dk_utility(G, rel)
+    assert m["l1"] > 0 and 0 <= m["ks"] <= 1
+
+
+def test_ser_release_warns_and_truncate_refused() -> None:
+    G = load_polbooks()
+    with pytest.warns(NodeSensitivityWarning):
+        rel = theta_dk_release(G, d=1, epsilon=1.0, theta=4, projection="ser",
+                               noise="numpy-insecure", rng=np.random.default_rng(0))
+    assert rel.release.params["guarantee"].startswith("none")
+    with pytest.raises(InvalidParameterError, match="Truncation"):
+        theta_dk_release(G, d=1, epsilon=1.0, theta=4, projection="truncate")
+    with pytest.raises(InvalidParameterError, match="epsilon"):
+        theta_dk_release(G, d=1, epsilon=0.0, theta=4)
+
+
+def test_theta_selection_prefers_larger() -> None:
+    """Dense graph, large ε: the score must not always pick the smallest θ (the public bug)."""
+    G = _er(300, 0.2, 5)
+    backend = get_backend("numpy-insecure", rng=np.random.default_rng(0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InsecureNoiseWarning)
+        picks = [select_theta(G, epsilon=50.0, d=1, release_epsilon=10.0, key=3,
+                              backend=backend)[0] for _ in range(10)]
+    assert min(picks) >= 32
+    rel = theta_dk_release(G, d=1, epsilon=5.0, theta="auto", noise="numpy-insecure",
+                           rng=np.random.default_rng(2))
+    assert rel.release.params["epsilon_theta_selection"] == pytest.approx(0.5)
+
+
+def test_degree_sequence_releases() -> None:
+    G = load_polbooks()
+    rng = np.random.default_rng(0)
+    hay = hay_degree_sequence(G, epsilon=10.0, noise="numpy-insecure", rng=rng)
+    assert hay.release.neighbourhood == "edge" and hay.degrees.size == G.n_nodes
+    assert degree_sequence_metrics(G, hay)["emd"] < 0.5
+    lap = laplace_degree_sequence(G, epsilon=1.0, theta=16, noise="numpy-insecure", rng=rng)
+    assert lap.release.neighbourhood == "node" and lap.degrees.max(initial=0) <= 16
+    rps = rps_degree_sequence(G, epsilon=1.0, noise="numpy-insecure", rng=rng)
+    assert rps.release.neighbourhood == "node"
+    assert rps.regions[0, 0] == 0 and rps.regions[-1, 1] == G.n_nodes - 1
+    assert np.isin(rps.degrees, rps.regions[:, 0]).all()
+    with pytest.raises(InvalidParameterError, match="depth"):
+        rps_degree_sequence(G, epsilon=1.0, depth=0)
+
+
+# ---------------------------------------------------------------- CLI
+def test_cli_project_and_release(tmp_path) -> None:
+    src = tmp_path / "g.txt"
+    G = load_polbooks()
+    u, v = G.edges()
+    src.write_text("".join(f"{a}\t{b}\n" for a, b in zip(u, v, strict=True)))
+    out, rep = tmp_path / "p.txt", tmp_path / "p.json"
+    assert main(["-q", "project", str(src), "--theta", "4", "--method", "ser", "--out",
+                 str(out), "--report", str(rep)]) == 0
+    assert json.loads(rep.read_text())["theta"] == 4
+    tsv = tmp_path / "d.tsv"
+    assert main(["-q", "release-degrees", str(src), "--method", "hay", "--epsilon", "1",
+                 "--seed", "1", "--out", str(tsv)]) == 0
+    assert tsv.read_text().startswith("degree\tcount")
+    bad = tmp_path / "bad.tsv"
+    assert main(["-q", "release-degrees", str(src), "--epsilon", "0", "--out", str(bad)]) == 2
+    assert not bad.exists()
+    from graphanon.cli.nodedp import release_dk_node
+
+    payload = release_dk_node(str(src), d=1, epsilon=1.0, theta=8, seed=3,
+                              out=str(tmp_path / "k.tsv"), report=str(tmp_path / "k.json"))
+    assert payload["release"]["mechanism"] == "theta-dk1-ead"
