@@ -79,9 +79,9 @@ DemoStep = Callable[[DemoContext], Section]
 # (name, "module:function"); steps are imported lazily so the demo pulls in only what runs.
 DEMO_STEPS: list[tuple[str, str]] = [
     ("datasets", "graphanon.demo:step_datasets"),
-    ("randomized_response", "graphanon.privacy_demo:step_randomized_response"),
-    ("dk", "graphanon.dk_demo:step_dk"),
-    ("node-dp", "graphanon.demo_nodedp:step_node_dp"),
+    ("randomized_response", "graphanon.demos.randomized_response:step_randomized_response"),
+    ("dk", "graphanon.demos.dk:step_dk"),
+    ("node-dp", "graphanon.demos.node_dp:step_node_dp"),
 ]
 
 
@@ -89,9 +89,6 @@ def _resolve(target: str) -> DemoStep:
     module, _, func = target.partition(":")
     step: DemoStep = getattr(importlib.import_module(module), func)
     return step
-
-
-
 
 
 def run_demo(outdir: str | Path, *, seed: int, progress: ProgressFn = log_progress) -> Report:

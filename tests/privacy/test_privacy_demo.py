@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from graphanon.datasets import load_adult_sample, load_polbooks
 from graphanon.demo import DEMO_STEPS, DemoContext
-from graphanon.privacy_demo import step_randomized_response
+from graphanon.demos.randomized_response import step_randomized_response
 from graphanon.report import Report
 
 

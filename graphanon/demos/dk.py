@@ -9,13 +9,13 @@ from typing import Any
 
 import numpy as np
 
-from .demo import DemoContext
-from .dk import dk_distribution
-from .dk.generate import generate_2k, synthetic_utility
-from .dk.release import release_dk
-from .io.dk_tables import write_dk_table
-from .io.files import write_graph
-from .report import Section, Table
+from ..demo import DemoContext
+from ..dk import dk_distribution
+from ..dk.generate import generate_2k, synthetic_utility
+from ..dk.release import release_dk
+from ..io.dk_tables import write_dk_table
+from ..io.files import write_graph
+from ..report import Section, Table
 
 __all__ = ["step_dk"]
 

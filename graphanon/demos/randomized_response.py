@@ -9,14 +9,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .io.files import write_bipartite
-from .metrics import edge_set_metrics
-from .privacy.noise import get_backend
-from .privacy.randomized_response import randomized_response
-from .report import Section, Table
+from ..io.files import write_bipartite
+from ..metrics import edge_set_metrics
+from ..privacy.noise import get_backend
+from ..privacy.randomized_response import randomized_response
+from ..report import Section, Table
 
 if TYPE_CHECKING:
-    from .demo import DemoContext
+    from ..demo import DemoContext
 
 __all__ = ["step_randomized_response"]
 

@@ -7,14 +7,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .privacy.node_dp import dk_utility, theta_dk_release
-from .privacy.noise import InsecureNoiseWarning
-from .privacy.rps import degree_sequence_metrics, hay_degree_sequence, rps_degree_sequence
-from .projection import project
-from .report import Section, Table
+from ..privacy.node_dp import dk_utility, theta_dk_release
+from ..privacy.noise import InsecureNoiseWarning
+from ..privacy.rps import degree_sequence_metrics, hay_degree_sequence, rps_degree_sequence
+from ..projection import project
+from ..report import Section, Table
 
 if TYPE_CHECKING:
-    from .demo import DemoContext
+    from ..demo import DemoContext
 
 __all__ = ["step_node_dp"]
 

@@ -1,0 +1,1 @@
+"""Demo steps, one module per feature (registered in :data:`graphanon.demo.DEMO_STEPS`)."""
