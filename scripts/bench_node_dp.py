@@ -29,6 +29,12 @@ from graphanon.privacy.rps import (
 )
 from graphanon.projection import project
 
+
+def insecure(rng):
+    from graphanon.privacy.noise import get_backend
+
+    return get_backend("numpy-insecure", rng=rng)
+
 DS = Path("/work/shared/datasets")
 THETAS = (16, 32, 64, 128, 256)
 EPS = (0.01, 0.1, 1.0, 10.0)
@@ -104,13 +110,13 @@ def main() -> None:
             for eps in EPS:
                 for meth in ("ead", "ser"):
                     r = theta_dk_release(G, d=2, epsilon=eps, theta=th, projection=meth,
-                                         key=1, noise="numpy-insecure", rng=rng)
+                                         key=1, backend=insecure(rng), rng=rng)
                     m = dk_utility(G, r)
                     rs.append([f"{meth}-θ-dKε", th, eps, round(m["l1"]), round(m["ks"], 3)])
         dmax = int(G.degrees.max())
         for eps in EPS:
             r = plain_node_dk_release(G, d=2, epsilon=eps, degree_bound=dmax,
-                                      noise="numpy-insecure", rng=rng)
+                                      backend=insecure(rng), rng=rng)
             m = dk_utility(G, r)
             rs.append(["plain ε-DP (D=dmax)", "-", eps, round(m["l1"]), round(m["ks"], 3)])
         print(f"Fig 7.4/7.5 shape on {name}: 2K L1 and KS vs the true 2K (|E|={G.n_edges})")
@@ -126,14 +132,14 @@ def main() -> None:
     for name, G in fb.items():
         dmax = int(G.degrees.max())
         methods = {
-            "rps Λ=n-1": lambda G, e: rps_degree_sequence(G, epsilon=e, noise="numpy-insecure",
+            "rps Λ=n-1": lambda G, e: rps_degree_sequence(G, epsilon=e, backend=insecure(rng),
                                                           rng=rng),
             "rps Λ=dmax": lambda G, e, dm=dmax: rps_degree_sequence(
-                G, epsilon=e, max_degree=dm, noise="numpy-insecure", rng=rng),
+                G, epsilon=e, max_degree=dm, backend=insecure(rng), rng=rng),
             "laplace θ=64 (node)": lambda G, e: laplace_degree_sequence(
-                G, epsilon=e, theta=64, key=1, noise="numpy-insecure", rng=rng),
+                G, epsilon=e, theta=64, key=1, backend=insecure(rng), rng=rng),
             "hay (edge-DP)": lambda G, e: hay_degree_sequence(G, epsilon=e,
-                                                              noise="numpy-insecure", rng=rng),
+                                                              backend=insecure(rng), rng=rng),
         }
         for eps in EPS:
             for label, f in methods.items():

@@ -31,6 +31,12 @@ from graphanon.privacy.rps import (
 )
 from graphanon.projection import UnstableOrderingWarning, project
 
+
+def insecure(rng):
+    from graphanon.privacy.noise import get_backend
+
+    return get_backend("numpy-insecure", rng=rng)
+
 pytestmark = pytest.mark.filterwarnings("ignore::graphanon.privacy.noise.InsecureNoiseWarning")
 
 
@@ -164,7 +170,7 @@ def test_rps_smooth_bound_dominates_local_change(audit_graphs: list[Graph]) -> N
 # ---------------------------------------------------------------- releases
 def test_theta_dk_release_record_and_noise() -> None:
     G = load_polbooks()
-    rel = theta_dk_release(G, d=2, epsilon=2.0, theta=5, noise="numpy-insecure",
+    rel = theta_dk_release(G, d=2, epsilon=2.0, theta=5, backend=insecure(np.random.default_rng(0)),
                            rng=np.random.default_rng(0), seed=0)
     r = rel.release
     assert (r.neighbourhood, r.epsilon, r.sensitivity) == ("node", 2.0, 5 * 11)
@@ -174,7 +180,7 @@ def test_theta_dk_release_record_and_noise() -> None:
     true = dense_dk(project(G, theta=5, method="ead", key=r.params["key"]).graph, 2, 5)
     rng = np.random.default_rng(1)
     reps = [theta_dk_release(G, d=2, epsilon=2.0, theta=5, key=r.params["key"],
-                             noise="numpy-insecure", rng=rng).noisy for _ in range(200)]
+                             backend=insecure(rng), rng=rng).noisy for _ in range(200)]
     assert np.abs(np.mean(reps, axis=0) - true).max() < 6 * 27.5 / np.sqrt(200) * 1.5
     m = dk_utility(G, rel)
     assert m["l1"] > 0 and 0 <= m["ks"] <= 1
@@ -184,7 +190,8 @@ def test_ser_release_warns_and_truncate_refused() -> None:
     G = load_polbooks()
     with pytest.warns(NodeSensitivityWarning):
         rel = theta_dk_release(G, d=1, epsilon=1.0, theta=4, projection="ser",
-                               noise="numpy-insecure", rng=np.random.default_rng(0))
+                               backend=insecure(np.random.default_rng(0)),
+                               rng=np.random.default_rng(0))
     assert rel.release.params["guarantee"].startswith("none")
     with pytest.raises(InvalidParameterError, match="Truncation"):
         theta_dk_release(G, d=1, epsilon=1.0, theta=4, projection="truncate")
@@ -201,20 +208,20 @@ def test_theta_selection_prefers_larger() -> None:
         picks = [select_theta(G, epsilon=50.0, d=1, release_epsilon=10.0, key=3,
                               backend=backend)[0] for _ in range(10)]
     assert min(picks) >= 32
-    rel = theta_dk_release(G, d=1, epsilon=5.0, theta="auto", noise="numpy-insecure",
-                           rng=np.random.default_rng(2))
+    rel = theta_dk_release(G, d=1, epsilon=5.0, theta="auto",
+                           backend=insecure(np.random.default_rng(2)), rng=np.random.default_rng(2))
     assert rel.release.params["epsilon_theta_selection"] == pytest.approx(0.5)
 
 
 def test_degree_sequence_releases() -> None:
     G = load_polbooks()
     rng = np.random.default_rng(0)
-    hay = hay_degree_sequence(G, epsilon=10.0, noise="numpy-insecure", rng=rng)
+    hay = hay_degree_sequence(G, epsilon=10.0, backend=insecure(rng), rng=rng)
     assert hay.release.neighbourhood == "edge" and hay.degrees.size == G.n_nodes
     assert degree_sequence_metrics(G, hay)["emd"] < 0.5
-    lap = laplace_degree_sequence(G, epsilon=1.0, theta=16, noise="numpy-insecure", rng=rng)
+    lap = laplace_degree_sequence(G, epsilon=1.0, theta=16, backend=insecure(rng), rng=rng)
     assert lap.release.neighbourhood == "node" and lap.degrees.max(initial=0) <= 16
-    rps = rps_degree_sequence(G, epsilon=1.0, noise="numpy-insecure", rng=rng)
+    rps = rps_degree_sequence(G, epsilon=1.0, backend=insecure(rng), rng=rng)
     assert rps.release.neighbourhood == "node"
     assert rps.regions[0, 0] == 0 and rps.regions[-1, 1] == G.n_nodes - 1
     assert np.isin(rps.degrees, rps.regions[:, 0]).all()
@@ -239,8 +246,19 @@ def test_cli_project_and_release(tmp_path) -> None:
     bad = tmp_path / "bad.tsv"
     assert main(["-q", "release-degrees", str(src), "--epsilon", "0", "--out", str(bad)]) == 2
     assert not bad.exists()
-    from graphanon.cli.nodedp import release_dk_node
-
-    payload = release_dk_node(str(src), d=1, epsilon=1.0, theta=8, seed=3,
-                              out=str(tmp_path / "k.tsv"), report=str(tmp_path / "k.json"))
+    k_tsv, k_json = tmp_path / "k.tsv", tmp_path / "k.json"
+    assert main(["-q", "release-dk", str(src), "--d", "1", "--privacy", "node", "--epsilon",
+                 "1", "--theta", "8", "--noise", "numpy-insecure", "--seed", "3", "--out",
+                 str(k_tsv), "--report", str(k_json)]) == 0
+    payload = json.loads(k_json.read_text())
     assert payload["release"]["mechanism"] == "theta-dk1-ead"
+    assert payload["release"]["neighbourhood"] == "node" and payload["theta"] == 8
+    assert payload["release"]["sensitivity"] == 2 * 8 + 1
+    from graphanon.io.dk_tables import read_dk_table
+
+    assert read_dk_table(k_tsv).kind == "degree"
+    for bad_theta in ("zero", "0"):
+        assert main(["-q", "release-dk", str(src), "--d", "1", "--privacy", "node",
+                     "--epsilon", "1", "--theta", bad_theta, "--out",
+                     str(tmp_path / "never.tsv")]) == 2
+    assert not (tmp_path / "never.tsv").exists()

@@ -23,7 +23,9 @@ __all__ = [
     "load_bipartite",
     "load_graph",
     "make_rng",
+    "noise_options",
     "progress_bar",
+    "resolve_noise",
     "write_json",
 ]
 
@@ -66,6 +68,39 @@ def make_rng(seed: int | None) -> tuple[np.random.Generator, int]:
     if seed < 0:
         raise InvalidParameterError(f"The '--seed' option must be a non-negative int. Got {seed}.")
     return np.random.default_rng(seed), seed
+
+
+def noise_options(func: Any) -> Any:
+    """Add ``--noise`` and ``--seed``: the one way every private command picks its noise."""
+    func = click.option(
+        "--seed",
+        type=int,
+        default=None,
+        help="Seed for sampling and post-processing (recorded in the release). It seeds the DP "
+        "noise only with --noise numpy-insecure.",
+    )(func)
+    return click.option(
+        "--noise",
+        type=click.Choice(["opendp", "numpy-insecure"]),
+        default="opendp",
+        show_default=True,
+        help="opendp: secure noise (the default); numpy-insecure: seeded numpy noise, "
+        "reproducible but NOT secure (research and tests only).",
+    )(func)
+
+
+def resolve_noise(noise: str, seed: int | None) -> tuple[Any, np.random.Generator, int]:
+    """``(backend, rng, seed)`` for ``--noise`` / ``--seed``.
+
+    ``rng`` drives everything that is not DP noise; with ``numpy-insecure`` it also drives
+    the noise, which makes the run reproducible and insecure.
+    """
+    from ..privacy.noise import get_backend
+
+    rng, used = make_rng(seed)
+    if noise == "numpy-insecure":
+        return get_backend("numpy-insecure", rng=rng), rng, used
+    return get_backend("opendp"), rng, used
 
 
 def write_json(path: str | Path, payload: Any) -> None:

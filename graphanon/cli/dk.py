@@ -9,7 +9,15 @@ from typing import Any
 import click
 
 from ..errors import InvalidParameterError
-from ._common import FORMAT_CHOICE, echo, load_graph, make_rng, write_json
+from ._common import (
+    FORMAT_CHOICE,
+    echo,
+    load_graph,
+    make_rng,
+    noise_options,
+    resolve_noise,
+    write_json,
+)
 
 __all__ = ["COMMANDS", "dk", "generate", "release_dk_cmd"]
 
@@ -41,11 +49,22 @@ def dk(input_path: str, d: int, out: str, fmt: str | None) -> None:
 @click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False))
 @click.option("--d", "d", type=click.IntRange(1, 2), required=True, help="1 or 2.")
 @click.option("--epsilon", type=float, required=True, help="Privacy budget ε > 0.")
-@click.option("--privacy", type=click.Choice(["edge"]), default="edge", show_default=True,
-              help="Neighbouring relation (edge-DP: one edge added or removed).")
+@click.option("--privacy", type=click.Choice(["edge", "node"]), default="edge",
+              show_default=True,
+              help="Neighbouring relation. edge: one edge added or removed. node: one node "
+                   "added or removed with all its edges (θ-dKε: project to degree ≤ θ first).")
 @click.option("--max-degree", type=int, default=None,
-              help="PUBLIC degree bound h (degrees above it are top-coded). Default n-1, "
+              help="edge: PUBLIC degree bound h (degrees above it are top-coded). Default n-1, "
                    "with a warning: never the observed maximum.")
+@click.option("--theta", default=None,
+              help="node: public degree bound θ of the projection, or 'auto' to choose it "
+                   "privately (spends --select-fraction of ε). Default auto.")
+@click.option("--projection", type=click.Choice(["ead", "ser"]), default="ead",
+              show_default=True,
+              help="node: edge-addition (audited) or the thesis's Stable-Edge-Removal (warns: "
+                   "its cascades break the node sensitivity bound).")
+@click.option("--select-fraction", type=float, default=0.1, show_default=True,
+              help="node with --theta auto: share of ε spent on choosing θ.")
 @click.option("--microaggregation", type=click.Choice(["none", "mdav", "mpdc"]),
               default="none", show_default=True, help="dK-microaggregation (2K only).")
 @click.option("--k", "k", type=int, default=None, help="MDAV-dK cluster size.")
@@ -56,37 +75,55 @@ def dk(input_path: str, d: int, out: str, fmt: str | None) -> None:
                    "INSECURE, no privacy claim.")
 @click.option("--sensitivity-rule", type=click.Choice(["tight", "thesis"]), default="tight",
               show_default=True, help="'thesis' = Lemma 5's loose (4h+1)·z.")
-@click.option("--backend", type=click.Choice(["opendp", "numpy-insecure"]), default="opendp",
-              show_default=True, help="Noise source; numpy-insecure is seeded and insecure.")
-@click.option("--seed", type=int, default=None,
-              help="Seeds post-processing, and the noise with --backend numpy-insecure.")
+@noise_options
 @click.option("--out", "out", type=click.Path(dir_okay=False), required=True,
               help="Released table (TSV).")
 @click.option("--report", "report", type=click.Path(dir_okay=False), default=None,
               help="JSON report: Release record, l1/ks/euclidean vs the truth, n_clusters, sae.")
 @click.option("--format", "fmt", type=FORMAT_CHOICE, help="Graph format (default: extension).")
 def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
-                   max_degree: int | None, microaggregation: str, k: int | None,
-                   tau: int | None, domain: str, sensitivity_rule: str, backend: str,
+                   max_degree: int | None, theta: str | None, projection: str,
+                   select_fraction: float, microaggregation: str, k: int | None,
+                   tau: int | None, domain: str, sensitivity_rule: str, noise: str,
                    seed: int | None, out: str, report: str | None, fmt: str | None) -> None:
     """Release the 1K or 2K distribution of INPUT with ε-differential privacy.
 
-    Noise goes on every cell of the public domain (degrees 0..h for 1K; every pair
+    edge: noise goes on every cell of the public domain (degrees 0..h for 1K; every pair
     1 <= i <= j <= h for 2K), calibrated to the tight L1 sensitivity (4 for 1K, 4h-3 for 2K,
-    also with microaggregation). The report's l1/ks/euclidean/sae compare against the private
-    input: they are for evaluation and are not private.
+    also with microaggregation).
+
+    node: θ-dKε. The graph is projected to maximum degree θ by edge addition in a stable
+    (keyed-hash) order, then the 1K / 2K table of the projection gets noise calibrated to
+    the node sensitivity of the projection composed with the statistic (2θ+1 for 1K,
+    θ(2θ+1) for 2K), checked by brute-force node-neighbour audits.
+
+    The report's l1/ks/euclidean/sae compare against the private input: they are for
+    evaluation and are not private.
     """
     from ..dk.release import release_dk
     from ..io.dk_tables import write_dk_table
-    from ..privacy.noise import get_backend
 
-    rng, used_seed = make_rng(seed)
-    if backend == "numpy-insecure":
-        nb = get_backend("numpy-insecure", rng=rng)
-        record_seed: int | None = used_seed
-    else:
-        nb = get_backend("opendp")
-        record_seed = None
+    nb, rng, used_seed = resolve_noise(noise, seed)
+    if privacy == "node":
+        from .nodedp import release_dk_node
+
+        edge_only = {"--max-degree": max_degree is not None, "--k": k is not None,
+                     "--tau": tau is not None, "--microaggregation": microaggregation != "none",
+                     "--domain": domain != "public",
+                     "--sensitivity-rule": sensitivity_rule != "tight"}
+        used = [name for name, given in edge_only.items() if given]
+        if used:
+            raise InvalidParameterError(
+                f"The option(s) {', '.join(used)} apply to --privacy edge only; node-DP "
+                "releases take --theta, --projection and --select-fraction.")
+        release_dk_node(input_path, d=d, epsilon=epsilon, theta=theta or "auto",
+                        projection=projection, select_fraction=select_fraction, backend=nb,
+                        rng=rng, seed=used_seed, out=out, report=report, fmt=fmt)
+        return
+    if theta is not None:
+        raise InvalidParameterError(
+            "The '--theta' option applies to --privacy node; edge-DP uses --max-degree.")
+    record_seed: int | None = used_seed
     G = load_graph(input_path, fmt)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -17,17 +17,9 @@ import numpy as np
 from ..io._atomic import atomic_write_text
 from ..io.files import write_graph
 from ..metrics import describe_graph
-from ._common import echo, load_graph, make_rng, write_json
+from ._common import echo, load_graph, make_rng, noise_options, resolve_noise, write_json
 
 __all__ = ["COMMANDS", "release_dk_node"]
-
-
-def _backend_args(seed: int | None) -> dict[str, Any]:
-    """Seeded runs use the insecure, reproducible backend; unseeded ones use OpenDP."""
-    if seed is None:
-        return {"noise": "opendp", "rng": None, "seed": None}
-    rng, seed = make_rng(seed)
-    return {"noise": "numpy-insecure", "rng": rng, "seed": seed}
 
 
 def _write_outputs(out: str, text: str, report: str | None, payload: dict[str, Any]) -> None:
@@ -75,34 +67,49 @@ def project_cmd(input_path: str, theta: int, method: str, order: str, seed: int 
 
 
 def release_dk_node(input_path: str, *, d: int, epsilon: float, theta: int | str,
-                    projection: str = "ead", order: str = "hash", seed: int | None = None,
-                    out: str, report: str | None = None,
-                    select_fraction: float = 0.1) -> dict[str, Any]:
-    """Implementation of ``graphanon release-dk --privacy node``.
+                    projection: str = "ead", select_fraction: float = 0.1,
+                    backend: Any = None, rng: np.random.Generator | None = None,
+                    seed: int | None = None, out: str, report: str | None = None,
+                    fmt: str | None = None) -> dict[str, Any]:
+    """Implementation of ``graphanon release-dk --privacy node`` (θ-dKε).
 
-    Reads INPUT, runs :func:`~graphanon.privacy.node_dp.theta_dk_release`, writes the table
-    (TSV: ``degree<TAB>count`` for 1K, ``deg1<TAB>deg2<TAB>count`` for 2K, noisy counts
-    clipped at 0) to ``out`` and the Release record + parameters to ``report``. Returns the
-    report payload. ``theta`` may be ``"auto"`` (private selection with
+    Reads INPUT, runs :func:`~graphanon.privacy.node_dp.theta_dk_release`, writes the released
+    table in the dK table format (as ``release-dk --privacy edge`` does) to ``out`` and the
+    Release record, θ and the utility against the unprojected truth (not private) to
+    ``report``. ``theta`` is a positive int or ``"auto"`` (private selection with
     ``select_fraction · ε``).
     """
-    from ..privacy.node_dp import theta_dk_release
+    from ..errors import InvalidParameterError
+    from ..io.dk_tables import write_dk_table
+    from ..privacy.node_dp import dk_utility, theta_dk_release
 
-    G = load_graph(input_path)
-    th: int | str = theta if theta == "auto" else int(theta)
+    if theta == "auto":
+        th: int | str = "auto"
+    else:
+        try:
+            th = int(theta)
+        except (TypeError, ValueError):
+            th = 0
+        if th < 1:
+            raise InvalidParameterError(
+                f"The '--theta' option must be a positive int or 'auto'. Got {theta!r}.")
+    G = load_graph(input_path, fmt)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         rel = theta_dk_release(G, d=d, epsilon=epsilon, theta=th, projection=projection,
-                               order=order, select_fraction=select_fraction,
-                               **_backend_args(seed))
+                               select_fraction=select_fraction, backend=backend, rng=rng,
+                               seed=seed)
     for w in caught:
         click.echo(f"graphanon: warning: {w.message}", err=True)
-    head = "degree\tcount" if d == 1 else "deg1\tdeg2\tcount"
-    lines = [head] + ["\t".join(str(int(x)) for x in (*row, c))
-                      for row, c in zip(rel.table.degrees, rel.table.counts, strict=True)]
+    utility = dk_utility(G, rel)
     payload = {"release": rel.release.to_dict(), "theta": rel.theta, "d": d,
-               "n_rows": rel.table.n_tuples}
-    _write_outputs(out, "\n".join(lines) + "\n", report, payload)
+               "n_rows": rel.table.n_tuples, "evaluation_not_private": utility}
+    write_dk_table(rel.table, out)
+    if report:
+        write_json(report, payload)
+    echo(f"{out}: θ-dKε node-DP ε={epsilon:g}, θ={rel.theta}, sensitivity "
+         f"{rel.release.sensitivity:g}; L1 {utility.get('l1', float('nan')):.0f} vs truth "
+         "(not private)")
     return payload
 
 
@@ -120,13 +127,12 @@ def release_dk_node(input_path: str, *, d: int, epsilon: float, theta: int | str
               help="laplace: projection bound θ.")
 @click.option("--depth", type=click.IntRange(min=1, max=64), default=15, show_default=True,
               help="RPS: maximum recursion depth.")
-@click.option("--seed", type=int, default=None,
-              help="Seed: reproducible but INSECURE noise (numpy backend).")
+@noise_options
 @click.option("--out", required=True, type=click.Path(dir_okay=False),
               help="TSV: degree<TAB>count.")
 @click.option("--report", type=click.Path(dir_okay=False), help="JSON report.")
 def release_degrees(input_path: str, method: str, epsilon: float, max_degree: int | None,
-                    theta: int, depth: int, seed: int | None, out: str,
+                    theta: int, depth: int, noise: str, seed: int | None, out: str,
                     report: str | None) -> None:
     """Release a differentially private degree sequence of INPUT."""
     from ..errors import InvalidParameterError
@@ -139,7 +145,8 @@ def release_degrees(input_path: str, method: str, epsilon: float, max_degree: in
     if not (epsilon > 0 and np.isfinite(epsilon)):
         raise InvalidParameterError(f"The '--epsilon' option must be a float > 0. Got {epsilon}.")
     G = load_graph(input_path)
-    kw = _backend_args(seed)
+    backend, rng, used_seed = resolve_noise(noise, seed)
+    kw: dict[str, Any] = {"backend": backend, "rng": rng, "seed": used_seed}
     if method == "rps":
         rel = rps_degree_sequence(G, epsilon=epsilon, max_degree=max_degree, depth=depth, **kw)
     elif method == "laplace":

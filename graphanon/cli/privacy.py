@@ -7,7 +7,7 @@ import dataclasses
 import click
 
 from ..errors import InvalidParameterError
-from ._common import echo, load_bipartite, make_rng, progress_bar, write_json
+from ._common import echo, load_bipartite, make_rng, noise_options, progress_bar, write_json
 
 __all__ = ["COMMANDS"]
 
@@ -26,15 +26,7 @@ __all__ = ["COMMANDS"]
               help="Released user<TAB>feature list.")
 @click.option("--report", "report_path", required=True, type=click.Path(dir_okay=False),
               help="JSON report: the Release record plus jaccard / suppressed / created.")
-@click.option("--seed", type=int, default=None,
-              help="Seed (only with --noise numpy-insecure): reproducible, NOT secure.")
-@click.option(
-    "--noise",
-    type=click.Choice(["opendp", "numpy-insecure"]),
-    default="opendp",
-    show_default=True,
-    help="opendp: secure coin flips from the OS CSPRNG; numpy-insecure: seeded, reproducible.",
-)
+@noise_options
 def randomized_response_cmd(
     input_path: str, epsilon: float, level: str, out_path: str, report_path: str,
     seed: int | None, noise: str,
@@ -44,7 +36,8 @@ def randomized_response_cmd(
     Each cell keeps its value with probability p = tanh(ε_cell/2), otherwise it becomes a fair
     coin: ε-edge-DP with ε_cell = ε, or ε-node-DP with ε_cell = ε/|F| (Algorithm 1 of the
     smooth-k-anonymity paper). Expect the Jaccard similarity to collapse on sparse data
-    unless ε is large.
+    unless ε is large. The coin flips are the mechanism's noise: with --noise opendp (the
+    default) they come from the OS CSPRNG and cannot be seeded.
     """
     from ..metrics import edge_set_metrics
     from ..privacy.randomized_response import randomized_response

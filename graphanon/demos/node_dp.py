@@ -13,6 +13,12 @@ from ..privacy.rps import degree_sequence_metrics, hay_degree_sequence, rps_degr
 from ..projection import project
 from ..report import Section, Table
 
+
+def insecure(rng):
+    from ..privacy.noise import get_backend
+
+    return get_backend("numpy-insecure", rng=rng)
+
 if TYPE_CHECKING:
     from ..demo import DemoContext
 
@@ -30,11 +36,11 @@ def step_node_dp(ctx: DemoContext) -> Section:
             rows.append([meth, th, P.n_edges_after, round(P.preserved_edge_ratio, 3)])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", InsecureNoiseWarning)
-        rel = theta_dk_release(G, d=1, epsilon=1.0, theta=8, noise="numpy-insecure", rng=rng,
+        rel = theta_dk_release(G, d=1, epsilon=1.0, theta=8, backend=insecure(rng), rng=rng,
                                seed=ctx.seed)
         rps = rps_degree_sequence(G, epsilon=1.0, max_degree=int(G.degrees.max()),
-                                  noise="numpy-insecure", rng=rng, seed=ctx.seed)
-        hay = hay_degree_sequence(G, epsilon=1.0, noise="numpy-insecure", rng=rng,
+                                  backend=insecure(rng), rng=rng, seed=ctx.seed)
+        hay = hay_degree_sequence(G, epsilon=1.0, backend=insecure(rng), rng=rng,
                                   seed=ctx.seed)
     m = dk_utility(G, rel)
     deg_rows = [[r.method, r.release.neighbourhood, r.degrees.size,

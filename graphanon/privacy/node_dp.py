@@ -123,9 +123,6 @@ class NodeDKRelease:
 
 
 # ---------------------------------------------------------------------- helpers
-def _backend(noise: str, rng: np.random.Generator | None) -> NoiseBackend:
-    return get_backend(noise, rng=rng if noise == "numpy-insecure" else None)
-
 
 def _uniforms(backend: NoiseBackend, size: int) -> npt.NDArray[np.float64]:
     if isinstance(backend, NumpyInsecureBackend):
@@ -236,7 +233,7 @@ def theta_dk_release(
     select_fraction: float = 0.1,
     grid: tuple[int, ...] = DEFAULT_THETA_GRID,
     key: int | None = None,
-    noise: str = "opendp",
+    backend: NoiseBackend | None = None,
     rng: np.random.Generator | None = None,
     seed: int | None = None,
 ) -> NodeDKRelease:
@@ -264,9 +261,11 @@ def theta_dk_release(
         Public θ candidates.
     key : int, optional
         Projection ordering key (public, data-independent); drawn if None.
-    noise : {"opendp", "numpy-insecure"}
-        Noise backend; ``rng`` is required for (and only for) ``"numpy-insecure"``.
+    backend : NoiseBackend, optional
+        Noise backend (default: OpenDP, secure); pass
+        ``get_backend("numpy-insecure", rng=...)`` for reproducible, insecure runs.
     rng : numpy.random.Generator, optional
+        Randomness that is not DP noise (the public projection key when ``key`` is None).
     seed : int, optional
         Recorded in the release when the run was seeded.
 
@@ -307,7 +306,7 @@ def theta_dk_release(
     check_choice(projection, "projection", owner, PROJECTIONS)
     if projection == "truncate":
         node_sensitivity(d, 1, "truncate")  # raises with the explanation
-    backend = _backend(noise, rng)
+    backend = backend or get_backend("opendp")
     if key is None:
         key = int(rng.integers(0, 2**63 - 1)) if rng is not None else int.from_bytes(
             np.random.default_rng().bytes(8), "little")
@@ -376,7 +375,7 @@ def plain_node_dk_release(
     d: int,
     epsilon: float,
     degree_bound: int,
-    noise: str = "opendp",
+    backend: NoiseBackend | None = None,
     rng: np.random.Generator | None = None,
     seed: int | None = None,
 ) -> NodeDKRelease:
@@ -401,7 +400,7 @@ def plain_node_dk_release(
             f"The 'degree_bound' parameter of {owner} must bound every degree of the graph. "
             f"Got {D}."
         )
-    backend = _backend(noise, rng)
+    backend = backend or get_backend("opendp")
     sens = float(2 * D + 1) if d == 1 else float(D * (2 * D + 1))
     noisy = backend.discrete_laplace(dense_dk(G, d, D), sensitivity=sens, epsilon=epsilon)
     seconds = time.perf_counter() - t0

@@ -30,7 +30,8 @@ from .._validation import check_float, check_int
 from ..errors import InvalidParameterError
 from ..graph import Graph
 from ..metrics import emd_distance, ks_distance
-from .node_dp import _backend, _uniforms, theta_dk_release
+from .node_dp import _uniforms, theta_dk_release
+from .noise import NoiseBackend, get_backend
 from .release import Release
 
 __all__ = [
@@ -114,7 +115,7 @@ def rps_degree_sequence(
     max_degree: int | None = None,
     depth: int = 15,
     partition_fraction: float = 0.5,
-    noise: str = "opendp",
+    backend: NoiseBackend | None = None,
     rng: np.random.Generator | None = None,
     seed: int | None = None,
 ) -> DegreeSequenceRelease:
@@ -133,9 +134,9 @@ def rps_degree_sequence(
         Maximum recursion depth (15 in the paper).
     partition_fraction : float
         Share of ε spent on the partition (the rest on the region counts).
-    noise, rng, seed
-        Backend (``"opendp"`` secure; ``"numpy-insecure"`` needs ``rng``), and the seed to
-        record.
+    backend, rng, seed
+        Noise backend (default OpenDP, secure; ``get_backend("numpy-insecure", rng=...)`` for
+        reproducible runs), non-noise randomness, and the seed to record.
 
     Returns
     -------
@@ -192,7 +193,7 @@ def rps_degree_sequence(
     n = G.n_nodes
     lam = max(n - 1, 0) if max_degree is None else check_int(max_degree, "max_degree", owner,
                                                               low=0)
-    backend = _backend(noise, rng)
+    backend = backend or get_backend("opendp")
     deg = np.minimum(G.degrees, lam)
     hist = np.bincount(deg, minlength=lam + 1)
     cum = np.concatenate([[0], np.cumsum(hist)])
@@ -247,7 +248,7 @@ def laplace_degree_sequence(
     epsilon: float,
     theta: int = 64,
     key: int | None = None,
-    noise: str = "opendp",
+    backend: NoiseBackend | None = None,
     rng: np.random.Generator | None = None,
     seed: int | None = None,
 ) -> DegreeSequenceRelease:
@@ -259,7 +260,7 @@ def laplace_degree_sequence(
     t0 = time.perf_counter()
     _check_graph(G, "laplace_degree_sequence")
     rel = theta_dk_release(G, d=1, epsilon=epsilon, theta=theta, projection="ead", key=key,
-                           noise=noise, rng=rng, seed=seed)
+                           backend=backend, rng=rng, seed=seed)
     counts = np.clip(rel.noisy, 0, None)
     seq = np.repeat(np.arange(counts.size), counts)
     return DegreeSequenceRelease(seq, "laplace", rel.release, None, time.perf_counter() - t0)
@@ -269,7 +270,7 @@ def hay_degree_sequence(
     G: Graph,
     *,
     epsilon: float,
-    noise: str = "opendp",
+    backend: NoiseBackend | None = None,
     rng: np.random.Generator | None = None,
     seed: int | None = None,
 ) -> DegreeSequenceRelease:
@@ -293,7 +294,7 @@ def hay_degree_sequence(
     owner = "hay_degree_sequence"
     _check_graph(G, owner)
     epsilon = check_float(epsilon, "epsilon", owner, low=0.0, closed="neither")
-    backend = _backend(noise, rng)
+    backend = backend or get_backend("opendp")
     s = np.sort(G.degrees)
     noisy = backend.discrete_laplace(s, sensitivity=2, epsilon=epsilon)
     fitted = isotonic_regression(noisy.astype(np.float64), increasing=True).x if s.size else s

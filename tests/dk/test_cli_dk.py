@@ -30,7 +30,7 @@ def test_dk_tables_roundtrip(tmp_path: Path) -> None:
 def test_release_and_generate(tmp_path: Path) -> None:
     table, rep = tmp_path / "r.tsv", tmp_path / "r.json"
     rc = main(["-q", "release-dk", POLBOOKS, "--d", "2", "--epsilon", "1", "--max-degree",
-               "25", "--microaggregation", "mdav", "--k", "5", "--backend", "numpy-insecure",
+               "25", "--microaggregation", "mdav", "--k", "5", "--noise", "numpy-insecure",
                "--seed", "4", "--out", str(table), "--report", str(rep)])
     assert rc == 0
     report = json.loads(rep.read_text())
@@ -49,7 +49,7 @@ def test_release_and_generate(tmp_path: Path) -> None:
     # same seed, same release
     table2 = tmp_path / "r2.tsv"
     main(["-q", "release-dk", POLBOOKS, "--d", "2", "--epsilon", "1", "--max-degree", "25",
-          "--microaggregation", "mdav", "--k", "5", "--backend", "numpy-insecure", "--seed",
+          "--microaggregation", "mdav", "--k", "5", "--noise", "numpy-insecure", "--seed",
           "4", "--out", str(table2)])
     assert table2.read_text() == table.read_text()
 
@@ -63,7 +63,10 @@ def test_bad_input_exit_2_and_no_output(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["-q", "release-dk", POLBOOKS, "--d", "2", "--epsilon", "1", "--max-degree",
                  "25", "--microaggregation", "mpdc", "--out", str(out)]) == 2
     assert main(["-q", "release-dk", POLBOOKS, "--d", "2", "--epsilon", "1", "--privacy",
-                 "node", "--out", str(out)]) == 2
+                 "node", "--microaggregation", "mdav", "--out", str(out)]) == 2
+    assert "apply to --privacy edge only" in capsys.readouterr().err
+    assert main(["-q", "release-dk", POLBOOKS, "--d", "2", "--epsilon", "1", "--theta", "5",
+                 "--out", str(out)]) == 2
     assert not out.exists()
     assert list(tmp_path.iterdir()) == []
     bad = tmp_path / "bad.tsv"
