@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from . import __version__
+from ._demo_anonymity import step_smooth_k
 from ._progress import ProgressFn, log_progress
 from .datasets import load_adult_sample, load_polbooks
 from .graph import BipartiteGraph, Graph
@@ -75,7 +76,10 @@ def step_datasets(ctx: DemoContext) -> Section:
 
 
 DemoStep = Callable[[DemoContext], Section]
-DEMO_STEPS: list[tuple[str, DemoStep]] = [("datasets", step_datasets)]
+DEMO_STEPS: list[tuple[str, DemoStep]] = [
+    ("datasets", step_datasets),
+    ("smooth_k", step_smooth_k),
+]
 
 
 def run_demo(outdir: str | Path, *, seed: int, progress: ProgressFn = log_progress) -> Report:
