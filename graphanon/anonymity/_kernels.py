@@ -293,7 +293,7 @@ def close_small(mode, bits, indptr, indices, deg, colptr, weight, assign, thresh
                 nm += 1
         for t in range(nm):
             x = members[t]
-            y, d = _nearest(mode, x, bits, indptr, indices, deg, colptr, post, plen, is_open,
+            y, _d = _nearest(mode, x, bits, indptr, indices, deg, colptr, post, plen, is_open,
                             open_list, n_open, cnt, touched, mindeg_fac)
             assign[x] = y
             size[y] += weight[x]

@@ -279,7 +279,9 @@ def cluster_users(
     return res.clusters
 
 
-def release_clusters(B: BipartiteGraph, clusters: Any, *, variant: str = "smooth") -> BipartiteGraph:
+def release_clusters(
+    B: BipartiteGraph, clusters: Any, *, variant: str = "smooth"
+) -> BipartiteGraph:
     """Release every cluster as one feature set shared by all its members.
 
     ``"smooth"``: the features held by a strict majority of the members; ``"suppress"``: the
