@@ -259,14 +259,53 @@ def scale(base: int, factors: list[int], shard_size: int, restarts: int,
     return rows
 
 
-def randomized_response_hook(datasets: list[str]) -> dict[str, Any]:
+def rr_matching_epsilon(n_edges: int, n_cells: int, jaccard: float) -> float:
+    """Edge-level ε at which randomized response (Algorithm 1 of ``000_*.txt``) has the
+    expected Jaccard ``jaccard``: with flip probability ``q = 1/(1+e^ε)`` a 1-cell stays with
+    probability ``1−q`` and a 0-cell becomes 1 with probability ``q``, so
+    ``J ≈ |E|(1−q) / (|E| + q(N−|E|))`` (``N`` cells), i.e.
+    ``q = |E|(1−J) / (J(N−|E|) + |E|)`` and ``ε = ln((1−q)/q)``."""
+    q = n_edges * (1 - jaccard) / (jaccard * (n_cells - n_edges) + n_edges)
+    return float(np.log((1 - q) / q))
+
+
+def randomized_response_part(datasets: list[str], ks: list[int],
+                             quality_rows: list[dict[str, Any]] | None) -> dict[str, Any]:
+    """Figure 6 of ``000_*.txt``: the edge-DP ε of randomized response whose Jaccard equals
+    smooth-k's. The ε is solved analytically; when ``graphanon.privacy.randomized_response``
+    is importable, one release at that ε is drawn (insecure seeded backend) to confirm it."""
     try:
-        from graphanon.privacy import randomized_response  # type: ignore[attr-defined]  # noqa: F401
+        from graphanon.privacy.randomized_response import randomized_response
     except ImportError:
-        print("randomized response: graphanon.privacy.randomized_response not available on "
-              "this branch (hook left; see docs/anonymity.md)", flush=True)
-        return {"available": False}
-    return {"available": True, "note": "not wired yet"}
+        randomized_response = None
+        print("randomized response: graphanon.privacy.randomized_response is not on this "
+              "branch; ε solved analytically only", flush=True)
+    rows = []
+    for name in datasets:
+        B = load_dataset(name)
+        for k in ks:
+            target = None
+            for r in quality_rows or []:
+                if r["dataset"] == name and r["k"] == k and r["algorithm"] == "smooth":
+                    target = r["jaccard"]
+            if target is None:
+                target = smooth_k_anonymity(B, k=k, rng=np.random.default_rng(k),
+                                            progress=_quiet).jaccard
+            eps = rr_matching_epsilon(B.n_edges, B.n_users * B.n_features, target)
+            row: dict[str, Any] = {"dataset": name, "k": k, "smooth_jaccard": target,
+                                   "rr_edge_epsilon": eps}
+            if randomized_response is not None:
+                try:
+                    rr = randomized_response(B, epsilon=eps, level="edge",
+                                             rng=np.random.default_rng(0))
+                    row["rr_jaccard"] = edge_set_metrics(B, rr.graph)["jaccard"]
+                except Exception as exc:  # report it, do not abort the benchmark
+                    row["rr_error"] = str(exc)
+            rows.append(row)
+            extra = f", RR draw jaccard {row['rr_jaccard']:.4f}" if "rr_jaccard" in row else ""
+            print(f"{name:10s} k={k:<3d} smooth jaccard {target:.4f} = randomized response at "
+                  f"edge ε {eps:.2f}{extra}", flush=True)
+    return {"available": randomized_response is not None, "rows": rows}
 
 
 def main() -> None:
@@ -303,7 +342,8 @@ def main() -> None:
     if "quality" in parts:
         out["quality"] = quality(datasets, ks, a.seeds, a.restarts)
     if "rr" in parts:
-        out["randomized_response"] = randomized_response_hook(datasets)
+        out["randomized_response"] = randomized_response_part(datasets, ks,
+                                                              out.get("quality"))
     if "scale" in parts:
         out["scale"] = scale(a.scale_users, [int(x) for x in a.scale_factors.split(",")],
                              a.shard_size, a.restarts, a.jobs)
