@@ -79,6 +79,7 @@ DemoStep = Callable[[DemoContext], Section]
 # (name, "module:function"); steps are imported lazily so the demo pulls in only what runs.
 DEMO_STEPS: list[tuple[str, str]] = [
     ("datasets", "graphanon.demo:step_datasets"),
+    ("smooth_k", "graphanon.demos.smooth_k:step_smooth_k"),
     ("randomized_response", "graphanon.demos.randomized_response:step_randomized_response"),
     ("dk", "graphanon.demos.dk:step_dk"),
     ("node-dp", "graphanon.demos.node_dp:step_node_dp"),

@@ -1,0 +1,177 @@
+"""``graphanon smooth-k``, ``graphanon mondrian``, ``graphanon bipartite-from-table``."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import click
+
+from ..errors import GraphAnonError, InvalidParameterError
+from ._common import echo, load_bipartite, make_rng, progress_bar, write_json
+
+__all__ = ["COMMANDS"]
+
+
+class VerificationFailed(GraphAnonError):
+    """A release did not pass verify_smooth_k (a bug: nothing is written)."""
+
+
+def _verify_or_fail(original: Any, anonymized: Any, k: int) -> dict[str, Any]:
+    from ..anonymity import verify_smooth_k
+
+    rep = verify_smooth_k(original, anonymized, k)
+    if not rep.ok:
+        raise VerificationFailed(
+            "the release failed verify_smooth_k, nothing was written: "
+            + "; ".join(rep.violations[:3])
+        )
+    return rep.to_dict()
+
+
+def _write_release(B: Any, out: str, report: str, payload: dict[str, Any],
+                   clusters_path: str | None, clusters: Any) -> None:
+    from ..io.files import write_bipartite
+
+    if clusters_path:
+        import numpy as np
+        import pyarrow as pa
+        import pyarrow.csv as pacsv
+
+        from ..io._atomic import atomic_path
+
+        with atomic_path(clusters_path) as tmp:
+            pacsv.write_csv(pa.table({"user": np.asarray(B.user_ids).tolist(),
+                                      "cluster": np.asarray(clusters)}), tmp,
+                            pacsv.WriteOptions(delimiter="\t", quoting_style="none"))
+    write_bipartite(B, out)
+    write_json(report, payload)
+
+
+@click.command("smooth-k")
+@click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False))
+@click.option("--k", "k", type=int, required=True, help="Anonymity level (≥ 2).")
+@click.option("--variant", type=click.Choice(["smooth", "suppress"]), default="smooth",
+              show_default=True,
+              help="smooth: majority row per cluster (smooth-k-anonymity); suppress: "
+                   "intersection (k-anonymity by suppression).")
+@click.option("--postprocess", type=click.Choice(["simple", "paper"]), default="simple",
+              show_default=True, help="How clusters below k are removed (see docs).")
+@click.option("--alpha", type=float, default=0.5, show_default=True,
+              help="α of the opening cost 2α/(1−α)·Σ k-NN distances.")
+@click.option("--restarts", type=int, default=10, show_default=True,
+              help="Meyerson runs on random orders; the cheapest is kept.")
+@click.option("--shard-size", type=int, default=None,
+              help="LSH sharding: anonymize chunks of about N MinHash-sorted users.")
+@click.option("--jobs", "n_jobs", type=int, default=1, show_default=True,
+              help="Processes for the shards.")
+@click.option("--seed", type=int, default=None, help="Random seed (recorded in the report).")
+@click.option("--out", required=True, type=click.Path(dir_okay=False),
+              help="Output user<TAB>feature list.")
+@click.option("--report", "report_path", required=True, type=click.Path(dir_okay=False),
+              help="JSON report.")
+@click.option("--clusters", "clusters_path", type=click.Path(dir_okay=False), default=None,
+              help="Also write the PRIVATE user<TAB>cluster assignment here.")
+def smooth_k(input_path: str, k: int, variant: str, postprocess: str, alpha: float,
+             restarts: int, shard_size: int | None, n_jobs: int, seed: int | None, out: str,
+             report_path: str, clusters_path: str | None) -> None:
+    """Smooth-k-anonymize the user<TAB>feature list INPUT.
+
+    Every released feature set is shared by at least K users, and in each class a feature
+    is released only if most members had it. The release is checked with verify_smooth_k
+    before anything is written.
+    """
+    from ..anonymity import smooth_k_anonymity
+
+    if k < 2:
+        raise InvalidParameterError(f"The '--k' option must be an int ≥ 2. Got {k} instead.")
+    rng, seed = make_rng(seed)
+    B = load_bipartite(input_path)
+    with progress_bar() as progress:
+        res = smooth_k_anonymity(B, k=k, rng=rng, alpha=alpha, restarts=restarts,
+                                 variant=variant, postprocess=postprocess,
+                                 shard_size=shard_size, n_jobs=n_jobs, progress=progress)
+    check = _verify_or_fail(B, res.anonymized, k)
+    payload = {"input": input_path, "seed": seed, "n_edges_in": B.n_edges, **res.summary(),
+               "verify_smooth_k": check}
+    _write_release(res.anonymized, out, report_path, payload, clusters_path, res.clusters)
+    echo(f"smooth-k ({variant}) k={k}: jaccard {res.jaccard:.4f}, suppressed "
+         f"{res.suppressed:.4f}, created {res.created:.4f}, {res.n_clusters} clusters "
+         f"(min size {res.min_cluster_size}) in {res.seconds['total']:.2f} s -> {out}")
+
+
+@click.command("mondrian")
+@click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False))
+@click.option("--k", "k", type=int, required=True, help="Anonymity level (≥ 2).")
+@click.option("--split", type=click.Choice(["first", "balanced"]), default="first",
+              show_default=True, help="Split attribute rule (first: the reference's).")
+@click.option("--out", required=True, type=click.Path(dir_okay=False),
+              help="Output user<TAB>feature list.")
+@click.option("--report", "report_path", required=True, type=click.Path(dir_okay=False),
+              help="JSON report.")
+def mondrian_cmd(input_path: str, k: int, split: str, out: str, report_path: str) -> None:
+    """Strict Mondrian k-anonymity by suppression of the user<TAB>feature list INPUT."""
+    from ..anonymity import mondrian
+
+    if k < 2:
+        raise InvalidParameterError(f"The '--k' option must be an int ≥ 2. Got {k} instead.")
+    B = load_bipartite(input_path)
+    res = mondrian(B, k=k, split=split)
+    check = _verify_or_fail(B, res.anonymized, k)
+    payload = {"input": input_path, "n_edges_in": B.n_edges, **res.summary(),
+               "verify_smooth_k": check}
+    _write_release(res.anonymized, out, report_path, payload, None, None)
+    echo(f"mondrian k={k}: jaccard {res.jaccard:.4f}, suppressed {res.suppressed:.4f}, "
+         f"{res.n_clusters} partitions in {res.seconds:.2f} s -> {out}")
+
+
+@click.command("bipartite-from-table")
+@click.argument("csv_path", metavar="CSV", type=click.Path(dir_okay=False))
+@click.option("--preset", type=click.Choice(["adult", "playstore"]), default=None,
+              help="A known table (UCI Adult, Google Play) with the paper's columns.")
+@click.option("--id-column", default=None, help="Column of user ids (default: row number).")
+@click.option("--columns", default=None,
+              help="Comma-separated feature columns (default: all but the id column).")
+@click.option("--binarize", type=click.Choice(["median", "quantile", "none"]),
+              default="median", show_default=True,
+              help="Numeric columns: above-median flag, quantile bins, or one-hot values.")
+@click.option("--split", "splits", multiple=True, metavar="COL=SEP",
+              help="Multi-valued column, e.g. 'Genres=;' (repeatable).")
+@click.option("--dropna", is_flag=True, help="Drop rows with a missing value.")
+@click.option("--no-header", is_flag=True, help="The CSV has no header (columns c0, c1, ...).")
+@click.option("--out", required=True, type=click.Path(dir_okay=False),
+              help="Output user<TAB>feature list.")
+def bipartite_from_table(csv_path: str, preset: str | None, id_column: str | None,
+                         columns: str | None, binarize: str, splits: tuple[str, ...],
+                         dropna: bool, no_header: bool, out: str) -> None:
+    """Turn the table CSV into a user<TAB>feature list (categorical values one-hot)."""
+    from ..io.files import write_bipartite
+    from ..io.tables import load_preset, read_table, table_to_bipartite
+
+    t0 = time.perf_counter()
+    if preset:
+        B = load_preset(csv_path, preset)
+    else:
+        split = {}
+        for s in splits:
+            if "=" not in s or not s.split("=", 1)[1]:
+                raise InvalidParameterError(
+                    f"The '--split' option must look like COL=SEP. Got {s!r} instead.")
+            col, sep = s.split("=", 1)
+            split[col] = sep
+        names = None
+        if no_header:
+            with open(csv_path, encoding="utf-8", errors="replace") as fh:
+                first = fh.readline()
+            names = [f"c{i}" for i in range(first.count(",") + 1)]
+        table = read_table(csv_path, column_names=names)
+        cols = [c.strip() for c in columns.split(",")] if columns else None
+        B = table_to_bipartite(table, columns=cols, id_column=id_column,
+                               binarize=None if binarize == "none" else binarize,
+                               dropna=dropna, split=split)
+    write_bipartite(B, out)
+    echo(f"{B.n_users} users, {B.n_features} features, {B.n_edges} edges "
+         f"({time.perf_counter() - t0:.2f} s) -> {out}")
+
+
+COMMANDS = [smooth_k, mondrian_cmd, bipartite_from_table]

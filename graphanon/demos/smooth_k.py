@@ -1,0 +1,69 @@
+"""Demo step of the anonymity feature: smooth-k, suppression and Mondrian on the Adult sample."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..report import Section, Table
+
+if TYPE_CHECKING:
+    from ..demo import DemoContext
+
+__all__ = ["step_smooth_k"]
+
+
+def step_smooth_k(ctx: DemoContext) -> Section:
+    """smooth-k (k=8), suppression (non-smooth) and Mondrian on ``ctx.bipartite``."""
+    from ..anonymity import mondrian, smooth_k_anonymity, verify_smooth_k
+    from ..io.files import write_bipartite
+
+    B = ctx.bipartite
+    rng = ctx.rng(4)
+    rows: list[list[Any]] = []
+    data: dict[str, Any] = {}
+    k = 8
+    for name, fn in (
+        ("smooth", lambda: smooth_k_anonymity(B, k=k, rng=rng, variant="smooth")),
+        ("suppress", lambda: smooth_k_anonymity(B, k=k, rng=rng, variant="suppress")),
+        ("mondrian", lambda: mondrian(B, k=k)),
+    ):
+        res = fn()
+        check = verify_smooth_k(B, res.anonymized, k)
+        write_bipartite(res.anonymized, ctx.outdir / "anonymity" / f"adult_sample_{name}_k{k}.tsv")
+        secs = res.seconds["total"] if isinstance(res.seconds, dict) else res.seconds
+        rows.append([name, res.jaccard, res.suppressed, res.created, res.n_clusters,
+                     res.min_cluster_size, check.ok, secs])
+        data[name] = {**res.summary(), "verify_ok": check.ok}
+    curve: dict[str, list[float]] = {"smooth": [], "suppress": [], "mondrian": []}
+    ks = [2, 4, 8, 16, 32]
+    for kk in ks:
+        for name in ("smooth", "suppress"):
+            curve[name].append(smooth_k_anonymity(B, k=kk, rng=rng, variant=name,
+                                                  restarts=3).jaccard)
+        curve["mondrian"].append(mondrian(B, k=kk).jaccard)
+    data["jaccard_vs_k"] = {"k": ks, **curve}
+
+    def draw(ax: Any) -> None:
+        for name, style in (("smooth", "-o"), ("suppress", "--s"), ("mondrian", ":^")):
+            ax.plot(ks, curve[name], style, label=name)
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("k")
+        ax.set_ylabel("Jaccard similarity")
+        ax.set_title("Adult sample: Jaccard vs k")
+        ax.legend()
+
+    fig = ctx.report.figure("smooth_k_jaccard", draw)
+    return Section(
+        title="Smooth-k-anonymity of the user–feature graph",
+        text=[
+            f"The {B.n_users}-user Adult sample anonymized at k={k}: smooth (majority row of "
+            "each facility-location cluster), suppress (intersection: k-anonymity by "
+            "suppression) and strict Mondrian. Every release passes verify_smooth_k "
+            "(Definition 3.5 of the smooth-anonymity paper). Jaccard + suppressed + created "
+            "= 1. Cluster assignments are private and are not written.",
+        ],
+        tables=[Table(["algorithm", "jaccard", "suppressed", "created", "clusters",
+                       "min size", "verified", "seconds"], rows)],
+        figures=[(fig, "Jaccard similarity vs k (smooth 3 restarts in the curve)")],
+        data=data,
+    )
