@@ -90,7 +90,7 @@ class JobState:
     rng: np.random.Generator
     seed: int | None
     release: Any = None  # graphanon.privacy.release.Release of the last mechanism step
-    statistics: Any = None  # graphanon.io.neo4j.DegreeTable of released counts
+    statistics: Any = None  # released dK table: graphanon.dk.DKDistribution / DK3Distribution
     report: dict[str, Any] = field(default_factory=dict)
 
 
@@ -128,8 +128,9 @@ def mechanism_step(func: Callable[..., Any], *, takes_rng: bool = True) -> StepF
 
     The result may be a :class:`Graph` / :class:`BipartiteGraph` (the new data) or a
     dataclass whose fields are inspected: a graph field becomes the new data, a ``Release``
-    field the release record, a ``DegreeTable`` field (or a 1-D ``counts`` / ``histogram``
-    array indexed by degree) the released statistics. The whole result (minus arrays and
+    field the release record, a ``DKDistribution`` / ``DK3Distribution`` field (or a 1-D
+    ``counts`` / ``histogram`` array indexed by degree, read as a 1K table) the released
+    statistics. The whole result (minus arrays and
     graphs) goes into the job report under the step's name.
     """
 
@@ -155,7 +156,7 @@ def mechanism_step(func: Callable[..., Any], *, takes_rng: bool = True) -> StepF
 
 
 def _absorb(state: JobState, result: Any, name: str) -> None:
-    from .io.neo4j import DegreeTable
+    from .dk.extract import DK3Distribution, DKDistribution
     from .privacy.release import Release
 
     if isinstance(result, (Graph, BipartiteGraph)):
@@ -171,11 +172,11 @@ def _absorb(state: JobState, result: Any, name: str) -> None:
             state.data = value
         elif isinstance(value, Release):
             state.release = value
-        elif isinstance(value, DegreeTable):
+        elif isinstance(value, (DKDistribution, DK3Distribution)):
             state.statistics = value
         elif (isinstance(value, np.ndarray) and value.ndim == 1
               and f.name in ("counts", "histogram")):
-            state.statistics = DegreeTable(np.arange(value.size)[:, None], value.astype(float))
+            state.statistics = DKDistribution("degree", np.arange(value.size)[:, None], value)
         elif not isinstance(value, np.ndarray):
             summary[f.name] = value
     state.report[name] = summary
@@ -479,11 +480,9 @@ def _write_sink(sink: dict[str, Any], state: JobState, release_id: str, job: str
         else:
             write_bipartite(state.data, folder / "bipartite.tsv")
         if state.statistics is not None:
-            table = state.statistics
-            lines = ["\t".join([f"degree_{i}" for i in range(table.degrees.shape[1])] + ["count"])]
-            lines += ["\t".join(map(str, [*d, c]))
-                      for d, c in zip(table.degrees.tolist(), table.counts.tolist(), strict=True)]
-            atomic_write_text(folder / "statistics.tsv", "\n".join(lines) + "\n")
+            from .io.dk_tables import write_dk_table
+
+            write_dk_table(state.statistics, folder / "statistics.tsv")
         report = {"job": job, "release_id": release_id, "steps": state.report,
                   "release": state.release.to_dict() if state.release is not None else None}
         atomic_write_text(folder / "report.json",

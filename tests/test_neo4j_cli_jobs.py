@@ -114,7 +114,7 @@ def test_write_release_releases_and_drop(fake: FakeDriver, tmp_path: Path,
 
 def test_write_release_table_and_bad_report(fake: FakeDriver, tmp_path: Path) -> None:
     t = tmp_path / "dd.tsv"
-    t.write_text("degree\tcount\n0\t3.5\n1\t2\n")
+    t.write_text("# graphanon dK table: kind=degree\ndegree1\tcount\n0\t3.5\n1\t2\n")
     rec = other(neighbourhood="k-anonymity", epsilon=None)
     assert main(["-q", "neo4j", "write-release", "--table", str(t), "--report",
                  str(_report(tmp_path, rec))]) == 0
@@ -302,8 +302,8 @@ def test_mechanism_step_adapter() -> None:
     state = jobs.JobState(data=ring(6), rng=np.random.default_rng(0), seed=None)
     jobs.mechanism_step(fake_mechanism)(state, {"scale": 0.3})
     assert state.data.n_nodes == 3 and state.release.epsilon == 0.3
-    assert state.statistics.rows() == [{"degree": 0, "count": 0}, {"degree": 1, "count": 0},
-                                       {"degree": 2, "count": 6}]
+    assert io_neo4j.statistic_rows(state.statistics) == ("DegreeCount", [
+        {"degree": 0, "count": 0}, {"degree": 1, "count": 0}, {"degree": 2, "count": 6}])
     assert state.report["fake_mechanism"] == {"note": "ok"}
     seeded = jobs.JobState(data=ring(6), rng=np.random.default_rng(0), seed=0)
 

@@ -17,8 +17,8 @@ Writing (:class:`Neo4jSink`)
     status})``; an anonymized graph as ``(:AnonNode)-[:ANON_EDGE]->(:AnonNode)`` or
     ``(:AnonUser)-[:ANON_HAS_FEATURE]->(:AnonFeature)``; released statistics as
     ``(:AnonRelease)-[:HAS_STATISTIC]->(:DegreeCount {degree, count})`` /
-    ``(:JointDegreeCount {degree_a, degree_b, count})`` / ``(:DegreeTupleCount {degrees,
-    count})``. Anonymized nodes never link to source nodes.
+    ``(:JointDegreeCount {degree_a, degree_b, count})`` / ``(:DegreeTupleCount {kind,
+    degrees, count})`` (see :func:`statistic_rows`). Anonymized nodes never link to source nodes.
 
     Atomicity: the record is first set to ``status: "pending"``; old data under the same id is
     deleted with ``CALL { ... } IN TRANSACTIONS`` in auto-commit statements; the data is
@@ -61,6 +61,7 @@ import numpy as np
 
 from .._progress import ProgressFn, log_progress
 from .._version import __version__
+from ..dk.extract import DK3Distribution, DKDistribution
 from ..errors import (
     DatabaseUnavailableError,
     GraphAnonError,
@@ -74,14 +75,15 @@ from .cypher import load, validate_identifier
 __all__ = [
     "DEFAULT_BATCH_SIZE",
     "ConnectionSettings",
-    "DegreeTable",
     "Neo4jSink",
     "Neo4jSource",
     "ReleaseSummary",
+    "StatisticsTable",
     "charge_epsilon",
     "connect",
     "connection_settings",
     "release_record",
+    "statistic_rows",
 ]
 
 DEFAULT_BATCH_SIZE = 10_000
@@ -622,86 +624,59 @@ def _canonical_json(obj: Any) -> str:
     return json.dumps(to_jsonable(obj), sort_keys=True, separators=(",", ":"), default=str)
 
 
-@dataclass(frozen=True)
-class DegreeTable:
-    """Released degree statistics: ``degrees`` (rows × d, d = 1, 2 or 3) and ``counts``."""
+StatisticsTable = DKDistribution | DK3Distribution
 
-    degrees: np.ndarray[Any, Any]
-    counts: np.ndarray[Any, Any]
 
-    def __post_init__(self) -> None:
-        if self.degrees.ndim != 2 or self.degrees.shape[0] != self.counts.shape[0]:
-            raise InvalidParameterError(
-                "a degree table needs one row of degrees per count. Got shapes "
-                f"{self.degrees.shape} and {self.counts.shape}."
-            )
-        if self.degrees.shape[1] < 1:
-            raise InvalidParameterError("a degree table needs at least one degree column.")
+def statistic_rows(table: StatisticsTable) -> tuple[str, list[dict[str, Any]]]:
+    """The node label and the property maps written for a released dK table.
 
-    @classmethod
-    def read(cls, path: str | os.PathLike[str]) -> DegreeTable:
-        """Read a TSV table: degree columns, then a count (``#`` comments, optional header)."""
-        p = Path(path)
-        if not p.is_file():
-            raise InvalidParameterError(f"statistics table {str(p)!r} does not exist.")
-        rows: list[list[float]] = []
-        width = None
-        for lineno, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
-            text = line.strip()
-            if not text or text.startswith("#"):
-                continue
-            fields = text.split()
-            try:
-                values = [float(x) for x in fields]
-            except ValueError:
-                if not rows:  # a header line
-                    continue
-                from ..errors import InputFormatError
+    ===========================  ==============================================================
+    table                        written as
+    ===========================  ==============================================================
+    1K ``DKDistribution``        ``(:DegreeCount {degree, count})``
+    2K ``DKDistribution``        ``(:JointDegreeCount {degree_a, degree_b, count})``
+    ``DK3Distribution`` (3K)     ``(:DegreeTupleCount {kind, degrees, count})``, ``kind`` =
+                                 ``"wedge"`` (degrees ``[end, centre, end]``) or
+                                 ``"triangle"`` (sorted degrees)
+    ===========================  ==============================================================
 
-                raise InputFormatError(
-                    f"{str(p)!r} line {lineno}: expected numbers, got {text!r}.",
-                    path=str(p), line=lineno,
-                ) from None
-            if width is None:
-                width = len(values)
-            if len(values) != width or width < 2:
-                from ..errors import InputFormatError
+    Integral counts are written as integers, others (raw noisy values) as floats. A lone
+    wedge or triangle table is refused: it is half of a 3K distribution.
+    """
+    def counts(t: DKDistribution) -> list[int | float]:
+        return [int(c) if float(c).is_integer() else float(c) for c in t.counts.tolist()]
 
-                raise InputFormatError(
-                    f"{str(p)!r} line {lineno}: expected {width or 2}+ columns (degrees then "
-                    f"count), got {len(values)}.",
-                    path=str(p), line=lineno,
-                )
-            rows.append(values)
-        arr = np.asarray(rows, dtype=np.float64).reshape(-1, width or 2)
-        degrees = arr[:, :-1]
-        if degrees.size and (np.any(degrees < 0) or np.any(degrees != np.round(degrees))):
-            raise InvalidParameterError(
-                f"{str(p)!r}: degrees must be non-negative integers."
-            )
-        return cls(degrees.astype(np.int64), arr[:, -1])
+    if isinstance(table, DK3Distribution):
+        rows = [{"kind": t.kind, "degrees": d, "count": c}
+                for t in (table.wedges, table.triangles)
+                for d, c in zip(t.degrees.tolist(), counts(t), strict=True)]
+        return "DegreeTupleCount", rows
+    if not isinstance(table, DKDistribution):
+        raise InvalidParameterError(
+            "statistics must be a graphanon.dk.DKDistribution (1K or 2K) or a "
+            f"DK3Distribution. Got {type(table).__name__}."
+        )
+    d = table.degrees.tolist()
+    if table.kind == "degree":
+        return "DegreeCount", [{"degree": a[0], "count": c}
+                               for a, c in zip(d, counts(table), strict=True)]
+    if table.kind == "joint_degree":
+        return "JointDegreeCount", [{"degree_a": a[0], "degree_b": a[1], "count": c}
+                                    for a, c in zip(d, counts(table), strict=True)]
+    raise InvalidParameterError(
+        f"a lone {table.kind!r} table is half of a 3K distribution; write the "
+        "DK3Distribution (wedges and triangles) instead."
+    )
 
-    @property
-    def label(self) -> str:
-        """The node label of one row: DegreeCount, JointDegreeCount or DegreeTupleCount."""
-        return STATISTIC_LABELS[min(self.degrees.shape[1], 3) - 1]
 
-    def rows(self) -> list[dict[str, Any]]:
-        """One property map per row, as written to Neo4j."""
-        counts = [int(c) if float(c).is_integer() else float(c) for c in self.counts.tolist()]
-        d = self.degrees.tolist()
-        if self.degrees.shape[1] == 1:
-            return [{"degree": a[0], "count": c} for a, c in zip(d, counts, strict=True)]
-        if self.degrees.shape[1] == 2:
-            return [{"degree_a": a[0], "degree_b": a[1], "count": c}
-                    for a, c in zip(d, counts, strict=True)]
-        return [{"degrees": a, "count": c} for a, c in zip(d, counts, strict=True)]
-
-    def fingerprint(self) -> str:
-        h = hashlib.sha256()
-        h.update(np.ascontiguousarray(self.degrees, dtype=np.int64).tobytes())
-        h.update(np.ascontiguousarray(self.counts, dtype=np.float64).tobytes())
-        return h.hexdigest()
+def _table_fingerprint(table: StatisticsTable) -> str:
+    h = hashlib.sha256()
+    parts = [table.wedges, table.triangles] if isinstance(table, DK3Distribution) else [table]
+    for t in parts:
+        h.update(t.kind.encode() + b"\0")
+        h.update(np.ascontiguousarray(t.degrees, dtype=np.int64).tobytes())
+        h.update(np.ascontiguousarray(t.counts, dtype=np.float64).tobytes())
+    return h.hexdigest()
 
 
 @dataclass(frozen=True)
@@ -859,7 +834,7 @@ class Neo4jSink:
         release_id: str | None = None,
         graph: Graph | None = None,
         bipartite: BipartiteGraph | None = None,
-        statistics: DegreeTable | None = None,
+        statistics: StatisticsTable | None = None,
         dataset: str | None = None,
         keep_ids: bool = False,
         budget_total: float | None = None,
@@ -875,7 +850,8 @@ class Neo4jSink:
             existing release with this id is replaced.
         graph, bipartite, statistics
             Exactly one payload: an anonymized social graph, an anonymized bipartite graph,
-            or a table of released degree counts.
+            or a released dK table (:class:`~graphanon.dk.DKDistribution` 1K / 2K, or a
+            :class:`~graphanon.dk.DK3Distribution`; see :func:`statistic_rows`).
         dataset
             Ledger key of the source dataset; defaults to the record's
             ``source_fingerprint``. Needed when the release has an ε.
@@ -931,7 +907,8 @@ class Neo4jSink:
                 validate_identifier(name, "user attribute")
         else:
             assert statistics is not None
-            kind, payload_fp = "statistics", statistics.fingerprint()
+            kind, payload_fp = "statistics", _table_fingerprint(statistics)
+            statistic_rows(statistics)  # refuses a bad table before anything is written
         charge_id = hashlib.sha256(
             f"{dataset}\n{_canonical_json(record)}\n{kind}\n{payload_fp}".encode()
         ).hexdigest()
@@ -999,7 +976,7 @@ class Neo4jSink:
             self.progress(task, done, total)
 
     def _write_payload(self, session: Any, release_id: str, graph: Graph | None,
-                       bipartite: BipartiteGraph | None, statistics: DegreeTable | None,
+                       bipartite: BipartiteGraph | None, statistics: StatisticsTable | None,
                        keep_ids: bool) -> dict[str, int]:
         if graph is not None:
             uids = _uids(graph.node_ids, keep_ids)
@@ -1043,8 +1020,8 @@ class Neo4jSink:
             return {"n_nodes": len(user_rows) + len(feat_rows),
                     "n_relationships": len(edge_rows), "n_statistics": 0}
         assert statistics is not None
-        rows = statistics.rows()
-        self._write_rows(session, load("write_statistics", label=statistics.label), release_id,
+        label, rows = statistic_rows(statistics)
+        self._write_rows(session, load("write_statistics", label=label), release_id,
                          rows, "release statistics")
         return {"n_nodes": 0, "n_relationships": 0, "n_statistics": len(rows)}
 
