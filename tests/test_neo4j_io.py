@@ -23,11 +23,11 @@ from graphanon.io.dk_tables import read_dk_table, write_dk_table
 from graphanon.io.neo4j import (
     Neo4jSink,
     Neo4jSource,
-    charge_epsilon,
     connection_settings,
     release_record,
     statistic_rows,
 )
+from graphanon.privacy.accountant import charge_epsilon
 from graphanon.privacy.release import Release
 
 RELEASE = Release.create(

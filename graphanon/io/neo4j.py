@@ -30,7 +30,9 @@ Writing (:class:`Neo4jSink`)
 Privacy ledger
     ``(:PrivacyBudget {dataset, epsilon_total, epsilon_spent})`` per source dataset, with one
     ``(:PrivacyCharge {charge_id, epsilon, release_id})-[:CHARGED_TO]->`` node per release,
-    mirroring the in-memory accountant (sequential composition: spent = Σ ε of the charges).
+    under the same rules as the JSON accountant
+    (:func:`graphanon.privacy.accountant.charge_epsilon`; sequential composition: spent =
+    Σ ε of the charges).
     A release that would take ``epsilon_spent`` above ``epsilon_total`` is refused with
     :class:`~graphanon.errors.PrivacyBudgetExceeded`; the total only changes through
     :meth:`Neo4jSink.set_budget`. Re-writing the *identical* release (same record, same data)
@@ -70,6 +72,7 @@ from ..errors import (
     PrivacyBudgetExceeded,
 )
 from ..graph import BipartiteGraph, Graph
+from ..privacy.accountant import charge_epsilon, fits_budget
 from .cypher import load, validate_identifier
 
 __all__ = [
@@ -79,7 +82,6 @@ __all__ = [
     "Neo4jSource",
     "ReleaseSummary",
     "StatisticsTable",
-    "charge_epsilon",
     "connect",
     "connection_settings",
     "release_record",
@@ -96,7 +98,6 @@ BYTES_PER_RELATIONSHIP = 48
 
 RELEASE_LABELS = ("AnonNode", "AnonUser", "AnonFeature")
 STATISTIC_LABELS = ("DegreeCount", "JointDegreeCount", "DegreeTupleCount")
-_EPS_TOLERANCE = 1e-9
 
 
 # ----------------------------------------------------------------------- connection
@@ -596,28 +597,6 @@ def release_record(release: Any) -> dict[str, Any]:
     return Release.from_dict(data).to_dict()
 
 
-def charge_epsilon(record: Mapping[str, Any], budget_neighbourhood: str) -> float | None:
-    """The ε a release costs against a ledger stated for ``budget_neighbourhood``.
-
-    The same rules as :class:`graphanon.privacy.accountant.Accountant` (pure-ε sequential
-    composition): ``None`` for releases that carry no ε (``"k-anonymity"``, ``"none"``; they
-    are written without a charge); the largest per-node ε for personalized releases; a
-    node-DP release may be charged to an edge budget, an edge-DP release never to a node
-    budget.
-    """
-    nb = record["neighbourhood"]
-    if nb in ("k-anonymity", "none"):
-        return None
-    if budget_neighbourhood == "node" and nb.removeprefix("personalized-") == "edge":
-        raise InvalidParameterError(
-            f"release {record.get('release_id')} ({record['mechanism']}) is {nb}-DP; it gives "
-            "no node-level guarantee and cannot be charged to a node-DP budget."
-        )
-    if nb.startswith("personalized"):
-        return float(record["epsilon_summary"]["max"])
-    return float(record["epsilon"])
-
-
 def _canonical_json(obj: Any) -> str:
     from ..report import to_jsonable
 
@@ -796,7 +775,7 @@ class Neo4jSink:
                                    {"dataset": dataset, "epsilon_total": float(epsilon_total),
                                     "neighbourhood": neighbourhood, "now": _now()})
         row = rows[0]
-        if row["epsilon_spent"] > row["epsilon_total"] + _EPS_TOLERANCE:
+        if not fits_budget(row["epsilon_spent"], 0.0, row["epsilon_total"]):
             import logging
 
             logging.getLogger("graphanon").warning(
@@ -819,7 +798,7 @@ class Neo4jSink:
         epsilon = charge_epsilon(record, row.get("neighbourhood") or "edge")
         assert epsilon is not None
         total, spent = float(row["epsilon_total"]), float(row["epsilon_spent"])
-        if spent + epsilon > total + _EPS_TOLERANCE:
+        if not fits_budget(spent, epsilon, total):
             raise PrivacyBudgetExceeded(
                 f"release needs ε={epsilon:g} but dataset {dataset!r} has {total - spent:g} of "
                 f"{total:g} left (spent {spent:g}); raise the budget explicitly to proceed."
@@ -888,8 +867,7 @@ class Neo4jSink:
                 "write_release needs exactly one of graph, bipartite or statistics."
             )
         dataset = dataset or record.get("source_fingerprint") or None
-        nb = record["neighbourhood"]
-        epsilon = None if nb in ("k-anonymity", "none") else charge_epsilon(record, "edge")
+        epsilon = charge_epsilon(record, "edge")  # None: no ε, written uncharged
         if epsilon is not None:
             if dataset is None:
                 raise InvalidParameterError(
