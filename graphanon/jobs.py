@@ -9,6 +9,9 @@ A job names its **source** (a file — the embedded default — or Neo4j), a lis
     release_id = "interests-{date}"     # {job} {date} {datetime} {uuid}
     seed = 42                           # optional: seeds non-noise randomness (and the
                                         # noise of steps with noise = "numpy-insecure")
+    ledger = "ledger.json"              # optional JSON privacy ledger (privacy.accountant),
+    budget = 2.0                        # charged before any sink writes; total ε
+    budget_neighbourhood = "edge"       # the relation the budget is stated for
 
     [source]
     type = "neo4j"                      # or "file" (path = ..., kind = graph|bipartite)
@@ -430,6 +433,16 @@ def load_job(path: str | os.PathLike[str]) -> dict[str, Any]:
     seed = job.get("seed")
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
         raise InvalidParameterError(f"job file {str(p)!r}: seed must be an int >= 0.")
+    if job.get("ledger") is not None:
+        budget = job.get("budget")
+        if not isinstance(job["ledger"], str) or isinstance(budget, bool) or not isinstance(
+                budget, (int, float)) or not budget > 0:
+            raise InvalidParameterError(
+                f"job file {str(p)!r}: [job] ledger needs a path and budget = the dataset's "
+                "total ε (> 0).")
+        if job.get("budget_neighbourhood", "edge") not in ("edge", "node"):
+            raise InvalidParameterError(
+                f"job file {str(p)!r}: [job] budget_neighbourhood must be 'edge' or 'node'.")
     source = _table(cfg, "source", p)
     _check_source(source, p)
     steps = cfg.get("steps", [])
@@ -557,7 +570,7 @@ def run_job(
     InvalidParameterError, JobLockedError
         Bad configuration or input; another run holds the lock (exit 2).
     PrivacyBudgetExceeded
-        A Neo4j sink refused the release (exit 3).
+        The JSON ledger ([job] ledger) or a Neo4j sink refused the release (exit 3).
     DatabaseUnavailableError
         Neo4j unreachable (exit 4).
     """
@@ -604,6 +617,8 @@ def run_job(
                 names.append(st["name"])
                 _event("step_done", job=name, step=st["name"],
                        seconds=round(time.perf_counter() - t, 3))
+            if job.get("ledger") is not None and state.release is not None:
+                _charge_ledger(job, state.release, Path(cfg["path"]).parent)
             outputs = []
             for sink in cfg["sinks"]:
                 outputs.append(_write_sink(sink, state, release_id, name, driver,
@@ -620,6 +635,26 @@ def run_job(
         _event("job_done", job=name, release_id=release_id, seconds=round(seconds, 3))
         return JobResult(name, release_id, tuple(names), tuple(outputs),
                          state.release is not None, seconds)
+
+
+def _charge_ledger(job: Mapping[str, Any], release: Any, base: Path) -> None:
+    """Charge the release to the JSON ledger of ``[job] ledger`` before any sink writes.
+
+    Same rules as everywhere (:func:`graphanon.privacy.accountant.charge_epsilon`); a release
+    without an ε (k-anonymity) is not charged. Refusal raises PrivacyBudgetExceeded (exit 3)
+    and nothing is written. The charge is made first, so a sink failing afterwards leaves the
+    ε spent (conservative: never under-counted).
+    """
+    from .privacy.accountant import Accountant, charge_epsilon
+
+    nb = job.get("budget_neighbourhood", "edge")
+    if charge_epsilon(release, nb) is None:
+        return
+    acc = Accountant(float(job["budget"]), dataset=release.source_fingerprint,
+                     neighbourhood=nb, ledger=_resolve(base, job["ledger"]))
+    entry = acc.spend(release)
+    _event("ledger_charged", job=job["name"], epsilon=entry.epsilon, spent=acc.spent,
+           budget=acc.budget)
 
 
 def _default_driver(settings: dict[str, Any]) -> Any:
