@@ -281,3 +281,9 @@ def test_neo4j_sink_of_a_dp_release(tmp_path: Path, polbooks: Path,
     job.write_text(textwrap.dedent(body + '        write = "graph"\n'))
     assert main(["-q", "run", str(job)]) == 2
     assert np.isclose(drv.db.budgets["polbooks"]["epsilon_spent"], 0.75)
+
+
+@pytest.mark.parametrize("name", ["example.toml", "dp-statistics.toml"])
+def test_shipped_example_jobs_are_valid(name: str) -> None:
+    cfg = jobs.load_job(Path(__file__).resolve().parents[1] / "docker" / "jobs" / name)
+    assert all(st["name"] in jobs.STEPS for st in cfg["steps"])
