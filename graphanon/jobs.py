@@ -726,10 +726,11 @@ def _write_sink(sink: dict[str, Any], state: JobState, release_id: str, job: str
         # next to a release, only its output is written: never the private input (or a
         # graph derived from it without the release, e.g. a projection)
         write_data = state.release is None or state.released_data
-        if write_data and isinstance(state.data, Graph):
-            write_graph(state.data, folder / sink.get("graph_name", "graph.graphml"))
-        elif write_data:
-            write_bipartite(state.data, folder / "bipartite.tsv")
+        if write_data:
+            if isinstance(state.data, Graph):
+                write_graph(state.data, folder / sink.get("graph_name", "graph.graphml"))
+            else:
+                write_bipartite(state.data, folder / "bipartite.tsv")
         if state.statistics is not None:
             from .io.dk_tables import write_dk_table
 
