@@ -7,7 +7,11 @@ A job names its **source** (a file — the embedded default — or Neo4j), a lis
     [job]
     name = "weekly-interests"
     release_id = "interests-{date}"     # {job} {date} {datetime} {uuid}
-    seed = 42                           # optional: reproducible (insecure) randomness
+    seed = 42                           # optional: seeds non-noise randomness (and the
+                                        # noise of steps with noise = "numpy-insecure")
+    ledger = "ledger.json"              # optional JSON privacy ledger (privacy.accountant),
+    budget = 2.0                        # charged before any sink writes; total ε
+    budget_neighbourhood = "edge"       # the relation the budget is stated for
 
     [source]
     type = "neo4j"                      # or "file" (path = ..., kind = graph|bipartite)
@@ -19,6 +23,10 @@ A job names its **source** (a file — the embedded default — or Neo4j), a lis
 
     [[steps]]
     name = "describe"
+    [[steps]]
+    name = "randomized-response"
+    epsilon = 2.0
+    level = "edge"                      # noise = "opendp" (default, secure) | "numpy-insecure"
 
     [[sinks]]
     type = "file"
@@ -27,11 +35,17 @@ A job names its **source** (a file — the embedded default — or Neo4j), a lis
     type = "neo4j"
     dataset = "interests"               # ledger key; default: the source fingerprint
 
-Steps live in :data:`STEPS` (name -> ``step(state, params) -> None``). A mechanism is
-registered with one line, usually through :func:`mechanism_step`, which adapts a library
-function ``f(data, *, rng, **params) -> result``::
+Steps live in :data:`STEPS` (name -> ``step(state, params) -> None``): ``describe``,
+``randomized-response``, ``release-dk``, ``release-dk-node``, ``release-degrees``,
+``project``, ``generate`` (keys: ``docs/neo4j.md``). A mechanism is registered with one
+line, usually through :func:`mechanism_step`, which adapts a library function
+``f(data, **params) -> result`` and supplies ``backend`` / ``rng`` / ``seed`` by the CLI's
+noise convention::
 
-    STEPS["randomized-response"] = mechanism_step(randomized_response)
+    STEPS["release-dk"] = mechanism_step("graphanon.dk.release:release_dk")
+
+A job publishes exactly one release (a second release step is refused); next to it the
+sinks write only the release's output — never the private input graph.
 
 Exit codes (through the CLI): 0 success, 2 bad input or configuration (also: another run of
 the job holds its lock), 3 privacy budget refused, 4 database unavailable. Connection
@@ -44,12 +58,16 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import fcntl
+import importlib
+import inspect
 import logging
 import os
+import secrets
 import string
 import time
 import tomllib
 import uuid
+import warnings
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -62,6 +80,7 @@ from .errors import GraphAnonError, InvalidParameterError
 from .graph import BipartiteGraph, Graph
 
 __all__ = [
+    "NOISE_CHOICES",
     "STEPS",
     "JobLockedError",
     "JobResult",
@@ -88,10 +107,13 @@ class JobState:
 
     data: Graph | BipartiteGraph
     rng: np.random.Generator
-    seed: int | None
-    release: Any = None  # graphanon.privacy.release.Release of the last mechanism step
-    statistics: Any = None  # graphanon.io.neo4j.DegreeTable of released counts
+    seed: int | None  # seeds ``rng``; recorded in the release
+    release: Any = None  # graphanon.privacy.release.Release of the job's one release
+    statistics: Any = None  # released dK table: graphanon.dk.DKDistribution / DK3Distribution
     report: dict[str, Any] = field(default_factory=dict)
+    #: True when ``data`` is the output of the release (randomized response, a generated
+    #: graph) rather than the private input or something derived from it without a release.
+    released_data: bool = False
 
 
 @dataclass(frozen=True)
@@ -107,6 +129,12 @@ class JobResult:
 
 
 # ----------------------------------------------------------------------- steps
+#: The values of a step's ``noise`` key, as the CLI's ``--noise`` (``cli._common.noise_options``).
+NOISE_CHOICES = ("opendp", "numpy-insecure")
+#: Keys a job file may not set on a step: the job supplies them (see :func:`mechanism_step`).
+_RESERVED = ("rng", "backend", "seed", "progress")
+
+
 def _step_describe(state: JobState, params: dict[str, Any]) -> None:
     """Counts and degree statistics of the current data (``graphanon info``)."""
     from .metrics import describe_bipartite, describe_graph
@@ -119,72 +147,239 @@ def _step_describe(state: JobState, params: dict[str, Any]) -> None:
     )
 
 
-def mechanism_step(func: Callable[..., Any], *, takes_rng: bool = True) -> StepFn:
-    """Adapt a library mechanism ``func(data, *, rng, **params)`` into a job step.
+def _import_target(target: Callable[..., Any] | str) -> Callable[..., Any]:
+    if callable(target):
+        return target
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)  # type: ignore[no-any-return]
 
-    The step's TOML keys (except ``name``) are passed as keyword arguments. ``rng`` is the
-    job's generator when ``[job] seed`` is set; without a seed, a mechanism whose ``rng``
-    defaults to ``None`` is called without one, so it keeps its secure randomness.
 
-    The result may be a :class:`Graph` / :class:`BipartiteGraph` (the new data) or a
-    dataclass whose fields are inspected: a graph field becomes the new data, a ``Release``
-    field the release record, a ``DegreeTable`` field (or a 1-D ``counts`` / ``histogram``
-    array indexed by degree) the released statistics. The whole result (minus arrays and
-    graphs) goes into the job report under the step's name.
+def mechanism_step(
+    func: Callable[..., Any] | str,
+    *,
+    rng: str = "auto",
+    defaults: Mapping[str, Any] | None = None,
+) -> StepFn:
+    """Adapt a library function ``func(data, **params)`` into a job step.
+
+    Parameters
+    ----------
+    func
+        The function, or ``"module:function"`` (imported on first use, so registering a
+        step costs nothing at import time).
+    rng : {"auto", "other", "noise", "none"}
+        What ``func``'s ``rng`` argument is. ``"other"``: randomness that is not DP noise
+        (projection keys, post-processing, graph generation) — always the job generator,
+        which ``[job] seed`` seeds. ``"noise"``: the mechanism's noise source (randomized
+        response's coin flips) — passed **only** with ``noise = "numpy-insecure"``; otherwise
+        ``func`` keeps its secure default. ``"auto"``: ``"other"`` when ``func`` takes a
+        ``backend`` (then the backend is its noise), else ``"noise"`` when it takes ``rng``.
+    defaults
+        Values for keyword arguments the job file may omit (e.g. ``max_degree=None``, which
+        TOML cannot spell).
+
+    Notes
+    -----
+    The step's TOML keys (except ``name``) are passed as keyword arguments, checked against
+    ``func``'s signature first (an unknown or missing key is exit code 2, before anything
+    runs). Noise follows the CLI's one convention (``--noise`` / ``--seed``): the step key
+    ``noise = "opendp" | "numpy-insecure"`` (default ``"opendp"``, secure) becomes a
+    :class:`~graphanon.privacy.noise.NoiseBackend` for functions that take ``backend``; the
+    job seed seeds every non-noise random choice, and the noise only with
+    ``"numpy-insecure"``. A seeded job never makes noise insecure by itself. ``seed`` (the
+    job's seed, recorded in the release) is passed where ``func`` takes it. ``rng``,
+    ``backend``, ``seed`` and ``progress`` cannot be set from a job file.
+
+    The result may be a :class:`Graph` / :class:`BipartiteGraph` (the new data, derived
+    from the current data) or a dataclass whose fields are inspected: a graph field becomes
+    the new data, a :class:`~graphanon.privacy.release.Release` field the job's release, a
+    :class:`~graphanon.dk.DKDistribution` / ``DK3Distribution`` field (or a 1-D ``counts``
+    / ``histogram`` array indexed by degree, read as a 1K table) the released statistics; a
+    :class:`~graphanon.privacy.rps.DegreeSequenceRelease` becomes its 1K histogram. The
+    other plain fields (not arrays, graphs or nested dataclasses) go into the job report
+    under the function's name.
     """
+    if rng not in ("auto", "other", "noise", "none"):
+        raise InvalidParameterError(
+            f"The 'rng' parameter of mechanism_step must be 'auto', 'other', 'noise' or 'none'. "
+            f"Got {rng!r} instead."
+        )
+    fixed = dict(defaults or {})
+    resolved: dict[str, Any] = {}
 
-    import inspect
-
-    rng_param = inspect.signature(func).parameters.get("rng") if takes_rng else None
-    secure_default = rng_param is not None and rng_param.default is None
+    def setup() -> dict[str, Any]:
+        if not resolved:
+            f = _import_target(func)
+            sig = inspect.signature(f).parameters
+            names = list(sig)[1:]  # the first parameter is the data
+            role = rng
+            if role == "auto":
+                role = "other" if "backend" in sig else "noise" if "rng" in sig else "none"
+            if role != "none" and "rng" not in sig:
+                role = "none"
+            required = {n for n in names if sig[n].default is inspect.Parameter.empty
+                        and sig[n].kind is not inspect.Parameter.VAR_KEYWORD}
+            resolved.update(
+                func=f, name=getattr(f, "__name__", "mechanism"), role=role,
+                backend="backend" in sig, seed="seed" in sig,
+                accepted={n for n in names if n not in _RESERVED},
+                required=required - set(_RESERVED) - set(fixed),
+                var_kw=any(p.kind is inspect.Parameter.VAR_KEYWORD for p in sig.values()),
+            )
+        return resolved
 
     def step(state: JobState, params: dict[str, Any]) -> None:
-        kwargs = dict(params)
-        if "rng" in kwargs:
-            raise InvalidParameterError("a step cannot set 'rng'; set [job] seed instead.")
-        # Without a job seed, a mechanism whose rng defaults to None keeps its secure
-        # (CSPRNG) default; a seeded job passes its reproducible generator.
-        if rng_param is not None and not (secure_default and state.seed is None):
-            kwargs["rng"] = state.rng
-        result = func(state.data, **kwargs)
-        _absorb(state, result, getattr(func, "__name__", "mechanism"))
+        info = setup()
+        name = info["name"]
+        kwargs = {**fixed, **params}
+        bad = sorted(set(params) & set(_RESERVED))
+        if bad:
+            raise InvalidParameterError(
+                f"step {name!r} cannot set {', '.join(map(repr, bad))}: choose the noise with "
+                "noise = \"opendp\" | \"numpy-insecure\" and seed the job with [job] seed."
+            )
+        draws_noise = info["backend"] or info["role"] == "noise"
+        noise = kwargs.pop("noise", None)
+        if noise is not None and not draws_noise:
+            raise InvalidParameterError(
+                f"step {name!r} draws no DP noise; remove its 'noise' key."
+            )
+        noise = "opendp" if noise is None else noise
+        if noise not in NOISE_CHOICES:
+            raise InvalidParameterError(
+                f"The 'noise' key of step {name!r} must be 'opendp' or 'numpy-insecure'. "
+                f"Got {noise!r} instead."
+            )
+        unknown = sorted(set(kwargs) - info["accepted"]) if not info["var_kw"] else []
+        missing = sorted(info["required"] - set(kwargs))
+        if unknown or missing:
+            keys = ", ".join(sorted(info["accepted"] - set(fixed) | set(fixed)))
+            what = (f"unknown keys {unknown}" if unknown else "") + (
+                "; " if unknown and missing else "") + (
+                f"missing keys {missing}" if missing else "")
+            raise InvalidParameterError(
+                f"step {name!r}: {what}. It takes: {keys}"
+                + (", noise" if draws_noise else "") + "."
+            )
+        insecure = noise == "numpy-insecure"
+        if info["backend"]:
+            from .privacy.noise import get_backend
 
-    step.__name__ = f"step_{getattr(func, '__name__', 'mechanism')}"
-    step.__doc__ = func.__doc__
+            kwargs["backend"] = (get_backend("numpy-insecure", rng=state.rng) if insecure
+                                 else get_backend("opendp"))
+        if info["role"] == "other" or (info["role"] == "noise" and insecure):
+            kwargs["rng"] = state.rng
+        if info["seed"]:
+            kwargs["seed"] = state.seed
+        result = info["func"](state.data, **kwargs)
+        # an rng-noise mechanism (no seed argument) records the seed only when it was used
+        _absorb(state, result, name,
+                release_seed=state.seed if info["role"] == "noise" and insecure else None)
+        if draws_noise and isinstance(state.report.get(name), dict):
+            state.report[name]["noise"] = noise
+
+    step.__name__ = f"step_{func if isinstance(func, str) else func.__name__}"
+    step.__doc__ = None if isinstance(func, str) else func.__doc__
     return step
 
 
-def _absorb(state: JobState, result: Any, name: str) -> None:
-    from .io.neo4j import DegreeTable
+def _absorb(state: JobState, result: Any, name: str, *,
+            release_seed: int | None = None) -> None:
+    from .dk.extract import DK3Distribution, DKDistribution
     from .privacy.release import Release
+    from .privacy.rps import DegreeSequenceRelease
 
     if isinstance(result, (Graph, BipartiteGraph)):
-        state.data = result
+        state.data = result  # derived from the current data: it stays private or released
         return
-    if not dataclasses.is_dataclass(result):
+    if not dataclasses.is_dataclass(result) or isinstance(result, type):
         raise InvalidParameterError(f"step {name!r} returned {type(result).__name__}; expected "
                                     "a graph or a result dataclass.")
     summary: dict[str, Any] = {}
+    graph: Graph | BipartiteGraph | None = None
+    release: Release | None = None
     for f in dataclasses.fields(result):
         value = getattr(result, f.name)
         if isinstance(value, (Graph, BipartiteGraph)):
-            state.data = value
+            graph = value
         elif isinstance(value, Release):
-            state.release = value
-        elif isinstance(value, DegreeTable):
+            release = value
+        elif isinstance(value, (DKDistribution, DK3Distribution)):
             state.statistics = value
         elif (isinstance(value, np.ndarray) and value.ndim == 1
               and f.name in ("counts", "histogram")):
-            state.statistics = DegreeTable(np.arange(value.size)[:, None], value.astype(float))
-        elif not isinstance(value, np.ndarray):
+            state.statistics = DKDistribution("degree", np.arange(value.size)[:, None], value)
+        elif not (isinstance(value, np.ndarray) or dataclasses.is_dataclass(value)):
             summary[f.name] = value
+    if isinstance(result, DegreeSequenceRelease):
+        state.statistics = result.histogram()
+    if release is not None:
+        if state.release is not None:
+            raise InvalidParameterError(
+                f"step {name!r} makes a second release, but a job publishes exactly one (its "
+                f"sinks write one release and the ledger charges one ε; the first was "
+                f"{state.release.mechanism!r}). Split the job."
+            )
+        if release_seed is not None and release.seed is None:
+            release = dataclasses.replace(release, seed=release_seed)
+        state.release = release
+    if graph is not None:
+        state.data = graph
+        # the output of a release is publishable; a graph derived without one inherits the
+        # status of the data it came from
+        if release is not None:
+            state.released_data = True
     state.report[name] = summary
 
 
-#: Registered steps. Mechanisms are added here, one line each, e.g.
-#: ``"randomized-response": mechanism_step(randomized_response),``.
+def _step_release_degrees(state: JobState, params: dict[str, Any]) -> None:
+    """``release-degrees``: ``method = "rps" | "laplace" | "hay"`` (graphanon.privacy.rps)."""
+    kwargs = dict(params)
+    method = kwargs.pop("method", "rps")
+    funcs = {"rps": "rps_degree_sequence", "laplace": "laplace_degree_sequence",
+             "hay": "hay_degree_sequence"}
+    if method not in funcs:
+        raise InvalidParameterError(
+            f"The 'method' key of step 'release-degrees' must be 'rps', 'laplace' or 'hay'. "
+            f"Got {method!r} instead."
+        )
+    mechanism_step(f"graphanon.privacy.rps:{funcs[method]}")(state, kwargs)
+
+
+def _step_generate(state: JobState, params: dict[str, Any]) -> None:
+    """``generate``: a synthetic graph realizing the released 1K / 2K table (post-processing)."""
+    from .dk.extract import DKDistribution
+    from .dk.generate import dk_graph
+
+    if params:
+        raise InvalidParameterError(f"step 'generate' takes no parameters; got {sorted(params)}.")
+    table = state.statistics
+    if (state.release is None or not isinstance(table, DKDistribution)
+            or table.kind not in ("degree", "joint_degree")):
+        raise InvalidParameterError(
+            "step 'generate' builds a graph from a released 1K or 2K table: put a release-dk, "
+            "release-dk-node or release-degrees step before it."
+        )
+    S = dk_graph(table, rng=state.rng)
+    state.data = S.graph
+    state.released_data = True  # post-processing of the release
+    state.report["generate"] = {"d": S.d, "method": S.method, "exact": S.exact,
+                                "deviation": S.deviation, "nodes": S.graph.n_nodes,
+                                "edges": S.graph.n_edges}
+
+
+#: Registered steps: name -> ``step(state, params)``. A mechanism is one line through
+#: :func:`mechanism_step` (``"module:function"`` strings are imported on first use).
 STEPS: dict[str, StepFn] = {
     "describe": _step_describe,
+    "randomized-response": mechanism_step(
+        "graphanon.privacy.randomized_response:randomized_response"),
+    "release-dk": mechanism_step("graphanon.dk.release:release_dk",
+                                 defaults={"max_degree": None}),
+    "release-dk-node": mechanism_step("graphanon.privacy.node_dp:theta_dk_release"),
+    "release-degrees": _step_release_degrees,
+    "project": mechanism_step("graphanon.projection:project", rng="other"),
+    "generate": _step_generate,
 }
 
 
@@ -238,6 +433,16 @@ def load_job(path: str | os.PathLike[str]) -> dict[str, Any]:
     seed = job.get("seed")
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
         raise InvalidParameterError(f"job file {str(p)!r}: seed must be an int >= 0.")
+    if job.get("ledger") is not None:
+        budget = job.get("budget")
+        if not isinstance(job["ledger"], str) or isinstance(budget, bool) or not isinstance(
+                budget, (int, float)) or not budget > 0:
+            raise InvalidParameterError(
+                f"job file {str(p)!r}: [job] ledger needs a path and budget = the dataset's "
+                "total ε (> 0).")
+        if job.get("budget_neighbourhood", "edge") not in ("edge", "node"):
+            raise InvalidParameterError(
+                f"job file {str(p)!r}: [job] budget_neighbourhood must be 'edge' or 'node'.")
     source = _table(cfg, "source", p)
     _check_source(source, p)
     steps = cfg.get("steps", [])
@@ -248,6 +453,11 @@ def load_job(path: str | os.PathLike[str]) -> dict[str, Any]:
             raise InvalidParameterError(
                 f"job file {str(p)!r}: step {i + 1} has unknown name "
                 f"{(st or {}).get('name')!r}; registered steps: {', '.join(sorted(STEPS))}."
+            )
+        if st.get("noise", "opendp") not in NOISE_CHOICES:
+            raise InvalidParameterError(
+                f"job file {str(p)!r}: step {i + 1} ({st['name']}) has noise = "
+                f"{st['noise']!r}; use 'opendp' (secure, the default) or 'numpy-insecure'."
             )
     sinks = cfg.get("sinks", [])
     if not isinstance(sinks, list) or not sinks:
@@ -306,6 +516,11 @@ def _check_sink(sink: Any, i: int, p: Path) -> None:
         )
     if sink["type"] == "file" and not isinstance(sink.get("path"), str):
         raise InvalidParameterError(f"job file {str(p)!r}: file sink {i + 1} needs a path.")
+    if sink["type"] == "neo4j" and sink.get("write", "auto") not in ("auto", "statistics",
+                                                                     "graph"):
+        raise InvalidParameterError(
+            f"job file {str(p)!r}: neo4j sink {i + 1} has write = {sink['write']!r}; use "
+            "'auto', 'statistics' or 'graph'.")
     if "password" in sink:
         raise InvalidParameterError(f"job file {str(p)!r}: never put a password in a job file.")
 
@@ -355,7 +570,7 @@ def run_job(
     InvalidParameterError, JobLockedError
         Bad configuration or input; another run holds the lock (exit 2).
     PrivacyBudgetExceeded
-        A Neo4j sink refused the release (exit 3).
+        The JSON ledger ([job] ledger) or a Neo4j sink refused the release (exit 3).
     DatabaseUnavailableError
         Neo4j unreachable (exit 4).
     """
@@ -377,19 +592,33 @@ def run_job(
             return drivers[key]
 
         try:
+            # as the CLI's --seed: a fresh seed is drawn (and recorded) when none is given;
+            # it seeds non-noise randomness, and the noise only with noise="numpy-insecure"
             seed = job.get("seed")
+            seed = secrets.randbits(63) if seed is None else seed
             rng = np.random.default_rng(seed)
             data = _read_source(cfg["source"], driver, Path(cfg["path"]).parent)
             _event("source_read", job=name, **_shape(data))
             state = JobState(data=data, rng=rng, seed=seed)
+            state.report["seed"] = seed
             names = []
             for st in cfg["steps"]:
                 params = {k: v for k, v in st.items() if k != "name"}
                 t = time.perf_counter()
-                STEPS[st["name"]](state, params)
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    STEPS[st["name"]](state, params)
+                for w in caught:
+                    _event("step_warning", job=name, step=st["name"], warning=str(w.message),
+                           category=w.category.__name__)
+                    state.report.setdefault("warnings", []).append(
+                        {"step": st["name"], "category": w.category.__name__,
+                         "message": str(w.message)})
                 names.append(st["name"])
                 _event("step_done", job=name, step=st["name"],
                        seconds=round(time.perf_counter() - t, 3))
+            if job.get("ledger") is not None and state.release is not None:
+                _charge_ledger(job, state.release, Path(cfg["path"]).parent)
             outputs = []
             for sink in cfg["sinks"]:
                 outputs.append(_write_sink(sink, state, release_id, name, driver,
@@ -406,6 +635,26 @@ def run_job(
         _event("job_done", job=name, release_id=release_id, seconds=round(seconds, 3))
         return JobResult(name, release_id, tuple(names), tuple(outputs),
                          state.release is not None, seconds)
+
+
+def _charge_ledger(job: Mapping[str, Any], release: Any, base: Path) -> None:
+    """Charge the release to the JSON ledger of ``[job] ledger`` before any sink writes.
+
+    Same rules as everywhere (:func:`graphanon.privacy.accountant.charge_epsilon`); a release
+    without an ε (k-anonymity) is not charged. Refusal raises PrivacyBudgetExceeded (exit 3)
+    and nothing is written. The charge is made first, so a sink failing afterwards leaves the
+    ε spent (conservative: never under-counted).
+    """
+    from .privacy.accountant import Accountant, charge_epsilon
+
+    nb = job.get("budget_neighbourhood", "edge")
+    if charge_epsilon(release, nb) is None:
+        return
+    acc = Accountant(float(job["budget"]), dataset=release.source_fingerprint,
+                     neighbourhood=nb, ledger=_resolve(base, job["ledger"]))
+    entry = acc.spend(release)
+    _event("ledger_charged", job=job["name"], epsilon=entry.epsilon, spent=acc.spent,
+           budget=acc.budget)
 
 
 def _default_driver(settings: dict[str, Any]) -> Any:
@@ -474,18 +723,22 @@ def _write_sink(sink: dict[str, Any], state: JobState, release_id: str, job: str
 
         folder = _resolve(base, sink["path"].format(release_id=release_id, job=job))
         folder.mkdir(parents=True, exist_ok=True)
-        if isinstance(state.data, Graph):
-            write_graph(state.data, folder / sink.get("graph_name", "graph.graphml"))
-        else:
-            write_bipartite(state.data, folder / "bipartite.tsv")
+        # next to a release, only its output is written: never the private input (or a
+        # graph derived from it without the release, e.g. a projection)
+        write_data = state.release is None or state.released_data
+        if write_data:
+            if isinstance(state.data, Graph):
+                write_graph(state.data, folder / sink.get("graph_name", "graph.graphml"))
+            else:
+                write_bipartite(state.data, folder / "bipartite.tsv")
         if state.statistics is not None:
-            table = state.statistics
-            lines = ["\t".join([f"degree_{i}" for i in range(table.degrees.shape[1])] + ["count"])]
-            lines += ["\t".join(map(str, [*d, c]))
-                      for d, c in zip(table.degrees.tolist(), table.counts.tolist(), strict=True)]
-            atomic_write_text(folder / "statistics.tsv", "\n".join(lines) + "\n")
+            from .io.dk_tables import write_dk_table
+
+            write_dk_table(state.statistics, folder / "statistics.tsv")
         report = {"job": job, "release_id": release_id, "steps": state.report,
-                  "release": state.release.to_dict() if state.release is not None else None}
+                  "release": state.release.to_dict() if state.release is not None else None,
+                  "data_written": write_data,
+                  "statistics_written": state.statistics is not None}
         atomic_write_text(folder / "report.json",
                           json.dumps(to_jsonable(report), indent=2) + "\n")
         return str(folder)
@@ -499,8 +752,19 @@ def _write_sink(sink: dict[str, Any], state: JobState, release_id: str, job: str
     out = Neo4jSink(driver(sink), database=sink.get("database"),
                     batch_size=int(sink.get("batch_size", 10_000)))
     payload: dict[str, Any] = {}
-    if state.statistics is not None and sink.get("write", "auto") in ("auto", "statistics"):
+    what = sink.get("write", "auto")
+    if what == "statistics" or (what == "auto" and state.statistics is not None):
+        if state.statistics is None:
+            raise InvalidParameterError(
+                f"job {job!r}: the neo4j sink has write = 'statistics' but no step released "
+                "a table.")
         payload["statistics"] = state.statistics
+    elif not state.released_data:
+        raise InvalidParameterError(
+            f"job {job!r}: the neo4j sink would write the current graph under release "
+            f"{state.release.mechanism!r}, but that graph is not the release's output (it is "
+            "the private input or derived from it); write the released statistics, or add a "
+            "step whose output is the release (e.g. generate).")
     elif isinstance(state.data, Graph):
         payload["graph"] = state.data
     else:

@@ -114,7 +114,7 @@ def test_write_release_releases_and_drop(fake: FakeDriver, tmp_path: Path,
 
 def test_write_release_table_and_bad_report(fake: FakeDriver, tmp_path: Path) -> None:
     t = tmp_path / "dd.tsv"
-    t.write_text("degree\tcount\n0\t3.5\n1\t2\n")
+    t.write_text("# graphanon dK table: kind=degree\ndegree1\tcount\n0\t3.5\n1\t2\n")
     rec = other(neighbourhood="k-anonymity", epsilon=None)
     assert main(["-q", "neo4j", "write-release", "--table", str(t), "--report",
                  str(_report(tmp_path, rec))]) == 0
@@ -127,10 +127,12 @@ def test_write_release_table_and_bad_report(fake: FakeDriver, tmp_path: Path) ->
 
 # ----------------------------------------------------------------------- jobs
 def dp_step(state: jobs.JobState, params: dict) -> None:
-    """A stand-in mechanism for the tests: records a Release (no real privacy claim)."""
+    """A stand-in mechanism for the tests: records a Release (no real privacy claim) whose
+    output is the current data."""
     state.release = Release.create(mechanism="test-step", neighbourhood="edge",
                                    epsilon=params.get("epsilon", 0.5),
                                    source_fingerprint="jobdata")
+    state.released_data = True
 
 
 @pytest.fixture
@@ -302,16 +304,20 @@ def test_mechanism_step_adapter() -> None:
     state = jobs.JobState(data=ring(6), rng=np.random.default_rng(0), seed=None)
     jobs.mechanism_step(fake_mechanism)(state, {"scale": 0.3})
     assert state.data.n_nodes == 3 and state.release.epsilon == 0.3
-    assert state.statistics.rows() == [{"degree": 0, "count": 0}, {"degree": 1, "count": 0},
-                                       {"degree": 2, "count": 6}]
-    assert state.report["fake_mechanism"] == {"note": "ok"}
+    assert io_neo4j.statistic_rows(state.statistics) == ("DegreeCount", [
+        {"degree": 0, "count": 0}, {"degree": 1, "count": 0}, {"degree": 2, "count": 6}])
+    assert state.report["fake_mechanism"] == {"note": "ok", "noise": "opendp"}
     seeded = jobs.JobState(data=ring(6), rng=np.random.default_rng(0), seed=0)
 
     def needs_rng(G, *, rng=None):
         assert isinstance(rng, np.random.Generator)
         return G
 
-    jobs.mechanism_step(needs_rng)(seeded, {})
+    # an rng that is the mechanism's noise is passed only with noise = "numpy-insecure":
+    # a seeded job never makes noise insecure by itself
+    jobs.mechanism_step(needs_rng)(seeded, {"noise": "numpy-insecure"})
+    with pytest.raises(AssertionError):
+        jobs.mechanism_step(needs_rng)(seeded, {})
     with pytest.raises(ValueError, match="cannot set 'rng'"):
         jobs.mechanism_step(needs_rng)(seeded, {"rng": 1})
 

@@ -19,9 +19,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from graphanon.dk.extract import DKDistribution
 from graphanon.errors import InvalidParameterError, PrivacyBudgetExceeded
 from graphanon.graph import BipartiteGraph, Graph
-from graphanon.io.neo4j import DegreeTable, Neo4jSink, Neo4jSource
+from graphanon.io.neo4j import Neo4jSink, Neo4jSource
 from graphanon.privacy.release import Release
 
 pytestmark = pytest.mark.neo4j
@@ -184,7 +185,7 @@ def test_bipartite_round_trip_and_statistics(server, prefix) -> None:
         pairs = {(back.user_ids[r], back.feature_ids[c]) for r, c in zip(*back.edges(),
                                                                           strict=True)}
         assert pairs == {("a", "x"), ("a", "y"), ("b", "y")}
-        table = DegreeTable(np.array([[0], [1], [2]]), np.array([1.0, 1.5, 1.0]))
+        table = DKDistribution("degree", np.array([[0], [1], [2]]), np.array([1.0, 1.5, 1.0]))
         sink.write_release(rec, release_id=rid + "-s", statistics=table)
         with driver.session(database=db) as s:
             rows = s.run("MATCH (:AnonRelease {release_id: $rid})-[:HAS_STATISTIC]->(d) "

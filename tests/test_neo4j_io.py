@@ -9,22 +9,25 @@ import pytest
 from neo4j import exceptions as nx
 from neo4j_fake import Call, FakeDB, FakeDriver
 
+from graphanon.dk.extract import DK3Distribution, DKDistribution
 from graphanon.errors import (
     DatabaseUnavailableError,
+    InputFormatError,
     InvalidParameterError,
     Neo4jError,
     PrivacyBudgetExceeded,
 )
 from graphanon.graph import BipartiteGraph, Graph
 from graphanon.io.cypher import load
+from graphanon.io.dk_tables import read_dk_table, write_dk_table
 from graphanon.io.neo4j import (
-    DegreeTable,
     Neo4jSink,
     Neo4jSource,
-    charge_epsilon,
     connection_settings,
     release_record,
+    statistic_rows,
 )
+from graphanon.privacy.accountant import charge_epsilon
 from graphanon.privacy.release import Release
 
 RELEASE = Release.create(
@@ -336,9 +339,10 @@ def test_non_dp_release_needs_no_budget() -> None:
 
 def test_statistics_release(tmp_path) -> None:
     path = tmp_path / "jdd.tsv"
-    path.write_text("# joint degrees\ndegree_a\tdegree_b\tcount\n1\t2\t3.5\n2\t2\t1\n")
-    table = DegreeTable.read(path)
-    assert table.label == "JointDegreeCount"
+    path.write_text("# graphanon dK table: kind=joint_degree\ndegree1\tdegree2\tcount\n"
+                    "# a comment\n1\t2\t3.5\n2\t2\t1\n")
+    table = read_dk_table(path)
+    assert isinstance(table, DKDistribution) and table.kind == "joint_degree"
     sink = sink_with_budget()
     sink.write_release(RELEASE, release_id="s1", statistics=table)
     call = sink.driver.named("write_statistics")[0]
@@ -347,18 +351,58 @@ def test_statistics_release(tmp_path) -> None:
                                    {"degree_a": 2, "degree_b": 2, "count": 1}]
     assert len(sink.driver.db.stats) == 2
     one = tmp_path / "dd.tsv"
-    one.write_text("0\t4\n1\t2\n")
-    assert DegreeTable.read(one).rows() == [{"degree": 0, "count": 4}, {"degree": 1, "count": 2}]
+    write_dk_table(DKDistribution("degree", np.array([[0], [1]]), np.array([4, 2])), one)
+    assert statistic_rows(read_dk_table(one)) == (
+        "DegreeCount", [{"degree": 0, "count": 4}, {"degree": 1, "count": 2}])
 
 
-def test_bad_statistics_table(tmp_path) -> None:
+def test_3k_statistics_are_degree_tuple_counts() -> None:
+    wedges = DKDistribution("wedge", np.array([[1, 2, 1], [1, 2, 3]]), np.array([2, 1]))
+    triangles = DKDistribution("triangle", np.array([[2, 2, 3]]), np.array([1]))
+    sink = sink_with_budget()
+    rec = other(neighbourhood="none", epsilon=None)
+    sink.write_release(rec, release_id="t3", statistics=DK3Distribution(wedges, triangles))
+    call = sink.driver.named("write_statistics")[0]
+    assert call.query == load("write_statistics", label="DegreeTupleCount")
+    assert call.params["rows"] == [
+        {"kind": "wedge", "degrees": [1, 2, 1], "count": 2},
+        {"kind": "wedge", "degrees": [1, 2, 3], "count": 1},
+        {"kind": "triangle", "degrees": [2, 2, 3], "count": 1}]
+    # half a 3K distribution is refused before anything is written
+    calls = len(sink.driver.calls)
+    with pytest.raises(InvalidParameterError, match="half of a 3K"):
+        sink.write_release(rec, release_id="w", statistics=wedges)
+    assert len(sink.driver.calls) == calls
+
+
+@pytest.mark.parametrize(("body", "line", "content"), [
+    ("1\t2\n1\tx\n", 4, "1\tx"),
+    ("-1\t2\n", 3, "-1\t2"),
+    ("0\t1\n\n2.5\t1\n", 5, "2.5\t1"),
+    ("0\t1\t7\n", 3, "0\t1\t7"),
+    ("0\tnan\n", 3, "0\tnan"),
+])
+def test_bad_statistics_table(tmp_path, body: str, line: int, content: str) -> None:
     bad = tmp_path / "bad.tsv"
-    bad.write_text("1\t2\n1\tx\n")
-    with pytest.raises(InvalidParameterError, match="line 2"):
-        DegreeTable.read(bad)
-    bad.write_text("-1\t2\n")
-    with pytest.raises(InvalidParameterError, match="non-negative"):
-        DegreeTable.read(bad)
+    bad.write_text("# graphanon dK table: kind=degree\ndegree1\tcount\n" + body)
+    with pytest.raises(InputFormatError, match=f"line {line}: ") as err:
+        read_dk_table(bad)
+    assert repr(content) in str(err.value) and err.value.line == line
+    assert isinstance(err.value, InvalidParameterError)
+
+
+def test_statistics_table_needs_a_dk_header(tmp_path) -> None:
+    bad = tmp_path / "plain.tsv"
+    bad.write_text("degree\tcount\n0\t4\n")
+    with pytest.raises(InputFormatError, match="line 1: not a dK table") as err:
+        read_dk_table(bad)
+    assert repr("degree\tcount") in str(err.value)
+    bad.write_text("# graphanon dK table: kind=wedge\n")
+    with pytest.raises(InputFormatError, match="line 1: unknown dK table kind 'wedge'"):
+        read_dk_table(bad)
+    negative = tmp_path / "neg.tsv"
+    negative.write_text("# graphanon dK table: kind=degree\n0\t-2.5\n")  # raw noisy counts
+    assert read_dk_table(negative).counts.tolist() == [-2.5]
 
 
 def test_drop_and_list_releases() -> None:

@@ -179,7 +179,9 @@ def read_bipartite(user_label: str | None, feature_label: str | None, rel: str |
 @click.option("--bipartite", "bipartite_path", type=click.Path(dir_okay=False),
               help="An anonymized user<TAB>feature list.")
 @click.option("--table", "table_path", type=click.Path(dir_okay=False),
-              help="Released statistics: TSV of degree columns then a count.")
+              help="Released statistics: a dK table (as written by dk / release-dk / "
+              "release-degrees): 1K -> :DegreeCount, 2K -> :JointDegreeCount, 3K -> "
+              ":DegreeTupleCount.")
 @click.option("--format", "fmt", type=FORMAT_CHOICE, help="Format of --graph.")
 @click.option("--report", "report_path", required=True, type=click.Path(dir_okay=False),
               help="The JSON report carrying the Release record.")
@@ -197,7 +199,8 @@ def write_release(release_id: str | None, graph_path: str | None, bipartite_path
                   batch_size: int, uri: str | None, password_file: str | None,
                   database: str | None) -> None:
     """Write a release produced by any other command into Neo4j (atomic, idempotent)."""
-    from ..io.neo4j import DegreeTable, Neo4jSink, release_record
+    from ..io.dk_tables import read_dk_table
+    from ..io.neo4j import Neo4jSink, release_record
 
     given = [p for p in (graph_path, bipartite_path, table_path) if p]
     if len(given) != 1:
@@ -218,7 +221,7 @@ def write_release(release_id: str | None, graph_path: str | None, bipartite_path
         payload["bipartite"] = load_bipartite(bipartite_path)
     else:
         assert table_path
-        payload["statistics"] = DegreeTable.read(table_path)
+        payload["statistics"] = read_dk_table(table_path)
     with _driver(uri, password_file, database) as (drv, db), progress_bar() as bar:
         sink = Neo4jSink(drv, database=db, batch_size=batch_size, progress=bar)
         s = sink.write_release(record, release_id=release_id, dataset=dataset,

@@ -14,19 +14,12 @@ from typing import Any
 import click
 import numpy as np
 
-from ..io._atomic import atomic_write_text
+from ..io.dk_tables import write_dk_table
 from ..io.files import write_graph
 from ..metrics import describe_graph
 from ._common import echo, load_graph, make_rng, noise_options, resolve_noise, write_json
 
 __all__ = ["COMMANDS", "release_dk_node"]
-
-
-def _write_outputs(out: str, text: str, report: str | None, payload: dict[str, Any]) -> None:
-    # both writes are atomic (temp file + rename); nothing is written before the release
-    atomic_write_text(out, text)
-    if report:
-        write_json(report, payload)
 
 
 @click.command("project")
@@ -80,7 +73,6 @@ def release_dk_node(input_path: str, *, d: int, epsilon: float, theta: int | str
     ``select_fraction · ε``).
     """
     from ..errors import InvalidParameterError
-    from ..io.dk_tables import write_dk_table
     from ..privacy.node_dp import dk_utility, theta_dk_release
 
     if theta == "auto":
@@ -129,7 +121,7 @@ def release_dk_node(input_path: str, *, d: int, epsilon: float, theta: int | str
               help="RPS: maximum recursion depth.")
 @noise_options
 @click.option("--out", required=True, type=click.Path(dir_okay=False),
-              help="TSV: degree<TAB>count.")
+              help="Released degree histogram as a 1K dK table (TSV: degree1<TAB>count).")
 @click.option("--report", type=click.Path(dir_okay=False), help="JSON report.")
 def release_degrees(input_path: str, method: str, epsilon: float, max_degree: int | None,
                     theta: int, depth: int, noise: str, seed: int | None, out: str,
@@ -153,12 +145,13 @@ def release_degrees(input_path: str, method: str, epsilon: float, max_degree: in
         rel = laplace_degree_sequence(G, epsilon=epsilon, theta=theta, **kw)
     else:
         rel = hay_degree_sequence(G, epsilon=epsilon, **kw)
-    hist = np.bincount(rel.degrees) if rel.degrees.size else np.zeros(0, dtype=np.int64)
-    nz = np.flatnonzero(hist)
-    text = "degree\tcount\n" + "".join(f"{g}\t{hist[g]}\n" for g in nz)
     payload = {"release": rel.release.to_dict(), "method": method,
                "n_released": int(rel.degrees.size)}
-    _write_outputs(out, text, report, payload)
+    # a 1K dK table, so it can be written to Neo4j (neo4j write-release --table) or fed to
+    # generate like any other released statistic; both writes are atomic
+    write_dk_table(rel.histogram(), out)
+    if report:
+        write_json(report, payload)
     echo(f"{method}: released {rel.degrees.size} degrees (ε={epsilon}, "
          f"{rel.release.neighbourhood}-DP) -> {out}")
 

@@ -13,19 +13,26 @@ Writes are atomic (temp file, then rename).
 
 from __future__ import annotations
 
-import io
+import math
 import os
 from pathlib import Path
 
 import numpy as np
 
 from ..dk.extract import DK3Distribution, DKDistribution
-from ..errors import InputFormatError
+from ..errors import InputFormatError, InvalidParameterError
 from ._atomic import atomic_write_text
 
 __all__ = ["read_dk_table", "write_dk_table"]
 
 _HEADER = "# graphanon dK table: kind="
+_WIDTH = {"degree": 1, "joint_degree": 2, "3k": 3}
+
+
+def _column_header(kind: str) -> str:
+    if kind == "3k":
+        return "kind\tdegree1\tdegree2\tdegree3\tcount"
+    return "\t".join(f"degree{i + 1}" for i in range(_WIDTH[kind])) + "\tcount"
 
 
 def _rows(t: DKDistribution, prefix: str = "") -> list[str]:
@@ -38,44 +45,95 @@ def _rows(t: DKDistribution, prefix: str = "") -> list[str]:
 def write_dk_table(dist: DKDistribution | DK3Distribution, path: str | os.PathLike[str]) -> Path:
     """Write a 1K / 2K / 3K table as TSV atomically."""
     if isinstance(dist, DK3Distribution):
-        lines = [_HEADER + "3k", "kind\tdegree1\tdegree2\tdegree3\tcount"]
+        lines = [_HEADER + "3k", _column_header("3k")]
         lines += _rows(dist.wedges, "wedge\t") + _rows(dist.triangles, "triangle\t")
     else:
-        cols = "\t".join(f"degree{i + 1}" for i in range(dist.d))
-        lines = [_HEADER + dist.kind, f"{cols}\tcount", *_rows(dist)]
+        if dist.kind not in ("degree", "joint_degree"):
+            raise InvalidParameterError(
+                f"write_dk_table writes a 1K, 2K or whole 3K table; a lone {dist.kind!r} "
+                "table is half of a 3K distribution (pass the DK3Distribution).")
+        lines = [_HEADER + dist.kind, _column_header(dist.kind), *_rows(dist)]
     atomic_write_text(path, "\n".join(lines) + "\n")
     return Path(path)
 
 
 def read_dk_table(path: str | os.PathLike[str]) -> DKDistribution | DK3Distribution:
-    """Read a table written by :func:`write_dk_table` (or any TSV with that layout)."""
+    """Read a table written by :func:`write_dk_table` (or any TSV with that layout).
+
+    Blank lines and ``#`` comment lines after the first are ignored; the column header on
+    the second line is optional. Degrees must be non-negative integers and counts finite
+    numbers (integers stay int64; a table with fractional counts, e.g. raw noisy values,
+    is read as float64).
+
+    Raises
+    ------
+    InputFormatError
+        The file is missing, its first line is not a dK header, or a row is malformed; the
+        message names the file, the number of the first bad line and its content.
+    """
     p = Path(path)
     if not p.is_file():
-        raise InputFormatError(f"{p}: no such file.")
-    text = p.read_text(encoding="utf-8")
-    lines = text.splitlines()
-    if not lines or not lines[0].startswith(_HEADER):
-        raise InputFormatError(
-            f"{p}: not a dK table (the first line must be '{_HEADER}<kind>').")
-    kind = lines[0][len(_HEADER):].strip()
-    body = "\n".join(lines[2:])
+        raise InputFormatError(f"{str(p)!r}: no such dK table file.", path=str(p))
     try:
-        if kind == "3k":
-            arr = np.loadtxt(io.StringIO(body), dtype=str, delimiter="\t", ndmin=2)
-            out = {}
-            for name in ("wedge", "triangle"):
-                sel = arr[arr[:, 0] == name] if arr.size else arr
-                deg = sel[:, 1:4].astype(np.int64) if sel.size else np.zeros((0, 3), np.int64)
-                cnt = sel[:, 4].astype(np.int64) if sel.size else np.zeros(0, np.int64)
-                out[name] = DKDistribution(name, deg, cnt)
-            return DK3Distribution(out["wedge"], out["triangle"])
-        width = {"degree": 1, "joint_degree": 2}.get(kind)
-        if width is None:
-            raise InputFormatError(f"{p}: unknown dK table kind {kind!r}.")
-        arr = np.loadtxt(io.StringIO(body), dtype=np.float64, delimiter="\t",
-                         ndmin=2).reshape(-1, width + 1)
-    except ValueError as exc:
-        raise InputFormatError(f"{p}: malformed dK table row ({exc}).") from exc
-    cnt = arr[:, width]
-    counts = cnt.astype(np.int64) if np.array_equal(cnt, np.round(cnt)) else cnt
-    return DKDistribution(kind, arr[:, :width].astype(np.int64), counts)
+        lines = p.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise InputFormatError(f"{str(p)!r}: not UTF-8 text ({exc}).", path=str(p)) from None
+    first = lines[0] if lines else ""
+    kind = first[len(_HEADER):].strip() if first.startswith(_HEADER) else None
+    if kind not in _WIDTH:
+        why = ("not a dK table (the first line must be "
+               f"'{_HEADER}<degree|joint_degree|3k>')") if kind is None else (
+            f"unknown dK table kind {kind!r} (known: degree, joint_degree, 3k)")
+        raise InputFormatError(f"{str(p)!r} line 1: {why}: {first[:120]!r}", path=str(p),
+                               line=1)
+    width = _WIDTH[kind]
+    three = kind == "3k"
+    n_fields = width + 1 + (1 if three else 0)
+    header = _column_header(kind)
+    tags: list[str] = []
+    degrees: list[list[int]] = []
+    counts: list[float] = []
+    for lineno, line in enumerate(lines[1:], start=2):
+        text = line.strip()
+        if not text or text.startswith("#") or (lineno == 2 and text == header):
+            continue
+        fields = text.split("\t")
+
+        def bad(why: str, lineno: int = lineno, line: str = line) -> InputFormatError:
+            return InputFormatError(f"{str(p)!r} line {lineno}: {why}: {line[:120]!r}",
+                                    path=str(p), line=lineno)
+
+        if len(fields) != n_fields:
+            raise bad(f"expected {n_fields} tab-separated fields for a {kind} table, got "
+                      f"{len(fields)}")
+        if three:
+            tag, fields = fields[0].strip(), fields[1:]
+            if tag not in ("wedge", "triangle"):
+                raise bad(f"the first field must be 'wedge' or 'triangle', got {tag!r}")
+            tags.append(tag)
+        row = []
+        for x in fields[:width]:
+            try:
+                value = float(x)
+            except ValueError:
+                raise bad(f"degree {x.strip()!r} is not a number") from None
+            if not value.is_integer() or value < 0:
+                raise bad(f"degree {x.strip()!r} is not a non-negative integer")
+            row.append(int(value))
+        try:
+            count = float(fields[width])
+        except ValueError:
+            raise bad(f"count {fields[width].strip()!r} is not a number") from None
+        if not math.isfinite(count):
+            raise bad(f"count {fields[width].strip()!r} is not finite")
+        degrees.append(row)
+        counts.append(count)
+    deg = np.asarray(degrees, dtype=np.int64).reshape(-1, width)
+    cnt = np.asarray(counts, dtype=np.float64)
+    values = cnt.astype(np.int64) if np.array_equal(cnt, np.round(cnt)) else cnt
+    if not three:
+        return DKDistribution(kind, deg, values)
+    tag_arr = np.asarray(tags, dtype=object)
+    parts = {name: DKDistribution(name, deg[tag_arr == name], values[tag_arr == name])
+             for name in ("wedge", "triangle")}
+    return DK3Distribution(parts["wedge"], parts["triangle"])

@@ -17,8 +17,8 @@ Writing (:class:`Neo4jSink`)
     status})``; an anonymized graph as ``(:AnonNode)-[:ANON_EDGE]->(:AnonNode)`` or
     ``(:AnonUser)-[:ANON_HAS_FEATURE]->(:AnonFeature)``; released statistics as
     ``(:AnonRelease)-[:HAS_STATISTIC]->(:DegreeCount {degree, count})`` /
-    ``(:JointDegreeCount {degree_a, degree_b, count})`` / ``(:DegreeTupleCount {degrees,
-    count})``. Anonymized nodes never link to source nodes.
+    ``(:JointDegreeCount {degree_a, degree_b, count})`` / ``(:DegreeTupleCount {kind,
+    degrees, count})`` (see :func:`statistic_rows`). Anonymized nodes never link to source nodes.
 
     Atomicity: the record is first set to ``status: "pending"``; old data under the same id is
     deleted with ``CALL { ... } IN TRANSACTIONS`` in auto-commit statements; the data is
@@ -30,7 +30,9 @@ Writing (:class:`Neo4jSink`)
 Privacy ledger
     ``(:PrivacyBudget {dataset, epsilon_total, epsilon_spent})`` per source dataset, with one
     ``(:PrivacyCharge {charge_id, epsilon, release_id})-[:CHARGED_TO]->`` node per release,
-    mirroring the in-memory accountant (sequential composition: spent = Σ ε of the charges).
+    under the same rules as the JSON accountant
+    (:func:`graphanon.privacy.accountant.charge_epsilon`; sequential composition: spent =
+    Σ ε of the charges).
     A release that would take ``epsilon_spent`` above ``epsilon_total`` is refused with
     :class:`~graphanon.errors.PrivacyBudgetExceeded`; the total only changes through
     :meth:`Neo4jSink.set_budget`. Re-writing the *identical* release (same record, same data)
@@ -61,6 +63,7 @@ import numpy as np
 
 from .._progress import ProgressFn, log_progress
 from .._version import __version__
+from ..dk.extract import DK3Distribution, DKDistribution
 from ..errors import (
     DatabaseUnavailableError,
     GraphAnonError,
@@ -69,19 +72,20 @@ from ..errors import (
     PrivacyBudgetExceeded,
 )
 from ..graph import BipartiteGraph, Graph
+from ..privacy.accountant import charge_epsilon, fits_budget
 from .cypher import load, validate_identifier
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",
     "ConnectionSettings",
-    "DegreeTable",
     "Neo4jSink",
     "Neo4jSource",
     "ReleaseSummary",
-    "charge_epsilon",
+    "StatisticsTable",
     "connect",
     "connection_settings",
     "release_record",
+    "statistic_rows",
 ]
 
 DEFAULT_BATCH_SIZE = 10_000
@@ -94,7 +98,6 @@ BYTES_PER_RELATIONSHIP = 48
 
 RELEASE_LABELS = ("AnonNode", "AnonUser", "AnonFeature")
 STATISTIC_LABELS = ("DegreeCount", "JointDegreeCount", "DegreeTupleCount")
-_EPS_TOLERANCE = 1e-9
 
 
 # ----------------------------------------------------------------------- connection
@@ -594,114 +597,65 @@ def release_record(release: Any) -> dict[str, Any]:
     return Release.from_dict(data).to_dict()
 
 
-def charge_epsilon(record: Mapping[str, Any], budget_neighbourhood: str) -> float | None:
-    """The ε a release costs against a ledger stated for ``budget_neighbourhood``.
-
-    The same rules as :class:`graphanon.privacy.accountant.Accountant` (pure-ε sequential
-    composition): ``None`` for releases that carry no ε (``"k-anonymity"``, ``"none"``; they
-    are written without a charge); the largest per-node ε for personalized releases; a
-    node-DP release may be charged to an edge budget, an edge-DP release never to a node
-    budget.
-    """
-    nb = record["neighbourhood"]
-    if nb in ("k-anonymity", "none"):
-        return None
-    if budget_neighbourhood == "node" and nb.removeprefix("personalized-") == "edge":
-        raise InvalidParameterError(
-            f"release {record.get('release_id')} ({record['mechanism']}) is {nb}-DP; it gives "
-            "no node-level guarantee and cannot be charged to a node-DP budget."
-        )
-    if nb.startswith("personalized"):
-        return float(record["epsilon_summary"]["max"])
-    return float(record["epsilon"])
-
-
 def _canonical_json(obj: Any) -> str:
     from ..report import to_jsonable
 
     return json.dumps(to_jsonable(obj), sort_keys=True, separators=(",", ":"), default=str)
 
 
-@dataclass(frozen=True)
-class DegreeTable:
-    """Released degree statistics: ``degrees`` (rows × d, d = 1, 2 or 3) and ``counts``."""
+StatisticsTable = DKDistribution | DK3Distribution
 
-    degrees: np.ndarray[Any, Any]
-    counts: np.ndarray[Any, Any]
 
-    def __post_init__(self) -> None:
-        if self.degrees.ndim != 2 or self.degrees.shape[0] != self.counts.shape[0]:
-            raise InvalidParameterError(
-                "a degree table needs one row of degrees per count. Got shapes "
-                f"{self.degrees.shape} and {self.counts.shape}."
-            )
-        if self.degrees.shape[1] < 1:
-            raise InvalidParameterError("a degree table needs at least one degree column.")
+def statistic_rows(table: StatisticsTable) -> tuple[str, list[dict[str, Any]]]:
+    """The node label and the property maps written for a released dK table.
 
-    @classmethod
-    def read(cls, path: str | os.PathLike[str]) -> DegreeTable:
-        """Read a TSV table: degree columns, then a count (``#`` comments, optional header)."""
-        p = Path(path)
-        if not p.is_file():
-            raise InvalidParameterError(f"statistics table {str(p)!r} does not exist.")
-        rows: list[list[float]] = []
-        width = None
-        for lineno, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
-            text = line.strip()
-            if not text or text.startswith("#"):
-                continue
-            fields = text.split()
-            try:
-                values = [float(x) for x in fields]
-            except ValueError:
-                if not rows:  # a header line
-                    continue
-                from ..errors import InputFormatError
+    ===========================  ==============================================================
+    table                        written as
+    ===========================  ==============================================================
+    1K ``DKDistribution``        ``(:DegreeCount {degree, count})``
+    2K ``DKDistribution``        ``(:JointDegreeCount {degree_a, degree_b, count})``
+    ``DK3Distribution`` (3K)     ``(:DegreeTupleCount {kind, degrees, count})``, ``kind`` =
+                                 ``"wedge"`` (degrees ``[end, centre, end]``) or
+                                 ``"triangle"`` (sorted degrees)
+    ===========================  ==============================================================
 
-                raise InputFormatError(
-                    f"{str(p)!r} line {lineno}: expected numbers, got {text!r}.",
-                    path=str(p), line=lineno,
-                ) from None
-            if width is None:
-                width = len(values)
-            if len(values) != width or width < 2:
-                from ..errors import InputFormatError
+    Integral counts are written as integers, others (raw noisy values) as floats. A lone
+    wedge or triangle table is refused: it is half of a 3K distribution.
+    """
+    def counts(t: DKDistribution) -> list[int | float]:
+        return [int(c) if float(c).is_integer() else float(c) for c in t.counts.tolist()]
 
-                raise InputFormatError(
-                    f"{str(p)!r} line {lineno}: expected {width or 2}+ columns (degrees then "
-                    f"count), got {len(values)}.",
-                    path=str(p), line=lineno,
-                )
-            rows.append(values)
-        arr = np.asarray(rows, dtype=np.float64).reshape(-1, width or 2)
-        degrees = arr[:, :-1]
-        if degrees.size and (np.any(degrees < 0) or np.any(degrees != np.round(degrees))):
-            raise InvalidParameterError(
-                f"{str(p)!r}: degrees must be non-negative integers."
-            )
-        return cls(degrees.astype(np.int64), arr[:, -1])
+    if isinstance(table, DK3Distribution):
+        rows = [{"kind": t.kind, "degrees": d, "count": c}
+                for t in (table.wedges, table.triangles)
+                for d, c in zip(t.degrees.tolist(), counts(t), strict=True)]
+        return "DegreeTupleCount", rows
+    if not isinstance(table, DKDistribution):
+        raise InvalidParameterError(
+            "statistics must be a graphanon.dk.DKDistribution (1K or 2K) or a "
+            f"DK3Distribution. Got {type(table).__name__}."
+        )
+    d = table.degrees.tolist()
+    if table.kind == "degree":
+        return "DegreeCount", [{"degree": a[0], "count": c}
+                               for a, c in zip(d, counts(table), strict=True)]
+    if table.kind == "joint_degree":
+        return "JointDegreeCount", [{"degree_a": a[0], "degree_b": a[1], "count": c}
+                                    for a, c in zip(d, counts(table), strict=True)]
+    raise InvalidParameterError(
+        f"a lone {table.kind!r} table is half of a 3K distribution; write the "
+        "DK3Distribution (wedges and triangles) instead."
+    )
 
-    @property
-    def label(self) -> str:
-        """The node label of one row: DegreeCount, JointDegreeCount or DegreeTupleCount."""
-        return STATISTIC_LABELS[min(self.degrees.shape[1], 3) - 1]
 
-    def rows(self) -> list[dict[str, Any]]:
-        """One property map per row, as written to Neo4j."""
-        counts = [int(c) if float(c).is_integer() else float(c) for c in self.counts.tolist()]
-        d = self.degrees.tolist()
-        if self.degrees.shape[1] == 1:
-            return [{"degree": a[0], "count": c} for a, c in zip(d, counts, strict=True)]
-        if self.degrees.shape[1] == 2:
-            return [{"degree_a": a[0], "degree_b": a[1], "count": c}
-                    for a, c in zip(d, counts, strict=True)]
-        return [{"degrees": a, "count": c} for a, c in zip(d, counts, strict=True)]
-
-    def fingerprint(self) -> str:
-        h = hashlib.sha256()
-        h.update(np.ascontiguousarray(self.degrees, dtype=np.int64).tobytes())
-        h.update(np.ascontiguousarray(self.counts, dtype=np.float64).tobytes())
-        return h.hexdigest()
+def _table_fingerprint(table: StatisticsTable) -> str:
+    h = hashlib.sha256()
+    parts = [table.wedges, table.triangles] if isinstance(table, DK3Distribution) else [table]
+    for t in parts:
+        h.update(t.kind.encode() + b"\0")
+        h.update(np.ascontiguousarray(t.degrees, dtype=np.int64).tobytes())
+        h.update(np.ascontiguousarray(t.counts, dtype=np.float64).tobytes())
+    return h.hexdigest()
 
 
 @dataclass(frozen=True)
@@ -821,7 +775,7 @@ class Neo4jSink:
                                    {"dataset": dataset, "epsilon_total": float(epsilon_total),
                                     "neighbourhood": neighbourhood, "now": _now()})
         row = rows[0]
-        if row["epsilon_spent"] > row["epsilon_total"] + _EPS_TOLERANCE:
+        if not fits_budget(row["epsilon_spent"], 0.0, row["epsilon_total"]):
             import logging
 
             logging.getLogger("graphanon").warning(
@@ -844,7 +798,7 @@ class Neo4jSink:
         epsilon = charge_epsilon(record, row.get("neighbourhood") or "edge")
         assert epsilon is not None
         total, spent = float(row["epsilon_total"]), float(row["epsilon_spent"])
-        if spent + epsilon > total + _EPS_TOLERANCE:
+        if not fits_budget(spent, epsilon, total):
             raise PrivacyBudgetExceeded(
                 f"release needs ε={epsilon:g} but dataset {dataset!r} has {total - spent:g} of "
                 f"{total:g} left (spent {spent:g}); raise the budget explicitly to proceed."
@@ -859,7 +813,7 @@ class Neo4jSink:
         release_id: str | None = None,
         graph: Graph | None = None,
         bipartite: BipartiteGraph | None = None,
-        statistics: DegreeTable | None = None,
+        statistics: StatisticsTable | None = None,
         dataset: str | None = None,
         keep_ids: bool = False,
         budget_total: float | None = None,
@@ -875,7 +829,8 @@ class Neo4jSink:
             existing release with this id is replaced.
         graph, bipartite, statistics
             Exactly one payload: an anonymized social graph, an anonymized bipartite graph,
-            or a table of released degree counts.
+            or a released dK table (:class:`~graphanon.dk.DKDistribution` 1K / 2K, or a
+            :class:`~graphanon.dk.DK3Distribution`; see :func:`statistic_rows`).
         dataset
             Ledger key of the source dataset; defaults to the record's
             ``source_fingerprint``. Needed when the release has an ε.
@@ -912,8 +867,7 @@ class Neo4jSink:
                 "write_release needs exactly one of graph, bipartite or statistics."
             )
         dataset = dataset or record.get("source_fingerprint") or None
-        nb = record["neighbourhood"]
-        epsilon = None if nb in ("k-anonymity", "none") else charge_epsilon(record, "edge")
+        epsilon = charge_epsilon(record, "edge")  # None: no ε, written uncharged
         if epsilon is not None:
             if dataset is None:
                 raise InvalidParameterError(
@@ -931,7 +885,8 @@ class Neo4jSink:
                 validate_identifier(name, "user attribute")
         else:
             assert statistics is not None
-            kind, payload_fp = "statistics", statistics.fingerprint()
+            kind, payload_fp = "statistics", _table_fingerprint(statistics)
+            statistic_rows(statistics)  # refuses a bad table before anything is written
         charge_id = hashlib.sha256(
             f"{dataset}\n{_canonical_json(record)}\n{kind}\n{payload_fp}".encode()
         ).hexdigest()
@@ -999,7 +954,7 @@ class Neo4jSink:
             self.progress(task, done, total)
 
     def _write_payload(self, session: Any, release_id: str, graph: Graph | None,
-                       bipartite: BipartiteGraph | None, statistics: DegreeTable | None,
+                       bipartite: BipartiteGraph | None, statistics: StatisticsTable | None,
                        keep_ids: bool) -> dict[str, int]:
         if graph is not None:
             uids = _uids(graph.node_ids, keep_ids)
@@ -1043,8 +998,8 @@ class Neo4jSink:
             return {"n_nodes": len(user_rows) + len(feat_rows),
                     "n_relationships": len(edge_rows), "n_statistics": 0}
         assert statistics is not None
-        rows = statistics.rows()
-        self._write_rows(session, load("write_statistics", label=statistics.label), release_id,
+        label, rows = statistic_rows(statistics)
+        self._write_rows(session, load("write_statistics", label=label), release_id,
                          rows, "release statistics")
         return {"n_nodes": 0, "n_relationships": 0, "n_statistics": len(rows)}
 

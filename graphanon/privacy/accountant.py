@@ -12,6 +12,8 @@ Composition rules (pure ε-DP):
   protected units cost ``max εᵢ``. :meth:`Accountant.spend_parallel` takes, per release, the
   array of unit ids it reads (cell / edge keys for edge-DP, node ids for node-DP) and checks
   pairwise disjointness itself; if any two overlap it charges the sum instead and says so.
+- **Which ε a release costs** (:func:`charge_epsilon`, shared with the Neo4j ledger):
+  k-anonymity / non-private releases carry none.
 - **Across neighbourhoods**: a node-DP ε implies edge-DP at the same ε (one edge change is
   contained in one node change), so node-level releases may be charged to an edge budget; an
   edge-DP release implies nothing useful at node level (ε grows with the degree), so charging
@@ -31,7 +33,7 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -43,7 +45,7 @@ from .._validation import check_choice, check_float
 from ..errors import InvalidParameterError, PrivacyBudgetExceeded
 from .release import Release
 
-__all__ = ["Accountant", "LedgerEntry"]
+__all__ = ["Accountant", "LedgerEntry", "charge_epsilon", "fits_budget"]
 
 LEDGER_FORMAT = "graphanon-ledger/1"
 # Relative slack for float sums (ten charges of 0.1 must fit a budget of 1.0).
@@ -72,25 +74,80 @@ class LedgerEntry:
         }
 
 
-def _charge_of(release: Release, budget_neighbourhood: str) -> float:
-    """The ε a release costs against a budget stated for ``budget_neighbourhood``."""
-    nb = release.neighbourhood
+def charge_epsilon(
+    release: Release | Mapping[str, Any], budget_neighbourhood: str
+) -> float | None:
+    """The ε a release costs against a budget stated for ``budget_neighbourhood``.
+
+    The one set of accounting rules (pure-ε sequential composition), used by the JSON
+    :class:`Accountant` and by the Neo4j ledger (:class:`graphanon.io.neo4j.Neo4jSink`):
+
+    - ``"k-anonymity"`` / ``"none"`` releases carry no ε: ``None`` (nothing to charge; the
+      Accountant refuses to account them, the Neo4j ledger writes them uncharged);
+    - a node-DP (or personalized node-DP) release may be charged to an edge budget: one edge
+      change is contained in one node change, so ε-node-DP implies ε-edge-DP;
+    - an edge-DP (or personalized edge-DP) release is refused against a node budget
+      (``InvalidParameterError``): its node-level ε grows with the degree;
+    - personalized releases are charged their largest per-node ε
+      (``epsilon_summary["max"]``), which bounds every node's loss; others their ``epsilon``.
+
+    Parameters
+    ----------
+    release : Release or mapping
+        The release, or its :meth:`Release.to_dict` record.
+    budget_neighbourhood : {"edge", "node"}
+        The relation the budget is stated for.
+
+    Returns
+    -------
+    float or None
+
+    Raises
+    ------
+    InvalidParameterError
+        An edge-level release against a node budget; an unknown budget neighbourhood; a
+        record without the ε its neighbourhood requires.
+    """
+    check_choice(budget_neighbourhood, "budget_neighbourhood", "charge_epsilon",
+                 ("edge", "node"))
+    rec: Mapping[str, Any] = release.to_dict() if isinstance(release, Release) else release
+    nb = rec["neighbourhood"]
     if nb in ("k-anonymity", "none"):
+        return None
+    if budget_neighbourhood == "node" and nb.removeprefix("personalized-") == "edge":
         raise InvalidParameterError(
-            f"Release {release.release_id} ({release.mechanism}) has neighbourhood {nb!r}: it "
-            "carries no ε and cannot be accounted; it is not differentially private."
+            f"Release {rec.get('release_id')} ({rec.get('mechanism')}) is {nb}-DP; it gives "
+            "no node-level guarantee and cannot be charged to a node-DP budget."
         )
-    level = nb.removeprefix("personalized-")
-    if budget_neighbourhood == "node" and level == "edge":
+    try:
+        if nb.startswith("personalized"):
+            return float(rec["epsilon_summary"]["max"])
+        return float(rec["epsilon"])
+    except (KeyError, TypeError, ValueError):
         raise InvalidParameterError(
-            f"Release {release.release_id} ({release.mechanism}) is {nb}-DP; it gives no "
-            "node-level guarantee and cannot be charged to a node-DP budget."
+            f"Release {rec.get('release_id')} ({rec.get('mechanism')}) is {nb}-DP but its "
+            "record has no ε to charge."
+        ) from None
+
+
+def fits_budget(spent: float, epsilon: float, total: float) -> bool:
+    """Whether charging ``epsilon`` on top of ``spent`` stays within ``total``.
+
+    A relative slack of ``1e-9`` absorbs float sums (ten charges of 0.1 fit a budget of 1).
+    """
+    return spent + epsilon <= total * (1 + _TOL)
+
+
+def _charge_of(release: Release, budget_neighbourhood: str) -> float:
+    """:func:`charge_epsilon` for the Accountant, which refuses releases without an ε."""
+    eps = charge_epsilon(release, budget_neighbourhood)
+    if eps is None:
+        raise InvalidParameterError(
+            f"Release {release.release_id} ({release.mechanism}) has neighbourhood "
+            f"{release.neighbourhood!r}: it carries no ε and cannot be accounted; it is not "
+            "differentially private."
         )
-    if nb.startswith("personalized"):
-        assert release.epsilon_summary is not None  # enforced by Release
-        return float(release.epsilon_summary["max"])
-    assert release.epsilon is not None  # enforced by Release
-    return float(release.epsilon)
+    return eps
 
 
 class Accountant:
@@ -166,7 +223,7 @@ class Accountant:
 
     def can_spend(self, epsilon: float) -> bool:
         """Whether a charge of ``epsilon`` fits the remaining budget."""
-        return self.spent + epsilon <= self.budget * (1 + _TOL)
+        return fits_budget(self.spent, epsilon, self.budget)
 
     # ------------------------------------------------------------------ charging
     def spend(self, release: Release) -> LedgerEntry:
@@ -248,7 +305,7 @@ class Accountant:
             if data is not None:
                 self._adopt(data)
             spent = math.fsum(e.epsilon for e in self._entries)
-            if spent + total > self.budget * (1 + _TOL):
+            if not fits_budget(spent, total, self.budget):
                 raise PrivacyBudgetExceeded(
                     f"privacy budget of dataset {self.dataset[:16]} exceeded: spent "
                     f"ε={spent:.6g} of {self.budget:.6g}, this release needs ε={total:.6g} "

@@ -27,6 +27,7 @@ import numpy.typing as npt
 from scipy.optimize import isotonic_regression
 
 from .._validation import check_float, check_int
+from ..dk.extract import DKDistribution
 from ..errors import InvalidParameterError
 from ..graph import Graph
 from ..metrics import emd_distance, ks_distance
@@ -53,6 +54,15 @@ class DegreeSequenceRelease:
     release: Release
     regions: npt.NDArray[np.int64] | None = None  # RPS: (k, 2) [lo, hi] per region
     seconds: float = field(default=0.0, compare=False)
+
+    def histogram(self) -> DKDistribution:
+        """The released sequence as a 1K table (nodes per degree, zero counts dropped).
+
+        Post-processing of the release: it carries the same guarantee and ε.
+        """
+        hist = np.bincount(self.degrees) if self.degrees.size else np.zeros(0, np.int64)
+        nz = np.flatnonzero(hist)
+        return DKDistribution("degree", nz[:, None], hist[nz].astype(np.int64))
 
 
 def _check_graph(G: Any, owner: str) -> None:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from graphanon.errors import InvalidParameterError, PrivacyBudgetExceeded
-from graphanon.privacy.accountant import Accountant
+from graphanon.privacy.accountant import Accountant, charge_epsilon, fits_budget
 from graphanon.privacy.release import Release
 
 
@@ -65,6 +65,36 @@ def test_neighbourhood_rules():
                                   source_fingerprint="fp1"))
     with pytest.raises(InvalidParameterError, match="is of dataset"):
         edge.spend(_rel(0.1, ds="other"))
+
+
+def test_one_rule_set_for_json_and_neo4j_ledgers():
+    from graphanon.io import neo4j as io_neo4j
+
+    assert io_neo4j.charge_epsilon is charge_epsilon  # the Neo4j ledger has no copy
+    pers = Release.create(mechanism="p", neighbourhood="personalized-node",
+                          epsilon_summary={"min": 0.1, "median": 0.2, "max": 0.4},
+                          source_fingerprint="fp1")
+    kanon = Release.create(mechanism="k", neighbourhood="k-anonymity", source_fingerprint="fp1")
+    cases = [(_rel(0.3, nb="node"), "edge", 0.3), (_rel(0.3, nb="node"), "node", 0.3),
+             (_rel(0.2), "edge", 0.2), (pers, "edge", 0.4), (pers, "node", 0.4),
+             (kanon, "edge", None), (kanon, "node", None)]
+    for rel, budget_nb, want in cases:
+        # a Release and its record are charged alike
+        assert charge_epsilon(rel, budget_nb) == want
+        assert charge_epsilon(rel.to_dict(), budget_nb) == want
+        if want is not None:
+            acc = Accountant(1.0, dataset="fp1", neighbourhood=budget_nb)
+            assert acc.spend(rel).epsilon == want
+    pers_edge = Release.create(mechanism="p", neighbourhood="personalized-edge",
+                               epsilon_summary={"min": 0.1, "median": 0.2, "max": 0.4},
+                               source_fingerprint="fp1")
+    for rel in (_rel(0.2), pers_edge):
+        with pytest.raises(InvalidParameterError, match="no node-level guarantee"):
+            charge_epsilon(rel, "node")
+    with pytest.raises(InvalidParameterError, match="budget_neighbourhood"):
+        charge_epsilon(_rel(0.2), "graph")
+    assert fits_budget(0.9, 0.1, 1.0) and not fits_budget(0.9, 0.11, 1.0)
+    assert fits_budget(sum([0.1] * 9), 0.1, 1.0)
 
 
 def test_parallel_composition_only_when_disjoint():

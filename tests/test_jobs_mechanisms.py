@@ -1,0 +1,289 @@
+"""Jobs end to end, one job file per mechanism family: file source, file / Neo4j sinks,
+the CLI's noise convention, the JSON ledger."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from neo4j_fake import FakeDB, FakeDriver
+
+from graphanon import jobs
+from graphanon.cli import main
+from graphanon.datasets import load_polbooks
+from graphanon.dk.extract import DKDistribution
+from graphanon.graph import BipartiteGraph
+from graphanon.io import neo4j as io_neo4j
+from graphanon.io.cypher import load
+from graphanon.io.dk_tables import read_dk_table
+from graphanon.io.files import read_bipartite, read_graph, write_bipartite, write_graph
+
+
+@pytest.fixture
+def polbooks(tmp_path: Path) -> Path:
+    write_graph(load_polbooks(), tmp_path / "g.txt")
+    return tmp_path / "g.txt"
+
+
+def run(tmp_path: Path, body: str, *, expect: int = 0) -> dict:
+    """Run the job; return the report of its single file sink (``out/``)."""
+    job = tmp_path / "job.toml"
+    job.write_text(textwrap.dedent(body))
+    assert main(["-q", "run", str(job)]) == expect
+    report = tmp_path / "out" / "report.json"
+    return json.loads(report.read_text()) if expect == 0 else {}
+
+
+def head(source: str, seed: int | None = 5, extra: str = "") -> str:
+    seed_line = "" if seed is None else f"seed = {seed}"
+    return f"""
+        [job]
+        name = "t"
+        release_id = "r"
+        {seed_line}
+        {extra}
+        [source]
+        {source}
+    """
+
+
+FILE_SINK = """
+        [[sinks]]
+        type = "file"
+        path = "out"
+"""
+
+
+def test_every_mechanism_is_registered() -> None:
+    assert {"describe", "randomized-response", "release-dk", "release-dk-node",
+            "release-degrees", "project", "generate"} <= set(jobs.STEPS)
+
+
+def test_randomized_response_job(tmp_path: Path) -> None:
+    B = BipartiteGraph.from_pairs([f"u{i}" for i in range(30) for _ in range(2)],
+                                  [f"f{(i * 7 + j) % 10}" for i in range(30) for j in range(2)])
+    write_bipartite(B, tmp_path / "b.tsv")
+    src = 'path = "b.tsv"\n        kind = "bipartite"'
+    body = head(src) + """
+        [[steps]]
+        name = "randomized-response"
+        epsilon = 3.0
+        noise = "numpy-insecure"
+    """ + FILE_SINK
+    rep = run(tmp_path, body)
+    out = (tmp_path / "out" / "bipartite.tsv").read_text()
+    assert rep["release"]["neighbourhood"] == "edge" and rep["release"]["seed"] == 5
+    assert rep["release"]["backend"] == "numpy-insecure" and rep["data_written"]
+    assert read_bipartite(tmp_path / "out" / "bipartite.tsv").n_users == B.n_users
+    assert run(tmp_path, body)["release"]["seed"] == 5
+    assert (tmp_path / "out" / "bipartite.tsv").read_text() == out  # seeded: reproducible
+    # default noise: secure coin flips, even in a seeded job (the seed is not recorded)
+    secure = run(tmp_path, body.replace('noise = "numpy-insecure"', ""))
+    assert secure["release"]["seed"] is None
+    assert secure["release"]["backend"] != "numpy-insecure"
+    assert secure["steps"]["randomized_response"]["noise"] == "opendp"
+
+
+def test_edge_dp_dk_release_and_generate(tmp_path: Path, polbooks: Path) -> None:
+    body = head('path = "g.txt"', seed=3) + """
+        [[steps]]
+        name = "release-dk"
+        d = 2
+        epsilon = 1.0
+        max_degree = 30
+        noise = "numpy-insecure"
+    """ + FILE_SINK
+    rep = run(tmp_path, body)
+    table = read_dk_table(tmp_path / "out" / "statistics.tsv")
+    assert isinstance(table, DKDistribution) and table.kind == "joint_degree"
+    assert rep["release"]["neighbourhood"] == "edge" and rep["release"]["seed"] == 3
+    # the private input is never written next to a release
+    assert not rep["data_written"] and not (tmp_path / "out" / "graph.graphml").exists()
+    again = run(tmp_path, body)
+    second = read_dk_table(tmp_path / "out" / "statistics.tsv")
+    assert second.as_dict() == table.as_dict()  # reproducible
+    assert again["release"]["epsilon"] == 1.0
+    rep = run(tmp_path, body + """
+        [[steps]]
+        name = "generate"
+    """)
+    G = read_graph(tmp_path / "out" / "graph.graphml")
+    assert rep["data_written"] and rep["steps"]["generate"]["edges"] == G.n_edges > 0
+    # opendp noise: secure; the seed is recorded for the non-noise randomness only
+    rep = run(tmp_path, body.replace('noise = "numpy-insecure"', ""))
+    assert rep["release"]["backend"] == "opendp"
+
+
+def test_edge_dp_release_warns_without_degree_bound(tmp_path: Path, polbooks: Path) -> None:
+    rep = run(tmp_path, head('path = "g.txt"') + """
+        [[steps]]
+        name = "release-dk"
+        d = 1
+        epsilon = 1.0
+    """ + FILE_SINK)
+    assert rep["steps"]["warnings"][0]["category"] == "DegreeBoundWarning"
+    assert read_dk_table(tmp_path / "out" / "statistics.tsv").kind == "degree"
+
+
+def test_node_dp_dk_release(tmp_path: Path, polbooks: Path) -> None:
+    rep = run(tmp_path, head('path = "g.txt"') + """
+        [[steps]]
+        name = "release-dk-node"
+        d = 1
+        epsilon = 1.0
+        theta = 8
+        noise = "numpy-insecure"
+    """ + FILE_SINK)
+    assert rep["release"]["neighbourhood"] == "node"
+    assert rep["release"]["sensitivity"] == 2 * 8 + 1
+    assert rep["steps"]["theta_dk_release"]["theta"] == 8
+    table = read_dk_table(tmp_path / "out" / "statistics.tsv")
+    assert isinstance(table, DKDistribution) and table.kind == "degree"
+    assert table.max_degree <= 8
+
+
+@pytest.mark.parametrize("method", ["rps", "laplace", "hay"])
+def test_degree_sequence_release(tmp_path: Path, polbooks: Path, method: str) -> None:
+    rep = run(tmp_path, head('path = "g.txt"') + f"""
+        [[steps]]
+        name = "release-degrees"
+        method = "{method}"
+        epsilon = 1.0
+        noise = "numpy-insecure"
+    """ + FILE_SINK)
+    table = read_dk_table(tmp_path / "out" / "statistics.tsv")
+    assert isinstance(table, DKDistribution) and table.kind == "degree"
+    assert rep["release"]["neighbourhood"] == ("edge" if method == "hay" else "node")
+    if method == "hay":
+        assert table.total == load_polbooks().n_nodes
+
+
+def test_projection_job(tmp_path: Path, polbooks: Path) -> None:
+    rep = run(tmp_path, head('path = "g.txt"') + """
+        [[steps]]
+        name = "project"
+        theta = 4
+        [[steps]]
+        name = "describe"
+    """ + FILE_SINK)
+    G = read_graph(tmp_path / "out" / "graph.graphml")
+    assert rep["release"] is None and G.degrees.max() <= 4
+    assert rep["steps"]["describe"]["edges"] == G.n_edges
+    # projection is reproducible from the job seed (non-noise randomness)
+    run(tmp_path, head('path = "g.txt"') + """
+        [[steps]]
+        name = "project"
+        theta = 4
+    """ + FILE_SINK)
+    assert read_graph(tmp_path / "out" / "graph.graphml").fingerprint == G.fingerprint
+
+
+@pytest.mark.parametrize(("step", "why"), [
+    ('name = "project"\n        theta = 4\n        noise = "opendp"', "draws no DP noise"),
+    ('name = "release-dk"\n        d = 1\n        epsilon = 1.0\n        seed = 1',
+     "cannot set 'seed'"),
+    ('name = "release-dk"\n        d = 1\n        epsilon = 1.0\n        noise = "numpy"',
+     "noise = 'numpy'"),
+    ('name = "release-dk"\n        d = 1\n        epsilon = 1.0\n        colour = 1',
+     "unknown keys ['colour']"),
+    ('name = "release-dk"\n        epsilon = 1.0', "missing keys ['d']"),
+    ('name = "release-degrees"\n        method = "x"\n        epsilon = 1.0', "'method' key"),
+    ('name = "generate"', "released 1K or 2K table"),
+])
+def test_bad_step_keys_exit_2_and_write_nothing(tmp_path: Path, polbooks: Path, step: str,
+                                                why: str,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    run(tmp_path, head('path = "g.txt"') + f"""
+        [[steps]]
+        {step}
+    """ + FILE_SINK, expect=2)
+    err = capsys.readouterr().err
+    assert why in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_one_release_per_job(tmp_path: Path, polbooks: Path,
+                             capsys: pytest.CaptureFixture[str]) -> None:
+    run(tmp_path, head('path = "g.txt"') + """
+        [[steps]]
+        name = "release-dk"
+        d = 1
+        epsilon = 1.0
+        max_degree = 30
+        [[steps]]
+        name = "release-degrees"
+        epsilon = 1.0
+    """ + FILE_SINK, expect=2)
+    assert "second release" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_json_ledger_refuses_over_budget_exit_3(tmp_path: Path, polbooks: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    body = head('path = "g.txt"', extra='ledger = "ledger.json"\n        budget = 1.5') + """
+        [[steps]]
+        name = "release-dk-node"
+        d = 1
+        epsilon = 1.0
+        theta = 8
+    """ + FILE_SINK
+    run(tmp_path, body)
+    ledger = json.loads((tmp_path / "ledger.json").read_text())
+    (entry,) = next(iter(ledger["datasets"].values()))["entries"]
+    assert entry["epsilon"] == 1.0 and entry["neighbourhood"] == "node"
+    (tmp_path / "out" / "statistics.tsv").unlink()
+    run(tmp_path, body, expect=3)  # 1.0 + 1.0 > 1.5
+    assert "exceeded" in capsys.readouterr().err
+    assert not (tmp_path / "out" / "statistics.tsv").exists()  # nothing written
+    # an edge-DP release cannot be charged to a node budget
+    node_budget = body.replace("budget = 1.5", 'budget = 1.5\n        budget_neighbourhood = '
+                               '"node"').replace('"release-dk-node"', '"release-dk"').replace(
+        "theta = 8", "max_degree = 30")
+    (tmp_path / "ledger.json").unlink()
+    run(tmp_path, node_budget, expect=2)
+    assert "node-DP budget" in capsys.readouterr().err
+
+
+def test_neo4j_sink_of_a_dp_release(tmp_path: Path, polbooks: Path,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    drv = FakeDriver(FakeDB())
+    for k, v in {"NEO4J_URI": "bolt://fake:7687", "NEO4J_PASSWORD": "pw"}.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.setattr(io_neo4j, "connect", lambda settings, verify=True: drv)
+    body = head('path = "g.txt"') + """
+        [[steps]]
+        name = "release-dk"
+        d = 2
+        epsilon = 0.75
+        max_degree = 30
+        noise = "numpy-insecure"
+        [[sinks]]
+        type = "neo4j"
+        dataset = "polbooks"
+        budget_total = 1.0
+    """
+    job = tmp_path / "job.toml"
+    job.write_text(textwrap.dedent(body))
+    assert main(["-q", "run", str(job)]) == 0
+    (call,) = drv.named("write_statistics")
+    assert call.query == load("write_statistics", label="JointDegreeCount")
+    rows = call.params["rows"]
+    assert rows and set(rows[0]) == {"degree_a", "degree_b", "count"}
+    assert all(1 <= r["degree_a"] <= r["degree_b"] <= 30 for r in rows)
+    assert drv.db.records["r"]["status"] == "complete"
+    assert drv.db.budgets["polbooks"]["epsilon_spent"] == pytest.approx(0.75)
+    assert not drv.named("write_nodes")  # the private input graph is never written
+    assert main(["-q", "run", str(job)]) == 3  # a second draw does not fit the budget
+    # writing the graph under a statistics release is refused
+    job.write_text(textwrap.dedent(body + '        write = "graph"\n'))
+    assert main(["-q", "run", str(job)]) == 2
+    assert np.isclose(drv.db.budgets["polbooks"]["epsilon_spent"], 0.75)
+
+
+@pytest.mark.parametrize("name", ["example.toml", "dp-statistics.toml"])
+def test_shipped_example_jobs_are_valid(name: str) -> None:
+    cfg = jobs.load_job(Path(__file__).resolve().parents[1] / "docker" / "jobs" / name)
+    assert all(st["name"] in jobs.STEPS for st in cfg["steps"])
