@@ -25,7 +25,7 @@ __all__ = ["Report", "Section", "Table", "to_jsonable"]
 @dataclass
 class Table:
     header: Sequence[str]
-    rows: list[Sequence[Any]]
+    rows: Sequence[Sequence[Any]]
     caption: str = ""
 
 

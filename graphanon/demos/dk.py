@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..demo import DemoContext
-from ..dk import dk_distribution
+from ..dk import DKDistribution, dk_distribution
 from ..dk.generate import generate_2k, synthetic_utility
 from ..dk.release import release_dk
 from ..io.dk_tables import write_dk_table
@@ -31,7 +31,9 @@ def step_dk(ctx: DemoContext) -> Section:
         write_dk_table(dk_distribution(G, d), out / f"polbooks_{d}k.tsv")
     rng = ctx.rng(5)
     rows, releases = [], {}
-    for micro, kw in (("none", {}), ("mdav", {"k": 5}), ("mpdc", {"tau": 5})):
+    options: tuple[tuple[str, dict[str, Any]], ...] = (
+        ("none", {}), ("mdav", {"k": 5}), ("mpdc", {"tau": 5}))
+    for micro, kw in options:
         R = release_dk(G, d=2, epsilon=EPSILON, max_degree=PUBLIC_MAX_DEGREE,
                        microaggregation=micro, rng=rng, **kw)
         releases[micro] = R
@@ -40,7 +42,9 @@ def step_dk(ctx: DemoContext) -> Section:
         rows.append([R.mechanism, R.epsilon, R.sensitivity, R.n_clusters,
                      round(ev["l1"]), round(ev["euclidean"], 1),
                      round(ev["sae"], 1) if "sae" in ev else "n/a"])
-    exact = generate_2k(dk_distribution(G, 2), rng=ctx.rng(6))
+    exact_2k = dk_distribution(G, 2)
+    assert isinstance(exact_2k, DKDistribution)
+    exact = generate_2k(exact_2k, rng=ctx.rng(6))
     private = generate_2k(releases["mpdc"].distribution, rng=ctx.rng(7))
     write_graph(exact.graph, out / "polbooks_2k_graph.txt")
     write_graph(private.graph, out / "polbooks_2k_graph_mpdc_private.txt")

@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..privacy.node_dp import dk_utility, theta_dk_release
-from ..privacy.noise import InsecureNoiseWarning
+from ..privacy.noise import InsecureNoiseWarning, NoiseBackend
 from ..privacy.rps import degree_sequence_metrics, hay_degree_sequence, rps_degree_sequence
 from ..projection import project
 from ..report import Section, Table
 
 
-def insecure(rng):
+def insecure(rng: np.random.Generator) -> NoiseBackend:
     from ..privacy.noise import get_backend
 
     return get_backend("numpy-insecure", rng=rng)

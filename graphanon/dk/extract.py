@@ -153,7 +153,8 @@ def cell_index(i: Any, j: Any, h: int) -> npt.NDArray[np.int64]:
     j = np.asarray(j, dtype=np.int64)
     r = i - 1
     # cells before row r: sum_{t<r} (h - t) = r*h - r(r-1)/2
-    return r * h - r * (r - 1) // 2 + (j - i)
+    out: npt.NDArray[np.int64] = r * h - r * (r - 1) // 2 + (j - i)
+    return out
 
 
 def domain_cells(h: int) -> npt.NDArray[np.int64]:

@@ -228,8 +228,8 @@ def _mpdc(ip: npt.NDArray[np.int64], tau: int) -> tuple[npt.NDArray[np.int64], i
     q = ip - shift  # coordinates in [tau, span)
     point_at = {int(a) * span + int(b): i for i, (a, b) in enumerate(q)}
     off = np.arange(tau + 1)
-    dx, dy = np.meshgrid(off, off, indexing="ij")
-    dx, dy = dx.ravel(), dy.ravel()
+    grid_x, grid_y = np.meshgrid(off, off, indexing="ij")
+    dx, dy = grid_x.ravel(), grid_y.ravel()
     # every (point, covering box) incidence; box key = x * span + y of the lower corner
     bx = q[:, 0:1] - dx[None, :]
     by = q[:, 1:2] - dy[None, :]
@@ -240,8 +240,8 @@ def _mpdc(ip: npt.NDArray[np.int64], tau: int) -> tuple[npt.NDArray[np.int64], i
     heapq.heapify(heap)
     labels = np.full(n, -1, dtype=np.int64)
     z = 0
-    box_dx = dx.tolist()
-    box_dy = dy.tolist()
+    box_dx: list[int] = dx.tolist()
+    box_dy: list[int] = dy.tolist()
     while heap:
         negc, key = heapq.heappop(heap)
         c = count.get(key, 0)

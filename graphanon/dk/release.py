@@ -448,7 +448,7 @@ def release_dk(
     observed: npt.NDArray[np.int64] | None = None
     if d == 2 and domain == "observed":
         observed = np.flatnonzero(x)
-        points = domain_cells(h)[observed]
+        points: npt.NDArray[np.int64] | None = domain_cells(h)[observed]
     else:
         points = domain_cells(h) if d == 2 else None
     if microaggregation != "none":

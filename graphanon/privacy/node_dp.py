@@ -159,8 +159,8 @@ def _table_from_dense(d: int, counts: npt.NDArray[np.int64], h: int) -> DKDistri
         keep = np.flatnonzero(c)
         return DKDistribution("degree", keep[:, None], c[keep])
     cells = domain_cells(h)
-    keep = c > 0
-    return DKDistribution("joint_degree", cells[keep], c[keep])
+    positive = c > 0
+    return DKDistribution("joint_degree", cells[positive], c[positive])
 
 
 # ---------------------------------------------------------------------- θ selection
