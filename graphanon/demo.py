@@ -78,6 +78,15 @@ DemoStep = Callable[[DemoContext], Section]
 DEMO_STEPS: list[tuple[str, DemoStep]] = [("datasets", step_datasets)]
 
 
+def _bmatching_step(ctx: DemoContext) -> Section:
+    from .anonymity.bmatching import demo_step
+
+    return demo_step(ctx)  # type: ignore[no-any-return]
+
+
+DEMO_STEPS.append(("bmatching", _bmatching_step))
+
+
 def run_demo(outdir: str | Path, *, seed: int, progress: ProgressFn = log_progress) -> Report:
     """Run every demo step and write the report into ``outdir``."""
     outdir = Path(outdir)
