@@ -80,6 +80,7 @@ DemoStep = Callable[[DemoContext], Section]
 DEMO_STEPS: list[tuple[str, str]] = [
     ("datasets", "graphanon.demo:step_datasets"),
     ("smooth_k", "graphanon.demos.smooth_k:step_smooth_k"),
+    ("bmatching", "graphanon.demos.bmatching:step_bmatching"),
     ("randomized_response", "graphanon.demos.randomized_response:step_randomized_response"),
     ("dk", "graphanon.demos.dk:step_dk"),
     ("node-dp", "graphanon.demos.node_dp:step_node_dp"),

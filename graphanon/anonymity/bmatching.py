@@ -1,0 +1,830 @@
+"""Adaptive anonymity via b-matching: every user chooses their own anonymity level δ_i.
+
+Implements Choromanski, Jebara & Tang, "Adaptive Anonymity via b-Matching", NIPS 2013
+(``003_*.txt``): Algorithm 1 (variational bipartite b-matching), Algorithm 2 (variational
+symmetric b-matching), the agglomerative k-anonymity-by-suppression baseline they compare
+against (Gionis, Mazza & Tassa, "k-Anonymization revisited", ICDE 2008), the random row
+permutation, and :func:`verify_adaptive_anonymity`.
+
+This is a *syntactic* anonymity model (a generalisation of k-anonymity), not differential
+privacy: the released rows carry no noise and no ε budget is spent. The ``reweighting_epsilon``
+of the algorithms is the ε of the paper's variational re-weighting, not a privacy parameter.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import scipy.sparse as sp
+
+from .._progress import ProgressFn, log_progress
+from .._validation import check_choice, check_int, fail
+from ..errors import InfeasibleError, InvalidParameterError
+from ..graph import BipartiteGraph
+from . import _bmatch_kernels as K
+
+__all__ = [
+    "DEFAULT_EPSILONS",
+    "MASKED",
+    "AdaptiveAnonymityResult",
+    "AnonymityVerification",
+    "adaptive_anonymize",
+    "agglomerative_k_anonymity",
+    "b_matching_anonymity",
+    "delta_from_degree",
+    "released_cells",
+    "symmetric_b_matching_anonymity",
+    "verify_adaptive_anonymity",
+]
+
+#: Code of a masked (suppressed, ``*``) cell in released matrices.
+MASKED = -1
+#: The paper's sweep of the re-weighting ε (section 5): 2^-1, 2^-2, ..., 2^-10.
+DEFAULT_EPSILONS: tuple[float, ...] = tuple(2.0**-t for t in range(1, 11))
+_COST_SCALE = 128  # min-cost-flow costs are integers: weights are rounded to 1/128
+
+GUARANTEE_BIPARTITE = (
+    "Every released row is compatible with at least δ_i original rows and every original row "
+    "with at least δ_i released rows (compatibility-graph degree ≥ δ_i, the true matching is "
+    "one perfect matching of it): a single linkage attack on user i succeeds with probability "
+    "at most 1/δ_i (003_*.txt section 2). Against an adversary who already knows c matching "
+    "edges only the weaker asymptotic bound of Theorems 4.1/4.2 holds for this asymmetric "
+    "graph; use the symmetric variant for the (δ_i − c) guarantee."
+)
+GUARANTEE_SYMMETRIC = (
+    "The compatibility graph contains a b-matching symmetric with respect to the true "
+    "(canonical) matching in which user i has degree ≥ δ_i. Lemma 4.5 / Corollary 4.3 of "
+    "003_*.txt: an adversary who knows c edges of the matching can only narrow any other user "
+    "down to δ_i − c candidates; a uniformly chosen attack succeeds with probability at most "
+    "1/(δ_i − c). Proof sketch: for every symmetric edge (a_i, b_j) the transposition of i and "
+    "j in the true matching is another perfect matching of the compatibility graph, consistent "
+    "with every known edge not touching i or j."
+)
+GUARANTEE_K = (
+    "k-anonymity with k = max δ_i: every released row has ≥ k − 1 identical copies (clique-"
+    "bipartite compatibility graph, symmetric), so each user is (k − c)-anonymous against an "
+    "adversary who knows c matching edges (003_*.txt Lemma 4.3)."
+)
+
+
+# --------------------------------------------------------------------------- data encoding
+@dataclass(frozen=True)
+class _Encoded:
+    codes: npt.NDArray[np.int32]  # n × d codes
+    bits: npt.NDArray[np.uint64]  # n × w packed one-hot (binary: the bits themselves)
+    starts: npt.NDArray[np.int64]  # first bit of each attribute
+    widths: npt.NDArray[np.int64]  # bits per attribute (1 for binary)
+    n_bits: int
+    binary: bool
+
+
+def _encode(codes: npt.NDArray[np.int32], binary: bool | None = None) -> _Encoded:
+    n, d = codes.shape
+    if binary is None:
+        binary = bool(codes.size == 0 or (codes.min() >= 0 and codes.max() <= 1))
+    if binary:
+        widths = np.ones(d, dtype=np.int64)
+        onehot = codes.astype(bool)
+    else:
+        widths = (codes.max(axis=0).astype(np.int64) + 1) if n else np.ones(d, dtype=np.int64)
+        starts0 = np.concatenate([[0], np.cumsum(widths)[:-1]])
+        onehot = np.zeros((n, int(widths.sum())), dtype=bool)
+        onehot[np.arange(n)[:, None], starts0[None, :] + codes] = True
+    starts = np.concatenate([[0], np.cumsum(widths)[:-1]]).astype(np.int64)
+    n_bits = int(widths.sum())
+    return _Encoded(codes, _pack(onehot), starts, widths, n_bits, binary)
+
+
+def _pack(onehot: npt.NDArray[np.bool_]) -> npt.NDArray[np.uint64]:
+    n, nb = onehot.shape
+    w = max(1, (nb + 63) // 64)
+    packed = np.packbits(onehot.astype(np.uint8), axis=1, bitorder="little")
+    buf = np.zeros((n, w * 8), dtype=np.uint8)
+    buf[:, : packed.shape[1]] = packed
+    return np.ascontiguousarray(buf.view(np.uint64))
+
+
+def _as_codes(X: Any, owner: str) -> tuple[npt.NDArray[np.int32], Any, Any]:
+    """(codes, row ids, attribute ids) of a BipartiteGraph or a 2-D integer array."""
+    if isinstance(X, BipartiteGraph):
+        return X.to_dense().astype(np.int32), X.user_ids, X.feature_ids
+    arr = np.asarray(X)
+    if arr.ndim != 2 or not (np.issubdtype(arr.dtype, np.integer) or arr.dtype == bool):
+        raise fail("X", owner, "a BipartiteGraph or a 2-D integer array", f"{arr.dtype}{arr.shape}")
+    if arr.size and arr.min() < 0:
+        raise InvalidParameterError(
+            f"The 'X' parameter of {owner} must hold non-negative integer codes (categories "
+            f"0, 1, ...). Got minimum {int(arr.min())} instead."
+        )
+    # re-code every column to 0..v-1 so one-hot blocks stay small
+    codes = np.empty(arr.shape, dtype=np.int32)
+    for k in range(arr.shape[1]):
+        codes[:, k] = np.unique(arr[:, k], return_inverse=True)[1]
+    if arr.dtype == bool or (arr.size and arr.max() <= 1):
+        codes = arr.astype(np.int32)
+    return codes, np.arange(arr.shape[0]), np.arange(arr.shape[1])
+
+
+def _check_delta(delta: Any, n: int, owner: str) -> npt.NDArray[np.int64]:
+    if np.isscalar(delta):
+        d0 = check_int(delta, "delta", owner, low=1, high=max(n, 1))
+        return np.full(n, d0, dtype=np.int64)
+    arr = np.asarray(delta)
+    if arr.shape != (n,) or not np.issubdtype(arr.dtype, np.integer):
+        raise fail("delta", owner, f"an int or an integer array of shape ({n},)",
+                   f"{arr.dtype}{arr.shape}")
+    bad = np.flatnonzero((arr < 1) | (arr > n))
+    if bad.size:
+        raise InvalidParameterError(
+            f"The 'delta' parameter of {owner} must lie in [1, n={n}] for every user; user "
+            f"{int(bad[0])} has δ={int(arr[bad[0]])} ({bad.size} users out of range)."
+        )
+    return arr.astype(np.int64)
+
+
+def delta_from_degree(
+    friends: Any, *, delta: int, log_base: float = math.e
+) -> npt.NDArray[np.int64]:
+    """Per-user anonymity levels from friend counts, as in section 5 of ``003_*.txt``.
+
+    ``δ_i = δ − (F − ⌊log f_i⌋)`` with ``F = max_i ⌊log f_i⌋``, clipped to ``[1, δ]``; users
+    with no friends count as ``f_i = 1``.
+
+    Parameters
+    ----------
+    friends
+        Number of friends ``f_i`` of every user (e.g. ``Graph.degrees``).
+    delta
+        The level of the best-connected users (``δ`` of the paper's Figure 3(b)).
+    log_base
+        Base of the logarithm (the paper does not say; natural log by default).
+
+    Notes
+    -----
+    The formula gives the *highest* level to the users with the most friends, although the
+    paper's prose says the level "decreases as the number of friends increases"; the formula
+    is implemented as printed.
+    """
+    delta = check_int(delta, "delta", "delta_from_degree", low=1)
+    f = np.asarray(friends, dtype=np.float64)
+    if f.ndim != 1 or (f.size and f.min() < 0):
+        raise fail("friends", "delta_from_degree", "a 1-D array of non-negative counts", f.shape)
+    if not (log_base > 1):
+        raise fail("log_base", "delta_from_degree", "a float > 1", log_base)
+    lf = np.floor(np.log(np.maximum(f, 1.0)) / math.log(log_base)).astype(np.int64)
+    F = int(lf.max()) if lf.size else 0
+    return np.clip(delta - (F - lf), 1, delta).astype(np.int64)
+
+
+# --------------------------------------------------------------------------- results
+@dataclass(frozen=True)
+class AnonymityVerification:
+    """Outcome of :func:`verify_adaptive_anonymity`."""
+
+    ok: bool
+    n: int
+    min_slack: int  # min over users of (compatibility degree − δ_i), both sides
+    original_degree_min: int
+    released_degree_min: int
+    perfect_matching: bool
+    symmetric_checked: bool
+    violations: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok, "min_slack": self.min_slack,
+            "original_degree_min": self.original_degree_min,
+            "released_degree_min": self.released_degree_min,
+            "perfect_matching": self.perfect_matching,
+            "symmetric_checked": self.symmetric_checked,
+            "violations": list(self.violations[:20]), "n_violations": len(self.violations),
+        }
+
+
+@dataclass(frozen=True)
+class AdaptiveAnonymityResult:
+    """An anonymized release: masked rows in a random order.
+
+    ``released[r, k]`` is the code of attribute ``k`` of released row ``r`` or :data:`MASKED`.
+    ``owner`` is the SECRET key of the release (released row ``r`` belongs to original row
+    ``owner[r]``): keep it, never publish it.
+    """
+
+    released: npt.NDArray[np.int32]
+    owner: npt.NDArray[np.int64]
+    delta: npt.NDArray[np.int64]
+    method: str
+    stars: int
+    utility: float
+    seconds: float
+    solver: str
+    candidates: int
+    reweighting_epsilon: float | None
+    iterations: int
+    history: tuple[tuple[float, int, int], ...]
+    exact: bool
+    guarantee: str
+    row_ids: Any = None
+    attribute_ids: Any = None
+    mechanism: str = "adaptive-anonymity"
+    privacy_model: str = "adaptive k-anonymity (b-matching compatibility graph), syntactic"
+    neighbourhood: str = "none: suppression anonymity, not differential privacy"
+    epsilon: None = None
+    sensitivity: None = None
+    verification: AnonymityVerification | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        return int(self.released.shape[0])
+
+    @property
+    def d(self) -> int:
+        return int(self.released.shape[1])
+
+    def in_original_order(self) -> npt.NDArray[np.int32]:
+        """The masked rows Y in the order of X (uses the secret key)."""
+        Y = np.empty_like(self.released)
+        Y[self.owner] = self.released
+        return Y
+
+    def summary(self) -> dict[str, Any]:
+        """Public report fields (no key, no data)."""
+        return {
+            "mechanism": self.mechanism, "method": self.method,
+            "privacy_model": self.privacy_model, "neighbourhood": self.neighbourhood,
+            "differentially_private": False, "n": self.n, "d": self.d, "stars": self.stars,
+            "utility": self.utility, "delta_min": int(self.delta.min()) if self.n else 0,
+            "delta_median": float(np.median(self.delta)) if self.n else 0.0,
+            "delta_max": int(self.delta.max()) if self.n else 0,
+            "seconds": self.seconds, "solver": self.solver, "exact_solver": self.exact,
+            "candidates": self.candidates, "reweighting_epsilon": self.reweighting_epsilon,
+            "iterations": self.iterations, "guarantee": self.guarantee,
+            "verification": self.verification.as_dict() if self.verification else None,
+        }
+
+
+# --------------------------------------------------------------------------- solvers
+def _candidates(enc: _Encoded, c: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Directed candidate edges i -> j: kNN pairs in both directions, no self loops."""
+    n = enc.codes.shape[0]
+    c = min(c, n - 1)
+    nb = K.knn_hamming(enc.bits, c, enc.n_bits)
+    src = np.repeat(np.arange(n, dtype=np.int64), c)
+    dst = nb.ravel()
+    key = np.unique(np.concatenate([src * n + dst, dst * n + src]))
+    return key // n, key % n
+
+
+def _solve_bipartite(
+    cost: npt.NDArray[np.float64], src: Any, dst: Any, need: Any, n: int, solver: str
+) -> npt.NDArray[np.bool_] | None:
+    """Min Σ cost_e x_e s.t. out-degree(i) ≥ need_i, in-degree(j) ≥ need_j, x ∈ {0, 1}.
+
+    Returns the selected-edge mask or None when infeasible on this candidate set.
+    """
+    E = src.size
+    if solver == "ortools":
+        from ortools.graph.python import min_cost_flow
+
+        for with_slack in (False, True):
+            f = min_cost_flow.SimpleMinCostFlow()
+            icost = np.round(cost * _COST_SCALE).astype(np.int64)
+            tails, heads = src, dst + n
+            caps = np.ones(E, dtype=np.int64)
+            supplies = np.concatenate([need, -need]).astype(np.int64)
+            if with_slack:  # node Z lets rows and columns exceed their lower bounds
+                z = 2 * n
+                tails = np.concatenate([tails, np.full(n, z), np.arange(n) + n])
+                heads = np.concatenate([heads, np.arange(n), np.full(n, z)])
+                caps = np.concatenate([caps, np.full(2 * n, n, dtype=np.int64)])
+                icost = np.concatenate([icost, np.zeros(2 * n, dtype=np.int64)])
+                supplies = np.concatenate([supplies, [0]])
+            arcs = f.add_arcs_with_capacity_and_unit_cost(tails, heads, caps, icost)
+            f.set_nodes_supplies(np.arange(supplies.size), supplies)
+            status = f.solve()
+            if status == f.OPTIMAL:
+                return np.asarray(f.flows(arcs[:E])) > 0
+        return None
+    from scipy.optimize import linprog
+
+    cols = np.arange(E)
+    A = sp.vstack([
+        sp.csr_array((np.ones(E), (src, cols)), shape=(n, E)),
+        sp.csr_array((np.ones(E), (dst, cols)), shape=(n, E)),
+    ]).tocsr()
+    res = linprog(cost, A_ub=-A, b_ub=-np.concatenate([need, need]).astype(float),
+                  bounds=(0, 1), method="highs-ds")
+    if res.status != 0:
+        return None
+    x = np.asarray(res.x)
+    if np.abs(x - np.round(x)).max() > 1e-6:  # pragma: no cover - TU constraint matrix
+        raise InfeasibleError("the b-matching LP returned a fractional vertex")
+    return x > 0.5
+
+
+def _solve_symmetric(
+    cost: npt.NDArray[np.float64], u: Any, v: Any, need: Any, n: int, time_limit: float | None
+) -> tuple[npt.NDArray[np.bool_] | None, bool]:
+    """Min-cost unipartite b-edge-cover on candidate edges {u, v} (HiGHS MILP)."""
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    E = u.size
+    cols = np.arange(E)
+    A = sp.csr_array((np.ones(2 * E), (np.concatenate([u, v]), np.concatenate([cols, cols]))),
+                     shape=(n, E))
+    opts: dict[str, Any] = {"mip_rel_gap": 0.0}
+    if time_limit is not None:
+        opts["time_limit"] = time_limit
+    res = milp(cost, constraints=LinearConstraint(A, lb=need.astype(float), ub=np.inf),
+               integrality=np.ones(E), bounds=Bounds(0, 1), options=opts)
+    if res.x is None:
+        return None, True
+    return np.asarray(res.x) > 0.5, res.status == 0
+
+
+def _weights(enc: _Encoded, src: Any, dst: Any, eps: float) -> npt.NDArray[np.float64]:
+    """W_ik = exp(Σ_j Ĝ_ij [X_ik ≠ X_jk] · ln(ε / (1 + ε))) (Algorithm 1, line 3)."""
+    m = K.mismatch_counts(enc.codes, src, dst)
+    w: npt.NDArray[np.float64] = np.exp(m * math.log(eps / (1.0 + eps)))
+    return w
+
+
+def _stars(enc: _Encoded, src: Any, dst: Any) -> int:
+    return int(K.row_masks(enc.codes, src, dst).sum())
+
+
+def _pick_solver(solver: str) -> str:
+    if solver != "auto":
+        return solver
+    try:
+        import ortools.graph.python.min_cost_flow  # noqa: F401
+    except ImportError:  # pragma: no cover - ortools is a dependency
+        return "highs"
+    return "ortools"
+
+
+def _variational(
+    enc: _Encoded,
+    need: npt.NDArray[np.int64],
+    *,
+    symmetric: bool,
+    candidates: int,
+    epsilons: Sequence[float],
+    max_iter: int,
+    solver: str,
+    warm: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] | None,
+    time_limit: float | None,
+    progress: ProgressFn,
+) -> dict[str, Any]:
+    n = enc.codes.shape[0]
+    task = "symmetric b-matching" if symmetric else "b-matching"
+    c = max(candidates, int(need.max()) if n else 0)
+    exact = True
+    while True:
+        src, dst = _candidates(enc, c)
+        solve: Callable[[npt.NDArray[np.float64]], Any]
+        if symmetric:
+            und = src < dst  # candidate set is closed under reversal
+            u, v = src[und], dst[und]
+
+            def solve_symmetric(W: npt.NDArray[np.float64], u: Any = u, v: Any = v) -> Any:
+                nonlocal exact
+                cost = K.edge_costs(enc.codes, W, u, v) + K.edge_costs(enc.codes, W, v, u)
+                sel, ok = _solve_symmetric(cost, u, v, need, n, time_limit)
+                exact = exact and ok
+                if sel is None:
+                    return None
+                return (np.concatenate([u[sel], v[sel]]), np.concatenate([v[sel], u[sel]]))
+
+            solve = solve_symmetric
+        else:
+
+            def solve_bipartite(W: npt.NDArray[np.float64], src: Any = src,
+                                dst: Any = dst) -> Any:
+                cost = K.edge_costs(enc.codes, W, src, dst)
+                sel = _solve_bipartite(cost, src, dst, need, n, solver)
+                return None if sel is None else (src[sel], dst[sel])
+
+            solve = solve_bipartite
+
+        cache: dict[float, Any] = {}
+        if warm is None:
+            first = solve(np.ones(enc.codes.shape, dtype=np.float64))
+        else:  # probe feasibility of this variant with the first ε's warm-started weights
+            probe = solve(_weights(enc, warm[0], warm[1], float(epsilons[0])))
+            first = None if probe is None else warm
+            cache[float(epsilons[0])] = probe
+        if first is not None or c >= n - 1:
+            break
+        c = min(n - 1, 2 * c)  # widen the candidate set
+    if first is None:
+        raise InfeasibleError(
+            f"no {task} satisfies the anonymity levels even on the complete candidate set "
+            f"(n={n}, max δ={int(need.max()) + 1})"
+        )
+    history: list[tuple[float, int, int]] = []
+    best = first
+    best_stars = _stars(enc, *first) if warm is None else None
+    best_eps: float | None = None
+    iters = 0
+    for t, eps in enumerate(epsilons):
+        progress(task, t, len(epsilons))
+        # the sweep runs from the largest ε to the smallest, each ε starting from the best
+        # matching so far (section 5); the first starts from Ĝ of W = 1 (or the warm start)
+        G, s = (best, best_stars) if best_stars is not None else (first, math.inf)
+        for it in range(max_iter):
+            if it == 0 and eps in cache:
+                Gn = cache.pop(eps)
+            else:
+                Gn = solve(_weights(enc, G[0], G[1], eps))
+            iters += 1
+            if Gn is None:  # pragma: no cover - feasibility does not depend on weights
+                break
+            sn = _stars(enc, *Gn)
+            history.append((float(eps), it + 1, sn))
+            if sn >= s:
+                break
+            G, s = Gn, sn
+        if best_stars is None or s < best_stars:
+            best, best_stars, best_eps = G, int(s), float(eps)
+    progress(task, len(epsilons), len(epsilons))
+    if best_stars is None or best_stars == math.inf:  # pragma: no cover
+        raise InfeasibleError(f"{task} found no solution")
+    return {"edges": best, "stars": int(best_stars), "eps": best_eps, "iterations": iters,
+            "history": tuple(history), "candidates": c, "exact": exact}
+
+
+def _agglomerative(codes: npt.NDArray[np.int32], k: int) -> npt.NDArray[np.bool_]:
+    """Row masks of the agglomerative k-anonymity clustering (see the numba kernel)."""
+    from ._bmatch_kernels import agglomerative_clusters
+
+    labels = agglomerative_clusters(codes, k)
+    n, d = codes.shape
+    mask = np.zeros((n, d), dtype=bool)
+    order = np.argsort(labels, kind="stable")
+    bounds = np.flatnonzero(np.diff(labels[order])) + 1
+    for grp in np.split(order, bounds):
+        if grp.size:
+            col_varies = (codes[grp] != codes[grp[0]]).any(axis=0)
+            mask[grp] = col_varies
+    return mask
+
+
+# --------------------------------------------------------------------------- public API
+def _finish(
+    codes: npt.NDArray[np.int32], mask: npt.NDArray[np.bool_], delta: npt.NDArray[np.int64],
+    *, method: str, rng: np.random.Generator, t0: float, verify: bool, row_ids: Any,
+    attribute_ids: Any, **fields: Any,
+) -> AdaptiveAnonymityResult:
+    n, d = codes.shape
+    Y = np.where(mask, MASKED, codes).astype(np.int32)
+    owner = rng.permutation(n).astype(np.int64)
+    released = Y[owner]
+    stars = int(mask.sum())
+    ver = None
+    if verify:
+        ver = _verify_impl(codes, released, delta, owner, symmetric=method != "b-matching")
+        if not ver.ok:  # pragma: no cover - would be a bug in this module
+            raise InfeasibleError(f"internal error: {method} output fails verification: "
+                                  f"{ver.violations[:3]}")
+    return AdaptiveAnonymityResult(
+        released=released, owner=owner, delta=delta, method=method, stars=stars,
+        utility=1.0 - stars / (n * d) if n * d else 1.0, seconds=time.perf_counter() - t0,
+        row_ids=row_ids, attribute_ids=attribute_ids, verification=ver, **fields,
+    )
+
+
+def b_matching_anonymity(
+    X: Any,
+    *,
+    delta: Any,
+    rng: np.random.Generator,
+    candidates: int = 32,
+    epsilons: Sequence[float] = DEFAULT_EPSILONS,
+    max_iter: int = 5,
+    solver: str = "auto",
+    verify: bool = True,
+    progress: ProgressFn = log_progress,
+) -> AdaptiveAnonymityResult:
+    """Algorithm 1 of ``003_*.txt``: variational bipartite b-matching, then a random shuffle.
+
+    Parameters
+    ----------
+    X
+        A :class:`~graphanon.graph.BipartiteGraph` (binary users × attributes) or an ``n × d``
+        array of non-negative integer codes (categorical).
+    delta
+        Anonymity level per user: an int (uniform) or an integer array of length ``n``, each in
+        ``[1, n]``.
+    rng
+        Generator of the release permutation.
+    candidates
+        ``c``: every row may be matched to its ``c`` nearest rows in Hamming distance (and to
+        the rows that have it among theirs). Widened (doubled) while infeasible.
+    epsilons
+        The sweep of the re-weighting ε (largest first); the best solution is kept.
+    max_iter
+        Re-weighting iterations per ε (each stops early when the star count stops falling).
+    solver
+        ``"ortools"`` (exact min-cost flow, integer costs: weights rounded to 1/128),
+        ``"highs"`` (exact LP, HiGHS dual simplex; slower) or ``"auto"``.
+    verify
+        Run :func:`verify_adaptive_anonymity` on the output (O(n²) time).
+
+    Returns
+    -------
+    AdaptiveAnonymityResult
+
+    Raises
+    ------
+    InvalidParameterError
+        Bad ``X``, ``delta`` or options.
+    InfeasibleError
+        No b-matching exists (cannot happen for δ_i ≤ n).
+
+    References
+    ----------
+    Choromanski, Jebara & Tang, Adaptive Anonymity via b-Matching, NIPS 2013, section 3,
+    Algorithm 1; Theorems 1 and 2.
+
+    Notes
+    -----
+    Each step solves ``min Σ_ij G_ij Σ_k W_ik [X_ik ≠ X_jk]`` subject to out-degree ≥ δ_i − 1
+    and in-degree ≥ δ_j − 1 over G without the diagonal (the true matching G_ii = 1 supplies
+    the remaining edge), an exact min-cost flow / transportation problem on the candidate
+    edges (its constraint matrix is totally unimodular, so the LP optimum is a 0/1
+    b-matching). Then ``Y_ik = *`` whenever some matched ``j`` differs from ``i`` at ``k``; so
+    y_i is compatible with every matched x_j, giving compatibility degrees ≥ δ_i on both
+    sides. The weights are re-set to ``W_ik = (ε/(1+ε))^{m_ik}`` (m_ik = mismatches of cell
+    ``ik`` under the current matching): the variational upper bound on the star count.
+
+    Guarantee: see :data:`GUARANTEE_BIPARTITE`. Not differential privacy.
+    """
+    return _run(X, delta=delta, rng=rng, method="b-matching", candidates=candidates,
+                epsilons=epsilons, max_iter=max_iter, solver=solver, verify=verify,
+                progress=progress, owner="b_matching_anonymity")
+
+
+def symmetric_b_matching_anonymity(
+    X: Any,
+    *,
+    delta: Any,
+    rng: np.random.Generator,
+    candidates: int = 32,
+    epsilons: Sequence[float] = DEFAULT_EPSILONS,
+    max_iter: int = 5,
+    warm_start: bool = True,
+    time_limit: float | None = None,
+    verify: bool = True,
+    progress: ProgressFn = log_progress,
+) -> AdaptiveAnonymityResult:
+    """Algorithm 2 of ``003_*.txt``: variational symmetric b-matching (G = Gᵀ).
+
+    Each step is a minimum-cost unipartite b-edge-cover (every user i on ≥ δ_i − 1 chosen
+    edges, edge cost ``Σ_k W_ik[X_ik≠X_jk] + Σ_k W_jk[X_ik≠X_jk]``) solved exactly by HiGHS
+    MILP (``mip_rel_gap = 0``; with ``time_limit`` the best incumbent is used and the result
+    says ``exact=False``). With ``warm_start`` the weights of the first step come from the
+    star pattern of Algorithm 1's solution (section 5: "we warm-started the symmetric
+    algorithm with the star-pattern solution of the asymmetric algorithm").
+
+    Parameters are those of :func:`b_matching_anonymity`.
+
+    References
+    ----------
+    Choromanski, Jebara & Tang, NIPS 2013, Algorithm 2; section 4.4, Lemma 4.5, Corollary 4.3.
+
+    Notes
+    -----
+    Guarantee (:data:`GUARANTEE_SYMMETRIC`): Lemma 4.5 — an adversary who knows c matching
+    edges leaves every other user (δ_i − c)-anonymous; success probability ≤ 1/(δ_i − c)
+    (Corollary 4.3). Not differential privacy.
+    """
+    return _run(X, delta=delta, rng=rng, method="symmetric-b-matching", candidates=candidates,
+                epsilons=epsilons, max_iter=max_iter, solver="highs-milp", verify=verify,
+                progress=progress, owner="symmetric_b_matching_anonymity",
+                warm_start=warm_start, time_limit=time_limit)
+
+
+def agglomerative_k_anonymity(
+    X: Any, *, delta: Any, rng: np.random.Generator, verify: bool = True,
+) -> AdaptiveAnonymityResult:
+    """Baseline: agglomerative k-anonymity by suppression with ``k = max δ_i``.
+
+    Starts from singleton clusters and repeatedly merges the pair (at least one of size < k)
+    whose union adds the fewest stars, ``|S∪T|·s(S∪T) − |S|·s(S) − |T|·s(T)`` with ``s`` the
+    number of attributes not constant in the cluster, until every cluster has ≥ k rows; every
+    row is then released as its cluster's pattern.
+
+    References
+    ----------
+    Gionis, Mazza & Tassa, k-Anonymization revisited, ICDE 2008 (agglomerative algorithm);
+    the competitor of ``003_*.txt`` section 5.
+
+    Notes
+    -----
+    Guarantee: :data:`GUARANTEE_K`. O(n²·d) time per the nearest-neighbour bookkeeping: for
+    benchmarks up to a few thousand rows.
+    """
+    return _run(X, delta=delta, rng=rng, method="k-anonymity", verify=verify,
+                owner="agglomerative_k_anonymity")
+
+
+def adaptive_anonymize(
+    X: Any, *, delta: Any, rng: np.random.Generator, method: str = "b-matching", **options: Any
+) -> AdaptiveAnonymityResult:
+    """Dispatch to ``"b-matching"``, ``"symmetric-b-matching"`` or ``"k-anonymity"``."""
+    method = check_choice(method, "method", "adaptive_anonymize",
+                          ("b-matching", "symmetric-b-matching", "k-anonymity"))
+    fn = {"b-matching": b_matching_anonymity,
+          "symmetric-b-matching": symmetric_b_matching_anonymity,
+          "k-anonymity": agglomerative_k_anonymity}[method]
+    result: AdaptiveAnonymityResult = fn(X, delta=delta, rng=rng, **options)  # type: ignore[operator]
+    return result
+
+
+def _run(
+    X: Any, *, delta: Any, rng: Any, method: str, owner: str, candidates: int = 32,
+    epsilons: Sequence[float] = DEFAULT_EPSILONS, max_iter: int = 5, solver: str = "auto",
+    verify: bool = True, progress: ProgressFn = log_progress, warm_start: bool = True,
+    time_limit: float | None = None,
+) -> AdaptiveAnonymityResult:
+    t0 = time.perf_counter()
+    if not isinstance(rng, np.random.Generator):
+        raise fail("rng", owner, "a numpy.random.Generator", type(rng).__name__)
+    codes, row_ids, attr_ids = _as_codes(X, owner)
+    n, d = codes.shape
+    if n == 0:
+        raise InvalidParameterError(f"The 'X' parameter of {owner} has no rows.")
+    dl = _check_delta(delta, n, owner)
+    candidates = check_int(candidates, "candidates", owner, low=1)
+    max_iter = check_int(max_iter, "max_iter", owner, low=0)
+    eps = tuple(float(e) for e in epsilons)
+    if not eps or any(not (0 < e < math.inf) for e in eps):
+        raise fail("epsilons", owner, "a non-empty sequence of positive floats", epsilons)
+    solver = check_choice(solver, "solver", owner, ("auto", "ortools", "highs", "highs-milp"))
+    common = {"row_ids": row_ids, "attribute_ids": attr_ids}
+    if method == "k-anonymity":
+        k = int(dl.max())
+        mask = _agglomerative(codes, k) if k > 1 else np.zeros((n, d), dtype=bool)
+        return _finish(codes, mask, dl, method=method, rng=rng, t0=t0, verify=verify,
+                       solver="agglomerative", candidates=0, reweighting_epsilon=None,
+                       iterations=0, history=(), exact=False, guarantee=GUARANTEE_K,
+                       extra={"k": k}, **common)
+    enc = _encode(codes)
+    need = dl - 1
+    if need.max() == 0:
+        mask = np.zeros((n, d), dtype=bool)
+        return _finish(codes, mask, dl, method=method, rng=rng, t0=t0, verify=verify,
+                       solver="none", candidates=0, reweighting_epsilon=None, iterations=0,
+                       history=(), exact=True,
+                       guarantee=GUARANTEE_BIPARTITE if method == "b-matching"
+                       else GUARANTEE_SYMMETRIC, **common)
+    extra: dict[str, Any] = {}
+    if method == "b-matching":
+        out = _variational(enc, need, symmetric=False, candidates=candidates, epsilons=eps,
+                           max_iter=max_iter, solver=_pick_solver(solver), warm=None,
+                           time_limit=None, progress=progress)
+        used, guarantee = _pick_solver(solver), GUARANTEE_BIPARTITE
+    else:
+        warm = None
+        if warm_start:
+            a1 = _variational(enc, need, symmetric=False, candidates=candidates, epsilons=eps,
+                              max_iter=max_iter, solver=_pick_solver("auto"), warm=None,
+                              time_limit=None, progress=progress)
+            warm = a1["edges"]
+            extra["warm_start_stars"] = a1["stars"]
+        out = _variational(enc, need, symmetric=True, candidates=candidates, epsilons=eps,
+                           max_iter=max(max_iter, 1), solver="highs-milp", warm=warm,
+                           time_limit=time_limit, progress=progress)
+        used, guarantee = "highs-milp", GUARANTEE_SYMMETRIC
+    mask = K.row_masks(codes, *out["edges"])
+    return _finish(codes, mask, dl, method=method, rng=rng, t0=t0, verify=verify,
+                   solver=used, candidates=out["candidates"],
+                   reweighting_epsilon=out["eps"], iterations=out["iterations"],
+                   history=out["history"], exact=out["exact"], guarantee=guarantee,
+                   extra=extra, **common)
+
+
+# --------------------------------------------------------------------------- verification
+def verify_adaptive_anonymity(
+    X: Any, Y: Any, delta: Any, *, owner: Any = None, symmetric: bool = False
+) -> AnonymityVerification:
+    """Check that a release ``Y`` gives every user their anonymity level.
+
+    Builds the compatibility graph between the original rows ``X`` and the released rows
+    ``Y`` (``x_i`` ~ ``y_r`` when they agree on every unmasked cell of ``y_r``) and checks
+
+    1. the true matching is a perfect matching of it: ``x_{owner[r]}`` ~ ``y_r`` for all r
+       (``owner=None``: ``Y`` is in the order of ``X``, ``owner`` = identity);
+    2. every original row i is compatible with ≥ δ_i released rows, and every released row r
+       with ≥ δ_{owner[r]} original rows;
+    3. with ``symmetric=True``: the compatibility graph restricted to symmetric pairs (y of i
+       ~ x_j and y of j ~ x_i) still gives user i degree ≥ δ_i (Lemma 4.5's hypothesis).
+
+    Parameters
+    ----------
+    X
+        Original data (BipartiteGraph or n × d integer codes).
+    Y
+        Released data: n × d codes with :data:`MASKED` (-1) for ``*``.
+    delta
+        Levels per original row (int or array).
+    owner
+        The secret key: released row r belongs to original row ``owner[r]``.
+
+    Returns
+    -------
+    AnonymityVerification
+        ``ok`` and one precise message per violation.
+    """
+    codes, _, _ = _as_codes(X, "verify_adaptive_anonymity")
+    n, d = codes.shape
+    Yc = np.asarray(Y)
+    if Yc.shape != (n, d):
+        raise fail("Y", "verify_adaptive_anonymity", f"an array of shape ({n}, {d})", Yc.shape)
+    dl = _check_delta(delta, n, "verify_adaptive_anonymity")
+    if owner is None:
+        own = np.arange(n, dtype=np.int64)
+    else:
+        own = np.asarray(owner, dtype=np.int64)
+        if own.shape != (n,) or not np.array_equal(np.sort(own), np.arange(n)):
+            raise fail("owner", "verify_adaptive_anonymity", "a permutation of range(n)",
+                       own.shape)
+    return _verify_impl(codes, Yc.astype(np.int32), dl, own, symmetric=symmetric)
+
+
+def _verify_impl(
+    codes: npt.NDArray[np.int32], Y: npt.NDArray[np.int32], dl: npt.NDArray[np.int64],
+    own: npt.NDArray[np.int64], *, symmetric: bool,
+) -> AnonymityVerification:
+    n, d = codes.shape
+    vio: list[str] = []
+    known = Y != MASKED
+    bad_known = known & (Y != codes[own])
+    # packed bits: compatibility = agreement on all known attributes' bits
+    enc = _encode(codes)
+    Yfill = np.where(known, Y, 0)
+    if enc.binary:
+        ybits = _pack(Yfill.astype(bool))
+        ymask = _pack(known)
+    else:
+        Yfill = np.minimum(Yfill, enc.widths[None, :] - 1)
+        oh = np.zeros((n, enc.n_bits), dtype=bool)
+        kb = np.zeros((n, enc.n_bits), dtype=bool)
+        for k in range(d):
+            s, w = enc.starts[k], enc.widths[k]
+            oh[np.arange(n), s + Yfill[:, k]] = True
+            kb[:, s:s + w] = known[:, k:k + 1]
+        ybits, ymask = _pack(oh & kb), _pack(kb)
+    true_ok = K.pair_compatible(enc.bits, ybits, ymask, own, np.arange(n, dtype=np.int64))
+    for r in np.flatnonzero(~true_ok)[:50]:
+        k = int(np.flatnonzero(bad_known[r])[0]) if bad_known[r].any() else -1
+        vio.append(f"released row {r} is not compatible with its own original row "
+                   f"{int(own[r])} (attribute {k})")
+    deg_x, deg_y = K.compatibility_degrees(enc.bits, ybits, ymask)
+    need_y = dl[own]
+    for i in np.flatnonzero(deg_x < dl)[:50]:
+        vio.append(f"original row {i} is compatible with {int(deg_x[i])} released rows < "
+                   f"δ={int(dl[i])}")
+    for r in np.flatnonzero(deg_y < need_y)[:50]:
+        vio.append(f"released row {r} is compatible with {int(deg_y[r])} original rows < "
+                   f"δ={int(need_y[r])}")
+    slack = int(min((deg_x - dl).min(), (deg_y - need_y).min())) if n else 0
+    if symmetric:
+        # Y in original order: user i's released row is Y[pos[i]]
+        pos = np.empty(n, dtype=np.int64)
+        pos[own] = np.arange(n)
+        sdeg = _symmetric_degrees(enc.bits, ybits[pos], ymask[pos])
+        for i in np.flatnonzero(sdeg < dl)[:50]:
+            vio.append(f"user {i} has symmetric compatibility degree {int(sdeg[i])} < "
+                       f"δ={int(dl[i])}")
+    return AnonymityVerification(
+        ok=not vio, n=n, min_slack=slack,
+        original_degree_min=int(deg_x.min()) if n else 0,
+        released_degree_min=int(deg_y.min()) if n else 0,
+        perfect_matching=bool(true_ok.all()), symmetric_checked=symmetric,
+        violations=tuple(vio),
+    )
+
+
+def _symmetric_degrees(xbits: Any, ybits: Any, ymask: Any) -> npt.NDArray[np.int64]:
+    from ._bmatch_kernels import symmetric_degrees
+
+    return np.asarray(symmetric_degrees(xbits, ybits, ymask))
+
+
+def released_cells(
+    result: AdaptiveAnonymityResult,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+    """Cells to write for a binary release: (released row, attribute, masked?) for every cell
+    that is a known 1 or masked; every other cell is a known 0."""
+    R = result.released
+    rows, cols = np.nonzero((R == 1) | (R == MASKED))
+    return rows.astype(np.int64), cols.astype(np.int64), R[rows, cols] == MASKED

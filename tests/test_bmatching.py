@@ -1,0 +1,157 @@
+"""Adaptive anonymity via b-matching (003_*.txt): algorithms, verification, CLI."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from graphanon.anonymity.bmatching import (
+    MASKED,
+    agglomerative_k_anonymity,
+    b_matching_anonymity,
+    delta_from_degree,
+    released_cells,
+    symmetric_b_matching_anonymity,
+    verify_adaptive_anonymity,
+)
+from graphanon.cli import main
+from graphanon.errors import InvalidParameterError
+
+# Figure 1/2 of the paper: n = 6, d = 4, δ = 2
+FIG = np.array([[1, 0, 0, 0], [0, 0, 0, 0], [0, 0, 1, 1],
+                [1, 0, 1, 1], [1, 1, 0, 0], [0, 1, 1, 1]])
+
+
+def test_paper_figure_2_eight_stars():
+    r = b_matching_anonymity(FIG, delta=2, rng=np.random.default_rng(0))
+    assert r.stars == 8  # the paper's optimum (k-anonymity needs 10)
+    assert r.verification is not None and r.verification.ok
+    assert r.utility == pytest.approx(1 - 8 / 24)
+
+
+@pytest.mark.parametrize("solver", ["ortools", "highs"])
+def test_solvers_agree_and_verify(solver):
+    X = np.random.default_rng(3).integers(0, 2, size=(60, 12))
+    r = b_matching_anonymity(X, delta=4, rng=np.random.default_rng(1), solver=solver,
+                             epsilons=(0.5, 0.01))
+    assert r.verification.ok and r.solver == solver
+    assert r.stars <= X.size
+
+
+def test_adaptive_levels_and_permutation():
+    rng = np.random.default_rng(9)
+    X = rng.integers(0, 2, size=(80, 10))
+    delta = rng.integers(1, 7, size=80)
+    r = b_matching_anonymity(X, delta=delta, rng=np.random.default_rng(2))
+    assert r.verification.ok
+    assert sorted(r.owner.tolist()) == list(range(80))
+    assert not np.array_equal(r.owner, np.arange(80))  # rows are shuffled
+    Y = r.in_original_order()
+    known = Y != MASKED
+    assert np.array_equal(Y[known], X[known])  # only suppression, never a changed value
+    v = verify_adaptive_anonymity(X, r.released, delta, owner=r.owner)
+    assert v.ok and v.perfect_matching and v.min_slack >= 0
+
+
+def test_symmetric_release_satisfies_lemma_4_5_hypothesis():
+    X = np.random.default_rng(11).integers(0, 2, size=(50, 9))
+    r = symmetric_b_matching_anonymity(X, delta=3, rng=np.random.default_rng(0),
+                                       epsilons=(0.5, 0.05))
+    assert r.verification.ok and r.verification.symmetric_checked
+    assert "Lemma 4.5" in r.guarantee and r.method == "symmetric-b-matching"
+
+
+def test_agglomerative_clusters_are_k_anonymous():
+    X = np.random.default_rng(4).integers(0, 2, size=(40, 8))
+    r = agglomerative_k_anonymity(X, delta=5, rng=np.random.default_rng(0))
+    _, counts = np.unique(r.released, axis=0, return_counts=True)
+    assert counts.min() >= 5 and r.verification.ok
+
+
+def test_categorical_codes():
+    X = np.random.default_rng(6).integers(0, 4, size=(40, 5))
+    for fn in (b_matching_anonymity, agglomerative_k_anonymity):
+        r = fn(X, delta=3, rng=np.random.default_rng(0))
+        assert r.verification.ok
+
+
+def test_verification_reports_violations():
+    X = np.array([[0, 0], [0, 1], [1, 1], [1, 0]])
+    v = verify_adaptive_anonymity(X, X, 2)  # nothing masked: every row unique
+    assert not v.ok and v.original_degree_min == 1
+    assert any("original row 0 is compatible with 1 released rows" in m for m in v.violations)
+    Y = np.full_like(X, MASKED)
+    assert verify_adaptive_anonymity(X, Y, 4).ok
+    wrong = X.copy()
+    wrong[0, 0] = 1  # a changed (not masked) value breaks the true matching
+    v = verify_adaptive_anonymity(X, wrong, 1)
+    assert not v.perfect_matching
+
+
+def test_delta_from_degree_formula():
+    f = np.array([0, 1, 3, 8, 20, 100])
+    d = delta_from_degree(f, delta=6)
+    lf = np.floor(np.log(np.maximum(f, 1)))
+    assert np.array_equal(d, np.clip(6 - (lf.max() - lf), 1, 6))
+    assert d[-1] == 6
+
+
+def test_bad_parameters():
+    X = FIG
+    with pytest.raises(InvalidParameterError, match="'delta' parameter"):
+        b_matching_anonymity(X, delta=7, rng=np.random.default_rng(0))
+    with pytest.raises(InvalidParameterError, match="user 1 has δ=0"):
+        b_matching_anonymity(X, delta=np.array([1, 0, 1, 1, 1, 1]), rng=np.random.default_rng(0))
+    with pytest.raises(InvalidParameterError, match="'rng'"):
+        b_matching_anonymity(X, delta=2, rng=0)
+
+
+def test_released_cells_and_cli(tmp_path):
+    lines = []
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, size=(30, 6))
+    for i, j in zip(*np.nonzero(X), strict=True):
+        lines.append(f"u{i}\tf{j}")
+    inp = tmp_path / "in.tsv"
+    inp.write_text("\n".join(lines) + "\n")
+    out, rep = tmp_path / "out.tsv", tmp_path / "r.json"
+    assert main(["-q", "b-anonymize", str(inp), "--delta", "3", "--seed", "1",
+                 "--out", str(out), "--report", str(rep)]) == 0
+    report = json.loads(rep.read_text())
+    assert report["verification"]["ok"] and report["delta_max"] == 3
+    assert report["differentially_private"] is False and "owner" not in report
+    cells = [ln.split("\t") for ln in out.read_text().splitlines()]
+    assert all(c[2] in ("1", "*") for c in cells)
+    assert sum(c[2] == "*" for c in cells) == report["masked_cells"]
+    # delta file, symmetric, baseline
+    dfile = tmp_path / "d.tsv"
+    users = sorted({ln.split("\t")[0] for ln in lines}, key=lambda u: int(u[1:]))
+    dfile.write_text("".join(f"{u}\t{2 + k % 3}\n" for k, u in enumerate(users)))
+    for extra in ([], ["--symmetric"], ["--baseline", "k-anonymity"]):
+        assert main(["-q", "b-anonymize", str(inp), "--delta-file", str(dfile), *extra,
+                     "--out", str(out), "--report", str(rep)]) == 0
+        assert json.loads(rep.read_text())["verification"]["ok"]
+
+
+def test_cli_errors_leave_no_output(tmp_path, capsys):
+    out = tmp_path / "out.tsv"
+    inp = tmp_path / "in.tsv"
+    inp.write_text("a\tx\nb\ty\n")
+    code = main(["b-anonymize", str(inp), "--delta", "5", "--out", str(out),
+                 "--report", str(tmp_path / "r.json")])
+    assert code == 2 and not out.exists()
+    assert "'delta' parameter" in capsys.readouterr().err
+    dfile = tmp_path / "d.tsv"
+    dfile.write_text("a\t2\n")
+    code = main(["b-anonymize", str(inp), "--delta-file", str(dfile), "--out", str(out),
+                 "--report", str(tmp_path / "r.json")])
+    assert code == 2 and not out.exists()
+
+
+def test_released_cells_format():
+    r = b_matching_anonymity(FIG, delta=2, rng=np.random.default_rng(0))
+    rows, _cols, masked = released_cells(r)
+    assert masked.sum() == r.stars
+    assert ((r.released == 1).sum() + r.stars) == rows.size
