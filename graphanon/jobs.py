@@ -379,6 +379,9 @@ STEPS: dict[str, StepFn] = {
     "release-dk-node": mechanism_step("graphanon.privacy.node_dp:theta_dk_release"),
     "release-degrees": _step_release_degrees,
     "project": mechanism_step("graphanon.projection:project", rng="other"),
+    "smooth-k": mechanism_step("graphanon.anonymity.smooth_k:smooth_k_anonymity",
+                               rng="other"),
+    "mondrian": mechanism_step("graphanon.anonymity.mondrian:mondrian"),
     "generate": _step_generate,
 }
 

@@ -287,3 +287,24 @@ def test_neo4j_sink_of_a_dp_release(tmp_path: Path, polbooks: Path,
 def test_shipped_example_jobs_are_valid(name: str) -> None:
     cfg = jobs.load_job(Path(__file__).resolve().parents[1] / "docker" / "jobs" / name)
     assert all(st["name"] in jobs.STEPS for st in cfg["steps"])
+
+
+@pytest.mark.parametrize("step", ["smooth-k", "mondrian"])
+def test_k_anonymity_jobs_write_a_verified_release(tmp_path: Path, step: str) -> None:
+    from graphanon.anonymity import verify_smooth_k
+    from graphanon.datasets import load_adult_sample
+
+    B = load_adult_sample()
+    write_bipartite(B, tmp_path / "b.tsv")
+    src = 'path = "b.tsv"\n        kind = "bipartite"'
+    body = head(src) + f"""
+        [[steps]]
+        name = "{step}"
+        k = 8
+    """ + FILE_SINK
+    rep = run(tmp_path, body)
+    released = read_bipartite(tmp_path / "out" / "bipartite.tsv")
+    assert verify_smooth_k(B, released, 8).ok
+    summaries = [v for v in rep["steps"].values() if isinstance(v, dict)]
+    assert summaries and all("clusters" not in v for v in summaries)  # stays private
+    assert all(v.get("k") == 8 for v in summaries)
