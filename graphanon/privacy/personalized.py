@@ -174,8 +174,8 @@ def mu_for_sample_fraction(prefs: Preferences, m: float) -> float:
         raise InvalidParameterError(f"The 'm' parameter must be in (0, 1]. Got {m} instead.")
     eps = prefs.universe
     lo, hi = float(eps.min()) * 1e-6, float(eps.max())
-    if float(inclusion_probability(eps, hi).mean()) < m:
-        return hi
+    if float(inclusion_probability(eps, hi).mean()) >= m:
+        return hi  # the fraction decreases in μ; even μ = max keeps m
     for _ in range(100):
         mid = 0.5 * (lo + hi)
         if float(inclusion_probability(eps, mid).mean()) >= m:
@@ -339,7 +339,7 @@ def personalized_query(
             e_min = float(eps.min()) if eps.size else eps_min  # the graph's minimum
             sc = np.where(x > 0, sens / e_min, np.inf)
             return PersonalizedQuery(x, sc, h, sens)
-        ent = _entry_eps(B, eps if privacy == "edge" else eps, d, h)
+        ent = _entry_eps(B, eps, d, h)
         sc = np.where(np.isfinite(ent), sens / np.where(np.isfinite(ent), ent, 1.0), np.inf)
         return PersonalizedQuery(x, sc, h, sens)
 

@@ -216,7 +216,7 @@ def thesis_scheme(
     f_m = check_float(f_m, "f_m", owner, low=0.0, high=1.0 - f_c)
     ids = np.asarray(node_ids, dtype=object).ravel()
     n = ids.size
-    n_c, n_m = int(round(f_c * n)), int(round(f_m * n))
+    n_c, n_m = round(f_c * n), round(f_m * n)
     n_m = min(n_m, n - n_c)
     perm = rng.permutation(n)
     eps = np.full(n, eps_l, dtype=np.float64)
