@@ -20,7 +20,7 @@ from ..errors import GraphAnonError
 __all__ = ["cli", "main"]
 
 # Each module defines COMMANDS, a list of click commands. Later features add their module here.
-COMMAND_MODULES = ("info", "demo", "privacy", "dk", "nodedp", "neo4j", "run")
+COMMAND_MODULES = ("info", "demo", "privacy", "dk", "nodedp", "personalized", "neo4j", "run")
 
 
 @click.group(

@@ -98,7 +98,7 @@ import numpy.typing as npt
 from .._validation import check_choice, check_int
 from ..dk.extract import DKDistribution, domain_cells
 from ..dk.microaggregation import Partition, aggregate, mdav
-from ..dk.release import _split_evenly, dk_query, domain_partition
+from ..dk.release import DegreeBoundWarning, _split_evenly, dk_query, domain_partition
 from ..dk.release import sensitivity as edge_sensitivity
 from ..errors import InvalidParameterError
 from ..graph import Graph
@@ -586,6 +586,9 @@ def release_personalized(
                 f"The 'theta' parameter of {owner} is required for node-PDP (the public EAD "
                 "projection bound).")
         h = max(G.n_nodes - 1, 1)
+        warnings.warn(f"No public degree bound given: using theta = n - 1 = {h} (the node "
+                      "count is public under edge-PDP). Pass --theta.", DegreeBoundWarning,
+                      stacklevel=2)
     else:
         h = check_int(theta, "theta", owner, low=1)
     if d == 2 and h * (h + 1) // 2 > 20_000_000:
