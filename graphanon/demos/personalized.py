@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..privacy.noise import InsecureNoiseWarning
@@ -21,7 +22,7 @@ def step_personalized(ctx: DemoContext) -> Section:
     G = ctx.graph
     rng = ctx.rng(7)
     prefs = thesis_scheme(G.node_ids, rng=rng)
-    rows: list[list[Any]] = []
+    rows: list[Sequence[Any]] = []
     data: dict[str, Any] = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", InsecureNoiseWarning)
