@@ -84,6 +84,7 @@ DEMO_STEPS: list[tuple[str, str]] = [
     ("randomized_response", "graphanon.demos.randomized_response:step_randomized_response"),
     ("dk", "graphanon.demos.dk:step_dk"),
     ("node-dp", "graphanon.demos.node_dp:step_node_dp"),
+    ("personalized", "graphanon.demos.personalized:step_personalized"),
 ]
 
 

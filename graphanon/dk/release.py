@@ -305,7 +305,7 @@ def postprocess_2k(values: Any, h: int) -> DKDistribution:
     return DKDistribution("joint_degree", cells[keep], out[keep])
 
 
-def _split_evenly(sums: npt.NDArray[np.int64], part: Partition, rng: np.random.Generator
+def split_evenly(sums: npt.NDArray[np.int64], part: Partition, rng: np.random.Generator
                   ) -> npt.NDArray[np.int64]:
     """Spread each (clipped) cluster sum over its cells: ``floor(S/|C|)`` each, the remainder
     to random distinct cells (post-processing)."""
@@ -476,7 +476,7 @@ def release_dk(
                               minlength=part.n_clusters).astype(np.int64)
     noisy = np.asarray(backend.discrete_laplace(answers, sensitivity=sens, epsilon=epsilon),
                        dtype=np.int64)
-    per_point = _split_evenly(noisy, part, rng) if part is not None else noisy
+    per_point = split_evenly(noisy, part, rng) if part is not None else noisy
     if d == 1:
         dist = postprocess_1k(per_point, n_nodes=n)
     else:

@@ -69,7 +69,7 @@ from ..errors import InvalidParameterError
 from ..graph import Graph
 from ..metrics import ks_distance, l1_distance
 from ..projection import Projection, project
-from .noise import NoiseBackend, NumpyInsecureBackend, get_backend, secure_uniform
+from .noise import NoiseBackend, get_backend
 from .release import Release
 
 __all__ = [
@@ -123,12 +123,6 @@ class NodeDKRelease:
 
 
 # ---------------------------------------------------------------------- helpers
-
-def _uniforms(backend: NoiseBackend, size: int) -> npt.NDArray[np.float64]:
-    if isinstance(backend, NumpyInsecureBackend):
-        return 1.0 - backend.rng.random(size)
-    return secure_uniform(size)
-
 
 def node_sensitivity(d: int, theta: int, projection: str = "ead") -> float:
     """L1 node sensitivity used to calibrate ``f^{dK} ∘ P`` (see the module docstring).
@@ -215,7 +209,7 @@ def select_theta(
         scores.append(2.0 * kept - noise)
     s = np.asarray(scores)
     delta = 2.0 * max(grid)
-    u = _uniforms(backend, s.size)
+    u = backend.uniform(s.size)
     gumbel = -np.log(-np.log(np.clip(u, 1e-300, 1.0 - 1e-16)))
     choice = int(np.argmax(epsilon * s / (2.0 * delta) + gumbel))
     return grid[choice], {"grid": list(grid), "scores": s.tolist(), "score_sensitivity": delta}

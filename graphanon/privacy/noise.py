@@ -206,6 +206,12 @@ class NoiseBackend(Protocol):
         """``values`` + Cauchy(0, ``scale``) noise (smooth sensitivity)."""
         ...
 
+    def uniform(self, size: int) -> FloatArray:
+        """``size`` uniforms on ``(0, 1]``: the randomness of a mechanism's other random
+        choices (exponential-mechanism draws, Poisson sampling), from the same source as
+        the noise."""
+        ...
+
 
 def _as_counts(counts: Any, owner: str) -> IntArray:
     a = np.asarray(counts)
@@ -333,6 +339,10 @@ class OpenDPBackend:
         noise = _cauchy_from_uniform(secure_uniform(v.size), s).reshape(v.shape)
         return np.asarray(v + noise, dtype=np.float64)
 
+    def uniform(self, size: int) -> FloatArray:
+        """Uniforms on ``(0, 1]`` from the OS CSPRNG (:func:`secure_uniform`)."""
+        return secure_uniform(size)
+
     def __repr__(self) -> str:
         return "OpenDPBackend()"
 
@@ -412,6 +422,11 @@ class NumpyInsecureBackend:
         _warn_insecure()
         u = 1.0 - self.rng.random(size=v.size)  # (0, 1]
         return np.asarray(v + _cauchy_from_uniform(u, s).reshape(v.shape), dtype=np.float64)
+
+    def uniform(self, size: int) -> FloatArray:
+        """Uniforms on ``(0, 1]`` from the seeded generator (insecure)."""
+        _warn_insecure()
+        return np.asarray(1.0 - self.rng.random(size), dtype=np.float64)
 
     def __repr__(self) -> str:
         return f"NumpyInsecureBackend(rng={self.rng!r})"

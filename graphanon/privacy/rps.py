@@ -31,7 +31,7 @@ from ..dk.extract import DKDistribution
 from ..errors import InvalidParameterError
 from ..graph import Graph
 from ..metrics import emd_distance, ks_distance
-from .node_dp import _uniforms, theta_dk_release
+from .node_dp import theta_dk_release
 from .noise import NoiseBackend, get_backend
 from .release import Release
 
@@ -220,7 +220,7 @@ def rps_degree_sequence(
             below = cum[s] - cum[lo]
             above = cum[hi + 1] - cum[s]
             q = -np.abs(below - above) / (2.0 * (n + 1))
-            u = _uniforms(backend, s.size)
+            u = backend.uniform(s.size)
             gumbel = -np.log(-np.log(np.clip(u, 1e-300, 1.0 - 1e-16)))
             cut = int(s[np.argmax(eps_level * q + gumbel)])  # exp(ε_l q / (2 · 1/2))
             nxt.extend([(lo, cut - 1), (cut, hi)])
