@@ -114,6 +114,8 @@ class JobState:
     #: True when ``data`` is the output of the release (randomized response, a generated
     #: graph) rather than the private input or something derived from it without a release.
     released_data: bool = False
+    #: Folder of the job file: relative paths in step keys are resolved against it.
+    base: Path = field(default_factory=Path)
 
 
 @dataclass(frozen=True)
@@ -346,6 +348,56 @@ def _step_release_degrees(state: JobState, params: dict[str, Any]) -> None:
     mechanism_step(f"graphanon.privacy.rps:{funcs[method]}")(state, kwargs)
 
 
+def _step_release_personalized(state: JobState, params: dict[str, Any]) -> None:
+    """``release-personalized``: per-node ε from ``prefs`` (a ``node<TAB>epsilon`` file,
+    relative to the job file), ``prefs_attribute`` (a node property of the source) or
+    ``prefs_scheme = "thesis"``; ``default_epsilon`` for unlisted nodes; every other key is
+    a parameter of :func:`graphanon.privacy.personalized.release_personalized`."""
+    from .privacy import preferences as pp
+
+    kwargs = dict(params)
+    path = kwargs.pop("prefs", None)
+    scheme = kwargs.pop("prefs_scheme", None)
+    attribute = kwargs.pop("prefs_attribute", None)
+    default = kwargs.pop("default_epsilon", None)
+    if sum(x is not None for x in (path, scheme, attribute)) != 1:
+        raise InvalidParameterError(
+            "step 'release-personalized' needs exactly one of the keys 'prefs' (a file), "
+            "'prefs_attribute' (a node property) or 'prefs_scheme' (\"thesis\").")
+    if not isinstance(state.data, Graph):
+        raise InvalidParameterError("step 'release-personalized' needs a social graph source.")
+    if path is not None:
+        from .io.preferences import read_preferences
+
+        prefs = read_preferences(_resolve(state.base, str(path)), default=default)
+    elif attribute is not None:
+        prefs = pp.from_attribute(state.data, str(attribute), default=default)
+    elif scheme == "thesis":
+        prefs = pp.thesis_scheme(state.data.node_ids, rng=state.rng)
+    else:
+        raise InvalidParameterError(
+            f"The 'prefs_scheme' key of step 'release-personalized' must be 'thesis'. "
+            f"Got {scheme!r} instead.")
+
+    def release_personalized(G: Graph, **kw: Any) -> Any:
+        from .privacy.personalized import release_personalized as impl
+
+        return impl(G, prefs, **kw)
+
+    release_personalized.__signature__ = _personalized_signature()  # type: ignore[attr-defined]
+    mechanism_step(release_personalized)(state, kwargs)
+
+
+def _personalized_signature() -> Any:
+    """``release_personalized``'s signature without the ``prefs`` argument."""
+    import inspect
+
+    from .privacy.personalized import release_personalized
+
+    sig = inspect.signature(release_personalized)
+    return sig.replace(parameters=[p for n, p in sig.parameters.items() if n != "prefs"])
+
+
 def _step_generate(state: JobState, params: dict[str, Any]) -> None:
     """``generate``: a synthetic graph realizing the released 1K / 2K table (post-processing)."""
     from .dk.extract import DKDistribution
@@ -378,6 +430,7 @@ STEPS: dict[str, StepFn] = {
                                  defaults={"max_degree": None}),
     "release-dk-node": mechanism_step("graphanon.privacy.node_dp:theta_dk_release"),
     "release-degrees": _step_release_degrees,
+    "release-personalized": _step_release_personalized,
     "project": mechanism_step("graphanon.projection:project", rng="other"),
     "smooth-k": mechanism_step("graphanon.anonymity.smooth_k:smooth_k_anonymity",
                                rng="other"),
@@ -602,7 +655,7 @@ def run_job(
             rng = np.random.default_rng(seed)
             data = _read_source(cfg["source"], driver, Path(cfg["path"]).parent)
             _event("source_read", job=name, **_shape(data))
-            state = JobState(data=data, rng=rng, seed=seed)
+            state = JobState(data=data, rng=rng, seed=seed, base=Path(cfg["path"]).parent)
             state.report["seed"] = seed
             names = []
             for st in cfg["steps"]:

@@ -59,7 +59,8 @@ FILE_SINK = """
 
 def test_every_mechanism_is_registered() -> None:
     assert {"describe", "randomized-response", "release-dk", "release-dk-node",
-            "release-degrees", "project", "generate"} <= set(jobs.STEPS)
+            "release-degrees", "release-personalized", "project", "generate", "smooth-k",
+            "mondrian"} <= set(jobs.STEPS)
 
 
 def test_randomized_response_job(tmp_path: Path) -> None:
@@ -308,3 +309,33 @@ def test_k_anonymity_jobs_write_a_verified_release(tmp_path: Path, step: str) ->
     summaries = [v for v in rep["steps"].values() if isinstance(v, dict)]
     assert summaries and all("clusters" not in v for v in summaries)  # stays private
     assert all(v.get("k") == 8 for v in summaries)
+
+
+def test_personalized_job_reads_prefs_relative_to_the_job(tmp_path: Path, polbooks: Path) -> None:
+    G = read_graph(polbooks)
+    lines = "".join(f"{n}\t{0.05 if i % 2 else 1.0}\n" for i, n in enumerate(G.node_ids))
+    (tmp_path / "prefs.tsv").write_text(lines)
+    body = head('path = "g.txt"') + """
+        [[steps]]
+        name = "release-personalized"
+        prefs = "prefs.tsv"
+        d = 1
+        privacy = "edge"
+        method = "tp"
+        theta = 20
+        mu = 1.0
+        noise = "numpy-insecure"
+    """ + FILE_SINK
+    rep = run(tmp_path, body)
+    rel = rep["release"]
+    assert rel["neighbourhood"] == "personalized-edge" and rel["backend"] == "numpy-insecure"
+    assert rel["epsilon_summary"]["max"] == pytest.approx(1.0)
+    assert read_dk_table(tmp_path / "out" / "statistics.tsv").kind == "degree"
+    bad = head('path = "g.txt"') + """
+        [[steps]]
+        name = "release-personalized"
+        d = 1
+        privacy = "edge"
+        method = "min"
+    """ + FILE_SINK
+    run(tmp_path, bad, expect=2)
