@@ -62,13 +62,14 @@ def parse_cluster(spec: str) -> int:
 
 @contextlib.contextmanager
 def connect(*, scheduler: str | None = None, cluster: str | None = None,
-            processes: bool = True, timeout: float = 10.0,
+            processes: bool = True, timeout: float | None = None,
             memory_limit: str | None = None) -> Iterator[Any]:
     """A ``distributed.Client`` to ``scheduler`` (an address such as ``tcp://host:8786``) or
     to a new ``LocalCluster`` of ``N`` single-threaded workers for ``cluster="local:N"``.
 
     Raises :class:`SchedulerUnavailableError` when the scheduler cannot be reached within
-    ``timeout`` seconds.
+    ``timeout`` seconds (default: Dask's ``distributed.comm.timeouts.connect``, settable with
+    the environment variable ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT``).
     """
     if (scheduler is None) == (cluster is None):
         raise InvalidParameterError(
@@ -86,9 +87,17 @@ def connect(*, scheduler: str | None = None, cluster: str | None = None,
             lc.close()
         return
     address = str(scheduler)
+    if timeout is None:
+        import dask
+
+        timeout = _seconds(dask.config.get("distributed.comm.timeouts.connect"))
     try:
         client = distributed.Client(address, timeout=timeout)
-    except (OSError, TimeoutError, ValueError) as exc:
+    except ValueError as exc:
+        raise InvalidParameterError(
+            f"The '--scheduler' option must be a Dask scheduler address such as "
+            f"tcp://host:8786. Got {address!r} instead ({exc}).") from None
+    except (OSError, TimeoutError) as exc:
         raise SchedulerUnavailableError(
             f"cannot reach the Dask scheduler at {address!r} within {timeout:g} s: "
             f"{type(exc).__name__}: {exc}"
@@ -97,6 +106,12 @@ def connect(*, scheduler: str | None = None, cluster: str | None = None,
         yield client
     finally:
         client.close()
+
+
+def _seconds(value: Any) -> float:
+    from dask.utils import parse_timedelta
+
+    return float(parse_timedelta(value, default="seconds") or 30.0)
 
 
 def n_workers(client: Any) -> int:
