@@ -78,7 +78,7 @@ def connect(*, scheduler: str | None = None, cluster: str | None = None,
     if cluster is not None:
         n = parse_cluster(cluster)
         lc = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=processes,
-                                      dashboard_address=None,
+                                      dashboard_address=":0",
                                       memory_limit=memory_limit or "auto")
         try:
             with distributed.Client(lc) as client:
