@@ -13,7 +13,7 @@ from ._common import echo, progress_bar, write_json
 __all__ = ["dk_on_cluster", "smooth_k_on_cluster"]
 
 
-def _target(scheduler: str | None, cluster: str | None) -> dict[str, str | None]:
+def _target(scheduler: str | None, cluster: str | None) -> dict[str, Any]:
     if scheduler and cluster:
         raise InvalidParameterError("Give either --scheduler or --cluster, not both.")
     return {"scheduler": scheduler, "cluster": cluster}

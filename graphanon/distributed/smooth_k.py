@@ -291,7 +291,7 @@ def _anonymize(slices: list[dict[str, Any]], starts: list[int], seeds: list[int]
         "size_counts": {int(v): int(c) for v, c in zip(vals, counts, strict=True)}}}
 
 
-def _stats(res: dict[str, Any]) -> dict[str, Any]:
+def _stats(res: dict[str, Any]) -> Any:
     return res["stats"]
 
 
