@@ -4,6 +4,14 @@ For each user, ``n_hashes`` independent MinHash values over its feature set; use
 lexicographically by them (shingle sorting, Chierichetti et al. 2009) so that users with
 similar feature sets are close in the sequence, and the sequence is cut into consecutive
 chunks that are anonymized independently.
+
+The pieces (hash parameters, signatures of a block of rows, the order, the chunk bounds and
+the per-chunk seeds) are separate functions so that the distributed engine
+(:mod:`graphanon.distributed`) computes them per partition and reproduces the single-machine
+sharded run exactly: the random draws happen in the same order on the same generator
+(``a``, ``b`` of the hashes, then one seed per chunk), signatures depend only on a user's row
+in global feature indices, and ties in the order are broken by the user index (the sorted
+user id).
 """
 
 from __future__ import annotations
@@ -16,9 +24,46 @@ from .._validation import check_int
 from ..errors import InfeasibleError
 from ..graph import BipartiteGraph
 
-__all__ = ["lsh_shards", "minhash_signatures"]
+__all__ = [
+    "child_seed",
+    "chunk_bounds",
+    "chunk_seeds",
+    "lsh_shards",
+    "minhash_params",
+    "minhash_rows",
+    "minhash_signatures",
+    "signature_order",
+]
 
 _P = np.uint64((1 << 61) - 1)  # Mersenne prime for the universal hash
+_EMPTY = np.iinfo(np.uint64).max
+
+
+def minhash_params(n_hashes: int, rng: np.random.Generator
+                   ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """The ``a_t, b_t`` of ``h_t(f) = (a_t·f + b_t) mod p`` (two draws from ``rng``)."""
+    a = rng.integers(1, 2**31 - 1, size=n_hashes).astype(np.uint64)
+    b = rng.integers(0, 2**31 - 1, size=n_hashes).astype(np.uint64)
+    return a, b
+
+
+def minhash_rows(indptr: Any, indices: Any, a: np.ndarray[Any, Any], b: np.ndarray[Any, Any]
+                 ) -> np.ndarray[Any, Any]:
+    """``(n_rows, n_hashes)`` MinHash values of the rows of a CSR block whose ``indices`` are
+    global feature indices; a row without features gets the largest value."""
+    indptr = np.asarray(indptr, dtype=np.int64)
+    n = indptr.size - 1
+    deg = np.diff(indptr)
+    nonempty = deg > 0
+    starts = indptr[:-1][nonempty]
+    f = np.asarray(indices, dtype=np.uint64)
+    sig = np.full((n, a.size), _EMPTY, dtype=np.uint64)
+    for t in range(a.size):
+        # a < 2^31 and f < 2^32 keep a·f + b below 2^63: no overflow before the modulus
+        h = (a[t] * f + b[t]) % _P
+        if starts.size:
+            sig[nonempty, t] = np.minimum.reduceat(h, starts)
+    return sig
 
 
 def minhash_signatures(B: BipartiteGraph, *, n_hashes: int, rng: np.random.Generator
@@ -27,20 +72,36 @@ def minhash_signatures(B: BipartiteGraph, *, n_hashes: int, rng: np.random.Gener
     ``h_t(f) = (a_t·f + b_t) mod p`` on the feature index (a fresh random ``a_t, b_t``).
     A user without features gets the largest value (all such users sort together)."""
     n_hashes = check_int(n_hashes, "n_hashes", "minhash_signatures", low=1, high=64)
-    n = B.n_users
-    deg = np.diff(np.asarray(B.indptr, dtype=np.int64))
-    nonempty = deg > 0
-    starts = np.asarray(B.indptr[:-1], dtype=np.int64)[nonempty]
-    f = np.asarray(B.indices, dtype=np.uint64)
-    sig = np.full((n, n_hashes), np.iinfo(np.uint64).max, dtype=np.uint64)
-    a = rng.integers(1, 2**31 - 1, size=n_hashes).astype(np.uint64)
-    b = rng.integers(0, 2**31 - 1, size=n_hashes).astype(np.uint64)
-    for t in range(n_hashes):
-        # a < 2^31 and f < 2^32 keep a·f + b below 2^63: no overflow before the modulus
-        h = (a[t] * f + b[t]) % _P
-        if starts.size:
-            sig[nonempty, t] = np.minimum.reduceat(h, starts)
-    return sig
+    a, b = minhash_params(n_hashes, rng)
+    return minhash_rows(B.indptr, B.indices, a, b)
+
+
+def signature_order(sig: np.ndarray[Any, Any], tiebreak: Any = None) -> np.ndarray[Any, Any]:
+    """Positions sorted lexicographically by the signature (first hash is the primary key),
+    ties broken by ``tiebreak`` (default: the row position, i.e. the user index)."""
+    keys = list(sig.T[::-1])
+    if tiebreak is not None:
+        keys.insert(0, np.asarray(tiebreak))
+    return np.lexsort(keys) if keys else np.arange(sig.shape[0])
+
+
+def chunk_bounds(n_users: int, shard_size: int) -> np.ndarray[Any, Any]:
+    """Start positions of the chunks in the sorted order, plus ``n_users``: chunks of
+    ``shard_size``, the remainder added to the last one."""
+    n_chunks = max(1, n_users // shard_size)
+    bounds = np.arange(n_chunks + 1, dtype=np.int64) * shard_size
+    bounds[-1] = n_users
+    return bounds
+
+
+def chunk_seeds(rng: np.random.Generator, n_chunks: int) -> np.ndarray[Any, Any]:
+    """One seed per chunk for its facility-location runs (one draw from ``rng``)."""
+    return rng.integers(0, 2**63 - 1, size=n_chunks)
+
+
+def child_seed(rng: np.random.Generator) -> int:
+    """The seed of an unsharded run (one draw from ``rng``)."""
+    return int(rng.integers(0, 2**63 - 1))
 
 
 def lsh_shards(B: BipartiteGraph, *, shard_size: int, n_hashes: int = 4,
@@ -56,7 +117,6 @@ def lsh_shards(B: BipartiteGraph, *, shard_size: int, n_hashes: int = 4,
     if n == 0:
         raise InfeasibleError("cannot shard a graph without users.")
     sig = minhash_signatures(B, n_hashes=n_hashes, rng=rng)
-    order = np.lexsort(sig.T[::-1])  # first hash is the primary key
-    n_chunks = max(1, n // shard_size)
-    bounds = [i * shard_size for i in range(n_chunks)] + [n]
-    return [order[bounds[i]:bounds[i + 1]] for i in range(n_chunks)]
+    order = signature_order(sig)
+    bounds = chunk_bounds(n, shard_size)
+    return [order[bounds[i]:bounds[i + 1]] for i in range(bounds.size - 1)]

@@ -25,9 +25,11 @@ from ..errors import InfeasibleError, InvalidParameterError
 from ..graph import BipartiteGraph
 from ..metrics import edge_set_metrics
 from . import _kernels as K
+from .lsh import child_seed, chunk_seeds
 
 __all__ = [
     "SmoothKResult",
+    "cluster_chunk",
     "cluster_users",
     "release_clusters",
     "smooth_k_anonymity",
@@ -216,7 +218,7 @@ def _smooth_k_impl(B: BipartiteGraph, *, k: int, rng: np.random.Generator, alpha
     if shard_size is None or shard_size >= B.n_users:
         clusters, cost, tm = _cluster_impl(B.indptr, B.indices, k=k, alpha=alpha,
                                            restarts=restarts, postprocess=postprocess,
-                                           search=search, seed=_child_seed(rng),
+                                           search=search, seed=child_seed(rng),
                                            progress=progress)
         timings.update(tm)
     else:
@@ -317,10 +319,6 @@ def release_clusters(
 
 
 # ---------------------------------------------------------------------- clustering
-def _child_seed(rng: np.random.Generator) -> int:
-    return int(rng.integers(0, 2**63 - 1))
-
-
 def _points(indptr: np.ndarray[Any, Any], indices: np.ndarray[Any, Any], search: str
             ) -> tuple[Any, ...]:
     """Distinct rows as weighted points, in the chosen representation."""
@@ -411,18 +409,29 @@ def _cluster_impl(indptr: np.ndarray[Any, Any], indices: np.ndarray[Any, Any], *
     return labels.ravel()[inverse].astype(np.int64), float(best_cost), tm
 
 
-def _cluster_shard_task(args: tuple[Any, ...]) -> tuple[np.ndarray[Any, Any], float]:
-    indptr, indices, k, alpha, restarts, postprocess, search, seed = args
+def cluster_chunk(indptr: Any, indices: Any, *, k: int, alpha: float, restarts: int,
+                  postprocess: str, search: str, seed: int
+                  ) -> tuple[np.ndarray[Any, Any], float]:
+    """The chunk anonymizer of the sharded run: cluster the rows of one CSR chunk (feature
+    indices global, rows in shard order) with the chunk's seed; returns (cluster per row
+    ``0..C−1``, facility cost). Parameters are those of :func:`smooth_k_anonymity`, already
+    validated. The distributed engine calls it on the same chunks."""
     labels, cost, _ = _cluster_impl(indptr, indices, k=k, alpha=alpha, restarts=restarts,
                                     postprocess=postprocess, search=search, seed=seed)
     return labels, cost
+
+
+def _cluster_shard_task(args: tuple[Any, ...]) -> tuple[np.ndarray[Any, Any], float]:
+    indptr, indices, k, alpha, restarts, postprocess, search, seed = args
+    return cluster_chunk(indptr, indices, k=k, alpha=alpha, restarts=restarts,
+                         postprocess=postprocess, search=search, seed=seed)
 
 
 def _cluster_shards(B: BipartiteGraph, shards: list[np.ndarray[Any, Any]], *, k: int,
                     alpha: float, restarts: int, postprocess: str, search: str,
                     rng: np.random.Generator, n_jobs: int, progress: ProgressFn
                     ) -> tuple[np.ndarray[Any, Any], float]:
-    seeds = rng.integers(0, 2**63 - 1, size=len(shards))
+    seeds = chunk_seeds(rng, len(shards))
     indptr = np.asarray(B.indptr, dtype=np.int64)
     indices = B.indices
 

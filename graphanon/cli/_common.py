@@ -19,6 +19,7 @@ from ..io._atomic import atomic_write_text
 from ..report import to_jsonable
 
 __all__ = [
+    "distributed_options",
     "echo",
     "load_bipartite",
     "load_graph",
@@ -131,3 +132,15 @@ def progress_bar() -> Iterator[ProgressFn]:
             bar.update(tasks[task], completed=done, total=total)
 
         yield update
+
+
+def distributed_options(f: Any) -> Any:
+    """``--scheduler ADDRESS`` / ``--cluster local:N``: run the command on a Dask cluster
+    (optional extra ``graphanon[distributed]``; Dask is imported only when one is given)."""
+    f = click.option("--cluster", default=None, metavar="local:N",
+                     help="Run on a new local Dask cluster of N worker processes "
+                          "(needs graphanon[distributed]).")(f)
+    f = click.option("--scheduler", default=None, metavar="ADDRESS",
+                     help="Run on the Dask cluster at ADDRESS (e.g. tcp://host:8786); INPUT "
+                          "and the outputs must be on storage the workers share.")(f)
+    return f

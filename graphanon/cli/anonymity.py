@@ -8,7 +8,14 @@ from typing import Any
 import click
 
 from ..errors import GraphAnonError, InvalidParameterError
-from ._common import echo, load_bipartite, make_rng, progress_bar, write_json
+from ._common import (
+    distributed_options,
+    echo,
+    load_bipartite,
+    make_rng,
+    progress_bar,
+    write_json,
+)
 
 __all__ = ["COMMANDS"]
 
@@ -49,7 +56,7 @@ def _write_release(B: Any, out: str, report: str, payload: dict[str, Any],
 
 
 @click.command("smooth-k")
-@click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False))
+@click.argument("input_path", metavar="INPUT", type=click.Path())
 @click.option("--k", "k", type=int, required=True, help="Anonymity level (≥ 2).")
 @click.option("--variant", type=click.Choice(["smooth", "suppress"]), default="smooth",
               show_default=True,
@@ -66,15 +73,18 @@ def _write_release(B: Any, out: str, report: str, payload: dict[str, Any],
 @click.option("--jobs", "n_jobs", type=int, default=1, show_default=True,
               help="Processes for the shards.")
 @click.option("--seed", type=int, default=None, help="Random seed (recorded in the report).")
-@click.option("--out", required=True, type=click.Path(dir_okay=False),
-              help="Output user<TAB>feature list.")
+@click.option("--out", required=True, type=click.Path(),
+              help="Output user<TAB>feature list (a folder of Parquet parts with --scheduler "
+                   "or --cluster).")
 @click.option("--report", "report_path", required=True, type=click.Path(dir_okay=False),
               help="JSON report.")
-@click.option("--clusters", "clusters_path", type=click.Path(dir_okay=False), default=None,
+@click.option("--clusters", "clusters_path", type=click.Path(), default=None,
               help="Also write the PRIVATE user<TAB>cluster assignment here.")
+@distributed_options
 def smooth_k(input_path: str, k: int, variant: str, postprocess: str, alpha: float,
              restarts: int, shard_size: int | None, n_jobs: int, seed: int | None, out: str,
-             report_path: str, clusters_path: str | None) -> None:
+             report_path: str, clusters_path: str | None, scheduler: str | None,
+             cluster: str | None) -> None:
     """Smooth-k-anonymize the user<TAB>feature list INPUT.
 
     Every released feature set is shared by at least K users, and in each class a feature
@@ -86,6 +96,14 @@ def smooth_k(input_path: str, k: int, variant: str, postprocess: str, alpha: flo
     if k < 2:
         raise InvalidParameterError(f"The '--k' option must be an int ≥ 2. Got {k} instead.")
     rng, seed = make_rng(seed)
+    if scheduler or cluster:
+        from ._distributed import smooth_k_on_cluster
+
+        smooth_k_on_cluster(input_path, k=k, rng=rng, seed=seed, alpha=alpha, restarts=restarts,
+                            variant=variant, postprocess=postprocess, shard_size=shard_size,
+                            out=out, report_path=report_path, clusters_path=clusters_path,
+                            scheduler=scheduler, cluster=cluster)
+        return
     B = load_bipartite(input_path)
     with progress_bar() as progress:
         res = smooth_k_anonymity(B, k=k, rng=rng, alpha=alpha, restarts=restarts,

@@ -11,6 +11,7 @@ import click
 from ..errors import InvalidParameterError
 from ._common import (
     FORMAT_CHOICE,
+    distributed_options,
     echo,
     load_graph,
     make_rng,
@@ -28,19 +29,30 @@ def _echo_warnings(caught: list[warnings.WarningMessage]) -> None:
 
 
 @click.command("dk")
-@click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False))
+@click.argument("input_path", metavar="INPUT", type=click.Path())
 @click.option("--d", "d", type=click.IntRange(1, 3), required=True,
               help="1 degree histogram, 2 joint degrees, 3 wedges and triangles.")
 @click.option("--out", "out", type=click.Path(dir_okay=False), required=True,
               help="Output TSV: one row per degree tuple, degree columns then count.")
 @click.option("--format", "fmt", type=FORMAT_CHOICE, help="Graph format (default: extension).")
-def dk(input_path: str, d: int, out: str, fmt: str | None) -> None:
-    """Extract the exact dK distribution of INPUT (no privacy: the true statistic)."""
-    from ..dk import dk_distribution
+@distributed_options
+def dk(input_path: str, d: int, out: str, fmt: str | None, scheduler: str | None,
+       cluster: str | None) -> None:
+    """Extract the exact dK distribution of INPUT (no privacy: the true statistic).
+
+    With --scheduler or --cluster, INPUT is a folder of Parquet parts (source, target) and
+    1K / 2K are computed on the Dask cluster.
+    """
     from ..io.dk_tables import write_dk_table
 
-    G = load_graph(input_path, fmt)
-    dist = dk_distribution(G, d)
+    if scheduler or cluster:
+        from ._distributed import dk_on_cluster
+
+        dist = dk_on_cluster(input_path, d, scheduler=scheduler, cluster=cluster)
+    else:
+        from ..dk import dk_distribution
+
+        dist = dk_distribution(load_graph(input_path, fmt), d)
     write_dk_table(dist, out)
     echo(f"{out}: {dist.n_tuples} distinct {d}K tuples ({dist.seconds:.3f} s)")
 

@@ -1,0 +1,57 @@
+"""Glue from the ``smooth-k`` / ``dk`` commands to :mod:`graphanon.distributed` (imported only
+when ``--scheduler`` or ``--cluster`` is given)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidParameterError
+from ._common import echo, progress_bar, write_json
+
+__all__ = ["dk_on_cluster", "smooth_k_on_cluster"]
+
+
+def _target(scheduler: str | None, cluster: str | None) -> dict[str, Any]:
+    if scheduler and cluster:
+        raise InvalidParameterError("Give either --scheduler or --cluster, not both.")
+    return {"scheduler": scheduler, "cluster": cluster}
+
+
+def smooth_k_on_cluster(input_path: str, *, k: int, rng: np.random.Generator, seed: int,
+                        alpha: float, restarts: int, variant: str, postprocess: str,
+                        shard_size: int | None, out: str, report_path: str,
+                        clusters_path: str | None, scheduler: str | None,
+                        cluster: str | None) -> None:
+    from ..distributed import connect, list_parts, smooth_k_distributed
+
+    target = _target(scheduler, cluster)
+    list_parts(input_path)  # a bad input fails before any cluster is started
+    with connect(**target) as client, progress_bar() as progress:
+        res = smooth_k_distributed(input_path, out, k=k, rng=rng, client=client, alpha=alpha,
+                                   restarts=restarts, variant=variant,
+                                   postprocess=postprocess, shard_size=shard_size,
+                                   clusters_out=clusters_path, progress=progress)
+    payload: dict[str, Any] = {
+        "input": input_path, "seed": seed, **target, **res.summary(),
+        "verify_smooth_k": {"ok": True, "checked": "per chunk on the workers"}}
+    write_json(report_path, payload)
+    echo(f"smooth-k ({variant}) k={k} on {res.n_workers} Dask workers: jaccard "
+         f"{res.jaccard:.4f}, suppressed {res.suppressed:.4f}, created {res.created:.4f}, "
+         f"{res.n_clusters} clusters (min size {res.min_cluster_size}) in "
+         f"{res.seconds['total']:.2f} s -> {out}/ ({len(res.parts)} parts)")
+
+
+def dk_on_cluster(input_path: str, d: int, *, scheduler: str | None,
+                  cluster: str | None) -> Any:
+    from ..distributed import connect, dk_distributed, list_parts
+
+    target = _target(scheduler, cluster)
+    if d == 3:
+        raise InvalidParameterError(
+            "The '--d' option must be 1 or 2 with --scheduler / --cluster: 3K is only "
+            "extracted in memory.")
+    list_parts(input_path)
+    with connect(**target) as client:
+        return dk_distributed(input_path, d, client=client)
