@@ -439,6 +439,24 @@ STEPS: dict[str, StepFn] = {
 }
 
 
+def _is_distributed(st: Any) -> bool:
+    """A step table naming ``scheduler`` or ``cluster`` runs on Dask (graphanon.distributed)."""
+    return isinstance(st, dict) and ("scheduler" in st or "cluster" in st)
+
+
+def _run_distributed(state: JobState, name: str, params: dict[str, Any]) -> None:
+    """Run a distributed step: it reads and writes partitioned Parquet folders itself
+    (``input``, ``out``, ``clusters_out``, relative to the job file) and leaves the job's
+    data unchanged; its summary goes into the job report."""
+    from .distributed.steps import run_distributed_step
+
+    p = dict(params)
+    for key in ("input", "out", "clusters_out"):
+        if isinstance(p.get(key), str):
+            p[key] = str(_resolve(state.base, p[key]))
+    state.report[f"{name} (distributed)"] = run_distributed_step(name, p, seed=state.seed)
+
+
 def register_step(name: str, step: StepFn) -> None:
     """Register ``step`` under ``name`` (an existing name is replaced)."""
     if not isinstance(name, str) or not name:
@@ -499,12 +517,24 @@ def load_job(path: str | os.PathLike[str]) -> dict[str, Any]:
         if job.get("budget_neighbourhood", "edge") not in ("edge", "node"):
             raise InvalidParameterError(
                 f"job file {str(p)!r}: [job] budget_neighbourhood must be 'edge' or 'node'.")
-    source = _table(cfg, "source", p)
-    _check_source(source, p)
     steps = cfg.get("steps", [])
     if not isinstance(steps, list):
         raise InvalidParameterError(f"job file {str(p)!r}: use [[steps]] tables.")
+    distributed_only = bool(steps) and all(_is_distributed(st) for st in steps)
+    source: dict[str, Any] | None = None
+    if not (distributed_only and "source" not in cfg):
+        source = _table(cfg, "source", p)
+        _check_source(source, p)
     for i, st in enumerate(steps):
+        if _is_distributed(st):
+            from .distributed.steps import DISTRIBUTED_STEPS
+
+            if st.get("name") not in DISTRIBUTED_STEPS:
+                raise InvalidParameterError(
+                    f"job file {str(p)!r}: step {i + 1} ({st.get('name')!r}) names a "
+                    f"scheduler or cluster; only {', '.join(DISTRIBUTED_STEPS)} run "
+                    "distributed.")
+            continue
         if not isinstance(st, dict) or st.get("name") not in STEPS:
             raise InvalidParameterError(
                 f"job file {str(p)!r}: step {i + 1} has unknown name "
@@ -516,7 +546,7 @@ def load_job(path: str | os.PathLike[str]) -> dict[str, Any]:
                 f"{st['noise']!r}; use 'opendp' (secure, the default) or 'numpy-insecure'."
             )
     sinks = cfg.get("sinks", [])
-    if not isinstance(sinks, list) or not sinks:
+    if not isinstance(sinks, list) or (not sinks and not distributed_only):
         raise InvalidParameterError(f"job file {str(p)!r}: needs at least one [[sinks]] table.")
     for i, sk in enumerate(sinks):
         _check_sink(sk, i, p)
@@ -653,9 +683,13 @@ def run_job(
             seed = job.get("seed")
             seed = secrets.randbits(63) if seed is None else seed
             rng = np.random.default_rng(seed)
-            data = _read_source(cfg["source"], driver, Path(cfg["path"]).parent)
-            _event("source_read", job=name, **_shape(data))
-            state = JobState(data=data, rng=rng, seed=seed, base=Path(cfg["path"]).parent)
+            base = Path(cfg["path"]).parent
+            if cfg["source"] is None:  # every step reads its own partitioned input
+                data: Graph | BipartiteGraph = Graph.from_edges([], [], n_nodes=0)
+            else:
+                data = _read_source(cfg["source"], driver, base)
+                _event("source_read", job=name, **_shape(data))
+            state = JobState(data=data, rng=rng, seed=seed, base=base)
             state.report["seed"] = seed
             names = []
             for st in cfg["steps"]:
@@ -663,7 +697,10 @@ def run_job(
                 t = time.perf_counter()
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always")
-                    STEPS[st["name"]](state, params)
+                    if _is_distributed(st):
+                        _run_distributed(state, st["name"], params)
+                    else:
+                        STEPS[st["name"]](state, params)
                 for w in caught:
                     _event("step_warning", job=name, step=st["name"], warning=str(w.message),
                            category=w.category.__name__)

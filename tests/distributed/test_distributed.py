@@ -283,3 +283,35 @@ def test_cli_local_cluster_processes(tmp_path):
     assert main(["dk", str(edges), "--d", "1", "--out", str(tmp_path / "b.tsv"),
                  "--cluster", "local:2"]) == 0
     assert (tmp_path / "a.tsv").read_text() == (tmp_path / "b.tsv").read_text()
+
+
+def test_job_file_with_distributed_steps(cluster, adult_parts, tmp_path):
+    """A job whose steps name a scheduler needs no [source] or sinks: each step reads and
+    writes its own Parquet folders (relative to the job file)."""
+    import shutil
+    import textwrap
+
+    B, folder = adult_parts
+    shutil.copytree(folder, tmp_path / "users")
+    address = cluster[0].scheduler_address
+    job = tmp_path / "job.toml"
+    job.write_text(textwrap.dedent(f"""
+        [job]
+        name = "scale"
+        seed = 4
+
+        [[steps]]
+        name = "smooth-k"
+        input = "users"
+        out = "release"
+        k = 5
+        shard_size = 500
+        restarts = 1
+        scheduler = "{address}"
+    """))
+    assert main(["-q", "run", str(job)]) == 0
+    ref = smooth_k_anonymity(B, k=5, rng=np.random.default_rng(4), restarts=1, shard_size=500,
+                             progress=QUIET)
+    assert _pairs(tmp_path / "release", "user", "feature") == _ref_pairs(ref)
+    job.write_text(job.read_text().replace('name = "smooth-k"', 'name = "mondrian"'))
+    assert main(["-q", "run", str(job)]) == 2
