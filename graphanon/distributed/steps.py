@@ -1,6 +1,6 @@
 """Job-file entry point for distributed steps.
 
-Proposed job keys (for ``graphanon run JOB.toml``; the job runner dispatches a step whose
+Job keys (for ``graphanon run JOB.toml``; the job runner dispatches a step whose
 table has ``scheduler`` or ``cluster`` here)::
 
     [[steps]]
