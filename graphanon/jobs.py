@@ -33,7 +33,7 @@ A job names its **source** (a file — the embedded default — or Neo4j), a lis
     path = "out/{release_id}"           # writes data, statistics and report.json there
     [[sinks]]
     type = "neo4j"
-    dataset = "interests"               # ledger key; default: the source fingerprint
+    dataset = "interests"               # ledger key: a stable name (required for DP releases)
 
 Steps live in :data:`STEPS` (name -> ``step(state, params) -> None``): ``describe``,
 ``randomized-response``, ``release-dk``, ``release-dk-node``, ``release-degrees``,
@@ -514,6 +514,11 @@ def load_job(path: str | os.PathLike[str]) -> dict[str, Any]:
             raise InvalidParameterError(
                 f"job file {str(p)!r}: [job] ledger needs a path and budget = the dataset's "
                 "total ε (> 0).")
+        if not isinstance(job.get("dataset"), str) or not job["dataset"]:
+            raise InvalidParameterError(
+                f"job file {str(p)!r}: [job] ledger needs dataset = a stable name of the "
+                "source data (the budget is kept per name; a content hash would reset it "
+                "whenever the data changes).")
         if job.get("budget_neighbourhood", "edge") not in ("edge", "node"):
             raise InvalidParameterError(
                 f"job file {str(p)!r}: [job] budget_neighbourhood must be 'edge' or 'node'.")
@@ -743,7 +748,7 @@ def _charge_ledger(job: Mapping[str, Any], release: Any, base: Path) -> None:
     nb = job.get("budget_neighbourhood", "edge")
     if charge_epsilon(release, nb) is None:
         return
-    acc = Accountant(float(job["budget"]), dataset=release.source_fingerprint,
+    acc = Accountant(float(job["budget"]), dataset=job["dataset"],
                      neighbourhood=nb, ledger=_resolve(base, job["ledger"]))
     entry = acc.spend(release)
     _event("ledger_charged", job=job["name"], epsilon=entry.epsilon, spent=acc.spent,

@@ -16,3 +16,9 @@ def shared_datasets() -> Path:
     if not SHARED.exists():
         pytest.skip(f"shared datasets not found at {SHARED}")
     return SHARED
+
+
+@pytest.fixture(autouse=True)
+def _fingerprint_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests use a fixed operator key, so no key file is created in the home folder."""
+    monkeypatch.setenv("GRAPHANON_FINGERPRINT_KEY", "test-operator-key")

@@ -224,7 +224,8 @@ def test_one_release_per_job(tmp_path: Path, polbooks: Path,
 
 def test_json_ledger_refuses_over_budget_exit_3(tmp_path: Path, polbooks: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
-    body = head('path = "g.txt"', extra='ledger = "ledger.json"\n        budget = 1.5') + """
+    body = head('path = "g.txt"', extra='ledger = "ledger.json"\n        budget = 1.5\n'
+                '        dataset = "polbooks"') + """
         [[steps]]
         name = "release-dk-node"
         d = 1
@@ -233,7 +234,7 @@ def test_json_ledger_refuses_over_budget_exit_3(tmp_path: Path, polbooks: Path,
     """ + FILE_SINK
     run(tmp_path, body)
     ledger = json.loads((tmp_path / "ledger.json").read_text())
-    (entry,) = next(iter(ledger["datasets"].values()))["entries"]
+    (entry,) = ledger["datasets"]["polbooks"]["entries"]
     assert entry["epsilon"] == 1.0 and entry["neighbourhood"] == "node"
     (tmp_path / "out" / "statistics.tsv").unlink()
     run(tmp_path, body, expect=3)  # 1.0 + 1.0 > 1.5
@@ -246,6 +247,19 @@ def test_json_ledger_refuses_over_budget_exit_3(tmp_path: Path, polbooks: Path,
     (tmp_path / "ledger.json").unlink()
     run(tmp_path, node_budget, expect=2)
     assert "node-DP budget" in capsys.readouterr().err
+    # the budget is per dataset name: a changed input (one more edge) does not reset it
+    (tmp_path / "ledger.json").unlink(missing_ok=True)
+    run(tmp_path, body)
+    G = read_graph(polbooks)
+    u, v = G.edges()
+    missing = next((a, b) for a in range(G.n_nodes) for b in range(a + 1, G.n_nodes)
+                   if not G.has_edge(a, b))
+    write_graph(G.with_edges(np.append(u, missing[0]), np.append(v, missing[1])), polbooks)
+    (tmp_path / "out" / "statistics.tsv").unlink()
+    run(tmp_path, body, expect=3)
+    no_name = body.replace('dataset = "polbooks"', "")
+    run(tmp_path, no_name, expect=2)
+    assert "stable name" in capsys.readouterr().err
 
 
 def test_neo4j_sink_of_a_dp_release(tmp_path: Path, polbooks: Path,

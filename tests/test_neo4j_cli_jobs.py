@@ -94,7 +94,10 @@ def test_write_release_releases_and_drop(fake: FakeDriver, tmp_path: Path,
     rep = _report(tmp_path, RELEASE)
     assert main(["-q", "neo4j", "budget", "fp-source", "--epsilon-total", "1"]) == 0
     assert main(["neo4j", "write-release", "--release-id", "rel-1", "--graph", str(g),
-                 "--report", str(rep)]) == 0
+                 "--report", str(rep)]) == 2  # a DP release needs its dataset name
+    assert "stable name" in capsys.readouterr().err
+    assert main(["neo4j", "write-release", "--release-id", "rel-1", "--graph", str(g),
+                 "--report", str(rep), "--dataset", "fp-source"]) == 0
     assert "release rel-1 complete" in capsys.readouterr().out
     assert fake.db.records["rel-1"]["status"] == "complete"
     assert main(["neo4j", "releases", "--json"]) == 0
@@ -106,7 +109,7 @@ def test_write_release_releases_and_drop(fake: FakeDriver, tmp_path: Path,
     # a second, different release exceeds the budget: exit 3, nothing written
     rep2 = _report(tmp_path, other(epsilon=0.75))
     assert main(["neo4j", "write-release", "--release-id", "rel-2", "--graph", str(g),
-                 "--report", str(rep2)]) == 3
+                 "--report", str(rep2), "--dataset", "fp-source"]) == 3
     assert "rel-2" not in fake.db.records
     assert main(["-q", "neo4j", "drop-release", "rel-1"]) == 0
     assert main(["-q", "neo4j", "drop-release", "rel-1"]) == 2

@@ -139,7 +139,8 @@ def test_social_round_trip_and_idempotent_rerun(server, prefix) -> None:
     rid = "it-" + uuid.uuid4().hex
     try:
         for _ in range(2):  # the second run replaces the first, no double charge
-            s = sink.write_release(rec, release_id=rid, graph=G, keep_ids=True)
+            s = sink.write_release(rec, dataset=rec.source_fingerprint,
+                                   release_id=rid, graph=G, keep_ids=True)
             assert s.status == "complete"
             back = read_release_graph(server, rid)
             assert edge_set(back) == edge_set(G)
@@ -155,7 +156,8 @@ def test_social_round_trip_and_idempotent_rerun(server, prefix) -> None:
         # budget refusal
         with pytest.raises(PrivacyBudgetExceeded):
             sink.write_release(release(source_fingerprint=rec.source_fingerprint,
-                                       epsilon=0.75), release_id=rid + "-2", graph=G)
+                                       epsilon=0.75), release_id=rid + "-2", graph=G,
+                               dataset=rec.source_fingerprint)
     finally:
         sink.drop_release(rid)
     assert not [r for r in sink.releases()[0] if r["release_id"] == rid]
@@ -177,7 +179,8 @@ def test_bipartite_round_trip_and_statistics(server, prefix) -> None:
     rid = "it-" + uuid.uuid4().hex
     rec = release(neighbourhood="k-anonymity", epsilon=None)
     try:
-        sink.write_release(rec, release_id=rid, bipartite=B, keep_ids=True)
+        sink.write_release(rec, dataset=rec.source_fingerprint,
+                           release_id=rid, bipartite=B, keep_ids=True)
         back = Neo4jSource(driver, database=db).read_query_graph(
             "MATCH (u:AnonUser {release_id: $rid})-[:ANON_HAS_FEATURE]->(f:AnonFeature) "
             "RETURN u.uid, f.uid", {"rid": rid}, bipartite=True)
@@ -186,7 +189,8 @@ def test_bipartite_round_trip_and_statistics(server, prefix) -> None:
                                                                           strict=True)}
         assert pairs == {("a", "x"), ("a", "y"), ("b", "y")}
         table = DKDistribution("degree", np.array([[0], [1], [2]]), np.array([1.0, 1.5, 1.0]))
-        sink.write_release(rec, release_id=rid + "-s", statistics=table)
+        sink.write_release(rec, dataset=rec.source_fingerprint,
+                           release_id=rid + "-s", statistics=table)
         with driver.session(database=db) as s:
             rows = s.run("MATCH (:AnonRelease {release_id: $rid})-[:HAS_STATISTIC]->(d) "
                          "RETURN d.degree AS degree, d.count AS count ORDER BY degree",
@@ -225,7 +229,7 @@ def test_one_million_relationships_read_and_write(server, prefix) -> None:
     rec = release(neighbourhood="k-anonymity", epsilon=None)
     try:
         t0 = time.perf_counter()
-        s = sink.write_release(rec, release_id=rid, graph=G)
+        s = sink.write_release(rec, dataset=rec.source_fingerprint, release_id=rid, graph=G)
         t_write = time.perf_counter() - t0
         assert s.n_relationships == G.n_edges
     finally:

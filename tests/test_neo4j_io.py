@@ -185,7 +185,8 @@ def sink_with_budget(db: FakeDB | None = None, total: float = 1.0, **kw) -> Neo4
 def test_write_graph_release_exact_statements_and_batches() -> None:
     sink = sink_with_budget(batch_size=4)
     drv = sink.driver
-    summary = sink.write_release(RELEASE, release_id="r1", graph=ring(10), keep_ids=True)
+    summary = sink.write_release(RELEASE, dataset="fp-source",
+                                 release_id="r1", graph=ring(10), keep_ids=True)
     assert summary.status == "complete" and summary.n_nodes == 10
     assert summary.n_relationships == 10 and summary.epsilon_charged == 0.5
     names = [c.name for c in drv.calls if not c.name.startswith("schema_")]
@@ -221,7 +222,7 @@ def test_write_graph_release_exact_statements_and_batches() -> None:
 
 def test_pseudonymized_ids_by_default() -> None:
     sink = sink_with_budget()
-    sink.write_release(RELEASE, release_id="r1", graph=ring(10))
+    sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(10))
     uids = sorted(n["uid"] for n in sink.driver.db.nodes["AnonNode"])
     assert uids == list(range(10))  # no source id appears
     assert sink.driver.db.records["r1"]["ids"] == "pseudonymized"
@@ -241,13 +242,15 @@ def test_failure_in_batch_3_of_5_leaves_nothing_complete_and_rerun_succeeds() ->
 
     drv.fail = fail
     with pytest.raises(DatabaseUnavailableError):
-        sink.write_release(RELEASE, release_id="r1", graph=ring(10), keep_ids=True)
+        sink.write_release(RELEASE, dataset="fp-source",
+                           release_id="r1", graph=ring(10), keep_ids=True)
     assert drv.db.complete_looking() == []
     assert drv.db.records["r1"]["status"] == "pending"
     assert len(drv.db.nodes["AnonNode"]) == 4  # batches 1 and 2 committed, 3 rolled back
     assert drv.db.budgets["fp-source"]["epsilon_spent"] == 0.0  # nothing charged
     drv.fail = None
-    summary = sink.write_release(RELEASE, release_id="r1", graph=ring(10), keep_ids=True)
+    summary = sink.write_release(RELEASE, dataset="fp-source",
+                                 release_id="r1", graph=ring(10), keep_ids=True)
     assert summary.status == "complete"
     assert drv.db.complete_looking() == ["r1"]
     assert len(drv.db.nodes["AnonNode"]) == 10 and len(drv.db.rels) == 10
@@ -259,7 +262,7 @@ def test_failure_in_the_completing_transaction_rolls_back_the_charge() -> None:
     drv = sink.driver
     drv.fail = lambda c: RuntimeError("crash") if c.name == "complete_release" else None
     with pytest.raises(RuntimeError):
-        sink.write_release(RELEASE, release_id="r1", graph=ring(5))
+        sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(5))
     assert drv.db.complete_looking() == [] and drv.db.charges == {}
     assert drv.db.budgets["fp-source"]["epsilon_spent"] == 0.0
 
@@ -267,22 +270,22 @@ def test_failure_in_the_completing_transaction_rolls_back_the_charge() -> None:
 def test_replacing_a_complete_release_goes_through_pending() -> None:
     sink = sink_with_budget(total=2.0)
     drv = sink.driver
-    sink.write_release(RELEASE, release_id="r1", graph=ring(10))
+    sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(10))
     drv.fail = lambda c: RuntimeError("crash") if c.name == "write_relationships" else None
     second = other(seed=8)
     with pytest.raises(RuntimeError):
-        sink.write_release(second, release_id="r1", graph=ring(6))
+        sink.write_release(second, dataset="fp-source", release_id="r1", graph=ring(6))
     assert drv.db.complete_looking() == []  # the old complete release is not left looking so
     drv.fail = None
-    sink.write_release(second, release_id="r1", graph=ring(6))
+    sink.write_release(second, dataset="fp-source", release_id="r1", graph=ring(6))
     assert len(drv.db.nodes["AnonNode"]) == 6 and len(drv.db.rels) == 6
     assert drv.db.budgets["fp-source"]["epsilon_spent"] == 1.0  # a new draw is a new charge
 
 
 def test_identical_rewrite_is_not_charged_twice() -> None:
     sink = sink_with_budget(total=0.5)
-    sink.write_release(RELEASE, release_id="r1", graph=ring(10))
-    sink.write_release(RELEASE, release_id="r1", graph=ring(10))
+    sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(10))
+    sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(10))
     assert sink.driver.db.budgets["fp-source"]["epsilon_spent"] == 0.5
     assert len(sink.driver.db.charges) == 1
     assert len(sink.driver.db.nodes["AnonNode"]) == 10
@@ -291,15 +294,16 @@ def test_identical_rewrite_is_not_charged_twice() -> None:
 def test_budget_refusal_writes_nothing() -> None:
     sink = sink_with_budget(total=0.8)
     drv = sink.driver
-    sink.write_release(RELEASE, release_id="r1", graph=ring(5))
+    sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(5))
     drv.calls.clear()
     with pytest.raises(PrivacyBudgetExceeded, match=r"0\.3 of 0\.8 left") as info:
-        sink.write_release(other(seed=9), release_id="r2", graph=ring(5))
+        sink.write_release(other(seed=9), dataset="fp-source", release_id="r2", graph=ring(5))
     assert info.value.exit_code == 3
     assert "r2" not in drv.db.records
     assert not drv.named("begin_release")
     # raising the budget explicitly lets it through
-    sink.write_release(other(seed=9), release_id="r2", graph=ring(5), budget_total=1.0)
+    sink.write_release(other(seed=9), dataset="fp-source",
+                       release_id="r2", graph=ring(5), budget_total=1.0)
     assert drv.db.budgets["fp-source"]["epsilon_spent"] == 1.0
 
 
@@ -314,21 +318,21 @@ def test_budget_checked_again_under_lock_at_completion() -> None:
 
     drv.fail = spend_meanwhile
     with pytest.raises(PrivacyBudgetExceeded):
-        sink.write_release(RELEASE, release_id="r1", graph=ring(5))
+        sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(5))
     assert drv.db.complete_looking() == [] and drv.db.charges == {}
 
 
 def test_dp_release_without_a_budget_is_refused() -> None:
     sink = Neo4jSink(FakeDriver())
     with pytest.raises(PrivacyBudgetExceeded, match="no privacy budget"):
-        sink.write_release(RELEASE, release_id="r1", graph=ring(5))
+        sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(5))
 
 
 def test_non_dp_release_needs_no_budget() -> None:
     sink = Neo4jSink(FakeDriver())
     rec = other(mechanism="smooth_k_anonymity", neighbourhood="k-anonymity", epsilon=None)
     B = BipartiteGraph.from_pairs(["a", "a", "b"], ["x", "y", "x"])
-    s = sink.write_release(rec, release_id="k1", bipartite=B, keep_ids=True)
+    s = sink.write_release(rec, dataset="fp-source", release_id="k1", bipartite=B, keep_ids=True)
     db = sink.driver.db
     assert s.epsilon_charged == 0 and db.records["k1"]["status"] == "complete"
     assert sorted(n["uid"] for n in db.nodes["AnonUser"]) == ["a", "b"]
@@ -344,7 +348,7 @@ def test_statistics_release(tmp_path) -> None:
     table = read_dk_table(path)
     assert isinstance(table, DKDistribution) and table.kind == "joint_degree"
     sink = sink_with_budget()
-    sink.write_release(RELEASE, release_id="s1", statistics=table)
+    sink.write_release(RELEASE, dataset="fp-source", release_id="s1", statistics=table)
     call = sink.driver.named("write_statistics")[0]
     assert call.query == load("write_statistics", label="JointDegreeCount")
     assert call.params["rows"] == [{"degree_a": 1, "degree_b": 2, "count": 3.5},
@@ -361,7 +365,8 @@ def test_3k_statistics_are_degree_tuple_counts() -> None:
     triangles = DKDistribution("triangle", np.array([[2, 2, 3]]), np.array([1]))
     sink = sink_with_budget()
     rec = other(neighbourhood="none", epsilon=None)
-    sink.write_release(rec, release_id="t3", statistics=DK3Distribution(wedges, triangles))
+    sink.write_release(rec, dataset="fp-source",
+                       release_id="t3", statistics=DK3Distribution(wedges, triangles))
     call = sink.driver.named("write_statistics")[0]
     assert call.query == load("write_statistics", label="DegreeTupleCount")
     assert call.params["rows"] == [
@@ -371,7 +376,7 @@ def test_3k_statistics_are_degree_tuple_counts() -> None:
     # half a 3K distribution is refused before anything is written
     calls = len(sink.driver.calls)
     with pytest.raises(InvalidParameterError, match="half of a 3K"):
-        sink.write_release(rec, release_id="w", statistics=wedges)
+        sink.write_release(rec, dataset="fp-source", release_id="w", statistics=wedges)
     assert len(sink.driver.calls) == calls
 
 
@@ -407,7 +412,7 @@ def test_statistics_table_needs_a_dk_header(tmp_path) -> None:
 
 def test_drop_and_list_releases() -> None:
     sink = sink_with_budget()
-    sink.write_release(RELEASE, release_id="r1", graph=ring(5))
+    sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(5))
     releases, budgets = sink.releases()
     assert [r["release_id"] for r in releases] == ["r1"] and releases[0]["status"] == "complete"
     assert budgets == [{"dataset": "fp-source", "neighbourhood": "edge", "epsilon_total": 1.0,
@@ -424,7 +429,7 @@ def test_hostile_attribute_names_are_refused() -> None:
     G = ring(4).with_attribute("bad name`", np.zeros(4))
     sink = sink_with_budget()
     with pytest.raises(InvalidParameterError, match="node attribute"):
-        sink.write_release(RELEASE, release_id="r1", graph=G)
+        sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=G)
     assert sink.driver.calls == []
 
 
@@ -449,9 +454,10 @@ def test_ledger_mirrors_the_accountant_rules() -> None:
     sink = Neo4jSink(FakeDriver())
     sink.set_budget("fp-source", 1.0, neighbourhood="node")
     with pytest.raises(InvalidParameterError, match="node-DP budget"):
-        sink.write_release(RELEASE, graph=ring(4))
+        sink.write_release(RELEASE, graph=ring(4), dataset="fp-source")
     assert sink.driver.db.complete_looking() == []
-    sink.write_release(personalized | {"neighbourhood": "personalized-node"}, graph=ring(4))
+    sink.write_release(personalized | {"neighbourhood": "personalized-node"}, graph=ring(4),
+                       dataset="fp-source")
     assert sink.driver.db.budgets["fp-source"]["epsilon_spent"] == 0.4
     assert sink.driver.db.complete_looking() == [personalized["release_id"]]
     with pytest.raises(InvalidParameterError, match="exactly one"):

@@ -185,7 +185,8 @@ def read_bipartite(user_label: str | None, feature_label: str | None, rel: str |
 @click.option("--format", "fmt", type=FORMAT_CHOICE, help="Format of --graph.")
 @click.option("--report", "report_path", required=True, type=click.Path(dir_okay=False),
               help="The JSON report carrying the Release record.")
-@click.option("--dataset", help="Ledger key (default: the record's source_fingerprint).")
+@click.option("--dataset",
+              help="Ledger key: a stable name of the source data (required for a DP release).")
 @click.option("--budget-total", type=float,
               help="Set the dataset's total ε to this value first (explicit raise).")
 @click.option("--keep-ids", is_flag=True,

@@ -832,8 +832,9 @@ class Neo4jSink:
             or a released dK table (:class:`~graphanon.dk.DKDistribution` 1K / 2K, or a
             :class:`~graphanon.dk.DK3Distribution`; see :func:`statistic_rows`).
         dataset
-            Ledger key of the source dataset; defaults to the record's
-            ``source_fingerprint``. Needed when the release has an ε.
+            Ledger key: a stable name of the source dataset chosen by the operator. Required
+            when the release has an ε (never derived from a content hash, which changes with
+            the data and would reset the budget).
         keep_ids
             Write the payload's node / user ids as ``uid``. By default users and nodes get
             fresh pseudonyms ``0..n-1`` in a random order, so the release does not say which
@@ -866,13 +867,13 @@ class Neo4jSink:
             raise InvalidParameterError(
                 "write_release needs exactly one of graph, bipartite or statistics."
             )
-        dataset = dataset or record.get("source_fingerprint") or None
         epsilon = charge_epsilon(record, "edge")  # None: no ε, written uncharged
         if epsilon is not None:
-            if dataset is None:
+            if not dataset:
                 raise InvalidParameterError(
-                    "a DP release needs the 'dataset' its ε is charged to (the record has no "
-                    "source_fingerprint)."
+                    "a DP release needs the 'dataset' its ε is charged to: a stable name of "
+                    "the source data (a content hash would reset the budget whenever the data "
+                    "changes)."
                 )
             _check_dataset(dataset)
         if graph is not None:

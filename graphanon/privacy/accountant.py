@@ -1,6 +1,6 @@
 """Privacy accounting: pure-ε sequential composition with a persistent JSON ledger.
 
-An :class:`Accountant` guards one dataset (identified by its source fingerprint) under one
+An :class:`Accountant` guards one dataset (a stable name the operator chooses) under one
 neighbouring relation and a total budget ε_total. Every release of that dataset is charged
 before it is published; a charge that would take the total above the budget is refused with
 :class:`~graphanon.errors.PrivacyBudgetExceeded` and nothing is recorded.
@@ -20,7 +20,7 @@ Composition rules (pure ε-DP):
   it to a node budget is refused. Personalized releases are charged their largest per-node ε
   (``epsilon_summary["max"]``), which bounds every node's loss.
 
-The ledger is a JSON file ``{"format": "graphanon-ledger/1", "datasets": {fingerprint:
+The ledger is a JSON file ``{"format": "graphanon-ledger/1", "datasets": {name:
 {"budget", "neighbourhood", "entries": [...]}}}``; it is re-read under a file lock before each
 charge (so two processes share one budget) and rewritten atomically (temp file + rename).
 """
@@ -159,7 +159,9 @@ class Accountant:
         Total ε the dataset may spend (> 0). When the ledger already holds this dataset, its
         stored budget wins unless they agree (a different value raises).
     dataset : str
-        Source fingerprint of the dataset (``Graph.fingerprint`` / ``Release.source_fingerprint``).
+        A stable name of the dataset chosen by the operator (``"social-prod"``). Never a
+        content hash: the data changes (by the very edge DP protects, say) and a budget keyed
+        by content would silently reset.
     neighbourhood : {"edge", "node"}
         The relation the budget is stated for.
     ledger : path, optional
@@ -234,9 +236,8 @@ class Accountant:
         PrivacyBudgetExceeded
             The release would take the total above the budget; nothing is recorded.
         InvalidParameterError
-            The release is of another dataset, has no ε, or is edge-level against a node budget.
+            The release has no ε, or is edge-level against a node budget.
         """
-        self._check_dataset(release)
         eps = _charge_of(release, self.neighbourhood)
         return self._charge([(release, eps)], eps, "sequential")[0]
 
@@ -244,8 +245,7 @@ class Accountant:
         """Charge a bare ``epsilon`` (for callers without a :class:`Release`)."""
         eps = check_float(epsilon, "epsilon", "Accountant.spend_epsilon", low=0.0,
                           closed="neither")
-        r = Release.create(mechanism=mechanism, neighbourhood=self.neighbourhood, epsilon=eps,
-                           source_fingerprint=self.dataset)
+        r = Release.create(mechanism=mechanism, neighbourhood=self.neighbourhood, epsilon=eps)
         return self.spend(r)
 
     def spend_parallel(
@@ -276,7 +276,6 @@ class Accountant:
             )
         charges = []
         for r in releases:
-            self._check_dataset(r)
             charges.append((r, _charge_of(r, self.neighbourhood)))
         arrays = [np.unique(np.asarray(u).ravel()) for u in units]
         allu = np.concatenate(arrays) if arrays else np.zeros(0)
@@ -290,13 +289,6 @@ class Accountant:
         return self._charge(charges, total, rule)
 
     # ------------------------------------------------------------------ internals
-    def _check_dataset(self, release: Release) -> None:
-        if release.source_fingerprint and release.source_fingerprint != self.dataset:
-            raise InvalidParameterError(
-                f"Release {release.release_id} is of dataset {release.source_fingerprint!r}, "
-                f"not {self.dataset!r}."
-            )
-
     def _charge(
         self, charges: list[tuple[Release, float]], total: float, rule: str
     ) -> list[LedgerEntry]:
@@ -307,7 +299,7 @@ class Accountant:
             spent = math.fsum(e.epsilon for e in self._entries)
             if not fits_budget(spent, total, self.budget):
                 raise PrivacyBudgetExceeded(
-                    f"privacy budget of dataset {self.dataset[:16]} exceeded: spent "
+                    f"privacy budget of dataset {self.dataset!r} exceeded: spent "
                     f"ε={spent:.6g} of {self.budget:.6g}, this release needs ε={total:.6g} "
                     f"(remaining {max(self.budget - spent, 0.0):.6g}); nothing was released."
                 )
@@ -366,7 +358,7 @@ class Accountant:
             return
         if not math.isclose(ds["budget"], self.budget) or ds["neighbourhood"] != self.neighbourhood:
             raise InvalidParameterError(
-                f"privacy ledger {self.ledger} already holds dataset {self.dataset[:16]} with "
+                f"privacy ledger {self.ledger} already holds dataset {self.dataset!r} with "
                 f"budget ε={ds['budget']} ({ds['neighbourhood']}); got ε={self.budget} "
                 f"({self.neighbourhood}). A budget cannot be changed after the fact."
             )

@@ -15,27 +15,92 @@ A release record is written next to every private output (``*.release.json`` / t
   noise and a one-line derivation (or ``"n/a"``);
 - ``params``: public parameters (degree bound, θ, k, τ, μ, level, ...);
 - ``backend``: the noise backend (``"opendp"``, ``"numpy-insecure"``, ...) and ``seed``: the
-  seed when the run was seeded (then the output is reproducible and **not** a secure
-  release);
-- ``graphanon_version``, ``source_fingerprint`` (hash of the input), ``seconds``,
-  ``created_at`` (UTC ISO 8601) and ``release_id`` (a UUID4).
+  seed of the run's randomness that is *not* DP noise (sampling of public keys,
+  post-processing); it seeds the noise too only with the ``numpy-insecure`` backend, and only
+  then is the output reproducible and **not** a secure release (:attr:`Release.reproducible`);
+- ``graphanon_version``, ``source_fingerprint``, ``seconds``, ``created_at`` (UTC ISO 8601)
+  and ``release_id`` (a UUID4).
+
+The source fingerprint is **keyed**: ``HMAC-SHA256(operator key, content hash of the input)``.
+A plain content hash would break every guarantee at once: the DP adversary knows the input
+up to one edge or node, hashes both candidates and compares with the published value. The
+key (``GRAPHANON_FINGERPRINT_KEY``, else a 32-byte key file created once at
+``$GRAPHANON_HOME/fingerprint.key``, default ``~/.config/graphanon``) never leaves the
+operator, who can still recompute the fingerprint of a candidate input to check provenance.
+Budgets are *not* keyed by fingerprint (the data changes; the budget must not reset): ledgers
+use an operator-chosen dataset name.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import hmac
 import json
+import logging
 import math
+import os
+import secrets
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from .._validation import check_choice
 from .._version import __version__
 from ..errors import InvalidParameterError
 
-__all__ = ["NEIGHBOURHOODS", "Release"]
+__all__ = ["NEIGHBOURHOODS", "Release", "keyed_fingerprint"]
+
+_log = logging.getLogger(__name__)
+_PROCESS_KEY: bytes | None = None
+
+
+def _fingerprint_key() -> bytes:
+    """The operator's secret fingerprint key (see the module docstring)."""
+    env = os.environ.get("GRAPHANON_FINGERPRINT_KEY")
+    if env:
+        return env.encode("utf-8")
+    home = Path(os.environ.get("GRAPHANON_HOME") or Path.home() / ".config" / "graphanon")
+    path = home / "fingerprint.key"
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        pass
+    except OSError as exc:  # unreadable: fall through to a per-process key
+        _log.warning("cannot read %s (%s); fingerprints use a per-process key", path, exc)
+        return _process_key()
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(secrets.token_bytes(32))
+        return path.read_bytes()
+    except FileExistsError:
+        return path.read_bytes()
+    except OSError as exc:
+        _log.warning("cannot create %s (%s); fingerprints use a per-process key", path, exc)
+        return _process_key()
+
+
+def _process_key() -> bytes:
+    global _PROCESS_KEY
+    if _PROCESS_KEY is None:
+        _PROCESS_KEY = secrets.token_bytes(32)
+    return _PROCESS_KEY
+
+
+def keyed_fingerprint(content_hash: str) -> str:
+    """``HMAC-SHA256(key, content_hash)`` under the operator's secret key ("" stays "").
+
+    ``content_hash`` is ``Graph.fingerprint`` / ``BipartiteGraph.fingerprint``; the result is
+    what a published :class:`Release` may carry.
+    """
+    if not content_hash:
+        return ""
+    digest = hmac.new(_fingerprint_key(), content_hash.encode("utf-8"), hashlib.sha256)
+    return "hmac-sha256:" + digest.hexdigest()
 
 NEIGHBOURHOODS = (
     "edge",
@@ -116,7 +181,11 @@ class Release:
         source_fingerprint: str = "",
         seconds: float = 0.0,
     ) -> Release:
-        """Build a record, filling ``graphanon_version``, ``created_at`` and ``release_id``."""
+        """Build a record, filling ``graphanon_version``, ``created_at`` and ``release_id``.
+
+        ``source_fingerprint`` is the input's *content* hash (``G.fingerprint``); the record
+        stores its keyed form (:func:`keyed_fingerprint`), never the content hash itself.
+        """
         return cls(
             mechanism=mechanism,
             neighbourhood=neighbourhood,
@@ -128,7 +197,9 @@ class Release:
             backend=backend,
             seed=None if seed is None else int(seed),
             graphanon_version=__version__,
-            source_fingerprint=source_fingerprint,
+            source_fingerprint=(source_fingerprint
+                                if source_fingerprint.startswith("hmac-sha256:")
+                                else keyed_fingerprint(source_fingerprint)),
             seconds=float(seconds),
             created_at=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
             release_id=str(uuid.uuid4()),
@@ -147,8 +218,12 @@ class Release:
     # ------------------------------------------------------------------ properties
     @property
     def reproducible(self) -> bool:
-        """True when the noise came from a seed (then this is not a secure release)."""
-        return self.seed is not None
+        """True when the noise came from a seed (then this is not a secure release).
+
+        Only the ``numpy-insecure`` backend draws its noise from the seed; with OpenDP the
+        ``seed`` covers non-noise randomness only and the release stays secure.
+        """
+        return self.seed is not None and self.backend == "numpy-insecure"
 
     def with_seconds(self, seconds: float) -> Release:
         """A copy with ``seconds`` replaced (handy when timing wraps the construction)."""

@@ -63,8 +63,17 @@ def test_neighbourhood_rules():
     with pytest.raises(InvalidParameterError, match="carries no ε"):
         edge.spend(Release.create(mechanism="k", neighbourhood="k-anonymity",
                                   source_fingerprint="fp1"))
-    with pytest.raises(InvalidParameterError, match="is of dataset"):
-        edge.spend(_rel(0.1, ds="other"))
+
+
+
+def test_budget_is_per_dataset_name_not_per_content(tmp_path):
+    """Releases of a dataset that changed (by one edge, say) draw on the same budget."""
+    ledger = tmp_path / "l.json"
+    acc = Accountant(1.0, dataset="social", neighbourhood="edge", ledger=ledger)
+    acc.spend(_rel(0.6, ds="content-hash-before"))
+    again = Accountant(1.0, dataset="social", neighbourhood="edge", ledger=ledger)
+    with pytest.raises(PrivacyBudgetExceeded):
+        again.spend(_rel(0.6, ds="content-hash-after-one-more-edge"))
 
 
 def test_one_rule_set_for_json_and_neo4j_ledgers():

@@ -18,6 +18,7 @@ from graphanon.privacy.randomized_response import (
     randomized_response_epsilon,
     randomized_response_probability,
 )
+from graphanon.privacy.release import keyed_fingerprint
 
 
 @pytest.mark.parametrize("eps", [0.01, 0.1, 1.0, 5.0, 10.0])
@@ -89,7 +90,7 @@ def test_reproducible_with_rng_and_release_record():
     rel = a.release
     assert rel.mechanism == "randomized-response" and rel.neighbourhood == "edge"
     assert rel.epsilon == 5.0 and rel.sensitivity == 1.0
-    assert rel.source_fingerprint == B.fingerprint
+    assert rel.source_fingerprint == keyed_fingerprint(B.fingerprint) != B.fingerprint
     assert rel.params["n_features"] == B.n_features
     node = randomized_response(B, epsilon=5.0, level="node", rng=np.random.default_rng(3))
     assert node.release.sensitivity == B.n_features and node.neighbourhood == "node"

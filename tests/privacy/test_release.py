@@ -57,3 +57,37 @@ def test_validation():
     r = _release()
     with pytest.raises(AttributeError):
         r.epsilon = 2.0  # frozen
+
+
+def test_published_fingerprint_is_keyed(monkeypatch):
+    """An adversary who knows the input up to one edge must not be able to test candidates
+    against the published fingerprint: it is an HMAC under the operator's secret key."""
+    from graphanon.graph import Graph
+    from graphanon.privacy.release import keyed_fingerprint
+
+    G = Graph.from_edges([0, 1], [1, 2])
+    rec = Release.create(mechanism="m", neighbourhood="edge", epsilon=1.0,
+                         source_fingerprint=G.fingerprint)
+    assert G.fingerprint not in rec.to_json()
+    assert rec.source_fingerprint == keyed_fingerprint(G.fingerprint)
+    monkeypatch.setenv("GRAPHANON_FINGERPRINT_KEY", "another operator")
+    assert keyed_fingerprint(G.fingerprint) != rec.source_fingerprint
+
+
+def test_key_file_is_created_once_and_private(monkeypatch, tmp_path):
+    from graphanon.privacy.release import keyed_fingerprint
+
+    monkeypatch.delenv("GRAPHANON_FINGERPRINT_KEY")
+    monkeypatch.setenv("GRAPHANON_HOME", str(tmp_path))
+    a = keyed_fingerprint("abc")
+    key = tmp_path / "fingerprint.key"
+    assert key.stat().st_mode & 0o077 == 0 and len(key.read_bytes()) == 32
+    assert keyed_fingerprint("abc") == a
+
+
+def test_seed_alone_does_not_make_a_release_reproducible():
+    secure = Release.create(mechanism="m", neighbourhood="edge", epsilon=1.0, backend="opendp",
+                            seed=3)
+    insecure = Release.create(mechanism="m", neighbourhood="edge", epsilon=1.0,
+                              backend="numpy-insecure", seed=3)
+    assert not secure.reproducible and insecure.reproducible
