@@ -9,10 +9,10 @@ from typing import Any
 import click
 import numpy as np
 
-from ..anonymity.bmatching import adaptive_anonymize, delta_from_degree, released_cells
-from ..errors import InvalidParameterError
+from ..anonymity.bmatching import adaptive_anonymize, delta_from_degree
+from ..errors import GraphAnonError, InvalidParameterError
 from ..graph import BipartiteGraph
-from ..io._atomic import atomic_path
+from ..io.masked import MaskedRelease, write_masked
 from ._common import echo, load_bipartite, load_graph, make_rng, progress_bar, write_json
 
 __all__ = ["COMMANDS", "b_anonymize"]
@@ -127,16 +127,16 @@ def b_anonymize(
         if not baseline:
             opts["progress"] = progress
         res = adaptive_anonymize(B, delta=levels, rng=rng, method=method, **opts)
-    rows, cols, masked = released_cells(res)
-    feats = np.asarray(B.feature_ids).astype(str)
-    with atomic_path(out_path) as tmp, open(tmp, "w") as fh:
-        for r, c, m in zip(rows.tolist(), cols.tolist(), masked.tolist(), strict=True):
-            fh.write(f"{r}\t{feats[c]}\t{'*' if m else '1'}\n")
+    ver = res.verification
+    if ver is None or not ver.ok:  # pragma: no cover - the library raises first
+        raise GraphAnonError("the release failed verify_adaptive_anonymity; nothing was written.")
+    cells = MaskedRelease.from_result(res)
+    write_masked(cells, out_path)
     summary = res.summary()
     summary.update({"input": input_path, "seed": seed, "seconds_total": time.perf_counter() - t0,
-                    "cells_written": int(rows.size), "masked_cells": int(masked.sum())})
+                    "cells_written": cells.n_cells, "masked_cells": cells.n_masked,
+                    "release": res.release(source_fingerprint=B.fingerprint, seed=seed).to_dict()})
     write_json(report_path, summary)
-    ver = res.verification
     echo(f"{method}: n={res.n} d={res.d} stars={res.stars} utility={res.utility:.4f} "
          f"verification={'ok' if ver and ver.ok else 'FAILED'} -> {out_path}")
 
