@@ -25,6 +25,7 @@ ENV = {"NEO4J_URI": "bolt://fake:7687", "NEO4J_PASSWORD": "pw"}
 
 def small_bipartite(n: int = 30, d: int = 6, seed: int = 0) -> BipartiteGraph:
     X = np.random.default_rng(seed).integers(0, 2, size=(n, d))
+    X[np.arange(n), np.arange(n) % d] = 1  # every user has a line in the list format
     r, c = np.nonzero(X)
     return BipartiteGraph.from_pairs([f"u{i}" for i in r], [f"f{j}" for j in c])
 
@@ -195,3 +196,88 @@ def test_b_anonymize_then_write_release_masked(fake: FakeDriver, tmp_path: Path)
     assert main(["-q", "neo4j", "write-release", "--release-id", "bm2", "--masked",
                  str(tmp_path / "bad.tsv"), "--report", str(rep)]) == 2
     assert "bm2" not in fake.db.records
+
+
+# ----------------------------------------------------------------------- δ sources
+def _lists(tmp_path: Path) -> Path:
+    write_bipartite(small_bipartite(12, 5), tmp_path / "in.tsv")
+    return tmp_path / "in.tsv"
+
+
+@pytest.mark.parametrize("body, message", [
+    ("".join(f"u{i}\t2\n" for i in range(12)) + "ghost\t2\n", "user 'ghost' is not in the input"),
+    ("".join(f"u{i}\t{0 if i == 3 else 2}\n" for i in range(12)), "user 'u3': δ=0 is below 1"),
+    ("".join(f"u{i}\t{13 if i == 5 else 2}\n" for i in range(12)),
+     "δ=13 is larger than the number of users n=12"),
+    ("".join(f"u{i}\t2\n" for i in range(11)), "no δ for user 'u11'"),
+    ("".join(f"u{i}\t2.5\n" for i in range(12)), "must be an integer"),
+    ("user\tdelta\n" + "".join(f"u{i}\t2\n" for i in range(12)) + "u0\t3\n", "already has a δ"),
+    ("u0\t2\t3\n", "expected 'user<TAB>delta'"),
+])
+def test_delta_file_bad_input_exit_2_no_output(tmp_path: Path, capsys, body: str,
+                                               message: str) -> None:
+    inp = _lists(tmp_path)
+    (tmp_path / "d.tsv").write_text(body)
+    out, rep = tmp_path / "out.tsv", tmp_path / "r.json"
+    code = main(["b-anonymize", str(inp), "--delta-file", str(tmp_path / "d.tsv"),
+                 "--out", str(out), "--report", str(rep)])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and "Traceback" not in err
+    assert not out.exists() and not rep.exists()
+    assert not list(tmp_path.glob(".out.tsv*"))  # no temporary file left either
+
+
+def test_delta_file_with_header_and_levels_used(tmp_path: Path) -> None:
+    inp = _lists(tmp_path)
+    (tmp_path / "d.tsv").write_text("user\tdelta\n# comment\n"
+                                    + "".join(f"u{i}\t{2 + i % 3}\n" for i in range(12)))
+    rep = tmp_path / "r.json"
+    assert main(["-q", "b-anonymize", str(inp), "--delta-file", str(tmp_path / "d.tsv"),
+                 "--out", str(tmp_path / "o.tsv"), "--report", str(rep)]) == 0
+    r = json.loads(rep.read_text())
+    assert (r["delta_min"], r["delta_max"]) == (2, 4) and r["verification"]["ok"]
+
+
+def _csv(tmp_path: Path, deltas: list) -> Path:
+    rng = np.random.default_rng(4)
+    lines = ["age,colour,delta"] + [
+        f"{int(rng.integers(18, 80))},{['red', 'blue', 'green'][int(rng.integers(3))]},{d}"
+        for d in deltas]
+    (tmp_path / "t.csv").write_text("\n".join(lines) + "\n")
+    return tmp_path / "t.csv"
+
+
+def test_delta_column_of_a_table(tmp_path: Path) -> None:
+    deltas = [2 + i % 4 for i in range(20)]
+    rep, out = tmp_path / "r.json", tmp_path / "o.tsv"
+    assert main(["-q", "b-anonymize", str(_csv(tmp_path, deltas)), "--delta-column", "delta",
+                 "--seed", "2", "--out", str(out), "--report", str(rep)]) == 0
+    r = json.loads(rep.read_text())
+    assert (r["delta_min"], r["delta_max"], r["n"]) == (2, 5, 20) and r["verification"]["ok"]
+    assert not any("delta" in ln.split("\t")[1] for ln in out.read_text().splitlines())
+    assert r["d"] == 4  # age>median + 3 colours; the δ column is not an attribute
+
+
+@pytest.mark.parametrize("deltas, message", [
+    ([2] * 19 + [0], "user 19: δ=0 is below 1"),
+    ([2] * 19 + [21], "δ=21 is larger than the number of users n=20"),
+    ([2] * 19 + [""], "user 19 has no δ"),
+])
+def test_delta_column_bad_values_exit_2(tmp_path: Path, capsys, deltas, message) -> None:
+    out = tmp_path / "o.tsv"
+    code = main(["b-anonymize", str(_csv(tmp_path, deltas)), "--delta-column", "delta",
+                 "--out", str(out), "--report", str(tmp_path / "r.json")])
+    assert code == 2 and message in capsys.readouterr().err and not out.exists()
+
+
+def test_delta_column_needs_a_table_and_a_known_column(tmp_path: Path, capsys) -> None:
+    inp = _lists(tmp_path)
+    out = tmp_path / "o.tsv"
+    assert main(["b-anonymize", str(inp), "--delta-column", "d", "--out", str(out),
+                 "--report", str(tmp_path / "r.json")]) == 2
+    assert "needs a table INPUT" in capsys.readouterr().err
+    assert main(["b-anonymize", str(_csv(tmp_path, [2] * 20)), "--delta-column", "nope",
+                 "--out", str(out), "--report", str(tmp_path / "r.json")]) == 2
+    assert "unknown column 'nope'" in capsys.readouterr().err and not out.exists()
+    assert main(["b-anonymize", str(inp), "--delta", "2", "--delta-column", "d", "--out",
+                 str(out), "--report", str(tmp_path / "r.json")]) == 2
