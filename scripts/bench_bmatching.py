@@ -6,7 +6,8 @@ Play (numeric columns split at the median, categoricals one-hot). Figure 3(b): F
 Reed98, the 7 local_info attributes one-hot, δ_i = δ − (F − ⌊ln f_i⌋) from the friend count,
 k = max δ_i for the baseline. Scale: Algorithm 1 on all Adult rows (30,162) with δ = 10.
 
-    python scripts/bench_bmatching.py [--quick] [--scale] [--json out.json]
+    python scripts/bench_bmatching.py [--quick] [--scale] [--n 300 600] [--only 3a|3b|scale]
+                                      [--json out.json]
 """
 
 from __future__ import annotations

@@ -1038,7 +1038,7 @@ class Neo4jSink:
         fids = [_scalar(f) if isinstance(_scalar(f), (int, str)) else str(f)
                 for f in np.asarray(masked.attribute_ids).tolist()]
         user_rows = [{"uid": r, "properties": {}} for r in range(masked.n_rows)]
-        feat_rows = [{"uid": f, "properties": {}} for f in fids]
+        feat_rows: list[dict[str, Any]] = [{"uid": f, "properties": {}} for f in fids]
         order = np.lexsort((masked.cols, masked.rows))
         rows, cols = masked.rows[order].tolist(), masked.cols[order].tolist()
         flags = masked.masked[order].tolist()
