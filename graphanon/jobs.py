@@ -37,7 +37,8 @@ A job names its **source** (a file — the embedded default — or Neo4j), a lis
 
 Steps live in :data:`STEPS` (name -> ``step(state, params) -> None``): ``describe``,
 ``randomized-response``, ``release-dk``, ``release-dk-node``, ``release-degrees``,
-``project``, ``generate`` (keys: ``docs/neo4j.md``). A mechanism is registered with one
+``release-personalized``, ``project``, ``generate``, ``smooth-k``, ``mondrian``,
+``b-anonymize`` (keys: ``docs/neo4j.md``, ``docs/bmatching.md``). A mechanism is registered with one
 line, usually through :func:`mechanism_step`, which adapts a library function
 ``f(data, **params) -> result`` and supplies ``backend`` / ``rng`` / ``seed`` by the CLI's
 noise convention::
@@ -110,6 +111,9 @@ class JobState:
     seed: int | None  # seeds ``rng``; recorded in the release
     release: Any = None  # graphanon.privacy.release.Release of the job's one release
     statistics: Any = None  # released dK table: graphanon.dk.DKDistribution / DK3Distribution
+    #: Released masked rows of ``b-anonymize`` (graphanon.io.masked.MaskedRelease): only
+    #: the public cells, never the secret row permutation.
+    masked: Any = None
     report: dict[str, Any] = field(default_factory=dict)
     #: True when ``data`` is the output of the release (randomized response, a generated
     #: graph) rather than the private input or something derived from it without a release.
@@ -420,6 +424,91 @@ def _step_generate(state: JobState, params: dict[str, Any]) -> None:
                                 "edges": S.graph.n_edges}
 
 
+_B_ANONYMIZE_OPTIONS = ("candidates", "max_iter", "time_limit")
+
+
+def _step_b_anonymize(state: JobState, params: dict[str, Any]) -> None:
+    """``b-anonymize``: adaptive anonymity via b-matching of a bipartite source (issue 8).
+
+    Keys: exactly one of ``delta`` (an int for every user), ``delta_file`` (``user<TAB>delta``,
+    relative to the job file) or ``delta_attribute`` (a user property the source read, e.g.
+    a Neo4j ``node_props`` entry); ``symmetric = true`` (Algorithm 2) or ``baseline =
+    "k-anonymity"``; ``candidates``, ``max_iter``, ``time_limit`` (symmetric only). The
+    output is checked with ``verify_adaptive_anonymity`` before the step returns (a failure
+    stops the job before any sink runs); the sinks write the masked rows (file:
+    ``masked.tsv``; Neo4j: ``ANON_HAS_FEATURE`` / ``ANON_MASKED``) and the report, never the
+    secret row permutation ``owner`` nor the private input.
+    """
+    from .anonymity.bmatching import adaptive_anonymize
+    from .io.levels import levels_from_values, read_delta_file
+    from .io.masked import MaskedRelease
+
+    kwargs = dict(params)
+    if not isinstance(state.data, BipartiteGraph):
+        raise InvalidParameterError("step 'b-anonymize' needs a bipartite source (kind = "
+                                    "\"bipartite\").")
+    if state.release is not None:
+        raise InvalidParameterError(
+            f"step 'b-anonymize' makes a second release, but a job publishes exactly one (the "
+            f"first was {state.release.mechanism!r}). Split the job.")
+    delta = kwargs.pop("delta", None)
+    delta_file = kwargs.pop("delta_file", None)
+    delta_attribute = kwargs.pop("delta_attribute", None)
+    symmetric = kwargs.pop("symmetric", False)
+    baseline = kwargs.pop("baseline", None)
+    if sum(x is not None for x in (delta, delta_file, delta_attribute)) != 1:
+        raise InvalidParameterError(
+            "step 'b-anonymize' needs exactly one of the keys 'delta' (an int), 'delta_file' "
+            "(a user<TAB>delta file) or 'delta_attribute' (a user property).")
+    if not isinstance(symmetric, bool):
+        raise InvalidParameterError(
+            f"The 'symmetric' key of step 'b-anonymize' must be true or false. Got {symmetric!r}.")
+    if baseline not in (None, "k-anonymity"):
+        raise InvalidParameterError(
+            f"The 'baseline' key of step 'b-anonymize' must be 'k-anonymity'. Got {baseline!r}.")
+    if symmetric and baseline:
+        raise InvalidParameterError("step 'b-anonymize': 'symmetric' and 'baseline' exclude "
+                                    "each other.")
+    allowed = () if baseline else (_B_ANONYMIZE_OPTIONS if symmetric
+                                   else _B_ANONYMIZE_OPTIONS[:2])
+    unknown = sorted(set(kwargs) - set(allowed))
+    if unknown:
+        raise InvalidParameterError(
+            f"step 'b-anonymize': unknown keys {unknown}. It takes: delta | delta_file | "
+            f"delta_attribute, symmetric, baseline, {', '.join(_B_ANONYMIZE_OPTIONS)} "
+            "(time_limit with symmetric only; none with baseline).")
+    B = state.data
+    levels: Any
+    if delta is not None:
+        if isinstance(delta, bool) or not isinstance(delta, int):
+            raise InvalidParameterError(
+                f"The 'delta' key of step 'b-anonymize' must be an int. Got {delta!r} instead.")
+        levels = delta
+    elif delta_file is not None:
+        levels = read_delta_file(_resolve(state.base, str(delta_file)), B.user_ids)
+    else:
+        name = str(delta_attribute)
+        if name not in B.user_attributes:
+            raise InvalidParameterError(
+                f"step 'b-anonymize': the source has no user property {name!r} (read it with "
+                f"[source] node_props = [\"{name}\"]); it has "
+                f"{sorted(B.user_attributes) or 'none'}.")
+        levels = levels_from_values(B.user_attributes[name], B.user_ids,
+                                    source=f"user property {name!r}")
+    method = ("k-anonymity" if baseline else
+              "symmetric-b-matching" if symmetric else "b-matching")
+    res = adaptive_anonymize(B, delta=levels, rng=state.rng, method=method, verify=True,
+                             **kwargs)
+    if res.verification is None or not res.verification.ok:  # pragma: no cover - raises first
+        raise GraphAnonError("step 'b-anonymize': the output fails verify_adaptive_anonymity; "
+                             "nothing is written.")
+    state.masked = MaskedRelease.from_result(res)
+    state.release = res.release(source_fingerprint=B.fingerprint, seed=state.seed)
+    summary = res.summary()  # public fields only: no owner, no rows
+    summary.update(cells_written=state.masked.n_cells, masked_cells=state.masked.n_masked)
+    state.report["b-anonymize"] = summary
+
+
 #: Registered steps: name -> ``step(state, params)``. A mechanism is one line through
 #: :func:`mechanism_step` (``"module:function"`` strings are imported on first use).
 STEPS: dict[str, StepFn] = {
@@ -436,6 +525,7 @@ STEPS: dict[str, StepFn] = {
                                rng="other"),
     "mondrian": mechanism_step("graphanon.anonymity.mondrian:mondrian"),
     "generate": _step_generate,
+    "b-anonymize": _step_b_anonymize,
 }
 
 
@@ -833,10 +923,15 @@ def _write_sink(sink: dict[str, Any], state: JobState, release_id: str, job: str
             from .io.dk_tables import write_dk_table
 
             write_dk_table(state.statistics, folder / "statistics.tsv")
+        if state.masked is not None:
+            from .io.masked import write_masked
+
+            write_masked(state.masked, folder / "masked.tsv")
         report = {"job": job, "release_id": release_id, "steps": state.report,
                   "release": state.release.to_dict() if state.release is not None else None,
                   "data_written": write_data,
-                  "statistics_written": state.statistics is not None}
+                  "statistics_written": state.statistics is not None,
+                  "masked_written": state.masked is not None}
         atomic_write_text(folder / "report.json",
                           json.dumps(to_jsonable(report), indent=2) + "\n")
         return str(folder)
@@ -851,7 +946,9 @@ def _write_sink(sink: dict[str, Any], state: JobState, release_id: str, job: str
                     batch_size=int(sink.get("batch_size", 10_000)))
     payload: dict[str, Any] = {}
     what = sink.get("write", "auto")
-    if what == "statistics" or (what == "auto" and state.statistics is not None):
+    if state.masked is not None and what != "statistics":
+        payload["masked"] = state.masked
+    elif what == "statistics" or (what == "auto" and state.statistics is not None):
         if state.statistics is None:
             raise InvalidParameterError(
                 f"job {job!r}: the neo4j sink has write = 'statistics' but no step released "

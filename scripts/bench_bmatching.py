@@ -6,7 +6,8 @@ Play (numeric columns split at the median, categoricals one-hot). Figure 3(b): F
 Reed98, the 7 local_info attributes one-hot, δ_i = δ − (F − ⌊ln f_i⌋) from the friend count,
 k = max δ_i for the baseline. Scale: Algorithm 1 on all Adult rows (30,162) with δ = 10.
 
-    python scripts/bench_bmatching.py [--quick] [--scale] [--json out.json]
+    python scripts/bench_bmatching.py [--quick] [--scale] [--n 300 600] [--only 3a|3b|scale]
+                                      [--json out.json]
 """
 
 from __future__ import annotations
@@ -68,12 +69,21 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--quick", action="store_true", help="fewer δ values, smaller samples")
     ap.add_argument("--scale", action="store_true", help="also n = 30,162 Adult rows, δ = 10")
-    ap.add_argument("--n", type=int, default=300, help="rows per UCI / Google Play sample")
+    ap.add_argument("--n", type=int, nargs="+", default=[300],
+                    help="rows per UCI Adult / Google Play sample (several: one sweep each)")
+    ap.add_argument("--only", choices=("3a", "3b", "scale"), action="append",
+                    help="run only these parts (repeatable; default: 3a, 3b and --scale)")
     ap.add_argument("--json", help="write all rows as JSON")
     a = ap.parse_args()
     deltas = (2, 5, 10, 20) if a.quick else (2, 4, 6, 8, 10, 12, 14, 16, 18, 20)
     rows = []
-    sets = {"adult": adult(a.n), "playstore": playstore(a.n)}
+    parts = set(a.only or (("3a", "3b", "scale") if a.scale else ("3a", "3b")))
+    sets = {}
+    if "3a" in parts:
+        for n in a.n:
+            sets[f"adult-{n}"] = adult(n)
+        for n in a.n:
+            sets[f"play-{n}"] = playstore(n)
     for name, X in sets.items():
         for d in deltas:
             row = {"figure": "3a", "data": name, "n": X.shape[0], "d": X.shape[1], "delta": d}
@@ -81,8 +91,8 @@ def main() -> None:
                 row[m] = run(X, d, m)
             rows.append(row)
             print(_fmt(row), flush=True)
-    X, f = reed()
-    for d in ((5, 10, 20, 30) if a.quick else (5, 10, 15, 20, 25, 30)):
+    X, f = reed() if "3b" in parts else (None, None)
+    for d in ((5, 10, 20, 30) if a.quick else (5, 10, 15, 20, 25, 30)) if "3b" in parts else ():
         dl = delta_from_degree(f, delta=d)
         row = {"figure": "3b", "data": "reed98", "n": X.shape[0], "d": X.shape[1], "delta": d,
                "delta_min": int(dl.min())}
@@ -90,7 +100,7 @@ def main() -> None:
             row[m] = run(X, dl, m)
         rows.append(row)
         print(_fmt(row), flush=True)
-    if a.scale:
+    if "scale" in parts:
         X = adult(None)
         r = run(X, 10, "b-matching")
         row = {"figure": "scale", "data": "adult-full", "n": X.shape[0], "d": X.shape[1],
@@ -103,7 +113,7 @@ def main() -> None:
 
 
 def _fmt(row: dict) -> str:
-    parts = [f"{row['figure']:5s} {row['data']:10s} n={row['n']:5d} d={row['d']:3d} "
+    parts = [f"{row['figure']:5s} {row['data']:11s} n={row['n']:5d} d={row['d']:3d} "
              f"δ={row['delta']:2d}"]
     for m in METHODS:
         if m in row:

@@ -353,3 +353,142 @@ def test_personalized_job_reads_prefs_relative_to_the_job(tmp_path: Path, polboo
         method = "min"
     """ + FILE_SINK
     run(tmp_path, bad, expect=2)
+
+
+# ----------------------------------------------------------------------- b-anonymize
+def _bmatch_input(tmp_path: Path, n: int = 40, d: int = 7) -> BipartiteGraph:
+    X = np.random.default_rng(11).integers(0, 2, size=(n, d))
+    X[np.arange(n), np.arange(n) % d] = 1  # every user is listed in the file
+    r, c = np.nonzero(X)
+    B = BipartiteGraph.from_pairs([f"u{i}" for i in r], [f"f{j}" for j in c])
+    write_bipartite(B, tmp_path / "b.tsv")
+    return B
+
+
+def _check_adaptive(B: BipartiteGraph, masked_path: Path, delta: np.ndarray) -> None:
+    """Degree conditions and a perfect matching of the compatibility graph, from the
+    published file alone (the key is not published, so the matching is searched for)."""
+    from scipy.optimize import linear_sum_assignment
+
+    from graphanon.io.masked import read_masked
+
+    M = read_masked(masked_path, n_rows=B.n_users)
+    cols = [list(map(str, B.feature_ids)).index(a) for a in M.attribute_ids]
+    X = B.to_dense()[:, cols].astype(int)
+    X = np.hstack([X, B.to_dense()[:, [j for j in range(B.n_features) if j not in cols]]])
+    Y = np.hstack([M.to_dense(), np.zeros((M.n_rows, X.shape[1] - len(cols)), dtype=int)])
+    known = Y != -1
+    compat = ((X[:, None, :] == Y[None, :, :]) | ~known[None, :, :]).all(axis=2)  # orig × rel
+    assert (compat.sum(axis=1) >= delta).all()
+    assert compat.sum(axis=0).min() >= delta.min()
+    r, c = linear_sum_assignment(-compat.astype(int))
+    assert compat[r, c].all()  # a perfect matching exists
+
+
+def test_b_anonymize_job_file_sink(tmp_path: Path) -> None:
+    B = _bmatch_input(tmp_path)
+    (tmp_path / "levels").mkdir()
+    (tmp_path / "levels" / "d.tsv").write_text(
+        "".join(f"{u}\t{2 + k % 4}\n" for k, u in enumerate(B.user_ids)))
+    src = 'path = "b.tsv"\n        kind = "bipartite"'
+    body = head(src) + """
+        [[steps]]
+        name = "b-anonymize"
+        delta_file = "levels/d.tsv"
+        candidates = 16
+    """ + FILE_SINK
+    rep = run(tmp_path, body)
+    text = (tmp_path / "out" / "report.json").read_text()
+    assert "owner" not in text
+    step = rep["steps"]["b-anonymize"]
+    assert step["verification"]["ok"] and (step["delta_min"], step["delta_max"]) == (2, 5)
+    assert rep["release"]["neighbourhood"] == "k-anonymity" and rep["release"]["epsilon"] is None
+    assert rep["release"]["mechanism"] == "adaptive-anonymity" and rep["release"]["seed"] == 5
+    assert rep["masked_written"] and not rep["data_written"]
+    assert not (tmp_path / "out" / "bipartite.tsv").exists()  # the private input stays home
+    lines = (tmp_path / "out" / "masked.tsv").read_text().splitlines()
+    assert sum(ln.endswith("\t*") for ln in lines) == step["stars"] == step["masked_cells"]
+    levels = np.array([2 + k % 4 for k in range(B.n_users)])
+    _check_adaptive(B, tmp_path / "out" / "masked.tsv", levels)
+    # symmetric and the baseline through the same step and format
+    for extra in ('symmetric = true\n        time_limit = 30', 'baseline = "k-anonymity"'):
+        rep = run(tmp_path, head(src) + f"""
+        [[steps]]
+        name = "b-anonymize"
+        delta = 3
+        {extra}
+    """ + FILE_SINK)
+        assert rep["steps"]["b-anonymize"]["verification"]["ok"]
+        _check_adaptive(B, tmp_path / "out" / "masked.tsv", np.full(B.n_users, 3))
+
+
+@pytest.mark.parametrize("keys, message", [
+    ("delta = 41", "[1, 40]"),
+    ("delta = 0", "[1, 40]"),
+    ('delta_file = "missing.tsv"', "Cannot read the delta file"),
+    ("delta = 2\n        delta_file = \"d.tsv\"", "exactly one of"),
+    ("delta = 2\n        colour = 1", "unknown keys ['colour']"),
+    ('delta = 2\n        baseline = "k-anonymity"\n        candidates = 4', "unknown keys"),
+    ('delta_attribute = "delta"', "no user property 'delta'"),
+])
+def test_b_anonymize_job_bad_keys_exit_2_nothing_written(tmp_path: Path, capsys, keys: str,
+                                                         message: str) -> None:
+    _bmatch_input(tmp_path)
+    body = head('path = "b.tsv"\n        kind = "bipartite"') + f"""
+        [[steps]]
+        name = "b-anonymize"
+        {keys}
+    """ + FILE_SINK
+    run(tmp_path, body, expect=2)
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_b_anonymize_job_neo4j_property_levels_and_sink(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    db = FakeDB()
+    rng = np.random.default_rng(3)
+    db.source_nodes["User"] = [{"uid": f"u{i}", "delta": 2 + i % 3} for i in range(30)]
+    db.source_nodes["Interest"] = [{"name": f"i{j}"} for j in range(6)]
+    db.source_rels = [("HAS_INTEREST", ("User", i), ("Interest", j))
+                      for i in range(30) for j in range(6) if rng.random() < 0.4 or j == i % 6]
+    drv = FakeDriver(db)
+    for k, v in {"NEO4J_URI": "bolt://fake:7687", "NEO4J_PASSWORD": "pw"}.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.setattr(io_neo4j, "connect", lambda settings, verify=True: drv)
+    body = head("""type = "neo4j"
+        kind = "bipartite"
+        user_label = "User"
+        feature_label = "Interest"
+        rel = "HAS_INTEREST"
+        id_prop = "uid"
+        feature_id_prop = "name"
+        node_props = ["delta"]""") + """
+        [[steps]]
+        name = "b-anonymize"
+        delta_attribute = "delta"
+        [[sinks]]
+        type = "neo4j"
+        batch_size = 25
+    """ + FILE_SINK
+    rep = run(tmp_path, body)
+    step = rep["steps"]["b-anonymize"]
+    assert (step["delta_min"], step["delta_max"]) == (2, 4) and step["verification"]["ok"]
+    rec = drv.db.records["r"]
+    assert rec["status"] == "complete" and rec["kind"] == "masked"
+    assert rec["n_masked"] == step["stars"] and rec["neighbourhood"] == "k-anonymity"
+    rels = drv.named("write_relationships")
+    assert {c.identifiers["rel_type"] for c in rels} == {"ANON_HAS_FEATURE", "ANON_MASKED"}
+    assert all(len(c.params["rows"]) <= 25 for c in rels)
+    masked_rows = [r for c in rels if c.identifiers["rel_type"] == "ANON_MASKED"
+                   for r in c.params["rows"]]
+    assert len(masked_rows) == step["stars"]
+    file_cells = {tuple(ln.split("\t")) for ln in
+                  (tmp_path / "out" / "masked.tsv").read_text().splitlines()}
+    assert {(str(r["source"]), r["target"], "*" if r["type"] == "ANON_MASKED" else "1")
+            for r in drv.db.rels} == file_cells
+    users = drv.db.nodes["AnonUser"]
+    assert sorted(u["uid"] for u in users) == list(range(30))  # released rows, not real ids
+    assert "owner" not in json.dumps([c.params for c in drv.calls], default=str)
+    assert not any(str(u).startswith("u") for c in drv.named("write_nodes")
+                   for u in (row["uid"] for row in c.params["rows"]))

@@ -202,6 +202,39 @@ def test_bipartite_round_trip_and_statistics(server, prefix) -> None:
         sink.drop_release(rid + "-s")
 
 
+def test_masked_release_round_trip(server) -> None:
+    """A b-anonymized release: known-1 cells as ANON_HAS_FEATURE, masked as ANON_MASKED."""
+    from graphanon.anonymity.bmatching import MASKED, b_matching_anonymity
+    from graphanon.io.masked import MaskedRelease
+
+    driver, db = server
+    X = np.random.default_rng(0).integers(0, 2, size=(40, 6))
+    res = b_matching_anonymity(X, delta=4, rng=np.random.default_rng(1))
+    cells = MaskedRelease.from_result(res)
+    sink = Neo4jSink(driver, database=db, batch_size=7)
+    rid = "it-" + uuid.uuid4().hex
+    try:
+        for _ in range(2):  # idempotent re-run
+            s = sink.write_release(res.release(source_fingerprint="it-masked"),
+                                   release_id=rid, masked=cells)
+            assert s.status == "complete" and s.n_masked == res.stars
+            with driver.session(database=db) as sess:
+                rows = sess.run(
+                    "MATCH (u:AnonUser {release_id: $rid})-[e]->(f:AnonFeature) "
+                    "RETURN u.uid AS row, f.uid AS col, type(e) AS t", rid=rid).data()
+                n_users = sess.run("MATCH (u:AnonUser {release_id: $rid}) RETURN count(u) AS n",
+                                   rid=rid).single()["n"]
+            Y = np.zeros_like(res.released)
+            for r in rows:
+                Y[r["row"], r["col"]] = MASKED if r["t"] == "ANON_MASKED" else 1
+            np.testing.assert_array_equal(Y, res.released)
+            assert n_users == res.n
+            assert {r["t"] for r in rows} <= {"ANON_HAS_FEATURE", "ANON_MASKED"}
+    finally:
+        sink.drop_release(rid)
+    assert not [r for r in sink.releases()[0] if r["release_id"] == rid]
+
+
 def test_hostile_identifiers_never_reach_the_server(server) -> None:
     driver, db = server
     for label in ["P`) DETACH DELETE (n) //", "P {x:1}", "Pé", "P\u200b"]:

@@ -254,6 +254,30 @@ class AdaptiveAnonymityResult:
         Y[self.owner] = self.released
         return Y
 
+    def release(self, *, source_fingerprint: str = "", seed: int | None = None) -> Any:
+        """The public :class:`~graphanon.privacy.release.Release` record of this output.
+
+        ``neighbourhood="k-anonymity"`` (a syntactic guarantee, no ε is spent or charged);
+        ``params`` holds the method, the δ statistics, the solver options and the guarantee.
+        The key (``owner``) is not part of it.
+        """
+        from ..privacy.release import Release
+
+        s = self.summary()
+        params = {k: s[k] for k in ("method", "n", "d", "stars", "utility", "delta_min",
+                                    "delta_median", "delta_max", "solver", "exact_solver",
+                                    "candidates", "reweighting_epsilon", "iterations",
+                                    "privacy_model", "guarantee")}
+        params["verified"] = bool(self.verification is not None and self.verification.ok)
+        if self.method == "k-anonymity":
+            params["k"] = int(self.delta.max())
+        return Release.create(
+            mechanism=self.mechanism, neighbourhood="k-anonymity",
+            sensitivity_derivation="n/a: suppression anonymity, not differential privacy",
+            params=params, seed=seed, source_fingerprint=source_fingerprint,
+            seconds=self.seconds,
+        )
+
     def summary(self) -> dict[str, Any]:
         """Public report fields (no key, no data)."""
         return {

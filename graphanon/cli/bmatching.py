@@ -7,59 +7,66 @@ from pathlib import Path
 from typing import Any
 
 import click
-import numpy as np
 
-from ..anonymity.bmatching import adaptive_anonymize, delta_from_degree, released_cells
-from ..errors import InvalidParameterError
+from ..anonymity.bmatching import adaptive_anonymize, delta_from_degree
+from ..errors import GraphAnonError, InvalidParameterError
 from ..graph import BipartiteGraph
-from ..io._atomic import atomic_path
+from ..io.levels import levels_from_values, read_delta_file
+from ..io.masked import MaskedRelease, write_masked
 from ._common import echo, load_bipartite, load_graph, make_rng, progress_bar, write_json
 
 __all__ = ["COMMANDS", "b_anonymize"]
 
 
-def _load_input(path: str, preset: str | None, table: bool) -> BipartiteGraph:
-    from ..io.tables import PRESETS, read_table, table_to_bipartite
+def _load_input(path: str, preset: str | None, table: bool,
+                delta_column: str | None) -> tuple[BipartiteGraph, Any]:
+    """The input as a bipartite graph, and the δ column's values per user (or None)."""
+    from ..io.tables import PRESETS, _first_per_id, read_table, table_to_bipartite
 
+    is_table = preset is not None or table or Path(path).suffix.lower() == ".csv"
+    if not is_table:
+        if delta_column is not None:
+            raise InvalidParameterError(
+                "--delta-column needs a table INPUT (--table, --preset or a *.csv file); for a "
+                "user<TAB>attribute list use --delta-file.")
+        return load_bipartite(path), None
     if preset is not None:
         spec = PRESETS[preset]
         t = read_table(path, column_names=spec.column_names, delimiter=spec.delimiter,
                        na_values=spec.na_values)
-        cols = [c for c in t.column_names if c != spec.id_column and c != "income"]
-        if spec.id_column is not None:
-            from ..io.tables import _first_per_id
-
-            t = _first_per_id(t, spec.id_column)
-        return table_to_bipartite(t, columns=cols, id_column=spec.id_column,
-                                  binarize="median", dropna=spec.dropna, split=spec.split)
-    if table or Path(path).suffix.lower() == ".csv":
-        return table_to_bipartite(read_table(path), binarize="median")
-    return load_bipartite(path)
-
-
-def _read_delta_file(path: str, B: BipartiteGraph) -> np.ndarray[Any, Any]:
-    p = Path(path)
-    if not p.exists():
-        raise InvalidParameterError(f"The '--delta-file' option names a missing file {path!r}.")
-    levels: dict[str, int] = {}
-    for lineno, line in enumerate(p.read_text().splitlines(), 1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        parts = line.split("\t") if "\t" in line else line.split()
-        try:
-            levels[parts[0].strip()] = int(parts[1])
-        except (IndexError, ValueError):
+        id_column, dropna, split = spec.id_column, spec.dropna, spec.split
+        if id_column is not None:
+            t = _first_per_id(t, id_column)
+        cols = [c for c in t.column_names if c != id_column and c != "income"]
+    else:
+        t = read_table(path)
+        id_column, dropna, split = None, False, {}
+        cols = list(t.column_names)
+    if delta_column is not None:
+        if delta_column not in t.column_names:
             raise InvalidParameterError(
-                f"{path}:{lineno}: expected 'user<TAB>delta' with an integer delta, got "
-                f"{line[:80]!r}"
-            ) from None
-    ids = [str(u) for u in B.user_ids]
-    missing = [u for u in ids if u not in levels]
-    if missing:
-        raise InvalidParameterError(
-            f"{path}: no delta for user {missing[0]!r} ({len(missing)} users without one)."
-        )
-    return np.array([levels[u] for u in ids], dtype=np.int64)
+                f"The '--delta-column' option names an unknown column {delta_column!r}; "
+                f"columns are {', '.join(t.column_names)}.")
+        if delta_column == id_column:
+            raise InvalidParameterError("--delta-column cannot be the id column.")
+        cols = [c for c in cols if c != delta_column]  # a level is not a released attribute
+    if dropna:  # drop incomplete rows here, so that the δ column stays aligned
+        import pyarrow.compute as pc
+
+        mask = None
+        for c in cols + ([id_column] if id_column else []):
+            valid = pc.is_valid(t.column(c))
+            mask = valid if mask is None else pc.and_(mask, valid)
+        if mask is not None:
+            t = t.filter(mask)
+    B = table_to_bipartite(t, columns=cols, id_column=id_column, binarize="median",
+                           dropna=False, split=split)
+    if delta_column is None:
+        return B, None
+    values = t.column(delta_column).to_pylist()
+    row_ids = t.column(id_column).to_pylist() if id_column else list(range(t.num_rows))
+    by_id = dict(zip(row_ids, values, strict=True))
+    return B, [by_id[u] for u in B.user_ids.tolist()]
 
 
 @click.command("b-anonymize")
@@ -67,6 +74,9 @@ def _read_delta_file(path: str, B: BipartiteGraph) -> np.ndarray[Any, Any]:
 @click.option("--delta", type=int, help="The same anonymity level δ for every user.")
 @click.option("--delta-file", type=click.Path(dir_okay=False),
               help="Per-user levels: lines 'user<TAB>delta'.")
+@click.option("--delta-column",
+              help="Per-user levels from this column of a table INPUT (--table / --preset / "
+                   "*.csv); the column is not released.")
 @click.option("--delta-from-degree", "degree_graph", type=click.Path(dir_okay=False),
               help="Graph whose node ids are the users: δ_i = δ − (F − ⌊ln f_i⌋) "
                    "(paper section 5), with --delta-max as δ.")
@@ -88,7 +98,8 @@ def _read_delta_file(path: str, B: BipartiteGraph) -> np.ndarray[Any, Any]:
 @click.option("--report", "report_path", required=True, type=click.Path(dir_okay=False),
               help="JSON report (n, d, stars, utility, δ statistics, seconds, verification).")
 def b_anonymize(
-    input_path: str, delta: int | None, delta_file: str | None, degree_graph: str | None,
+    input_path: str, delta: int | None, delta_file: str | None, delta_column: str | None,
+    degree_graph: str | None,
     delta_max: int | None, symmetric: bool, baseline: str | None, candidates: int,
     preset: str | None, table: bool, seed: int | None, out_path: str, report_path: str,
 ) -> None:
@@ -99,10 +110,11 @@ def b_anonymize(
     """
     t0 = time.perf_counter()
     chosen = [o for o, v in (("--delta", delta), ("--delta-file", delta_file),
+                             ("--delta-column", delta_column),
                              ("--delta-from-degree", degree_graph)) if v is not None]
     if len(chosen) != 1:
         raise InvalidParameterError(
-            "give exactly one of --delta, --delta-file, --delta-from-degree "
+            "give exactly one of --delta, --delta-file, --delta-column, --delta-from-degree "
             f"(got {', '.join(chosen) or 'none'})."
         )
     if degree_graph is not None and delta_max is None:
@@ -110,12 +122,15 @@ def b_anonymize(
     if symmetric and baseline:
         raise InvalidParameterError("--symmetric and --baseline exclude each other.")
     rng, seed = make_rng(seed)
-    B = _load_input(input_path, preset, table)
+    B, column = _load_input(input_path, preset, table, delta_column)
     levels: Any
     if delta is not None:
         levels = delta
     elif delta_file is not None:
-        levels = _read_delta_file(delta_file, B)
+        levels = read_delta_file(delta_file, B.user_ids)
+    elif delta_column is not None:
+        levels = levels_from_values(column, B.user_ids,
+                                    source=f"column {delta_column!r} of {input_path}")
     else:
         G = load_graph(degree_graph)  # type: ignore[arg-type]
         idx = G.index_of(B.user_ids)
@@ -127,16 +142,16 @@ def b_anonymize(
         if not baseline:
             opts["progress"] = progress
         res = adaptive_anonymize(B, delta=levels, rng=rng, method=method, **opts)
-    rows, cols, masked = released_cells(res)
-    feats = np.asarray(B.feature_ids).astype(str)
-    with atomic_path(out_path) as tmp, open(tmp, "w") as fh:
-        for r, c, m in zip(rows.tolist(), cols.tolist(), masked.tolist(), strict=True):
-            fh.write(f"{r}\t{feats[c]}\t{'*' if m else '1'}\n")
+    ver = res.verification
+    if ver is None or not ver.ok:  # pragma: no cover - the library raises first
+        raise GraphAnonError("the release failed verify_adaptive_anonymity; nothing was written.")
+    cells = MaskedRelease.from_result(res)
+    write_masked(cells, out_path)
     summary = res.summary()
     summary.update({"input": input_path, "seed": seed, "seconds_total": time.perf_counter() - t0,
-                    "cells_written": int(rows.size), "masked_cells": int(masked.sum())})
+                    "cells_written": cells.n_cells, "masked_cells": cells.n_masked,
+                    "release": res.release(source_fingerprint=B.fingerprint, seed=seed).to_dict()})
     write_json(report_path, summary)
-    ver = res.verification
     echo(f"{method}: n={res.n} d={res.d} stars={res.stars} utility={res.utility:.4f} "
          f"verification={'ok' if ver and ver.ok else 'FAILED'} -> {out_path}")
 

@@ -182,6 +182,9 @@ def read_bipartite(user_label: str | None, feature_label: str | None, rel: str |
               help="Released statistics: a dK table (as written by dk / release-dk / "
               "release-degrees): 1K -> :DegreeCount, 2K -> :JointDegreeCount, 3K -> "
               ":DegreeTupleCount.")
+@click.option("--masked", "masked_path", type=click.Path(dir_okay=False),
+              help="A b-anonymized release ('row<TAB>attribute<TAB>1|*', as written by "
+              "b-anonymize): known-1 cells -> :ANON_HAS_FEATURE, masked cells -> :ANON_MASKED.")
 @click.option("--format", "fmt", type=FORMAT_CHOICE, help="Format of --graph.")
 @click.option("--report", "report_path", required=True, type=click.Path(dir_okay=False),
               help="The JSON report carrying the Release record.")
@@ -195,7 +198,8 @@ def read_bipartite(user_label: str | None, feature_label: str | None, rel: str |
 @click.option("--batch-size", type=click.IntRange(1), default=10_000, show_default=True)
 @_connection_options
 def write_release(release_id: str | None, graph_path: str | None, bipartite_path: str | None,
-                  table_path: str | None, fmt: str | None, report_path: str,
+                  table_path: str | None, masked_path: str | None, fmt: str | None,
+                  report_path: str,
                   dataset: str | None, budget_total: float | None, keep_ids: bool,
                   batch_size: int, uri: str | None, password_file: str | None,
                   database: str | None) -> None:
@@ -203,10 +207,10 @@ def write_release(release_id: str | None, graph_path: str | None, bipartite_path
     from ..io.dk_tables import read_dk_table
     from ..io.neo4j import Neo4jSink, release_record
 
-    given = [p for p in (graph_path, bipartite_path, table_path) if p]
+    given = [p for p in (graph_path, bipartite_path, table_path, masked_path) if p]
     if len(given) != 1:
         raise InvalidParameterError("write-release needs exactly one of --graph, --bipartite, "
-                                    "--table.")
+                                    "--table, --masked.")
     try:
         with open(report_path, encoding="utf-8") as fh:
             report = json.load(fh)
@@ -220,6 +224,12 @@ def write_release(release_id: str | None, graph_path: str | None, bipartite_path
         payload["graph"] = load_graph(graph_path, fmt)
     elif bipartite_path:
         payload["bipartite"] = load_bipartite(bipartite_path)
+    elif masked_path:
+        from ..io.masked import read_masked
+
+        n_rows = (record.get("params") or {}).get("n")
+        payload["masked"] = read_masked(masked_path,
+                                        n_rows=n_rows if isinstance(n_rows, int) else None)
     else:
         assert table_path
         payload["statistics"] = read_dk_table(table_path)

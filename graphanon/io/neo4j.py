@@ -15,7 +15,10 @@ Writing (:class:`Neo4jSink`)
     A release is a separate subgraph tagged with its ``release_id``: the record
     ``(:AnonRelease {release_id, mechanism, neighbourhood, epsilon, k, params_json, ...,
     status})``; an anonymized graph as ``(:AnonNode)-[:ANON_EDGE]->(:AnonNode)`` or
-    ``(:AnonUser)-[:ANON_HAS_FEATURE]->(:AnonFeature)``; released statistics as
+    ``(:AnonUser)-[:ANON_HAS_FEATURE]->(:AnonFeature)``; a masked (b-anonymized) release as
+    ``(:AnonUser {uid: released row})-[:ANON_HAS_FEATURE]->(:AnonFeature)`` for its known-1
+    cells and ``-[:ANON_MASKED]->(:AnonFeature)`` for its masked cells (every other cell is
+    a known 0), see :meth:`Neo4jSink.write_release`; released statistics as
     ``(:AnonRelease)-[:HAS_STATISTIC]->(:DegreeCount {degree, count})`` /
     ``(:JointDegreeCount {degree_a, degree_b, count})`` / ``(:DegreeTupleCount {kind,
     degrees, count})`` (see :func:`statistic_rows`). Anonymized nodes never link to source nodes.
@@ -74,9 +77,13 @@ from ..errors import (
 from ..graph import BipartiteGraph, Graph
 from ..privacy.accountant import charge_epsilon, fits_budget
 from .cypher import load, validate_identifier
+from .masked import MaskedRelease
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",
+    "EDGE_REL_TYPE",
+    "FEATURE_REL_TYPE",
+    "MASKED_REL_TYPE",
     "ConnectionSettings",
     "Neo4jSink",
     "Neo4jSource",
@@ -97,6 +104,10 @@ BYTES_PER_NODE = 200
 BYTES_PER_RELATIONSHIP = 48
 
 RELEASE_LABELS = ("AnonNode", "AnonUser", "AnonFeature")
+#: Relationship types of release subgraphs (fixed, validated identifiers).
+EDGE_REL_TYPE = "ANON_EDGE"
+FEATURE_REL_TYPE = "ANON_HAS_FEATURE"
+MASKED_REL_TYPE = "ANON_MASKED"
 STATISTIC_LABELS = ("DegreeCount", "JointDegreeCount", "DegreeTupleCount")
 
 
@@ -671,6 +682,7 @@ class ReleaseSummary:
     epsilon_charged: float
     dataset: str | None
     seconds: float
+    n_masked: int = 0  # of n_relationships: ANON_MASKED cells of a masked release
 
 
 # ----------------------------------------------------------------------- writing
@@ -814,6 +826,7 @@ class Neo4jSink:
         graph: Graph | None = None,
         bipartite: BipartiteGraph | None = None,
         statistics: StatisticsTable | None = None,
+        masked: MaskedRelease | None = None,
         dataset: str | None = None,
         keep_ids: bool = False,
         budget_total: float | None = None,
@@ -827,10 +840,16 @@ class Neo4jSink:
         release_id
             The id of the release subgraph (default: the record's ``release_id``); an
             existing release with this id is replaced.
-        graph, bipartite, statistics
+        graph, bipartite, statistics, masked
             Exactly one payload: an anonymized social graph, an anonymized bipartite graph,
-            or a released dK table (:class:`~graphanon.dk.DKDistribution` 1K / 2K, or a
-            :class:`~graphanon.dk.DK3Distribution`; see :func:`statistic_rows`).
+            a released dK table (:class:`~graphanon.dk.DKDistribution` 1K / 2K, or a
+            :class:`~graphanon.dk.DK3Distribution`; see :func:`statistic_rows`), or a
+            b-anonymized release (:class:`~graphanon.io.masked.MaskedRelease`): one
+            ``(:AnonUser {uid: r})`` per released row ``r`` (already a random pseudonym: the
+            rows are permuted and the key is not part of the payload), one
+            ``(:AnonFeature {uid})`` per attribute, ``[:ANON_HAS_FEATURE]`` for every known-1
+            cell and ``[:ANON_MASKED]`` for every masked cell; absent relationships are
+            known 0, so a consumer can tell "absent" from "unknown".
         dataset
             Ledger key: a stable name of the source dataset chosen by the operator. Required
             when the release has an ε (never derived from a content hash, which changes with
@@ -862,10 +881,10 @@ class Neo4jSink:
                 f"The 'release_id' parameter must be a non-empty printable string of at most 200 "
                 f"characters. Got {release_id!r} instead."
             )
-        payloads = [p for p in (graph, bipartite, statistics) if p is not None]
+        payloads = [p for p in (graph, bipartite, statistics, masked) if p is not None]
         if len(payloads) != 1:
             raise InvalidParameterError(
-                "write_release needs exactly one of graph, bipartite or statistics."
+                "write_release needs exactly one of graph, bipartite, statistics or masked."
             )
         epsilon = charge_epsilon(record, "edge")  # None: no ε, written uncharged
         if epsilon is not None:
@@ -884,6 +903,13 @@ class Neo4jSink:
             kind, payload_fp = "bipartite", bipartite.fingerprint
             for name in bipartite.user_attributes:
                 validate_identifier(name, "user attribute")
+        elif masked is not None:
+            if not isinstance(masked, MaskedRelease):
+                raise InvalidParameterError(
+                    "The 'masked' parameter of write_release must be a MaskedRelease "
+                    f"(graphanon.io.masked). Got {type(masked).__name__} instead."
+                )
+            kind, payload_fp = "masked", masked.fingerprint
         else:
             assert statistics is not None
             kind, payload_fp = "statistics", _table_fingerprint(statistics)
@@ -908,7 +934,8 @@ class Neo4jSink:
             "graphanon_version": record.get("graphanon_version") or __version__,
             "created_at": record.get("created_at") or _now(),
             "dataset": dataset,
-            "ids": "kept" if keep_ids else "pseudonymized",
+            "ids": ("released-rows" if masked is not None else "kept" if keep_ids
+                    else "pseudonymized"),
             "charge_id": charge_id,
         }
         properties = {k: v for k, v in properties.items() if v is not None}
@@ -930,14 +957,14 @@ class Neo4jSink:
                                  "started_at": _now()})
                 self._delete_data(session, release_id)
                 counts = self._write_payload(session, release_id, graph, bipartite, statistics,
-                                             keep_ids)
+                                             masked, keep_ids)
                 spent = self._complete(session, release_id, dataset if charged else None,
                                        record, charge_id, counts)
         return ReleaseSummary(
             release_id=release_id, kind=kind, status="complete",
             n_nodes=counts["n_nodes"], n_relationships=counts["n_relationships"],
             n_statistics=counts["n_statistics"], epsilon_charged=spent, dataset=dataset,
-            seconds=time.perf_counter() - t0,
+            seconds=time.perf_counter() - t0, n_masked=counts.get("n_masked", 0),
         )
 
     def _delete_data(self, session: Any, release_id: str) -> None:
@@ -956,7 +983,7 @@ class Neo4jSink:
 
     def _write_payload(self, session: Any, release_id: str, graph: Graph | None,
                        bipartite: BipartiteGraph | None, statistics: StatisticsTable | None,
-                       keep_ids: bool) -> dict[str, int]:
+                       masked: MaskedRelease | None, keep_ids: bool) -> dict[str, int]:
         if graph is not None:
             uids = _uids(graph.node_ids, keep_ids)
             attrs = {k: v.tolist() for k, v in graph.attributes.items()}
@@ -971,7 +998,7 @@ class Neo4jSink:
             self._write_rows(session, load("write_nodes", label="AnonNode"), release_id,
                              node_rows, "release nodes")
             self._write_rows(session, load("write_relationships", source_label="AnonNode",
-                                           target_label="AnonNode", rel_type="ANON_EDGE"),
+                                           target_label="AnonNode", rel_type=EDGE_REL_TYPE),
                              release_id, edge_rows, "release relationships")
             return {"n_nodes": len(node_rows), "n_relationships": len(edge_rows),
                     "n_statistics": 0}
@@ -994,15 +1021,44 @@ class Neo4jSink:
                              feat_rows, "release features")
             self._write_rows(session, load("write_relationships", source_label="AnonUser",
                                            target_label="AnonFeature",
-                                           rel_type="ANON_HAS_FEATURE"),
+                                           rel_type=FEATURE_REL_TYPE),
                              release_id, edge_rows, "release relationships")
             return {"n_nodes": len(user_rows) + len(feat_rows),
                     "n_relationships": len(edge_rows), "n_statistics": 0}
+        if masked is not None:
+            return self._write_masked(session, release_id, masked)
         assert statistics is not None
         label, rows = statistic_rows(statistics)
         self._write_rows(session, load("write_statistics", label=label), release_id,
                          rows, "release statistics")
         return {"n_nodes": 0, "n_relationships": 0, "n_statistics": len(rows)}
+
+    def _write_masked(self, session: Any, release_id: str,
+                      masked: MaskedRelease) -> dict[str, int]:
+        """Released rows, attributes, then known-1 and masked cells (see write_release)."""
+        fids = [_scalar(f) if isinstance(_scalar(f), (int, str)) else str(f)
+                for f in np.asarray(masked.attribute_ids).tolist()]
+        user_rows = [{"uid": r, "properties": {}} for r in range(masked.n_rows)]
+        feat_rows: list[dict[str, Any]] = [{"uid": f, "properties": {}} for f in fids]
+        order = np.lexsort((masked.cols, masked.rows))
+        rows, cols = masked.rows[order].tolist(), masked.cols[order].tolist()
+        flags = masked.masked[order].tolist()
+        ones = [{"source": r, "target": fids[c]}
+                for r, c, m in zip(rows, cols, flags, strict=True) if not m]
+        stars = [{"source": r, "target": fids[c]}
+                 for r, c, m in zip(rows, cols, flags, strict=True) if m]
+        self._write_rows(session, load("write_nodes", label="AnonUser"), release_id,
+                         user_rows, "release rows")
+        self._write_rows(session, load("write_nodes", label="AnonFeature"), release_id,
+                         feat_rows, "release attributes")
+        for rel_type, rel_rows, task in ((FEATURE_REL_TYPE, ones, "known-1 cells"),
+                                         (MASKED_REL_TYPE, stars, "masked cells")):
+            self._write_rows(session, load("write_relationships", source_label="AnonUser",
+                                           target_label="AnonFeature", rel_type=rel_type),
+                             release_id, rel_rows, task)
+        return {"n_nodes": len(user_rows) + len(feat_rows),
+                "n_relationships": len(ones) + len(stars), "n_statistics": 0,
+                "n_masked": len(stars)}
 
     def _complete(self, session: Any, release_id: str, dataset: str | None,
                   record: Mapping[str, Any], charge_id: str, counts: Mapping[str, int]) -> float:
