@@ -193,6 +193,8 @@ def test_ser_release_warns_and_truncate_refused() -> None:
                                backend=insecure(np.random.default_rng(0)),
                                rng=np.random.default_rng(0))
     assert rel.release.params["guarantee"].startswith("none")
+    assert rel.release.neighbourhood == "none" and rel.release.epsilon is None
+    assert rel.release.mechanism.endswith("-insecure")
     with pytest.raises(InvalidParameterError, match="Truncation"):
         theta_dk_release(G, d=1, epsilon=1.0, theta=4, projection="truncate")
     with pytest.raises(InvalidParameterError, match="epsilon"):
@@ -223,8 +225,14 @@ def test_degree_sequence_releases() -> None:
     assert lap.release.neighbourhood == "node" and lap.degrees.max(initial=0) <= 16
     rps = rps_degree_sequence(G, epsilon=1.0, backend=insecure(rng), rng=rng)
     assert rps.release.neighbourhood == "node"
-    assert rps.regions[0, 0] == 0 and rps.regions[-1, 1] == G.n_nodes - 1
+    params = rps.release.params
+    assert params["max_nodes_source"] == "private estimate" and params["epsilon_node_count"] > 0
+    assert rps.regions[0, 0] == 0 and rps.regions[-1, 1] == params["max_nodes"] - 1
     assert np.isin(rps.degrees, rps.regions[:, 0]).all()
+    # with a public node bound nothing about n is published, and counts are capped at N
+    pub = rps_degree_sequence(G, epsilon=1.0, max_nodes=200, backend=insecure(rng), rng=rng)
+    assert pub.regions[-1, 1] == 199 and pub.release.params["epsilon_node_count"] == 0
+    assert G.n_nodes not in pub.release.params.values()
     with pytest.raises(InvalidParameterError, match="depth"):
         rps_degree_sequence(G, epsilon=1.0, depth=0)
 

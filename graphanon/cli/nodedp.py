@@ -113,8 +113,12 @@ def release_dk_node(input_path: str, *, d: int, epsilon: float, theta: int | str
                    "constrained inference.")
 @click.option("--epsilon", type=float, required=True, help="Privacy budget ε.")
 @click.option("--max-degree", type=click.IntRange(min=0), default=None,
-              help="RPS: public degree bound Λ (default n − 1). Only pass the true maximum "
+              help="RPS: public degree bound Λ (default N − 1). Only pass the true maximum "
                    "if it is public.")
+@click.option("--max-nodes", type=click.IntRange(min=1), default=None,
+              help="RPS: public bound N on the node count (caps the noisy counts). Default: "
+                   "a private estimate that spends 5% of ε (n itself is private under "
+                   "node-DP).")
 @click.option("--theta", type=click.IntRange(min=1), default=64, show_default=True,
               help="laplace: projection bound θ.")
 @click.option("--depth", type=click.IntRange(min=1, max=64), default=15, show_default=True,
@@ -124,6 +128,7 @@ def release_dk_node(input_path: str, *, d: int, epsilon: float, theta: int | str
               help="Released degree histogram as a 1K dK table (TSV: degree1<TAB>count).")
 @click.option("--report", type=click.Path(dir_okay=False), help="JSON report.")
 def release_degrees(input_path: str, method: str, epsilon: float, max_degree: int | None,
+                    max_nodes: int | None,
                     theta: int, depth: int, noise: str, seed: int | None, out: str,
                     report: str | None) -> None:
     """Release a differentially private degree sequence of INPUT."""
@@ -140,7 +145,8 @@ def release_degrees(input_path: str, method: str, epsilon: float, max_degree: in
     backend, rng, used_seed = resolve_noise(noise, seed)
     kw: dict[str, Any] = {"backend": backend, "rng": rng, "seed": used_seed}
     if method == "rps":
-        rel = rps_degree_sequence(G, epsilon=epsilon, max_degree=max_degree, depth=depth, **kw)
+        rel = rps_degree_sequence(G, epsilon=epsilon, max_degree=max_degree,
+                                  max_nodes=max_nodes, depth=depth, **kw)
     elif method == "laplace":
         rel = laplace_degree_sequence(G, epsilon=epsilon, theta=theta, **kw)
     else:

@@ -336,7 +336,10 @@ def theta_dk_release(
     true = dense_dk(proj.graph, d, h)
     noisy = backend.discrete_laplace(true, sensitivity=sens, epsilon=eps_release)
     table = _table_from_dense(d, noisy, h)
-    mechanism = f"theta-dk{d}-{projection}"
+    audited = projection == "ead"
+    # SER's cascades break the node sensitivity bound (the audit shows it): such a release
+    # makes no privacy claim, so no ledger charges it and no sink calls it node-DP.
+    mechanism = f"theta-dk{d}-{projection}" + ("" if audited else "-insecure")
     params: dict[str, Any] = {
         "d": d, "theta": theta, "projection": projection, "order": proj.order, "key": key,
         "theta_selection": "fixed" if selection is None else "exponential-mechanism",
@@ -354,9 +357,13 @@ def theta_dk_release(
         if projection == "ead" else "paper Lemma 8 / its 1K analogue — NOT valid for SER"
     )
     seconds = time.perf_counter() - t0
+    if not audited:
+        params["epsilon_spent"] = epsilon
     release = Release.create(
-        mechanism=mechanism, neighbourhood="node", epsilon=epsilon, sensitivity=sens,
-        sensitivity_derivation=derivation, params=params, backend=backend.name, seed=seed,
+        mechanism=mechanism, neighbourhood="node" if audited else "none",
+        epsilon=epsilon if audited else None, sensitivity=sens,
+        sensitivity_derivation=derivation if audited else "NO PRIVACY CLAIM: " + derivation,
+        params=params, backend=backend.name, seed=seed,
         source_fingerprint=G.fingerprint, seconds=seconds,
     )
     return NodeDKRelease(table, noisy, d, theta, projection, proj.preserved_edge_ratio,

@@ -123,8 +123,10 @@ def rps_degree_sequence(
     *,
     epsilon: float,
     max_degree: int | None = None,
+    max_nodes: int | None = None,
     depth: int = 15,
     partition_fraction: float = 0.5,
+    count_fraction: float = 0.05,
     backend: NoiseBackend | None = None,
     rng: np.random.Generator | None = None,
     seed: int | None = None,
@@ -138,12 +140,20 @@ def rps_degree_sequence(
         Total ε under node neighbourhood (add/remove one node with all its edges).
     max_degree : int, optional
         Public bound Λ on the degree domain ``[0, Λ]``. Pass the true maximum degree only if
-        it is public. Default ``n − 1``. The node count ``n`` is treated as public (as in
-        the paper): it also caps each noisy region count. Degrees above Λ are clipped to Λ.
+        it is public. Default ``N − 1`` with ``N`` the node bound below. Degrees above Λ are
+        clipped to Λ.
+    max_nodes : int, optional
+        Public bound ``N`` on the number of nodes; it caps each noisy region count. Under
+        add/remove-node DP the node count ``n`` itself is private (the paper treats it as
+        public, which leaks: a count clipped at ``n`` can take the value ``n + 1`` for
+        ``G + v`` but never for ``G``). If omitted, ``count_fraction · ε`` buys a private
+        estimate ``N̂ = n + DLap`` (node sensitivity 1), and ``N = max(N̂, 1)``.
     depth : int
         Maximum recursion depth (15 in the paper).
     partition_fraction : float
-        Share of ε spent on the partition (the rest on the region counts).
+        Share of the remaining ε spent on the partition (the rest on the region counts).
+    count_fraction : float
+        Share of ε spent on the node-count estimate when ``max_nodes`` is not given.
     backend, rng, seed
         Noise backend (default OpenDP, secure; ``get_backend("numpy-insecure", rng=...)`` for
         reproducible runs), non-noise randomness, and the seed to record.
@@ -182,8 +192,9 @@ def rps_degree_sequence(
     of L1 size ``α`` changes the log-density by ``<= α``) and ``β = ε_c/(6k)`` (a dilation
     ``e^λ`` changes it by ``<= 3k|λ|``), so ``c + (S/α)·Z`` is ε_c-node-DP (NRS Lemma 2.6).
     The partition is public after the first stage (k is known), so the stages compose
-    sequentially: ε-node-DP in total. Rounding, clipping and summarization are
-    post-processing. Floating-point Cauchy sampling caveat: see
+    sequentially with the node-count estimate (if any): ε-node-DP in total. Rounding,
+    clipping (at 0 and at the public or privately estimated ``N``) and summarization are
+    post-processing; nothing else about ``n`` is published. Floating-point Cauchy sampling caveat: see
     :meth:`graphanon.privacy.noise.OpenDPBackend.cauchy`.
 
     References
@@ -200,14 +211,27 @@ def rps_degree_sequence(
     depth = check_int(depth, "depth", owner, low=1, high=64)
     frac = check_float(partition_fraction, "partition_fraction", owner, low=0.0, high=1.0,
                        closed="neither")
-    n = G.n_nodes
-    lam = max(n - 1, 0) if max_degree is None else check_int(max_degree, "max_degree", owner,
-                                                              low=0)
     backend = backend or get_backend("opendp")
+    n = G.n_nodes
+    eps_n = 0.0
+    if max_nodes is not None:
+        cap = check_int(max_nodes, "max_nodes", owner, low=1)
+        cap_source = "caller"
+    else:
+        eps_n = check_float(count_fraction, "count_fraction", owner, low=0.0, high=1.0,
+                            closed="neither") * epsilon
+        n_hat = int(backend.discrete_laplace(np.array([n]), sensitivity=1, epsilon=eps_n)[0])
+        cap = max(n_hat, 1)
+        cap_source = "private estimate"
+    if max_degree is None:
+        lam = max(cap - 1, 0)
+    else:
+        lam = check_int(max_degree, "max_degree", owner, low=0)
     deg = np.minimum(G.degrees, lam)
     hist = np.bincount(deg, minlength=lam + 1)
     cum = np.concatenate([[0], np.cumsum(hist)])
-    eps_p, eps_c = frac * epsilon, (1.0 - frac) * epsilon
+    eps_rest = epsilon - eps_n
+    eps_p, eps_c = frac * eps_rest, (1.0 - frac) * eps_rest
     eps_level = eps_p / depth
     regions: list[tuple[int, int]] = [(0, lam)]
     for _ in range(depth):
@@ -233,8 +257,8 @@ def rps_degree_sequence(
     beta = eps_c / (6.0 * k)
     S = rps_smooth_sensitivity(hist, reg[1:, 0], beta)
     noisy = backend.cauchy(counts.astype(np.float64), scale=2.0 * S / eps_c)
-    # Cauchy tails are unbounded: cap each count at the (public) node count
-    c = np.clip(np.rint(np.clip(noisy, -1.0, n + 1.0)), 0, n).astype(np.int64)
+    # Cauchy tails are unbounded: cap each count at the public / privately estimated N
+    c = np.clip(np.rint(np.clip(noisy, -1.0, cap + 1.0)), 0, cap).astype(np.int64)
     seq = np.repeat(reg[:, 0], c)
     seconds = time.perf_counter() - t0
     release = Release.create(
@@ -244,7 +268,8 @@ def rps_degree_sequence(
             "partition: EM, quality range 1/2 per level; counts: beta-smooth sensitivity "
             "(value not published), Cauchy scale 2S/eps_c, beta = eps_c/(6k)"),
         params={"max_degree": lam, "max_degree_source": "caller" if max_degree is not None
-                else "n-1", "n_public": n, "depth": depth, "partition_fraction": frac,
+                else "N-1", "max_nodes": cap, "max_nodes_source": cap_source,
+                "epsilon_node_count": eps_n, "depth": depth, "partition_fraction": frac,
                 "n_regions": k, "epsilon_partition": eps_p, "epsilon_counts": eps_c},
         backend=backend.name, seed=seed, source_fingerprint=G.fingerprint, seconds=seconds,
     )
