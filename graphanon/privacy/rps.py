@@ -194,8 +194,8 @@ def rps_degree_sequence(
     The partition is public after the first stage (k is known), so the stages compose
     sequentially with the node-count estimate (if any): ε-node-DP in total. Rounding,
     clipping (at 0 and at the public or privately estimated ``N``) and summarization are
-    post-processing; nothing else about ``n`` is published. Floating-point Cauchy sampling caveat: see
-    :meth:`graphanon.privacy.noise.OpenDPBackend.cauchy`.
+    post-processing; nothing else about ``n`` is published. Floating-point Cauchy sampling
+    caveat: see :meth:`graphanon.privacy.noise.OpenDPBackend.cauchy`.
 
     References
     ----------
