@@ -370,6 +370,11 @@ def _step_release_personalized(state: JobState, params: dict[str, Any]) -> None:
             "'prefs_attribute' (a node property) or 'prefs_scheme' (\"thesis\").")
     if not isinstance(state.data, Graph):
         raise InvalidParameterError("step 'release-personalized' needs a social graph source.")
+    if kwargs.get("privacy") == "node" and path is None:
+        raise InvalidParameterError(
+            "step 'release-personalized' with privacy = \"node\" needs 'prefs' (a public "
+            "table file): 'prefs_scheme' and 'prefs_attribute' derive the table from the "
+            "private node set.")
     if path is not None:
         from .io.preferences import read_preferences
 
@@ -508,6 +513,10 @@ def _step_b_anonymize(state: JobState, params: dict[str, Any]) -> None:
     summary.update(cells_written=state.masked.n_cells, masked_cells=state.masked.n_masked)
     state.report["b-anonymize"] = summary
 
+
+NOT_PRIVATE_NOTE = (
+    "Computed from the private input (step summaries, evaluation against the truth, input "
+    "counts): the operator's view, not covered by the release's guarantee. Do not publish.")
 
 #: Registered steps: name -> ``step(state, params)``. A mechanism is one line through
 #: :func:`mechanism_step` (``"module:function"`` strings are imported on first use).
@@ -927,11 +936,12 @@ def _write_sink(sink: dict[str, Any], state: JobState, release_id: str, job: str
             from .io.masked import write_masked
 
             write_masked(state.masked, folder / "masked.tsv")
-        report = {"job": job, "release_id": release_id, "steps": state.report,
+        report = {"job": job, "release_id": release_id,
                   "release": state.release.to_dict() if state.release is not None else None,
                   "data_written": write_data,
                   "statistics_written": state.statistics is not None,
-                  "masked_written": state.masked is not None}
+                  "masked_written": state.masked is not None,
+                  "not_private": {"note": NOT_PRIVATE_NOTE, "steps": state.report}}
         atomic_write_text(folder / "report.json",
                           json.dumps(to_jsonable(report), indent=2) + "\n")
         return str(folder)

@@ -155,3 +155,14 @@ def test_released_cells_format():
     rows, _cols, masked = released_cells(r)
     assert masked.sum() == r.stars
     assert ((r.released == 1).sum() + r.stars) == rows.size
+
+
+def test_recorded_seed_does_not_reproduce_the_secret_permutation():
+    """The row permutation hides which released row is whose; a seed in a report must not
+    regenerate it (it comes from the OS CSPRNG)."""
+    X = np.random.default_rng(1).integers(0, 2, size=(40, 6)).astype(np.int32)
+    a = b_matching_anonymity(X, delta=3, rng=np.random.default_rng(9))
+    b = b_matching_anonymity(X, delta=3, rng=np.random.default_rng(9))
+    assert a.stars == b.stars  # the anonymization itself is reproducible
+    assert not np.array_equal(a.owner, b.owner)
+    assert not np.array_equal(a.owner, np.random.default_rng(9).permutation(40))

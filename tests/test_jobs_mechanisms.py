@@ -85,7 +85,7 @@ def test_randomized_response_job(tmp_path: Path) -> None:
     secure = run(tmp_path, body.replace('noise = "numpy-insecure"', ""))
     assert secure["release"]["seed"] is None
     assert secure["release"]["backend"] != "numpy-insecure"
-    assert secure["steps"]["randomized_response"]["noise"] == "opendp"
+    assert secure["not_private"]["steps"]["randomized_response"]["noise"] == "opendp"
 
 
 def test_edge_dp_dk_release_and_generate(tmp_path: Path, polbooks: Path) -> None:
@@ -112,7 +112,7 @@ def test_edge_dp_dk_release_and_generate(tmp_path: Path, polbooks: Path) -> None
         name = "generate"
     """)
     G = read_graph(tmp_path / "out" / "graph.graphml")
-    assert rep["data_written"] and rep["steps"]["generate"]["edges"] == G.n_edges > 0
+    assert rep["data_written"] and rep["not_private"]["steps"]["generate"]["edges"] == G.n_edges > 0
     # opendp noise: secure; the seed is recorded for the non-noise randomness only
     rep = run(tmp_path, body.replace('noise = "numpy-insecure"', ""))
     assert rep["release"]["backend"] == "opendp"
@@ -125,7 +125,7 @@ def test_edge_dp_release_warns_without_degree_bound(tmp_path: Path, polbooks: Pa
         d = 1
         epsilon = 1.0
     """ + FILE_SINK)
-    assert rep["steps"]["warnings"][0]["category"] == "DegreeBoundWarning"
+    assert rep["not_private"]["steps"]["warnings"][0]["category"] == "DegreeBoundWarning"
     assert read_dk_table(tmp_path / "out" / "statistics.tsv").kind == "degree"
 
 
@@ -140,7 +140,7 @@ def test_node_dp_dk_release(tmp_path: Path, polbooks: Path) -> None:
     """ + FILE_SINK)
     assert rep["release"]["neighbourhood"] == "node"
     assert rep["release"]["sensitivity"] == 2 * 8 + 1
-    assert rep["steps"]["theta_dk_release"]["theta"] == 8
+    assert rep["not_private"]["steps"]["theta_dk_release"]["theta"] == 8
     table = read_dk_table(tmp_path / "out" / "statistics.tsv")
     assert isinstance(table, DKDistribution) and table.kind == "degree"
     assert table.max_degree <= 8
@@ -172,7 +172,7 @@ def test_projection_job(tmp_path: Path, polbooks: Path) -> None:
     """ + FILE_SINK)
     G = read_graph(tmp_path / "out" / "graph.graphml")
     assert rep["release"] is None and G.degrees.max() <= 4
-    assert rep["steps"]["describe"]["edges"] == G.n_edges
+    assert rep["not_private"]["steps"]["describe"]["edges"] == G.n_edges
     # projection is reproducible from the job seed (non-noise randomness)
     run(tmp_path, head('path = "g.txt"') + """
         [[steps]]
@@ -320,7 +320,7 @@ def test_k_anonymity_jobs_write_a_verified_release(tmp_path: Path, step: str) ->
     rep = run(tmp_path, body)
     released = read_bipartite(tmp_path / "out" / "bipartite.tsv")
     assert verify_smooth_k(B, released, 8).ok
-    summaries = [v for v in rep["steps"].values() if isinstance(v, dict)]
+    summaries = [v for v in rep["not_private"]["steps"].values() if isinstance(v, dict)]
     assert summaries and all("clusters" not in v for v in summaries)  # stays private
     assert all(v.get("k") == 8 for v in summaries)
 
@@ -400,7 +400,7 @@ def test_b_anonymize_job_file_sink(tmp_path: Path) -> None:
     rep = run(tmp_path, body)
     text = (tmp_path / "out" / "report.json").read_text()
     assert "owner" not in text
-    step = rep["steps"]["b-anonymize"]
+    step = rep["not_private"]["steps"]["b-anonymize"]
     assert step["verification"]["ok"] and (step["delta_min"], step["delta_max"]) == (2, 5)
     assert rep["release"]["neighbourhood"] == "k-anonymity" and rep["release"]["epsilon"] is None
     assert rep["release"]["mechanism"] == "adaptive-anonymity" and rep["release"]["seed"] == 5
@@ -418,7 +418,7 @@ def test_b_anonymize_job_file_sink(tmp_path: Path) -> None:
         delta = 3
         {extra}
     """ + FILE_SINK)
-        assert rep["steps"]["b-anonymize"]["verification"]["ok"]
+        assert rep["not_private"]["steps"]["b-anonymize"]["verification"]["ok"]
         _check_adaptive(B, tmp_path / "out" / "masked.tsv", np.full(B.n_users, 3))
 
 
@@ -472,7 +472,7 @@ def test_b_anonymize_job_neo4j_property_levels_and_sink(
         batch_size = 25
     """ + FILE_SINK
     rep = run(tmp_path, body)
-    step = rep["steps"]["b-anonymize"]
+    step = rep["not_private"]["steps"]["b-anonymize"]
     assert (step["delta_min"], step["delta_max"]) == (2, 4) and step["verification"]["ok"]
     rec = drv.db.records["r"]
     assert rec["status"] == "complete" and rec["kind"] == "masked"

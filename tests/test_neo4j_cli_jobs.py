@@ -170,7 +170,7 @@ def test_file_job_describe(tmp_path: Path) -> None:
     outs = list((tmp_path / "out").iterdir())
     assert len(outs) == 1 and outs[0].name.startswith("n-20")
     report = json.loads((outs[0] / "report.json").read_text())
-    assert report["steps"]["describe"]["nodes"] == 6 and report["release"] is None
+    assert report["not_private"]["steps"]["describe"]["nodes"] == 6 and report["release"] is None
     assert read_graph(outs[0] / "graph.graphml").n_edges == 6
 
 

@@ -14,6 +14,7 @@ of the algorithms is the ε of the paper's variational re-weighting, not a priva
 from __future__ import annotations
 
 import math
+import secrets
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -509,7 +510,9 @@ def _finish(
 ) -> AdaptiveAnonymityResult:
     n, d = codes.shape
     Y = np.where(mask, MASKED, codes).astype(np.int32)
-    owner = rng.permutation(n).astype(np.int64)
+    # The permutation is the secret that hides which released row is whose: it is drawn from
+    # the OS CSPRNG, never from ``rng`` (whose seed a report or a job file may record).
+    owner = np.random.default_rng(secrets.randbits(128)).permutation(n).astype(np.int64)
     released = Y[owner]
     stars = int(mask.sum())
     ver = None
@@ -548,7 +551,9 @@ def b_matching_anonymity(
         Anonymity level per user: an int (uniform) or an integer array of length ``n``, each in
         ``[1, n]``.
     rng
-        Generator of the release permutation.
+        Generator of the algorithm's own random choices. The release permutation (the
+        secret key ``owner``) always comes from the OS CSPRNG, so a recorded seed never
+        reproduces it.
     candidates
         ``c``: every row may be matched to its ``c`` nearest rows in Hamming distance (and to
         the rows that have it among theirs). Widened (doubled) while infeasible.

@@ -53,6 +53,11 @@ def release_personalized_cmd(input_path: str, d: str, privacy: str, method: str,
     if len(given) != 1:
         raise InvalidParameterError(
             "Give exactly one of --prefs FILE, --prefs-scheme thesis or --prefs-attribute NAME.")
+    if privacy == "node" and prefs_path is None:
+        raise InvalidParameterError(
+            "Under --privacy node the preference table must be public and independent of "
+            "which nodes are present: pass --prefs FILE. --prefs-scheme and --prefs-attribute "
+            "derive it from the private node set.")
     G = load_graph(input_path)
     backend, rng, used_seed = resolve_noise(noise, seed)
     if prefs_path is not None:

@@ -60,12 +60,16 @@ def randomized_response_cmd(
     write_bipartite(res.graph, out_path)
     write_json(report_path, {
         "release": release.to_dict(),
-        "metrics": metrics,
-        "kept": res.kept,
-        "created": res.created,
-        "input_edges": B.n_edges,
-        "output_edges": res.graph.n_edges,
         "output": out_path,
+        "output_edges": res.graph.n_edges,
+        "not_private": {
+            "note": "Computed against the private input: for the operator, not covered by "
+                    "the guarantee. Do not publish.",
+            "metrics": metrics,
+            "kept": res.kept,
+            "created": res.created,
+            "input_edges": B.n_edges,
+        },
     })
     echo(f"randomized response ({level}-DP, ε={epsilon:g}, p={res.p:.6g}): "
          f"{res.graph.n_edges} cells released; jaccard {metrics['jaccard']:.4f}, "

@@ -520,7 +520,10 @@ def release_personalized(
     G : Graph
         The private graph.
     prefs : Preferences
-        The public preference table (unlisted nodes get ``prefs.default``).
+        The public preference table (unlisted nodes get ``prefs.default``). Under node-PDP
+        it must not be derived from the graph (a node attribute, or the thesis scheme drawn
+        over ``G.node_ids``): its ε_min, μ and default would then depend on which nodes are
+        present. Attribute-derived tables are refused for ``privacy="node"``.
     d : {1, 2}
     privacy : {"edge", "node"}
         Definition 30 or Definition 31 (the node's own ε; see the module docstring).
@@ -605,6 +608,13 @@ def release_personalized(
         k = check_int(k, "k", owner, low=1)
     else:
         k = None
+    if privacy == "node" and prefs.source.startswith("attribute:"):
+        raise InvalidParameterError(
+            f"The 'prefs' parameter of {owner}: under node-PDP the preference table must be "
+            "public and independent of which nodes are present; a table read from the graph's "
+            f"own attribute ({prefs.source}) makes ε_min, μ and the default depend on the "
+            "private node set. Pass a table over a public universe of ids (a file or "
+            "from_pairs).")
     backend = backend or get_backend("opendp")
     if key is None:
         key = int(rng.integers(0, 2**63 - 1)) if rng is not None else secrets.randbits(63)
@@ -641,6 +651,14 @@ def release_personalized(
     table = _table(d, per_cell, h)
     got = guaranteed_epsilons(eps, method=method, calibration=calibration,
                               eps_min=prefs.epsilon_min, mu=mu_val)
+    # Under node-PDP which nodes exist is private: the published per-node summary and the
+    # group table describe the public universe (the table plus its default), not G's nodes.
+    if privacy == "node":
+        summary_req = prefs.universe
+        summary_got = guaranteed_epsilons(summary_req, method=method, calibration=calibration,
+                                          eps_min=prefs.epsilon_min, mu=mu_val)
+    else:
+        summary_req, summary_got = eps, got
     strict = calibration == "strict"
     avg = method in ("tp", "st") and isinstance(mu, str) and mu in ("avg", "mean")
     name = f"pdp-{method}{'-avg' if avg else ''}-dk{d}"
@@ -650,7 +668,9 @@ def release_personalized(
         "degree_bounding": (f"degrees top-coded at {h}" if privacy == "edge"
                             else f"EAD projection at theta={h} (key {key})"),
         "epsilon_min_public": prefs.epsilon_min, "preferences": prefs.summary(),
-        "n_nodes_without_preference": prefs.n_missing(G),
+        "epsilon_summary_over": ("the nodes of the graph (public under edge-PDP)"
+                                 if privacy == "edge" else
+                                 "the public preference table and its default (node-PDP)"),
         "guarantee": ("per-node epsilon as in epsilon_summary / groups (strict calibration)"
                       if strict else "NONE: thesis calibration fails the personalized audit"),
         "assumption": "privacy preferences are public; scales depend only on them and on "
@@ -676,9 +696,11 @@ def release_personalized(
         mechanism=name if strict else name + "-thesis-insecure",
         neighbourhood=f"personalized-{privacy}" if strict else "none",
         epsilon=None,
-        epsilon_summary=Release.summarize_epsilons(got) if got is not None else None,
+        epsilon_summary=(Release.summarize_epsilons(summary_got) if summary_got is not None
+                         else None),
         sensitivity=q.sensitivity, sensitivity_derivation=derivation, params=params,
         backend=backend.name, seed=seed, source_fingerprint=G.fingerprint, seconds=seconds)
     evaluation = dk_utility(G, table)
     return PersonalizedRelease(table, noisy, d, privacy, method, calibration, h, mu_val, k,
-                               got, eps, _groups(eps, got), rec, evaluation, seconds)
+                               got, eps, _groups(summary_req, summary_got), rec, evaluation,
+                               seconds)

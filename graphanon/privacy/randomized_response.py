@@ -215,7 +215,7 @@ def _impl(
     n, F = B.n_users, B.n_features
     total = n * F
     p = 1.0 - 2.0 * q
-    expected = q * (total - B.n_edges)
+    expected = q * total  # a public bound (the true count q·(total − |E|) would use |E|)
     if expected > max_cells:
         raise InfeasibleError(
             f"randomized response at ε={eps:g} ({level} level) would create about "

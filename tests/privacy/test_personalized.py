@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from graphanon.cli import main
 from graphanon.datasets import load_polbooks
 from graphanon.dk.release import dk_query
 from graphanon.errors import InvalidParameterError
@@ -336,3 +337,35 @@ def test_demo_step(tmp_path):
     assert len(rows) == 10
     assert {r[1] for r in rows} == {"strict", "thesis"}
     assert all(r[2] == "none" for r in rows if r[1] == "thesis")
+
+
+@pytest.mark.parametrize("method", ["min", "tp", "st", "ag"])
+def test_node_pdp_metadata_does_not_depend_on_which_nodes_exist(method):
+    """The published ε summary and groups describe the public table, not G's node set."""
+    G = Graph.from_edges([0, 1, 2, 3], [1, 2, 3, 4], node_ids=np.arange(5))
+    Gv = Graph.from_edges([0, 1, 2, 3, 4], [1, 2, 3, 4, 5], node_ids=np.arange(6))
+    P = from_pairs(np.arange(8), [0.1, 0.5, 0.1, 0.5, 0.1, 0.9, 0.1, 0.5], default=0.1)
+    out = []
+    for H in (G, Gv):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", InsecureNoiseWarning)
+            r = release_personalized(H, P, d=1, privacy="node", method=method, theta=3, k=2,
+                                     mu=0.5, rng=np.random.default_rng(0),
+                                     backend=get_backend("numpy-insecure",
+                                                         rng=np.random.default_rng(0)))
+        params = {k: v for k, v in r.release.params.items() if k != "degree_bounding"}
+        out.append((r.release.epsilon_summary, params, r.groups))
+    assert out[0] == out[1]
+
+
+def test_node_pdp_refuses_graph_derived_preferences(tmp_path):
+    G = Graph.from_edges([0, 1], [1, 2], attributes={"eps": [0.1, 0.5, 1.0]})
+    with pytest.raises(InvalidParameterError, match="node-PDP"):
+        release_personalized(G, from_attribute(G, "eps"), d=1, privacy="node", method="min",
+                             theta=2)
+    g = tmp_path / "g.txt"
+    g.write_text("0 1\n1 2\n")
+    assert main(["-q", "release-personalized", str(g), "--d", "1", "--privacy", "node",
+                 "--method", "min", "--prefs-scheme", "thesis", "--theta", "2", "--out",
+                 str(tmp_path / "t.tsv")]) == 2
+    assert not (tmp_path / "t.tsv").exists()
