@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import InputFormatError, InvalidParameterError
+from ._pairs import iter_id_value_lines
 
 __all__ = ["levels_from_values", "read_delta_file"]
 
@@ -83,33 +84,12 @@ def read_delta_file(path: str | os.PathLike[str], user_ids: Any) -> npt.NDArray[
         a level that is not an integer in ``[1, n]``; the message names the file and line.
     """
     p = Path(path)
-    try:
-        lines = p.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise InputFormatError(f"Cannot read the delta file {str(p)!r}: {exc.strerror}.",
-                               path=str(p)) from None
     ids = [str(u) for u in np.asarray(user_ids).tolist()]
     pos = {u: i for i, u in enumerate(ids)}
     n = len(ids)
     out = np.zeros(n, dtype=np.int64)
     seen_line: dict[str, int] = {}
-    first = True
-    for no, line in enumerate(lines, 1):
-        s = line.strip()
-        if not s or s.startswith("#"):
-            continue
-        parts = s.split("\t") if "\t" in s else s.split()
-        if len(parts) != 2:
-            raise InputFormatError(f"{p}:{no}: expected 'user<TAB>delta', got {s[:80]!r}.",
-                                   path=str(p), line=no)
-        user, raw = parts[0].strip(), parts[1].strip()
-        if first and not raw.lstrip("-").isdigit():
-            first = False
-            try:
-                float(raw)
-            except ValueError:
-                continue  # header
-        first = False
+    for no, user, raw in iter_id_value_lines(p, what="user<TAB>delta"):
         if user not in pos:
             raise InputFormatError(f"{p}:{no}: user {user!r} is not in the input.",
                                    path=str(p), line=no)

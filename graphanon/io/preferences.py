@@ -6,6 +6,7 @@ from pathlib import Path
 
 from ..errors import InputFormatError
 from ..privacy.preferences import Preferences, from_pairs
+from ._pairs import iter_id_value_lines
 
 __all__ = ["read_preferences"]
 
@@ -17,29 +18,18 @@ def read_preferences(path: str | Path, *, default: float | None = None) -> Prefe
     :class:`~graphanon.errors.InputFormatError` naming the file and line on bad input.
     """
     p = Path(path)
-    try:
-        lines = p.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise InputFormatError(f"Cannot read the preference file {p}: {exc.strerror}.") from None
     ids: list[str] = []
     eps: list[float] = []
-    for no, line in enumerate(lines, 1):
-        s = line.strip()
-        if not s or s.startswith("#"):
-            continue
-        parts = s.split("\t") if "\t" in s else s.split()
-        if len(parts) != 2:
-            raise InputFormatError(
-                f"{p}:{no}: expected 'node<TAB>epsilon', got {len(parts)} fields.")
+    for no, node, raw in iter_id_value_lines(p, what="node<TAB>epsilon"):
         try:
-            e = float(parts[1])
+            e = float(raw)
         except ValueError:
-            if not ids:
-                continue  # header
-            raise InputFormatError(f"{p}:{no}: epsilon {parts[1]!r} is not a number.") from None
+            raise InputFormatError(f"{p}:{no}: epsilon {raw!r} is not a number.",
+                                   path=str(p), line=no) from None
         if not (e > 0 and e < float("inf")):
-            raise InputFormatError(f"{p}:{no}: epsilon must be a finite float > 0. Got {e}.")
-        ids.append(parts[0])
+            raise InputFormatError(f"{p}:{no}: epsilon must be a finite float > 0. Got {e}.",
+                                   path=str(p), line=no)
+        ids.append(node)
         eps.append(e)
     if not ids:
         raise InputFormatError(f"The preference file {p} lists no node.")

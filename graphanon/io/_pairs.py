@@ -1,0 +1,52 @@
+"""``id<TAB>value`` files: the shared reader behind preference and anonymity-level tables."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..errors import InputFormatError
+
+__all__ = ["iter_id_value_lines"]
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def iter_id_value_lines(
+    path: str | os.PathLike[str], *, what: str
+) -> Iterator[tuple[int, str, str]]:
+    """Yield ``(line number, id, value text)`` of a two-column file.
+
+    Tab separated when the line has a tab, else whitespace separated; blank lines and ``#``
+    comments are skipped; a first data line whose value is not a number is a header. ``what``
+    names the layout in messages (``"node<TAB>epsilon"``). Raises
+    :class:`~graphanon.errors.InputFormatError` naming the file, line and content.
+    """
+    p = Path(path)
+    try:
+        lines = p.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise InputFormatError(f"cannot read {str(p)!r} ({what}): {reason}.",
+                               path=str(p)) from None
+    first = True
+    for no, line in enumerate(lines, 1):
+        s = line.strip()
+        if not s or s.startswith("#"):
+            continue
+        parts = [x.strip() for x in (s.split("\t") if "\t" in s else s.split())]
+        if len(parts) != 2 or not all(parts):
+            raise InputFormatError(f"{p}:{no}: expected '{what}', got {s[:80]!r}.",
+                                   path=str(p), line=no)
+        if first and not _is_number(parts[1]):
+            first = False
+            continue  # header
+        first = False
+        yield no, parts[0], parts[1]
