@@ -63,7 +63,9 @@ import importlib
 import inspect
 import logging
 import os
+import re
 import secrets
+import shutil
 import string
 import time
 import tomllib
@@ -565,6 +567,7 @@ def register_step(name: str, step: StepFn) -> None:
 
 # ----------------------------------------------------------------------- config
 _TEMPLATE_KEYS = ("job", "date", "datetime", "uuid")
+_RELEASE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,199}")
 
 
 def render_release_id(template: str, *, job: str, now: datetime | None = None) -> str:
@@ -582,7 +585,13 @@ def render_release_id(template: str, *, job: str, now: datetime | None = None) -
             f"The 'release_id' template {template!r} uses unknown fields {unknown}; known: "
             f"{', '.join('{' + k + '}' for k in _TEMPLATE_KEYS)}."
         )
-    return template.format(**values)
+    rendered = template.format(**values)
+    if not _RELEASE_ID.fullmatch(rendered):
+        raise InvalidParameterError(
+            f"The 'release_id' template {template!r} renders to {rendered!r}: a release id must "
+            "be 1-200 letters, digits, '.', '_', ':' or '-', starting with a letter or digit "
+            "(it names folders and Neo4j records: no '/' or '..').")
+    return rendered
 
 
 def load_job(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -817,10 +826,20 @@ def run_job(
             if job.get("ledger") is not None and state.release is not None:
                 _charge_ledger(job, state.release, Path(cfg["path"]).parent)
             outputs = []
-            for sink in cfg["sinks"]:
-                outputs.append(_write_sink(sink, state, release_id, name, driver,
-                                           Path(cfg["path"]).parent))
-                _event("sink_written", job=name, sink=sink["type"], target=outputs[-1])
+            staged: list[tuple[Path, Path]] = []
+            try:
+                for sink in cfg["sinks"]:
+                    outputs.append(_write_sink(sink, state, release_id, name, driver,
+                                               Path(cfg["path"]).parent, staged))
+                    _event("sink_written", job=name, sink=sink["type"], target=outputs[-1])
+                _commit_staged(staged)
+            except OSError as exc:
+                raise InvalidParameterError(
+                    f"job {name!r}: cannot write a sink: {exc.strerror or exc}"
+                    f"{': ' + str(exc.filename) if exc.filename else ''}.") from None
+            finally:
+                for folder, _ in staged:
+                    shutil.rmtree(folder, ignore_errors=True)
         except GraphAnonError as exc:
             _event("job_failed", job=name, exit_code=exc.exit_code, error=str(exc))
             raise
@@ -832,6 +851,15 @@ def run_job(
         _event("job_done", job=name, release_id=release_id, seconds=round(seconds, 3))
         return JobResult(name, release_id, tuple(names), tuple(outputs),
                          state.release is not None, seconds)
+
+
+def _commit_staged(staged: list[tuple[Path, Path]]) -> None:
+    """Move the files of every staged file sink into their target folders (each file by an
+    atomic rename; other files already in a target folder are left alone)."""
+    for folder, target in staged:
+        target.mkdir(parents=True, exist_ok=True)
+        for f in sorted(folder.iterdir()):
+            os.replace(f, target / f.name)
 
 
 def _charge_ledger(job: Mapping[str, Any], release: Any, base: Path) -> None:
@@ -910,7 +938,11 @@ def _read_source(src: dict[str, Any], driver: Callable[[dict[str, Any]], Any],
 
 
 def _write_sink(sink: dict[str, Any], state: JobState, release_id: str, job: str,
-                driver: Callable[[dict[str, Any]], Any], base: Path) -> str:
+                driver: Callable[[dict[str, Any]], Any], base: Path,
+                staged: list[tuple[Path, Path]]) -> str:
+    """Write one sink. A file sink is written into a hidden staging folder next to its
+    target and appended to ``staged``; :func:`_commit_staged` moves it into place only after
+    every sink of the job has succeeded."""
     if sink["type"] == "file":
         import json
 
@@ -918,8 +950,11 @@ def _write_sink(sink: dict[str, Any], state: JobState, release_id: str, job: str
         from .io.files import write_bipartite, write_graph
         from .report import to_jsonable
 
-        folder = _resolve(base, sink["path"].format(release_id=release_id, job=job))
-        folder.mkdir(parents=True, exist_ok=True)
+        target = _resolve(base, sink["path"].format(release_id=release_id, job=job))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        folder = target.parent / f".{target.name}.staging-{uuid.uuid4().hex[:8]}"
+        folder.mkdir()
+        staged.append((folder, target))
         # next to a release, only its output is written: never the private input (or a
         # graph derived from it without the release, e.g. a projection)
         write_data = state.release is None or state.released_data
@@ -944,7 +979,7 @@ def _write_sink(sink: dict[str, Any], state: JobState, release_id: str, job: str
                   "not_private": {"note": NOT_PRIVATE_NOTE, "steps": state.report}}
         atomic_write_text(folder / "report.json",
                           json.dumps(to_jsonable(report), indent=2) + "\n")
-        return str(folder)
+        return str(target)
     from .io.neo4j import Neo4jSink
 
     if state.release is None:

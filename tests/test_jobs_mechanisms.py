@@ -492,3 +492,33 @@ def test_b_anonymize_job_neo4j_property_levels_and_sink(
     assert "owner" not in json.dumps([c.params for c in drv.calls], default=str)
     assert not any(str(u).startswith("u") for c in drv.named("write_nodes")
                    for u in (row["uid"] for row in c.params["rows"]))
+
+
+def test_a_failing_sink_leaves_no_release_behind(tmp_path: Path, polbooks: Path) -> None:
+    """Sinks commit together: a later sink failing removes the staged earlier ones."""
+    body = head('path = "g.txt"') + """
+        [[steps]]
+        name = "release-dk-node"
+        d = 1
+        epsilon = 1.0
+        theta = 8
+    """ + FILE_SINK + """
+        [[sinks]]
+        type = "file"
+        path = "blocked/out"
+    """
+    (tmp_path / "blocked").write_text("a file where the sink wants a folder")
+    run(tmp_path, body, expect=2)
+    assert not (tmp_path / "out").exists()
+    assert not [p for p in tmp_path.iterdir() if ".staging-" in p.name]
+
+
+def test_release_id_cannot_escape_the_sink_folder(tmp_path: Path, polbooks: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    body = head('path = "g.txt"').replace('release_id = "r"', 'release_id = "../../esc"') + """
+        [[steps]]
+        name = "describe"
+    """ + FILE_SINK.replace('path = "out"', 'path = "out/{release_id}"')
+    run(tmp_path, body, expect=2)
+    assert "release id" in capsys.readouterr().err
+    assert not (tmp_path.parent.parent / "esc").exists()

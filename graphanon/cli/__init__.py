@@ -16,6 +16,7 @@ import click
 
 from .._version import __version__
 from ..errors import GraphAnonError
+from ._common import guard_paths
 
 __all__ = ["cli", "main"]
 
@@ -55,9 +56,17 @@ def cli(ctx: click.Context, quiet: bool, log_level: str) -> None:
     logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
 
 
+def _guard_all(cmd: click.Command) -> click.Command:
+    if isinstance(cmd, click.Group):
+        for sub in cmd.commands.values():
+            _guard_all(sub)
+        return cmd
+    return guard_paths(cmd)
+
+
 for _name in COMMAND_MODULES:
     for _cmd in importlib.import_module(f".{_name}", __name__).COMMANDS:
-        cli.add_command(_cmd)
+        cli.add_command(_guard_all(_cmd))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -21,6 +21,7 @@ from ..report import to_jsonable
 __all__ = [
     "distributed_options",
     "echo",
+    "guard_paths",
     "load_bipartite",
     "load_graph",
     "make_rng",
@@ -69,6 +70,74 @@ def make_rng(seed: int | None) -> tuple[np.random.Generator, int]:
     if seed < 0:
         raise InvalidParameterError(f"The '--seed' option must be a non-negative int. Got {seed}.")
     return np.random.default_rng(seed), seed
+
+
+#: Parameter names that are outputs of a command (files or folders it writes).
+OUTPUT_PARAMS = frozenset({"out", "out_path", "report", "report_path", "clusters",
+                           "clusters_path", "outdir"})
+
+
+def guard_paths(cmd: click.Command) -> click.Command:
+    """Wrap ``cmd`` so that, before it runs, its output paths are checked.
+
+    * no output may be one of the command's existing input files (which it would destroy),
+    * no two outputs may be the same file,
+    * every output must be writable: its nearest existing ancestor is a directory in which a
+      file can be created.
+
+    A command whose ``--report`` is an input (``neo4j write-release``) lists it in its
+    ``input_params`` attribute.
+    """
+    import functools
+    import os
+    import tempfile
+
+    inner = cmd.callback
+    if inner is None:
+        return cmd
+    as_inputs = set(getattr(cmd, "input_params", ()))
+    flags = {p.name: (p.opts[0] if isinstance(p, click.Option) else p.human_readable_name)
+             for p in cmd.params}
+
+    def where(name: str) -> str:
+        return f"The '{flags.get(name, name)}' option"
+
+    @functools.wraps(inner)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        outputs = {k: v for k, v in kwargs.items()
+                   if k in OUTPUT_PARAMS and k not in as_inputs and isinstance(v, str)}
+        inputs = {k: v for k, v in kwargs.items()
+                  if k not in outputs and isinstance(v, str) and v and os.path.isfile(v)}
+        seen: dict[str, str] = {}
+        for name, value in outputs.items():
+            real = os.path.realpath(value)
+            for iname, ivalue in inputs.items():
+                if real == os.path.realpath(ivalue):
+                    raise InvalidParameterError(
+                        f"{where(name)} names the input {flags.get(iname, iname)} ({value!r}): "
+                        "the command would overwrite its own input.")
+            if real in seen:
+                raise InvalidParameterError(
+                    f"{where(name)} and {where(seen[real]).lower()} name the same file "
+                    f"{value!r}.")
+            seen[real] = name
+            parent = Path(real).parent
+            while not parent.exists():
+                parent = parent.parent
+            if not parent.is_dir():
+                raise InvalidParameterError(
+                    f"{where(name)} cannot write {value!r}: {str(parent)!r} is not a folder.")
+            try:
+                fd, probe = tempfile.mkstemp(prefix=".graphanon-probe.", dir=parent)
+            except OSError as exc:
+                raise InvalidParameterError(
+                    f"{where(name)} cannot write {value!r}: {exc.strerror or exc}.") from None
+            os.close(fd)
+            os.unlink(probe)
+        return inner(*args, **kwargs)
+
+    cmd.callback = wrapped
+    return cmd
 
 
 def noise_options(func: Any) -> Any:

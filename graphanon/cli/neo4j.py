@@ -300,4 +300,7 @@ def budget(dataset: str, epsilon_total: float, neighbourhood: str, uri: str | No
     echo(f"{dataset}: spent {row['epsilon_spent']:g} of {row['epsilon_total']:g}")
 
 
+# its --report is the input carrying the Release record, not an output
+write_release.input_params = {"report_path"}  # type: ignore[attr-defined]
+
 COMMANDS = [neo4j]
