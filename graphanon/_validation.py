@@ -15,7 +15,16 @@ from typing import Any
 
 from .errors import InvalidParameterError
 
-__all__ = ["check_choice", "check_float", "check_int", "check_probability", "fail"]
+__all__ = [
+    "EPSILON_RANGE",
+    "check_choice",
+    "check_degree_bound",
+    "check_epsilon",
+    "check_float",
+    "check_int",
+    "check_probability",
+    "fail",
+]
 
 
 def fail(name: str, owner: str, expected: str, got: Any) -> InvalidParameterError:
@@ -74,6 +83,34 @@ def check_float(
     if high is not None and (fvalue > high or (fvalue == high and closed in ("left", "neither"))):
         raise fail(name, owner, expected, value)
     return fvalue
+
+
+#: The ε every mechanism accepts. Below 1e-6 the noise scale is astronomically large (and
+#: floating point breaks down near 1e-300); above 100 a guarantee of e^100 means nothing, and
+#: probabilities like e^-ε underflow in floating point.
+EPSILON_RANGE = (1e-6, 1e2)
+
+
+def check_epsilon(value: Any, name: str, owner: str) -> float:
+    """A privacy parameter ε: a finite float in :data:`EPSILON_RANGE`."""
+    return check_float(value, name, owner, low=EPSILON_RANGE[0], high=EPSILON_RANGE[1])
+
+
+#: Largest public degree domain a dense release may allocate: 1K cells (h + 1) and 2K cells
+#: (h (h + 1) / 2). Larger bounds would need more memory than any release is worth.
+MAX_1K_CELLS = 100_000_000
+MAX_2K_CELLS = 20_000_000
+
+
+def check_degree_bound(value: Any, name: str, owner: str, *, d: int = 1) -> int:
+    """A public degree bound (h, θ, Λ): an int >= 1 whose dK domain fits in memory."""
+    h = check_int(value, name, owner, low=1, high=2**31 - 2)
+    cells = h + 1 if d == 1 else h * (h + 1) // 2
+    limit = MAX_1K_CELLS if d == 1 else MAX_2K_CELLS
+    if cells > limit:
+        raise fail(name, owner, f"a degree bound whose {d}K domain has at most {limit} cells "
+                   f"(this one has {cells})", value)
+    return h
 
 
 def check_probability(value: Any, name: str, owner: str) -> float:

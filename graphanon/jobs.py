@@ -279,6 +279,7 @@ def mechanism_step(
             kwargs["rng"] = state.rng
         if info["seed"]:
             kwargs["seed"] = state.seed
+        _check_data_kind(name, info["func"], state.data)
         result = info["func"](state.data, **kwargs)
         # an rng-noise mechanism (no seed argument) records the seed only when it was used
         _absorb(state, result, name,
@@ -540,6 +541,20 @@ STEPS: dict[str, StepFn] = {
 }
 
 
+def _check_data_kind(name: str, func: Callable[..., Any], data: Any) -> None:
+    """Refuse a step whose function takes the other kind of graph than the job's data."""
+    params = list(inspect.signature(func).parameters.values())
+    ann = str(params[0].annotation) if params else ""
+    if "BipartiteGraph" in ann and not isinstance(data, BipartiteGraph):
+        raise InvalidParameterError(
+            f"step {name!r} needs a bipartite (user–feature) source; this job's data is a "
+            "social graph (set kind = \"bipartite\" in [source]).")
+    if "BipartiteGraph" not in ann and "Graph" in ann and not isinstance(data, Graph):
+        raise InvalidParameterError(
+            f"step {name!r} needs a social graph source; this job's data is a bipartite "
+            "user–feature graph.")
+
+
 def _is_distributed(st: Any) -> bool:
     """A step table naming ``scheduler`` or ``cluster`` runs on Dask (graphanon.distributed)."""
     return isinstance(st, dict) and ("scheduler" in st or "cluster" in st)
@@ -567,6 +582,8 @@ def register_step(name: str, step: StepFn) -> None:
 
 # ----------------------------------------------------------------------- config
 _TEMPLATE_KEYS = ("job", "date", "datetime", "uuid")
+_JOB_KEYS = frozenset({"name", "release_id", "seed", "ledger", "budget",
+                       "budget_neighbourhood", "dataset"})
 _RELEASE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,199}")
 
 
@@ -601,12 +618,19 @@ def load_job(path: str | os.PathLike[str]) -> dict[str, Any]:
         cfg = tomllib.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise InvalidParameterError(f"job file {str(p)!r} does not exist.") from None
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise InvalidParameterError(f"job file {str(p)!r} is not valid TOML: {exc}.") from None
+    except IsADirectoryError:
+        raise InvalidParameterError(f"job file {str(p)!r} is a folder.") from None
     unknown = set(cfg) - {"job", "source", "steps", "sinks"}
     if unknown:
         raise InvalidParameterError(f"job file {str(p)!r}: unknown sections {sorted(unknown)}.")
     job = _table(cfg, "job", p)
+    unknown_keys = sorted(set(job) - _JOB_KEYS)
+    if unknown_keys:
+        raise InvalidParameterError(
+            f"job file {str(p)!r}: unknown key(s) {', '.join(unknown_keys)} in [job] (known: "
+            f"{', '.join(sorted(_JOB_KEYS))}); steps go in [[steps]] tables.")
     job.setdefault("name", p.stem)
     job.setdefault("release_id", "{job}-{datetime}")
     if not isinstance(job["name"], str) or not job["name"]:

@@ -205,7 +205,7 @@ def _check(G: Any, theta: Any, owner: str) -> int:
         raise InvalidParameterError(
             f"The 'G' parameter of {owner} must be a graphanon Graph. Got {type(G).__name__}."
         )
-    return check_int(theta, "theta", owner, low=1)
+    return check_int(theta, "theta", owner, low=1, high=2**31 - 2)
 
 
 def _resolve_key(key: Any, rng: np.random.Generator | None, owner: str) -> int:

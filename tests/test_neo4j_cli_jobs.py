@@ -75,10 +75,14 @@ def test_unreachable_database_exits_4_with_one_line(tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NEO4J_PASSWORD", "s3cret-pw")
     code = main(["neo4j", "read-graph", "--label", "A", "--rel", "R", "--out",
-                 str(tmp_path / "x"), "--uri", "bolt://127.0.0.1:9"])
+                 str(tmp_path / "x.txt"), "--uri", "bolt://127.0.0.1:9"])
     err = capsys.readouterr().err
     assert code == 4
     assert err.count("\n") == 1 and "unavailable" in err and "s3cret" not in err
+    # the routing scheme too: the driver's own log lines must not add to the one line
+    code = main(["neo4j", "releases", "--uri", "neo4j://127.0.0.1:9"])
+    err = capsys.readouterr().err
+    assert code == 4 and err.count("\n") == 1
 
 
 def _report(tmp_path: Path, record: dict) -> Path:

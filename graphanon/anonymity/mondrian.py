@@ -112,7 +112,7 @@ def mondrian(B: BipartiteGraph, *, k: int, split: str = "first") -> MondrianResu
     K. LeFevre, D. DeWitt, R. Ramakrishnan, "Mondrian multidimensional k-anonymity", ICDE
     2006; reference implementation https://github.com/qiyuangong/Mondrian (strict mode).
     """
-    k = check_int(k, "k", "mondrian", low=1)
+    k = check_int(k, "k", "mondrian", low=2)
     split = check_choice(split, "split", "mondrian", ("first", "balanced"))
     if B.n_users < k:
         raise InfeasibleError(
@@ -185,7 +185,7 @@ def mondrian_table(X: Any, *, k: int) -> MondrianTableResult:
         Partition id per record, its bounds, and
         ``NCP = 100 · Σ_P |P| Σ_j (high_j − low_j) / range_j / (d · n)``.
     """
-    k = check_int(k, "k", "mondrian_table", low=1)
+    k = check_int(k, "k", "mondrian_table", low=2)
     A = np.asarray(X, dtype=np.float64)
     if A.ndim != 2 or not np.isfinite(A).all():
         raise InvalidParameterError(

@@ -185,7 +185,7 @@ def smooth_k_anonymity(
     WWW'24 Companion (``001_*.txt`` section 4); full version ``000_*.txt`` sections 3, 5.3
     and Appendix D. A. Meyerson, "Online facility location", FOCS 2001.
     """
-    k = check_int(k, "k", _OWNER, low=1)
+    k = check_int(k, "k", _OWNER, low=2)
     alpha = check_float(alpha, "alpha", _OWNER, low=0.0, high=1.0, closed="neither")
     restarts = check_int(restarts, "restarts", _OWNER, low=1)
     variant = check_choice(variant, "variant", _OWNER, ("smooth", "suppress"))

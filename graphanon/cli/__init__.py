@@ -54,6 +54,8 @@ def cli(ctx: click.Context, quiet: bool, log_level: str) -> None:
     ctx.ensure_object(dict)
     ctx.obj["quiet"] = quiet
     logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    if log_level.lower() != "debug":  # the driver's own connection errors would add lines
+        logging.getLogger("neo4j").setLevel(logging.CRITICAL)
 
 
 def _guard_all(cmd: click.Command) -> click.Command:
@@ -75,8 +77,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         rv = cli.main(args=list(argv) if argv is not None else None, standalone_mode=False,
                       prog_name="graphanon")
     except GraphAnonError as exc:
-        click.echo(f"graphanon: error: {exc}", err=True)
+        click.echo(f"graphanon: error: {_printable(str(exc))}", err=True)
         return _exit(exc.exit_code, argv)
+    except (MemoryError, OverflowError) as exc:  # a parameter asked for more than fits
+        click.echo("graphanon: error: the input or a parameter asks for more than this machine "
+                   f"can hold ({type(exc).__name__}: {_printable(str(exc))}); use smaller "
+                   "bounds.", err=True)
+        return _exit(2, argv)
     except click.exceptions.Abort:
         click.echo("graphanon: aborted", err=True)
         return _exit(130, argv)
@@ -92,6 +99,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _exit(130, argv)
     code = rv if isinstance(rv, int) else 0
     return _exit(code, argv)
+
+
+def _printable(message: str, limit: int = 600) -> str:
+    """One line: control characters (binary garbage from a bad file) escaped, length capped."""
+    out = "".join(c if c.isprintable() else repr(c)[1:-1] for c in message.replace("\n", " "))
+    return out if len(out) <= limit else out[: limit - 1] + "…"
 
 
 def _exit(code: int, argv: Sequence[str] | None) -> int:

@@ -52,6 +52,16 @@ def _props(value: str | None, option: str) -> list[str]:
     return [validate_identifier(p.strip(), option) for p in value.split(",")]
 
 
+def _check_before_connecting(memory_limit: str, out: str, fmt: str | None) -> None:
+    """Validate what can be validated before a database read starts."""
+    from ..io.files import detect_format
+    from ..io.neo4j import parse_size
+
+    parse_size(memory_limit)
+    if fmt is None and not out.endswith((".tsv", ".txt", ".parquet")):
+        detect_format(out)
+
+
 def _ident(value: str | None, option: str) -> str | None:
     from ..io.cypher import validate_identifier
 
@@ -113,6 +123,7 @@ def read_graph(label: str | None, rel: str | None, id_prop: str | None, node_pro
         _ident(rel, "--rel")
     _ident(id_prop, "--id-prop")
     props = _props(node_props, "--node-props")
+    _check_before_connecting(memory_limit, out, fmt)
     with _driver(uri, password_file, database) as (drv, db), progress_bar() as bar:
         src = Neo4jSource(drv, database=db, fetch_size=fetch_size, memory_limit=memory_limit,
                           progress=bar)
@@ -156,6 +167,9 @@ def read_bipartite(user_label: str | None, feature_label: str | None, rel: str |
     _ident(id_prop, "--id-prop")
     _ident(feature_id_prop, "--feature-id-prop")
     props = _props(user_props, "--user-props")
+    from ..io.neo4j import parse_size
+
+    parse_size(memory_limit)
     with _driver(uri, password_file, database) as (drv, db), progress_bar() as bar:
         src = Neo4jSource(drv, database=db, fetch_size=fetch_size, memory_limit=memory_limit,
                           progress=bar)
@@ -216,9 +230,17 @@ def write_release(release_id: str | None, graph_path: str | None, bipartite_path
             report = json.load(fh)
     except FileNotFoundError:
         raise InvalidParameterError(f"report {report_path!r} does not exist.") from None
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InvalidParameterError(f"report {report_path!r} is not JSON: {exc}.") from None
+    except OSError as exc:
+        raise InvalidParameterError(
+            f"report {report_path!r} cannot be read: {exc.strerror or exc}.") from None
     record = release_record(report)
+    from ..io.neo4j import validate_budget, validate_release_id
+
+    validate_release_id(record.get("release_id") if release_id is None else release_id)
+    if budget_total is not None:
+        validate_budget(dataset or "-", budget_total)
     payload: dict[str, Any] = {}
     if graph_path:
         payload["graph"] = load_graph(graph_path, fmt)
@@ -292,8 +314,9 @@ def drop_release(release_id: str, uri: str | None, password_file: str | None,
 def budget(dataset: str, epsilon_total: float, neighbourhood: str, uri: str | None,
            password_file: str | None, database: str | None) -> None:
     """Create or set the privacy budget (total ε) of a dataset in the Neo4j ledger."""
-    from ..io.neo4j import Neo4jSink
+    from ..io.neo4j import Neo4jSink, validate_budget
 
+    validate_budget(dataset, epsilon_total, neighbourhood)
     with _driver(uri, password_file, database) as (drv, db):
         row = Neo4jSink(drv, database=db).set_budget(dataset, epsilon_total,
                                                      neighbourhood=neighbourhood)

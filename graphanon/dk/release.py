@@ -61,7 +61,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import check_choice, check_float, check_int
+from .._validation import check_choice, check_epsilon, check_int
 from ..errors import InvalidParameterError
 from ..graph import Graph
 from ..metrics import euclidean_distance, ks_distance, l1_distance
@@ -401,7 +401,7 @@ def release_dk(
     owner = "release_dk"
     t0 = time.perf_counter()
     d = check_int(d, "d", owner, low=1, high=2)
-    epsilon = check_float(epsilon, "epsilon", owner, low=0.0, closed="neither")
+    epsilon = check_epsilon(epsilon, "epsilon", owner)
     check_choice(privacy, "privacy", owner, PRIVACY)
     check_choice(microaggregation, "microaggregation", owner, MICROAGGREGATIONS)
     check_choice(domain, "domain", owner, ("public", "observed"))

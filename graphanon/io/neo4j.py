@@ -144,7 +144,8 @@ def connection_settings(
         raise InvalidParameterError(
             "No Neo4j URI: pass --uri or set NEO4J_URI (e.g. neo4j://localhost:7687)."
         )
-    if "://" not in uri:
+    schemes = ("neo4j", "neo4j+s", "neo4j+ssc", "bolt", "bolt+s", "bolt+ssc")
+    if "://" not in uri or uri.split("://", 1)[0] not in schemes:
         raise InvalidParameterError(
             f"The '--uri' parameter must look like neo4j://host:7687 or bolt://host:7687. "
             f"Got {uri!r} instead."
@@ -235,8 +236,14 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def _parse_size(value: int | str) -> int:
+def parse_size(value: int | str) -> int:
+    """Bytes of ``value``: an int, or a size like ``"4GiB"``, ``"512M"``; positive, finite."""
+    bad = InvalidParameterError(
+        f"The 'memory_limit' parameter must be a positive size like '4GiB'. Got {value!r} "
+        "instead.")
     if isinstance(value, int):
+        if value <= 0:
+            raise bad
         return value
     text = value.strip().lower().replace(" ", "")
     units = {"k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
@@ -246,11 +253,12 @@ def _parse_size(value: int | str) -> int:
         mult = units[num[-1]]
         num = num[:-1]
     try:
-        return int(float(num) * mult)
+        size = float(num) * mult
     except ValueError:
-        raise InvalidParameterError(
-            f"The 'memory_limit' parameter must be a size like '4GiB'. Got {value!r} instead."
-        ) from None
+        raise bad from None
+    if not (0 < size < 2**63):
+        raise bad
+    return int(size)
 
 
 # ----------------------------------------------------------------------- reading
@@ -366,7 +374,7 @@ class Neo4jSource:
         self.driver = driver
         self.database = database
         self.fetch_size = fetch_size
-        self.memory_limit = _parse_size(memory_limit)
+        self.memory_limit = parse_size(memory_limit)
         self.progress = progress
 
     # ------------------------------------------------------------------ helpers
@@ -770,17 +778,7 @@ class Neo4jSink:
         ``neighbourhood`` (``"edge"`` or ``"node"``) is the relation the budget is stated
         for, as for :class:`~graphanon.privacy.accountant.Accountant`.
         """
-        _check_dataset(dataset)
-        if neighbourhood not in ("edge", "node"):
-            raise InvalidParameterError(
-                f"The 'neighbourhood' parameter must be 'edge' or 'node'. Got {neighbourhood!r}."
-            )
-        if (isinstance(epsilon_total, bool) or not isinstance(epsilon_total, (int, float))
-                or not math.isfinite(epsilon_total) or epsilon_total < 0):
-            raise InvalidParameterError(
-                f"The 'epsilon_total' parameter must be a finite number >= 0. "
-                f"Got {epsilon_total!r} instead."
-            )
+        validate_budget(dataset, epsilon_total, neighbourhood)
         with wrap_driver_errors("setting the privacy budget"), self._session() as session:
             self._run_auto(session, load("schema_budget_dataset"), {})
             rows = self._run_write(session, load("ledger_set_budget"),
@@ -874,13 +872,7 @@ class Neo4jSink:
         t0 = time.perf_counter()
         record = release_record(release)
         release_id = record["release_id"] if release_id is None else release_id
-        if not isinstance(release_id, str) or not release_id or len(release_id) > 200 or any(
-            ord(c) < 32 for c in release_id
-        ):
-            raise InvalidParameterError(
-                f"The 'release_id' parameter must be a non-empty printable string of at most 200 "
-                f"characters. Got {release_id!r} instead."
-            )
+        validate_release_id(release_id)
         payloads = [p for p in (graph, bipartite, statistics, masked) if p is not None]
         if len(payloads) != 1:
             raise InvalidParameterError(
@@ -1111,6 +1103,32 @@ class Neo4jSink:
 
             rel, bud = session.execute_read(work)
         return list(rel), list(bud)
+
+
+def validate_budget(dataset: Any, epsilon_total: Any, neighbourhood: str = "edge") -> None:
+    """Check the arguments of a budget change (before any connection)."""
+    _check_dataset(dataset)
+    if neighbourhood not in ("edge", "node"):
+        raise InvalidParameterError(
+            f"The 'neighbourhood' parameter must be 'edge' or 'node'. Got {neighbourhood!r}."
+        )
+    if (isinstance(epsilon_total, bool) or not isinstance(epsilon_total, (int, float))
+            or not math.isfinite(epsilon_total) or epsilon_total < 0):
+        raise InvalidParameterError(
+            f"The 'epsilon_total' parameter must be a finite number >= 0. "
+            f"Got {epsilon_total!r} instead."
+        )
+
+
+def validate_release_id(release_id: Any) -> None:
+    """A release id: a non-empty printable string of at most 200 characters."""
+    if not isinstance(release_id, str) or not release_id or len(release_id) > 200 or any(
+        ord(c) < 32 for c in release_id
+    ):
+        raise InvalidParameterError(
+            f"The 'release_id' parameter must be a non-empty printable string of at most 200 "
+            f"characters. Got {release_id!r} instead."
+        )
 
 
 def _check_dataset(dataset: Any) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .._validation import EPSILON_RANGE
 from ..errors import InputFormatError
 from ..privacy.preferences import Preferences, from_pairs
 from ._pairs import iter_id_value_lines
@@ -26,9 +27,11 @@ def read_preferences(path: str | Path, *, default: float | None = None) -> Prefe
         except ValueError:
             raise InputFormatError(f"{p}:{no}: epsilon {raw!r} is not a number.",
                                    path=str(p), line=no) from None
-        if not (e > 0 and e < float("inf")):
-            raise InputFormatError(f"{p}:{no}: epsilon must be a finite float > 0. Got {e}.",
-                                   path=str(p), line=no)
+        lo, hi = EPSILON_RANGE
+        if not lo <= e <= hi:
+            raise InputFormatError(
+                f"{p}:{no}: epsilon must be a float in [{lo:g}, {hi:g}]. Got {e}.",
+                path=str(p), line=no)
         ids.append(node)
         eps.append(e)
     if not ids:

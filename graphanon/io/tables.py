@@ -101,14 +101,19 @@ def read_table(
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise InputFormatError(f"{str(p)!r}: {exc}", path=str(p)) from exc
+    try:
+        names = table.column_names
+    except UnicodeDecodeError as exc:
+        raise InputFormatError(f"{str(p)!r} is not UTF-8 text (a CSV table): {exc}.",
+                               path=str(p)) from None
     cols = []
-    for name in table.column_names:
+    for name in names:
         col = table.column(name)
         if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
             col = pc.utf8_trim_whitespace(col)
             col = pc.if_else(pc.is_in(col, value_set=pa.array(list(na_values))), None, col)
         cols.append(col)
-    return pa.table(cols, names=table.column_names)
+    return pa.table(cols, names=names)
 
 
 def table_to_bipartite(
@@ -245,6 +250,13 @@ def load_preset(path: str | os.PathLike[str], preset: str) -> BipartiteGraph:
     spec = PRESETS[preset]
     table = read_table(path, column_names=spec.column_names, delimiter=spec.delimiter,
                        na_values=spec.na_values)
+    missing = [c for c in (*spec.columns, *([spec.id_column] if spec.id_column else []))
+               if c not in table.column_names]
+    if missing:
+        raise InputFormatError(
+            f"{str(path)!r} is not a {preset!r} table: it has no column(s) "
+            f"{', '.join(repr(c) for c in missing)} (columns: {table.column_names[:20]}).",
+            path=str(path))
     if spec.id_column is not None:
         table = _first_per_id(table, spec.id_column)
     return table_to_bipartite(

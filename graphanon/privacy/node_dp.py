@@ -57,7 +57,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import check_choice, check_float, check_int
+from .._validation import (
+    check_choice,
+    check_degree_bound,
+    check_epsilon,
+    check_float,
+    check_int,
+)
 from ..dk.extract import (
     DKDistribution,
     cell_index,
@@ -296,7 +302,7 @@ def theta_dk_release(
             f"The 'G' parameter of {owner} must be a graphanon Graph. Got {type(G).__name__}."
         )
     d = check_int(d, "d", owner, low=1, high=2)
-    epsilon = check_float(epsilon, "epsilon", owner, low=0.0, closed="neither")
+    epsilon = check_epsilon(epsilon, "epsilon", owner)
     check_choice(projection, "projection", owner, PROJECTIONS)
     if projection == "truncate":
         node_sensitivity(d, 1, "truncate")  # raises with the explanation
@@ -319,7 +325,7 @@ def theta_dk_release(
         theta, selection = select_theta(G, epsilon=eps_select, d=d, release_epsilon=eps_release,
                                         grid=grid, key=key, backend=backend)
     else:
-        theta = check_int(theta, "theta", owner, low=1)
+        theta = check_degree_bound(theta, "theta", owner, d=d)
     if projection == "ser":
         warnings.warn(
             "projection='ser': Stable-Edge-Removal cascades break the (2θ+1)θ / (2θ+1) node "
@@ -394,8 +400,8 @@ def plain_node_dk_release(
     t0 = time.perf_counter()
     owner = "plain_node_dk_release"
     d = check_int(d, "d", owner, low=1, high=2)
-    epsilon = check_float(epsilon, "epsilon", owner, low=0.0, closed="neither")
-    D = check_int(degree_bound, "degree_bound", owner, low=1)
+    epsilon = check_epsilon(epsilon, "epsilon", owner)
+    D = check_degree_bound(degree_bound, "degree_bound", owner, d=d)
     if G.n_nodes and int(G.degrees.max()) > D:
         raise InvalidParameterError(
             f"The 'degree_bound' parameter of {owner} must bound every degree of the graph. "

@@ -41,7 +41,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import check_choice, check_float
+from .._validation import check_choice, check_epsilon, check_float
 from ..errors import InvalidParameterError
 
 __all__ = [
@@ -83,7 +83,7 @@ def opendp_prelude() -> Any:
 
 
 def _check_eps(epsilon: Any, owner: str) -> float:
-    return check_float(epsilon, "epsilon", owner, low=0.0, closed="neither")
+    return check_epsilon(epsilon, "epsilon", owner)
 
 
 def _check_sens(sensitivity: Any, owner: str) -> float:

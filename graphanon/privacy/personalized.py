@@ -95,7 +95,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import check_choice, check_int
+from .._validation import check_choice, check_degree_bound, check_int
 from ..dk.extract import DKDistribution, domain_cells
 from ..dk.microaggregation import Partition, aggregate, mdav
 from ..dk.release import DegreeBoundWarning, dk_query, domain_partition, split_evenly
@@ -596,11 +596,8 @@ def release_personalized(
                       "count is public under edge-PDP). Pass --theta.", DegreeBoundWarning,
                       stacklevel=2)
     else:
-        h = check_int(theta, "theta", owner, low=1)
-    if d == 2 and h * (h + 1) // 2 > 20_000_000:
-        raise InvalidParameterError(
-            f"The 2K domain for theta = {h} has {h * (h + 1) // 2} cells; pass a smaller "
-            "public --theta.")
+        h = theta
+    h = check_degree_bound(h, "theta", owner, d=d)
     mu_val: float | None = prefs.resolve_mu(mu) if method in ("tp", "st") else None
     if method == "ag":
         if k is None:

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import check_float
+from .._validation import EPSILON_RANGE, check_epsilon, check_float
 from ..errors import InvalidParameterError
 from ..graph import Graph
 
@@ -90,13 +90,15 @@ class Preferences:
         if e.shape != ids.shape:
             raise InvalidParameterError(
                 f"Preferences need one ε per node id: {ids.size} ids, {e.size} values.")
-        if e.size and not np.all(np.isfinite(e) & (e > 0)):
-            bad = e[~(np.isfinite(e) & (e > 0))][0]
+        lo, hi = EPSILON_RANGE
+        ok = np.isfinite(e) & (e >= lo) & (e <= hi)
+        if e.size and not np.all(ok):
             raise InvalidParameterError(
-                f"Every privacy preference ε must be a finite float > 0. Got {bad} instead.")
+                f"Every privacy preference ε must be a float in [{lo:g}, {hi:g}]. "
+                f"Got {e[~ok][0]} instead.")
         if len(set(ids.tolist())) != ids.size:
             raise InvalidParameterError("The preference table lists a node id twice.")
-        check_float(self.default, "default", "Preferences", low=0.0, closed="neither")
+        check_epsilon(self.default, "default", "Preferences")
         object.__setattr__(self, "epsilons", e)
         object.__setattr__(self, "node_ids", ids)
 
@@ -173,10 +175,24 @@ def from_attribute(G: Graph, name: str = "epsilon", *, default: float | None = N
             f"The graph has no node attribute {name!r} to read privacy preferences from "
             f"(attributes: {sorted(G.attributes)}).")
     raw = np.asarray(G.attributes[name], dtype=object)
-    vals = np.array([math.nan if v is None else float(v) for v in raw], dtype=np.float64)
+    try:
+        vals = np.array([math.nan if v is None else float(v) for v in raw], dtype=np.float64)
+    except (TypeError, ValueError):
+        bad = next(v for v in raw if not _is_float(v))
+        raise InvalidParameterError(
+            f"The node attribute {name!r} must hold numbers (privacy preferences ε). Got "
+            f"{bad!r}.") from None
     listed = ~np.isnan(vals)
     return from_pairs(np.asarray(G.node_ids, dtype=object)[listed], vals[listed],
                       default=default, source=f"attribute:{name}")
+
+
+def _is_float(v: Any) -> bool:
+    try:
+        float(v)
+    except (TypeError, ValueError):
+        return v is None
+    return True
 
 
 def thesis_scheme(
@@ -209,7 +225,7 @@ def thesis_scheme(
         with ε ~ U[ε_M, ε_L], the rest liberal at ε_L; default = ε_C.
     """
     owner = "thesis_scheme"
-    eps_c = check_float(eps_c, "eps_c", owner, low=0.0, closed="neither")
+    eps_c = check_epsilon(eps_c, "eps_c", owner)
     eps_m = check_float(eps_m, "eps_m", owner, low=eps_c)
     eps_l = check_float(eps_l, "eps_l", owner, low=eps_m)
     f_c = check_float(f_c, "f_c", owner, low=0.0, high=1.0)

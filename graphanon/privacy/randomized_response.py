@@ -11,12 +11,13 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from .._progress import ProgressFn, log_progress
-from .._validation import check_choice, check_float, check_int
+from .._validation import EPSILON_RANGE, check_choice, check_epsilon, check_float, check_int
 from ..errors import InfeasibleError, InvalidParameterError
 from ..graph import BipartiteGraph
 from .noise import secure_uniform
@@ -92,16 +93,26 @@ def randomized_response_probability(
     return 1.0 - 2.0 * _flip_probability(epsilon, level=level, n_features=n_features)
 
 
+def _check_total_epsilon(epsilon: Any, level: str) -> float:
+    """ε of the release: per cell (edge level), or per user row = |F| · per-cell ε (node level,
+    which can be large; the per-cell ε is checked against the usual range)."""
+    if level == "node":
+        return check_float(epsilon, "epsilon", "randomized_response", low=EPSILON_RANGE[0],
+                           high=1e9)
+    return check_epsilon(epsilon, "epsilon", "randomized_response")
+
+
 def _flip_probability(epsilon: float, *, level: str, n_features: int) -> float:
     """``q = (1 − p)/2 = 1 / (1 + e^{ε_entry})``: P(0-cell → 1) = P(1-cell → 0).
 
     Computed directly (not from ``p``) so it stays accurate for large ε, and enlarged by a
     relative ``1e-12`` so float rounding never makes ``ln((1−q)/q)`` exceed ``ε_entry``.
     """
-    eps = check_float(epsilon, "epsilon", "randomized_response", low=0.0, closed="neither")
+    eps = _check_total_epsilon(epsilon, level)
     check_choice(level, "level", "randomized_response", LEVELS)
     f = check_int(n_features, "n_features", "randomized_response", low=1)
     per_entry = eps / f if level == "node" else eps
+    check_epsilon(per_entry, "epsilon per cell", "randomized_response")
     q = math.exp(-per_entry) / (1.0 + math.exp(-per_entry))
     return min(q * (1 + _Q_MARGIN), 0.5)
 
@@ -190,7 +201,7 @@ def randomized_response(
     rounding of ``q`` itself (for ε_entry ≳ 30, q < 1e-13 and the 2⁻⁵³ grid of the keep-coin
     is coarse relative to q: the realized per-entry ε can then differ in the third digit).
     """
-    eps = check_float(epsilon, "epsilon", "randomized_response", low=0.0, closed="neither")
+    eps = _check_total_epsilon(epsilon, level)
     check_choice(level, "level", "randomized_response", LEVELS)
     max_cells = check_int(max_output_cells, "max_output_cells", "randomized_response", low=0)
     if not isinstance(B, BipartiteGraph):

@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.optimize import isotonic_regression
 
-from .._validation import check_float, check_int
+from .._validation import check_degree_bound, check_epsilon, check_float, check_int
 from ..dk.extract import DKDistribution
 from ..errors import InvalidParameterError
 from ..graph import Graph
@@ -207,7 +207,7 @@ def rps_degree_sequence(
     t0 = time.perf_counter()
     owner = "rps_degree_sequence"
     _check_graph(G, owner)
-    epsilon = check_float(epsilon, "epsilon", owner, low=0.0, closed="neither")
+    epsilon = check_epsilon(epsilon, "epsilon", owner)
     depth = check_int(depth, "depth", owner, low=1, high=64)
     frac = check_float(partition_fraction, "partition_fraction", owner, low=0.0, high=1.0,
                        closed="neither")
@@ -215,7 +215,7 @@ def rps_degree_sequence(
     n = G.n_nodes
     eps_n = 0.0
     if max_nodes is not None:
-        cap = check_int(max_nodes, "max_nodes", owner, low=1)
+        cap = check_degree_bound(max_nodes, "max_nodes", owner)
         cap_source = "caller"
     else:
         eps_n = check_float(count_fraction, "count_fraction", owner, low=0.0, high=1.0,
@@ -224,9 +224,9 @@ def rps_degree_sequence(
         cap = max(n_hat, 1)
         cap_source = "private estimate"
     if max_degree is None:
-        lam = max(cap - 1, 0)
+        lam = check_degree_bound(max(cap - 1, 1), "max_nodes", owner)
     else:
-        lam = check_int(max_degree, "max_degree", owner, low=0)
+        lam = check_degree_bound(max_degree, "max_degree", owner)
     deg = np.minimum(G.degrees, lam)
     hist = np.bincount(deg, minlength=lam + 1)
     cum = np.concatenate([[0], np.cumsum(hist)])
@@ -328,7 +328,7 @@ def hay_degree_sequence(
     t0 = time.perf_counter()
     owner = "hay_degree_sequence"
     _check_graph(G, owner)
-    epsilon = check_float(epsilon, "epsilon", owner, low=0.0, closed="neither")
+    epsilon = check_epsilon(epsilon, "epsilon", owner)
     backend = backend or get_backend("opendp")
     s = np.sort(G.degrees)
     noisy = backend.discrete_laplace(s, sensitivity=2, epsilon=epsilon)

@@ -143,9 +143,10 @@ def test_release_is_noisy_and_unbiased_at_large_epsilon() -> None:
     G = load_polbooks()
     truth = dk_query(G, d=2, h=25)
     rng = np.random.default_rng(5)
-    R = release_dk(G, d=2, epsilon=1000.0, max_degree=25,
+    R = release_dk(G, d=2, epsilon=100.0, max_degree=25,
                    backend=get_backend("numpy-insecure", rng=rng), rng=rng)
-    assert np.abs(R.noisy - truth).sum() <= 5
+    # Δ = 4h − 3 = 97 at ε = 100: scale ≈ 0.97, E|noise| ≈ 0.76 per cell over 325 cells
+    assert np.abs(R.noisy - truth).sum() <= 325 * 1.2
     Rs = [release_dk(G, d=2, epsilon=1.0, max_degree=25,
                      backend=get_backend("numpy-insecure", rng=rng), rng=rng)
           for _ in range(40)]

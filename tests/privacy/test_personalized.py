@@ -103,7 +103,7 @@ def test_preferences_from_attribute_and_defaults():
     assert P2.for_graph(G).tolist() == [0.3, 0.2, 0.9]
     assert P2.epsilon_min == 0.2 and P2.resolve_mu("max") == 0.9
     assert P2.resolve_mu("avg") == pytest.approx(0.6)
-    with pytest.raises(InvalidParameterError, match="finite float > 0"):
+    with pytest.raises(InvalidParameterError, match=r"float in \[1e-06, 100\]"):
         from_pairs([1], [0.0])
     with pytest.raises(InvalidParameterError, match="no node attribute"):
         from_attribute(G, "missing")
