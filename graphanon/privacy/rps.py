@@ -167,8 +167,9 @@ def _summarize(reg: npt.NDArray[np.int64], counts: npt.NDArray[np.int64], lam: i
 
     ``lower``: each region's nodes at its lower boundary (the seed's rule). ``interpolate``:
     the piecewise-linear quantile function through the knots ``(rank below boundary,
-    boundary − ½)``, extrapolated past the last boundary with the last slope (capped at Λ),
-    evaluated at the ``Σ counts`` mid-ranks.
+    boundary − ½)`` for boundaries strictly inside ``(0, N)`` in rank, extrapolated to
+    ranks 0 and ``N`` with the first / last slope (kept within ``[0, Λ]``; with one
+    boundary ``s``, the range ``[0, 2s]``), evaluated at the ``N`` mid-ranks.
     """
     if summary == "lower":
         return np.repeat(reg[:, 0], counts)
@@ -177,13 +178,22 @@ def _summarize(reg: npt.NDArray[np.int64], counts: npt.NDArray[np.int64], lam: i
         return np.zeros(0, np.int64)
     ranks = np.concatenate([[0], np.cumsum(counts)]).astype(np.float64)
     xs = np.concatenate([reg[:, 0], [lam + 1]]).astype(np.float64) - 0.5
-    # the last knot (Λ + ½ at rank N) is only the domain end: extrapolate instead
-    if reg.shape[0] >= 2 and ranks[-2] > ranks[-3]:
-        slope = (xs[-2] - xs[-3]) / (ranks[-2] - ranks[-3])
-        xs[-1] = min(xs[-1], xs[-2] + slope * (ranks[-1] - ranks[-2]))
-    keep = np.r_[True, np.diff(ranks) > 0]
+    # the end knots (−½ at rank 0, Λ + ½ at rank N) are only the domain ends: extrapolate
+    # the neighbouring interior segment instead (or mirror the one boundary), within them
+    inner = np.flatnonzero((ranks > 0) & (ranks < total))
+    inner = inner[np.r_[True, np.diff(ranks[inner]) > 0]] if inner.size else inner
+    if inner.size >= 2:
+        i0, i1 = inner[0], inner[1]
+        j0, j1 = inner[-2], inner[-1]
+        lo_slope = (xs[i1] - xs[i0]) / (ranks[i1] - ranks[i0])
+        hi_slope = (xs[j1] - xs[j0]) / (ranks[j1] - ranks[j0])
+        xs[0] = max(xs[0], xs[i0] - lo_slope * ranks[i0])
+        xs[-1] = min(xs[-1], xs[j1] + hi_slope * (total - ranks[j1]))
+    elif inner.size == 1:
+        xs[-1] = min(xs[-1], 2.0 * xs[inner[0]] - xs[0])
+    ranks, xs = ranks[np.r_[0, inner, ranks.size - 1]], xs[np.r_[0, inner, ranks.size - 1]]
     u = np.arange(total, dtype=np.float64) + 0.5
-    vals = np.interp(u, ranks[keep], xs[keep])
+    vals = np.interp(u, ranks, xs)
     return np.clip(np.rint(vals), 0, lam).astype(np.int64)
 
 
@@ -236,7 +246,10 @@ def rps_degree_sequence(
         along the piecewise-linear quantile function through the region boundaries;
         ``lower`` puts them at the region's lower boundary (the seed's rule).
     rank_scale : float, optional
-        ``c >= 1`` of :func:`rank_envelope`; public. Default ``max(1, N / 64)``.
+        ``c >= 1`` of :func:`rank_envelope`; public. Default ``max(1, N / 16)``. ``V``
+        equals the rank ``R`` where at most ``c`` nodes share a degree; a smaller ``c``
+        biases the splits where degrees are denser, a larger one coarsens them (the
+        exponential mechanism resolves ``V`` to about ``c · 2 ln(Λ) / ε_s`` ranks).
     partition_fraction : float
         ``counts="cauchy"`` only: share of the remaining ε spent on the partition.
     count_fraction : float
@@ -331,7 +344,7 @@ def rps_degree_sequence(
         lam = max(cap - 1, 0)
     else:
         lam = check_int(max_degree, "max_degree", owner, low=0)
-    c_rank = (max(1.0, cap / 64.0) if rank_scale is None
+    c_rank = (max(1.0, cap / 16.0) if rank_scale is None
               else check_float(rank_scale, "rank_scale", owner, low=1.0))
     eps_rest = epsilon - eps_n
     if counts == "partition":
