@@ -325,6 +325,14 @@ def test_cli_project_and_release(tmp_path) -> None:
     assert payload["release"]["mechanism"] == "theta-dk1-ead"
     assert payload["release"]["neighbourhood"] == "node" and payload["theta"] == 8
     assert payload["release"]["sensitivity"] == 2 * 8 + 1
+    assert 0 < payload["evaluation_not_private"]["preserved_edge_ratio"] <= 1
+    assert payload["seconds"] >= 0
+    r_tsv, r_json = tmp_path / "r.tsv", tmp_path / "r.json"
+    assert main(["-q", "release-degrees", str(src), "--method", "rps", "--epsilon", "2",
+                 "--max-nodes", str(G.n_nodes), "--noise", "numpy-insecure", "--seed", "2",
+                 "--out", str(r_tsv), "--report", str(r_json)]) == 0
+    assert read_dk_table(r_tsv).total == G.n_nodes
+    assert json.loads(r_json.read_text())["release"]["params"]["counts"] == "partition"
     assert read_dk_table(k_tsv).kind == "degree"
     for bad_theta in ("zero", "0"):
         assert main(["-q", "release-dk", str(src), "--d", "1", "--privacy", "node",
