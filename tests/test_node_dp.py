@@ -284,10 +284,13 @@ def test_degree_sequence_releases() -> None:
 
 def test_rps_is_accurate_at_large_epsilon() -> None:
     """Statistical: the private splits track the true quantiles (fixed seeds, 5 runs)."""
-    G = _er(400, 0.05, 2)  # degrees ≈ 20 ± 4
+    G = _er(400, 0.05, 2)  # degrees ≈ 20 ± 4, up to 40 nodes per degree
     rng = np.random.default_rng(4)
+    # the default c = N/64 suits spread-out (Facebook100) degrees; this narrow ER graph
+    # needs c near its peak density
     emd = [degree_sequence_metrics(G, rps_degree_sequence(
-        G, epsilon=10.0, max_nodes=G.n_nodes, backend=insecure(rng), rng=rng))["emd"]
+        G, epsilon=10.0, max_nodes=G.n_nodes, rank_scale=25.0, backend=insecure(rng),
+        rng=rng))["emd"]
         for _ in range(5)]
     spread = float(np.abs(G.degrees - G.degrees.mean()).mean())
     assert np.median(emd) < spread  # better than the mean-only sequence
