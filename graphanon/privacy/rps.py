@@ -158,7 +158,7 @@ def _largest_remainder(weights: npt.NDArray[np.float64], total: int) -> npt.NDAr
     rest = int(total - out.sum())
     if rest > 0:
         out[np.argsort(-(ideal - out), kind="stable")[:rest]] += 1
-    return out
+    return np.asarray(out, dtype=np.int64)
 
 
 def _summarize(reg: npt.NDArray[np.int64], counts: npt.NDArray[np.int64], lam: int,
