@@ -54,9 +54,23 @@ def main() -> None:
     ap.add_argument("--plots", type=Path)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--degrees-only", action="store_true",
+                    help="only (4), the degree-sequence comparison")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
     out: dict[str, object] = {}
+    fig: dict[str, list[list[object]]] = {}
+    if not args.degrees_only:
+        fig = projections_and_dk(args, out)
+    degree_sequences(args, out)
+    if args.plots:
+        plots(args.plots, fig, out["degree_sequences"])  # type: ignore[arg-type]
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=1, default=str))
+
+
+def projections_and_dk(args: argparse.Namespace,
+                       out: dict[str, object]) -> dict[str, list[list[object]]]:
     graphs = {"facebook": read_graph(DS / "facebook_combined/facebook_combined.txt"),
               "wiki-vote": read_graph(DS / "wiki-Vote/Wiki-Vote.txt")}
 
@@ -123,19 +137,31 @@ def main() -> None:
         table(rs, ["method", "θ", "ε", "L1", "KS"])
         fig[name] = rs
     out["fig_7_4_7_5"] = fig
+    return fig
 
-    # (4) RPS vs baselines
+
+def degree_sequences(args: argparse.Namespace, out: dict[str, object]) -> None:
+    """(4) RPS (private N̂ / public N, Λ = N − 1 / public dmax, seed-style Cauchy counts)
+    vs Laplace (node-DP, EAD θ = 64) and Hay (edge-DP)."""
     fb = {"caltech36": read_graph(DS / "facebook100/socfb-Caltech36.mtx"),
           "reed98": read_graph(DS / "facebook100/Reed98.mat")}
     deg_rows: list[list[object]] = []
     rng = np.random.default_rng(1)
     for name, G in fb.items():
         dmax = int(G.degrees.max())
+        n = G.n_nodes
         methods = {
-            "rps Λ=n-1": lambda G, e: rps_degree_sequence(G, epsilon=e, backend=insecure(rng),
-                                                          rng=rng),
-            "rps Λ=dmax": lambda G, e, dm=dmax: rps_degree_sequence(
+            "rps N̂ Λ=N-1": lambda G, e: rps_degree_sequence(G, epsilon=e, backend=insecure(rng),
+                                                            rng=rng),
+            "rps N=n Λ=n-1": lambda G, e, n=n: rps_degree_sequence(
+                G, epsilon=e, max_nodes=n, backend=insecure(rng), rng=rng),
+            "rps N̂ Λ=dmax": lambda G, e, dm=dmax: rps_degree_sequence(
                 G, epsilon=e, max_degree=dm, backend=insecure(rng), rng=rng),
+            "rps N=n Λ=dmax": lambda G, e, dm=dmax, n=n: rps_degree_sequence(
+                G, epsilon=e, max_degree=dm, max_nodes=n, backend=insecure(rng), rng=rng),
+            "rps cauchy-counts N=n Λ=dmax": lambda G, e, dm=dmax, n=n: rps_degree_sequence(
+                G, epsilon=e, max_degree=dm, max_nodes=n, counts="cauchy",
+                backend=insecure(rng), rng=rng),
             "laplace θ=64 (node)": lambda G, e: laplace_degree_sequence(
                 G, epsilon=e, theta=64, key=1, backend=insecure(rng), rng=rng),
             "hay (edge-DP)": lambda G, e: hay_degree_sequence(G, epsilon=e,
@@ -152,11 +178,6 @@ def main() -> None:
     print(f"Degree sequences: EMD (degree units) and KS, mean ± s.e. over {args.reps} reps")
     table(deg_rows, ["graph", "ε", "method", "EMD", "KS"])
     out["degree_sequences"] = deg_rows
-
-    if args.plots:
-        plots(args.plots, fig, deg_rows)
-    if args.json:
-        args.json.write_text(json.dumps(out, indent=1, default=str))
 
 
 def plots(outdir: Path, fig: dict[str, list[list[object]]], deg_rows: list[list[object]]) -> None:
@@ -184,6 +205,8 @@ def plots(outdir: Path, fig: dict[str, list[list[object]]], deg_rows: list[list[
         f.suptitle(f"{name}: 2K releases (Fig. 7.5 shape)")
         f.savefig(outdir / f"fig7_5_{name}.png", dpi=110)
         plt.close(f)
+    if not deg_rows:
+        return
     f, axes = plt.subplots(1, 2, figsize=(10, 4))
     for ax, g in zip(axes, ("caltech36", "reed98"), strict=True):
         for meth in sorted({r[2] for r in deg_rows}):

@@ -69,7 +69,9 @@ def release_dk_node(input_path: str, *, d: int, epsilon: float, theta: int | str
     Reads INPUT, runs :func:`~graphanon.privacy.node_dp.theta_dk_release`, writes the released
     table in the dK table format (as ``release-dk --privacy edge`` does) to ``out`` and the
     Release record, θ and the utility against the unprojected truth (not private) to
-    ``report``. ``theta`` is a positive int or ``"auto"`` (private selection with
+    ``report`` (with the wall-clock ``seconds``; the preserved edge ratio ``|E^θ|/|E|`` is
+    computed from the private graph and so sits under ``evaluation_not_private``).
+    ``theta`` is a positive int or ``"auto"`` (private selection with
     ``select_fraction · ε``).
     """
     from ..errors import InvalidParameterError
@@ -93,9 +95,11 @@ def release_dk_node(input_path: str, *, d: int, epsilon: float, theta: int | str
                                seed=seed)
     for w in caught:
         click.echo(f"graphanon: warning: {w.message}", err=True)
-    utility = dk_utility(G, rel)
+    # the preserved edge ratio |E^θ|/|E| is computed from the private graph: evaluation only
+    utility = {**dk_utility(G, rel), "preserved_edge_ratio": rel.preserved_edge_ratio}
     payload = {"release": rel.release.to_dict(), "theta": rel.theta, "d": d,
-               "n_rows": rel.table.n_tuples, "evaluation_not_private": utility}
+               "n_rows": rel.table.n_tuples, "seconds": rel.seconds,
+               "evaluation_not_private": utility}
     write_dk_table(rel.table, out)
     if report:
         write_json(report, payload)
@@ -116,20 +120,28 @@ def release_dk_node(input_path: str, *, d: int, epsilon: float, theta: int | str
               help="RPS: public degree bound Λ (default N − 1). Only pass the true maximum "
                    "if it is public.")
 @click.option("--max-nodes", type=click.IntRange(min=1), default=None,
-              help="RPS: public bound N on the node count (caps the noisy counts). Default: "
-                   "a private estimate that spends 5% of ε (n itself is private under "
+              help="RPS: public node count N (the release has N degrees). Default: a "
+                   "private estimate that spends 5% of ε (n itself is private under "
                    "node-DP).")
 @click.option("--theta", type=click.IntRange(min=1), default=64, show_default=True,
               help="laplace: projection bound θ.")
-@click.option("--depth", type=click.IntRange(min=1, max=64), default=15, show_default=True,
-              help="RPS: maximum recursion depth.")
+@click.option("--depth", type=click.IntRange(min=1, max=20), default=None,
+              help="RPS: recursion depth (default: a public rule of ε).")
+@click.option("--counts", "rps_counts", type=click.Choice(["partition", "cauchy"]),
+              default="partition", show_default=True,
+              help="RPS: region counts from the public split targets, or the seed's "
+                   "smooth-sensitivity Cauchy counts.")
+@click.option("--summary", type=click.Choice(["interpolate", "lower"]), default="interpolate",
+              show_default=True,
+              help="RPS: spread a region's nodes along the quantile line, or put them at its "
+                   "lower boundary (the seed's rule).")
 @noise_options
 @click.option("--out", required=True, type=click.Path(dir_okay=False),
               help="Released degree histogram as a 1K dK table (TSV: degree1<TAB>count).")
 @click.option("--report", type=click.Path(dir_okay=False), help="JSON report.")
 def release_degrees(input_path: str, method: str, epsilon: float, max_degree: int | None,
-                    max_nodes: int | None,
-                    theta: int, depth: int, noise: str, seed: int | None, out: str,
+                    max_nodes: int | None, theta: int, depth: int | None, rps_counts: str,
+                    summary: str, noise: str, seed: int | None, out: str,
                     report: str | None) -> None:
     """Release a differentially private degree sequence of INPUT."""
     from ..errors import InvalidParameterError
@@ -146,7 +158,8 @@ def release_degrees(input_path: str, method: str, epsilon: float, max_degree: in
     kw: dict[str, Any] = {"backend": backend, "rng": rng, "seed": used_seed}
     if method == "rps":
         rel = rps_degree_sequence(G, epsilon=epsilon, max_degree=max_degree,
-                                  max_nodes=max_nodes, depth=depth, **kw)
+                                  max_nodes=max_nodes, depth=depth, counts=rps_counts,
+                                  summary=summary, **kw)
     elif method == "laplace":
         rel = laplace_degree_sequence(G, epsilon=epsilon, theta=theta, **kw)
     else:

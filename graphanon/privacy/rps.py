@@ -26,7 +26,13 @@ import numpy as np
 import numpy.typing as npt
 from scipy.optimize import isotonic_regression
 
-from .._validation import check_degree_bound, check_epsilon, check_float, check_int
+from .._validation import (
+    check_choice,
+    check_degree_bound,
+    check_epsilon,
+    check_float,
+    check_int,
+)
 from ..dk.extract import DKDistribution
 from ..errors import InvalidParameterError
 from ..graph import Graph
@@ -40,6 +46,7 @@ __all__ = [
     "degree_sequence_metrics",
     "hay_degree_sequence",
     "laplace_degree_sequence",
+    "rank_envelope",
     "rps_degree_sequence",
     "rps_smooth_sensitivity",
 ]
@@ -118,13 +125,94 @@ def rps_smooth_sensitivity(hist: npt.NDArray[np.int64], boundaries: npt.NDArray[
     return best
 
 
+def rank_envelope(degrees: npt.NDArray[np.int64], *, max_degree: int,
+                  rank_scale: float) -> npt.NDArray[np.float64]:
+    """Node-Lipschitz rank function ``V(s)`` for ``s = 0..Λ+1`` (quality of the RPS splits).
+
+    ``R(s) = #{v : min(deg v, Λ) < s}``; ``T(s) = min_{j>=0} R(s−j) + c j`` (the largest
+    function below ``R`` rising at most ``c`` per degree), ``U(s) = max_{j>=0} R(s+j) − c j``
+    (the smallest one above ``R`` with that property) and ``V = (T + U) / 2``. Adding one node
+    (with all its edges) changes every ``V(s)`` by a value in ``[−c, 1]``; see
+    :func:`rps_degree_sequence`, Notes. Both envelopes are one running min / max (O(Λ)).
+    """
+    lam = int(max_degree)
+    c = float(rank_scale)
+    hist = np.bincount(np.minimum(degrees, lam), minlength=lam + 1)
+    R = np.concatenate([[0], np.cumsum(hist)]).astype(np.float64)  # R[s], s = 0..Λ+1
+    x = c * np.arange(lam + 2, dtype=np.float64)
+    T = x + np.minimum.accumulate(R - x)
+    U = x + np.maximum.accumulate((R - x)[::-1])[::-1]
+    return np.asarray((T + U) / 2.0, dtype=np.float64)
+
+
+def _auto_depth(epsilon: float) -> int:
+    """Public depth rule: ``1 + ⌊log2(ε_p / 4)⌋`` in ``[1, 8]`` (a function of ε only).
+
+    Measured on Caltech36 / Reed98 (docs/node_dp.md): one split (2 regions) is best up to
+    ε_p ≈ 8, two levels around ε_p = 10; deeper trees starve each split of budget.
+    """
+    return int(min(8, max(1, 1 + math.floor(math.log2(epsilon / 4.0)))))
+
+
+def _largest_remainder(weights: npt.NDArray[np.float64], total: int) -> npt.NDArray[np.int64]:
+    """Non-negative integers proportional to ``weights`` summing to ``total``."""
+    w = np.clip(weights, 0.0, None)
+    if total <= 0 or w.sum() <= 0:
+        return np.zeros(w.size, np.int64)
+    ideal = w / w.sum() * total
+    out = np.floor(ideal).astype(np.int64)
+    rest = int(total - out.sum())
+    if rest > 0:
+        out[np.argsort(-(ideal - out), kind="stable")[:rest]] += 1
+    return np.asarray(out, dtype=np.int64)
+
+
+def _summarize(reg: npt.NDArray[np.int64], counts: npt.NDArray[np.int64], lam: int,
+               summary: str) -> npt.NDArray[np.int64]:
+    """Post-processing: a sorted sequence from regions and their (released) counts.
+
+    ``lower``: each region's nodes at its lower boundary (the seed's rule). ``interpolate``:
+    the piecewise-linear quantile function through the knots ``(rank below boundary,
+    boundary − ½)`` for boundaries strictly inside ``(0, N)`` in rank, extrapolated to
+    ranks 0 and ``N`` with the first / last slope (kept within ``[0, Λ]``; with one
+    boundary ``s``, the range ``[0, 2s]``), evaluated at the ``N`` mid-ranks.
+    """
+    if summary == "lower":
+        return np.repeat(reg[:, 0], counts)
+    total = int(counts.sum())
+    if total == 0:
+        return np.zeros(0, np.int64)
+    ranks = np.concatenate([[0], np.cumsum(counts)]).astype(np.float64)
+    xs = np.concatenate([reg[:, 0], [lam + 1]]).astype(np.float64) - 0.5
+    # the end knots (−½ at rank 0, Λ + ½ at rank N) are only the domain ends: extrapolate
+    # the neighbouring interior segment instead (or mirror the one boundary), within them
+    inner = np.flatnonzero((ranks > 0) & (ranks < total))
+    inner = inner[np.r_[True, np.diff(ranks[inner]) > 0]] if inner.size else inner
+    if inner.size >= 2:
+        i0, i1 = inner[0], inner[1]
+        j0, j1 = inner[-2], inner[-1]
+        lo_slope = (xs[i1] - xs[i0]) / (ranks[i1] - ranks[i0])
+        hi_slope = (xs[j1] - xs[j0]) / (ranks[j1] - ranks[j0])
+        xs[0] = max(xs[0], xs[i0] - lo_slope * ranks[i0])
+        xs[-1] = min(xs[-1], xs[j1] + hi_slope * (total - ranks[j1]))
+    elif inner.size == 1:
+        xs[-1] = min(xs[-1], 2.0 * xs[inner[0]] - xs[0])
+    ranks, xs = ranks[np.r_[0, inner, ranks.size - 1]], xs[np.r_[0, inner, ranks.size - 1]]
+    u = np.arange(total, dtype=np.float64) + 0.5
+    vals = np.interp(u, ranks, xs)
+    return np.clip(np.rint(vals), 0, lam).astype(np.int64)
+
+
 def rps_degree_sequence(
     G: Graph,
     *,
     epsilon: float,
     max_degree: int | None = None,
     max_nodes: int | None = None,
-    depth: int = 15,
+    depth: int | None = None,
+    counts: str = "partition",
+    summary: str = "interpolate",
+    rank_scale: float | None = None,
     partition_fraction: float = 0.5,
     count_fraction: float = 0.05,
     backend: NoiseBackend | None = None,
@@ -140,18 +228,37 @@ def rps_degree_sequence(
         Total ε under node neighbourhood (add/remove one node with all its edges).
     max_degree : int, optional
         Public bound Λ on the degree domain ``[0, Λ]``. Pass the true maximum degree only if
-        it is public. Default ``N − 1`` with ``N`` the node bound below. Degrees above Λ are
+        it is public. Default ``N − 1`` with ``N`` the node count below. Degrees above Λ are
         clipped to Λ.
     max_nodes : int, optional
-        Public bound ``N`` on the number of nodes; it caps each noisy region count. Under
-        add/remove-node DP the node count ``n`` itself is private (the paper treats it as
-        public, which leaks: a count clipped at ``n`` can take the value ``n + 1`` for
-        ``G + v`` but never for ``G``). If omitted, ``count_fraction · ε`` buys a private
-        estimate ``N̂ = n + DLap`` (node sensitivity 1), and ``N = max(N̂, 1)``.
-    depth : int
-        Maximum recursion depth (15 in the paper).
+        Public node count ``N`` (pass the true ``n`` only if it is public). Under
+        add/remove-node DP ``n`` itself is private (the paper treats it as public, which
+        leaks: a count clipped at ``n`` can take the value ``n + 1`` for ``G + v`` but never
+        for ``G``). If omitted, ``count_fraction · ε`` buys a private estimate
+        ``N̂ = n + DLap`` (node sensitivity 1), and ``N = max(N̂, 1)``. The release has
+        exactly ``N`` degrees.
+    depth : int, optional
+        Recursion depth ``d`` (at most ``2^d`` regions). Default: a public rule of the split
+        budget ε_p, ``1 + ⌊log2(ε_p / 4)⌋`` clipped to ``[1, 8]`` (1 level up to ε_p < 8,
+        2 up to 16, …). The paper's fixed 15 spends ε_p / (2^15 − 1) per split.
+    counts : {"partition", "cauchy"}
+        ``partition`` (default): every split targets a public rank (the region's middle
+        target rank under ``N``), so each leaf's count is its public target share and all
+        of ε (after ``N̂``) goes to the splits. ``cauchy``: the seed's summarization —
+        ``1 − partition_fraction`` of ε buys smooth-sensitivity Cauchy counts per region,
+        post-processed (clipped at 0, rescaled and rounded to sum to ``N``).
+    summary : {"interpolate", "lower"}
+        How a region's nodes get degrees (post-processing): ``interpolate`` spreads them
+        along the piecewise-linear quantile function through the region boundaries;
+        ``lower`` puts them at the region's lower boundary (the seed's rule).
+    rank_scale : float, optional
+        ``c >= 1`` of :func:`rank_envelope`; public. Default ``max(1, N / 64)`` (measured
+        on Facebook100; ``N / 16`` was worse there). ``V`` equals the rank ``R`` where at
+        most ``c`` nodes share a degree; a smaller ``c`` biases the splits where degrees are
+        denser, a larger one coarsens them (the exponential mechanism resolves ``V`` to
+        about ``c · 2 ln(Λ) / ε_s`` ranks).
     partition_fraction : float
-        Share of the remaining ε spent on the partition (the rest on the region counts).
+        ``counts="cauchy"`` only: share of the remaining ε spent on the partition.
     count_fraction : float
         Share of ε spent on the node-count estimate when ``max_nodes`` is not given.
     backend, rng, seed
@@ -161,8 +268,7 @@ def rps_degree_sequence(
     Returns
     -------
     DegreeSequenceRelease
-        Degrees (each region summarized by its lower boundary, repeated by its noisy count)
-        and the regions.
+        ``N`` sorted degrees and the regions.
 
     Raises
     ------
@@ -170,47 +276,65 @@ def rps_degree_sequence(
 
     Notes
     -----
-    *Partition* (ε_p = ``partition_fraction · ε``, ε_p / depth per level). At every level each
-    region ``[lo, hi]`` with ``hi > lo`` is split at ``s ∈ (lo, hi]`` into ``[lo, s−1]`` and
-    ``[s, hi]``, chosen by the exponential mechanism with the median quality
-    ``q_R(s) = −|c[lo, s−1] − c[s, hi]| / (2(n + 1))``. The *level* is one mechanism on the
-    product of the choices with quality ``Σ_R q_R``: it lies in ``[−1/2, 0]`` (the regions
-    are disjoint, so the differences sum to at most ``n``), hence its node sensitivity is
-    ``<= 1/2`` whatever the graph — the fragment's ``Δq <= 1/2``. Because the normalizer is
-    shared, ``exp(ε_l Σ_R q_R / (2 · 1/2))`` factorizes into independent per-region choices,
-    so one ε_l pays for the whole level (node-DP does *not* allow parallel composition over
-    regions: one node changes degrees in many regions).
+    *Budget* (sequential composition; node-DP has no parallel composition over regions,
+    because one node changes degrees in many regions): ``ε = ε_N + ε_p + ε_c`` with
+    ``ε_N = count_fraction · ε`` (0 if ``N`` is public), ``ε_c = 0`` for
+    ``counts="partition"`` and ``(1 − partition_fraction)(ε − ε_N)`` for ``"cauchy"``.
+    The depth is public (an argument or a function of ε only), so the number of split
+    decisions ``2^d − 1`` is public and each gets ``ε_s = ε_p / (2^d − 1)``; a region of
+    one degree is not split (its share is simply unspent).
 
-    *Counts* (ε_c = ε − ε_p). The vector ``c`` of region counts has unbounded global node
-    sensitivity; its local sensitivity at ``G*`` is ``<= 1 + 2 Σ_b (n*_{b−1} + n*_b)`` (the
-    added/removed node itself, and each neighbour whose degree crosses a boundary ``b`` moves
-    between two regions). A graph at node distance ``t`` has ``n*_g <= #{v : |deg(v) − g|
-    <= t} + t``, giving ``A(t)`` of :func:`rps_smooth_sensitivity`; ``A(t)(G) <= A(t+1)(G')``
-    for node neighbours, so ``S = max_t e^{−βt} A(t)`` is β-smooth (Nissim, Raskhodnikova &
-    Smith 2007, Def. 2.1). Noise: i.i.d. Cauchy per region with scale ``2S/ε_c``. Product
-    Cauchy noise is (α, β)-admissible with ``α = ε_c/2`` (``|d/dz ln(1+z²)| <= 1``: a shift
-    of L1 size ``α`` changes the log-density by ``<= α``) and ``β = ε_c/(6k)`` (a dilation
-    ``e^λ`` changes it by ``<= 3k|λ|``), so ``c + (S/α)·Z`` is ε_c-node-DP (NRS Lemma 2.6).
-    The partition is public after the first stage (k is known), so the stages compose
-    sequentially with the node-count estimate (if any): ε-node-DP in total. Rounding,
-    clipping (at 0 and at the public or privately estimated ``N``) and summarization are
-    post-processing; nothing else about ``n`` is published. Floating-point Cauchy sampling
-    caveat: see :meth:`graphanon.privacy.noise.OpenDPBackend.cauchy`.
+    *Partition.* A region ``[lo, hi]`` holds the public target ranks ``[a, b]`` (the root
+    ``[0, N]``); it is split at ``s ∈ (lo, hi]`` into ``[lo, s−1]`` (ranks ``[a, m]``) and
+    ``[s, hi]`` (ranks ``[m, b]``), ``m = (a + b)/2``, by the exponential mechanism with
+    quality ``q(s) = −|V(s) − m| / c`` (:func:`rank_envelope`). The plain rank
+    ``R(s) = #{v : deg v < s}`` has unbounded node sensitivity (the new node's neighbours
+    at degree ``s − 1`` all cross ``s``), and the seed's fix (dividing by ``2(n+1)``, so
+    Δq <= 1/2) makes every split near-uniform at any useful ε. Instead: adding node ``v``
+    raises each old (clipped) degree by at most 1 and adds one value, so
+    ``R(x−1) <= R'(x) <= R(x) + 1`` for all ``x``. Hence ``T' <= T + 1`` and
+    ``T'(s) >= min_j R(s−j−1) + cj >= T(s) − c``, and likewise ``U(s) − c <= U'(s) <=
+    U(s) + 1``; so ``|V' − V| <= max(c, 1) = c`` pointwise, in both directions (removal is
+    the reverse addition), and ``q`` has node sensitivity 1. Each split is ε_s-node-DP
+    (selection ``∝ μ(s) exp(ε_s q / 2)`` with the public, data-independent base measure
+    ``μ(s) ∝ 1/s`` — log-uniform, so the empty tail of a domain ``[0, N − 1]`` does not
+    outweigh the data by its sheer size; Gumbel-max with the backend's uniforms). ``m`` is a
+    function of the released ``N`` only.
+
+    *Counts* (``counts="cauchy"``, ε_c). The vector ``c`` of region counts has unbounded
+    global node sensitivity; its local sensitivity at ``G*`` is ``<= 1 + 2 Σ_b (n*_{b−1} +
+    n*_b)`` (the added/removed node itself, and each neighbour whose degree crosses a
+    boundary ``b`` moves between two regions). A graph at node distance ``t`` has
+    ``n*_g <= #{v : |deg(v) − g| <= t} + t``, giving ``A(t)`` of
+    :func:`rps_smooth_sensitivity`; ``A(t)(G) <= A(t+1)(G')`` for node neighbours, so
+    ``S = max_t e^{−βt} A(t)`` is β-smooth (Nissim, Raskhodnikova & Smith 2007, Def. 2.1).
+    Noise: i.i.d. Cauchy per region with scale ``2S/ε_c``. Product Cauchy noise is
+    (α, β)-admissible with ``α = ε_c/2`` (``|d/dz ln(1+z²)| <= 1``: a shift of L1 size
+    ``α`` changes the log-density by ``<= α``) and ``β = ε_c/(6k)`` (a dilation ``e^λ``
+    changes it by ``<= 3k|λ|``), so ``c + (S/α)·Z`` is ε_c-node-DP (NRS Lemma 2.6).
+    Clipping at 0, rescaling to ``N``, rounding (largest remainder) and summarization
+    use only released values (``N``, the partition, the noisy counts): post-processing.
+    Nothing else about ``n`` is published. Floating-point Cauchy sampling caveat: see
+    :meth:`graphanon.privacy.noise.OpenDPBackend.cauchy`.
 
     References
     ----------
     W. Qardaji, N. Li, "Recursive partitioning and summarization: a practical framework for
     differentially private data publishing", ASIACCS 2012 (``002_*.txt`` §5);
     K. Nissim, S. Raskhodnikova, A. Smith, "Smooth sensitivity and sampling in private data
-    analysis", STOC 2007.
+    analysis", STOC 2007; F. McSherry, K. Talwar, "Mechanism design via differential
+    privacy", FOCS 2007 (exponential mechanism).
     """
     t0 = time.perf_counter()
     owner = "rps_degree_sequence"
     _check_graph(G, owner)
     epsilon = check_epsilon(epsilon, "epsilon", owner)
-    depth = check_int(depth, "depth", owner, low=1, high=64)
+    counts = check_choice(counts, "counts", owner, ("partition", "cauchy"))
+    summary = check_choice(summary, "summary", owner, ("interpolate", "lower"))
     frac = check_float(partition_fraction, "partition_fraction", owner, low=0.0, high=1.0,
                        closed="neither")
+    if depth is not None:
+        depth = check_int(depth, "depth", owner, low=1, high=20)
     backend = backend or get_backend("opendp")
     n = G.n_nodes
     eps_n = 0.0
@@ -227,50 +351,69 @@ def rps_degree_sequence(
         lam = check_degree_bound(max(cap - 1, 1), "max_nodes", owner)
     else:
         lam = check_degree_bound(max_degree, "max_degree", owner)
-    deg = np.minimum(G.degrees, lam)
-    hist = np.bincount(deg, minlength=lam + 1)
-    cum = np.concatenate([[0], np.cumsum(hist)])
+    c_rank = (max(1.0, cap / 64.0) if rank_scale is None
+              else check_float(rank_scale, "rank_scale", owner, low=1.0))
     eps_rest = epsilon - eps_n
-    eps_p, eps_c = frac * eps_rest, (1.0 - frac) * eps_rest
-    eps_level = eps_p / depth
-    regions: list[tuple[int, int]] = [(0, lam)]
-    for _ in range(depth):
-        nxt: list[tuple[int, int]] = []
-        for lo, hi in regions:
+    if counts == "partition":
+        eps_p, eps_c = eps_rest, 0.0
+    else:
+        eps_p, eps_c = frac * eps_rest, (1.0 - frac) * eps_rest
+    d = _auto_depth(eps_p) if depth is None else depth
+    eps_split = eps_p / (2 ** d - 1)
+    deg = np.minimum(G.degrees, lam)
+    V = rank_envelope(deg, max_degree=lam, rank_scale=c_rank)
+    # (lo, hi, a, b): degree range and public target-rank range
+    regions: list[tuple[int, int, float, float]] = [(0, lam, 0.0, float(cap))]
+    for _ in range(d):
+        nxt: list[tuple[int, int, float, float]] = []
+        for lo, hi, a, b in regions:
             if hi == lo:
-                nxt.append((lo, hi))
+                nxt.append((lo, hi, a, b))
                 continue
+            m = (a + b) / 2.0
             s = np.arange(lo + 1, hi + 1)
-            below = cum[s] - cum[lo]
-            above = cum[hi + 1] - cum[s]
-            q = -np.abs(below - above) / (2.0 * (n + 1))
+            q = -np.abs(V[s] - m) / c_rank  # node sensitivity 1
             u = backend.uniform(s.size)
             gumbel = -np.log(-np.log(np.clip(u, 1e-300, 1.0 - 1e-16)))
-            cut = int(s[np.argmax(eps_level * q + gumbel)])  # exp(ε_l q / (2 · 1/2))
-            nxt.extend([(lo, cut - 1), (cut, hi)])
+            # ∝ μ(s) exp(ε_s q / (2·1)) with the public base measure μ(s) ∝ 1/s
+            cut = int(s[np.argmax(eps_split * q / 2.0 - np.log(s) + gumbel)])
+            nxt.extend([(lo, cut - 1, a, m), (cut, hi, m, b)])
         regions = nxt
-        if all(lo == hi for lo, hi in regions):
-            break
-    reg = np.asarray(regions, dtype=np.int64).reshape(-1, 2)
-    counts = cum[reg[:, 1] + 1] - cum[reg[:, 0]]
+    reg = np.asarray([(lo, hi) for lo, hi, _, _ in regions], dtype=np.int64).reshape(-1, 2)
+    target = np.asarray([b - a for _, _, a, b in regions], dtype=np.float64)
     k = reg.shape[0]
-    beta = eps_c / (6.0 * k)
-    S = rps_smooth_sensitivity(hist, reg[1:, 0], beta)
-    noisy = backend.cauchy(counts.astype(np.float64), scale=2.0 * S / eps_c)
-    # Cauchy tails are unbounded: cap each count at the public / privately estimated N
-    c = np.clip(np.rint(np.clip(noisy, -1.0, cap + 1.0)), 0, cap).astype(np.int64)
-    seq = np.repeat(reg[:, 0], c)
+    if counts == "cauchy":
+        hist = np.bincount(deg, minlength=lam + 1)
+        cum = np.concatenate([[0], np.cumsum(hist)])
+        true_counts = cum[reg[:, 1] + 1] - cum[reg[:, 0]]
+        beta = eps_c / (6.0 * k)
+        S = rps_smooth_sensitivity(hist, reg[1:, 0], beta)
+        noisy = backend.cauchy(true_counts.astype(np.float64), scale=2.0 * S / eps_c)
+        weights = np.clip(noisy, 0.0, None)  # post-processing of released values only
+        if weights.sum() <= 0:
+            weights = target
+    else:
+        weights = target
+    released = _largest_remainder(weights, cap)
+    seq = _summarize(reg, released, lam, summary)
     seconds = time.perf_counter() - t0
+    derivation = ("partition: EM, quality -|V(s) - m|/c with node sensitivity 1 "
+                  "(Lipschitz rank envelope), eps_p/(2^d - 1) per split")
+    if counts == "cauchy":
+        derivation += ("; counts: beta-smooth sensitivity (value not published), Cauchy "
+                       "scale 2S/eps_c, beta = eps_c/(6k)")
     release = Release.create(
         mechanism="rps-degree-sequence", neighbourhood="node", epsilon=epsilon,
-        sensitivity=None,
-        sensitivity_derivation=(
-            "partition: EM, quality range 1/2 per level; counts: beta-smooth sensitivity "
-            "(value not published), Cauchy scale 2S/eps_c, beta = eps_c/(6k)"),
+        sensitivity=None if counts == "cauchy" else 1.0,
+        sensitivity_derivation=derivation,
         params={"max_degree": lam, "max_degree_source": "caller" if max_degree is not None
                 else "N-1", "max_nodes": cap, "max_nodes_source": cap_source,
-                "epsilon_node_count": eps_n, "depth": depth, "partition_fraction": frac,
-                "n_regions": k, "epsilon_partition": eps_p, "epsilon_counts": eps_c},
+                "epsilon_node_count": eps_n, "depth": d,
+                "depth_source": "caller" if depth is not None else "auto",
+                "counts": counts, "summary": summary, "rank_scale": c_rank,
+                "partition_fraction": frac if counts == "cauchy" else 1.0,
+                "n_regions": k, "epsilon_partition": eps_p, "epsilon_split": eps_split,
+                "epsilon_counts": eps_c},
         backend=backend.name, seed=seed, source_fingerprint=G.fingerprint, seconds=seconds,
     )
     return DegreeSequenceRelease(np.sort(seq), "rps", release, reg, seconds)
