@@ -48,10 +48,6 @@ def dk_on_cluster(input_path: str, d: int, *, scheduler: str | None,
     from ..distributed import connect, dk_distributed, list_parts
 
     target = _target(scheduler, cluster)
-    if d == 3:
-        raise InvalidParameterError(
-            "The '--d' option must be 1 or 2 with --scheduler / --cluster: 3K is only "
-            "extracted in memory.")
     list_parts(input_path)
     with connect(**target) as client:
         return dk_distributed(input_path, d, client=client)

@@ -86,4 +86,5 @@ def run_distributed_step(name: str, params: Mapping[str, Any], *, seed: int | No
         dist = dk_distributed(src, int(p["d"]), client=client,
                               n_partitions=p.get("n_partitions"))
     write_dk_table(dist, out)
-    return {"out": out, "kind": dist.kind, "n_tuples": dist.n_tuples, "seconds": dist.seconds}
+    kind = getattr(dist, "kind", "3k")
+    return {"out": out, "kind": kind, "n_tuples": dist.n_tuples, "seconds": dist.seconds}

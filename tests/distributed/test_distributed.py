@@ -152,8 +152,51 @@ def test_dk_identical_to_in_memory(cluster, tmp_path, strings):
         assert got.kind == ref.kind
         np.testing.assert_array_equal(got.degrees, ref.degrees)
         np.testing.assert_array_equal(got.counts, ref.counts)
-    with pytest.raises(InvalidParameterError, match="3K"):
-        dk_distributed(str(folder), 3, client=cluster[1])
+    _assert_same_3k(dk_distributed(str(folder), 3, client=cluster[1]), dk_distribution(G, 3))
+
+
+def _assert_same_3k(got, ref):
+    assert ref.triangles.total > 0 and ref.wedges.total > 0  # the check is not vacuous
+    for a, b in ((got.wedges, ref.wedges), (got.triangles, ref.triangles)):
+        assert a.kind == b.kind
+        np.testing.assert_array_equal(a.degrees, b.degrees)
+        np.testing.assert_array_equal(a.counts, b.counts)
+        assert a.counts.dtype == b.counts.dtype
+
+
+@pytest.mark.parametrize("strings", [False, True])
+def test_dk3_dense_graph_many_partitions(cluster, tmp_path, strings):
+    """A denser graph (many triangles, hubs, degree ties) with duplicates in both
+    directions, self-loops and isolated nodes, split into 5 parts and 1 / 3 / 11 buckets."""
+    from graphanon.distributed import dk_distributed
+
+    rng = np.random.default_rng(12)
+    s = np.concatenate([rng.integers(0, 60, 900), np.zeros(40, np.int64), np.arange(5)])
+    t = np.concatenate([rng.integers(0, 60, 900), np.arange(1, 41), np.arange(5)])
+    s, t = np.concatenate([s, t[:100]]), np.concatenate([t, s[:100]])  # reversed duplicates
+    s, t = np.concatenate([s, [70, 71]]), np.concatenate([t, [70, 71]])
+    mask = np.zeros(s.size, bool)
+    mask[-2:] = True  # 70 and 71 are isolated nodes
+    if strings:
+        s = np.array([f"v{x:03d}" for x in s])
+        t = np.array([f"v{x:03d}" for x in t])
+    folder = _write_parts(tmp_path / "in", {"source": s, "target": t}, 5, mask=mask)
+    pq.write_table(pq.read_table(folder), tmp_path / "whole.parquet")
+    ref = dk_distribution(read_graph(tmp_path / "whole.parquet"), 3)
+    for nb in (1, 3, 11):
+        _assert_same_3k(dk_distributed(str(folder), 3, client=cluster[1], n_partitions=nb),
+                        ref)
+
+
+def test_dk3_ca_grqc(cluster, shared_datasets, tmp_path):
+    """ca-GrQc (5,242 nodes, 14,484 edges, 48,260 triangles) as 4 Parquet parts."""
+    from graphanon.distributed import dk_distributed
+
+    G = read_graph(shared_datasets / "ca-GrQc" / "CA-GrQc.txt")
+    u, v = G.edges()
+    folder = _write_parts(tmp_path / "in", {"source": G.node_ids[u], "target": G.node_ids[v]},
+                          4)
+    _assert_same_3k(dk_distributed(str(folder), 3, client=cluster[1]), dk_distribution(G, 3))
 
 
 def test_cli_smooth_k_and_dk_on_scheduler(cluster, adult_parts, tmp_path, capsys):
@@ -186,9 +229,12 @@ def test_cli_smooth_k_and_dk_on_scheduler(cluster, adult_parts, tmp_path, capsys
                  "--scheduler", address]) == 0
     assert (tmp_path / "a.tsv").read_text() == (tmp_path / "b.tsv").read_text()
     assert read_dk_table(tmp_path / "b.tsv").kind == "joint_degree"
-    assert main(["dk", str(edges), "--d", "3", "--out", str(tmp_path / "c.tsv"),
-                 "--scheduler", address]) == 2
-    assert not (tmp_path / "c.tsv").exists()
+    assert main(["dk", str(tmp_path / "edges.parquet"), "--d", "3",
+                 "--out", str(tmp_path / "c.tsv")]) == 0
+    assert main(["dk", str(edges), "--d", "3", "--out", str(tmp_path / "d.tsv"),
+                 "--scheduler", address]) == 0
+    assert (tmp_path / "c.tsv").read_text() == (tmp_path / "d.tsv").read_text()
+    assert "triangle\t" in (tmp_path / "d.tsv").read_text()
 
 
 def test_unreachable_scheduler_is_a_clean_error(adult_parts, tmp_path, capsys, monkeypatch):
@@ -315,3 +361,16 @@ def test_job_file_with_distributed_steps(cluster, adult_parts, tmp_path):
     assert _pairs(tmp_path / "release", "user", "feature") == _ref_pairs(ref)
     job.write_text(job.read_text().replace('name = "smooth-k"', 'name = "mondrian"'))
     assert main(["-q", "run", str(job)]) == 2
+
+
+def test_run_distributed_step_dk3(cluster, tmp_path):
+    from graphanon.distributed import run_distributed_step
+
+    src, dst, mask = _random_edges(np.random.default_rng(4), False)
+    edges = _write_parts(tmp_path / "edges", {"source": src, "target": dst}, 2, mask=mask)
+    rep = run_distributed_step("dk", {"input": str(edges), "out": str(tmp_path / "3k.tsv"),
+                                      "d": 3, "scheduler": cluster[0].scheduler_address})
+    assert rep["kind"] == "3k"
+    got = read_dk_table(tmp_path / "3k.tsv")
+    pq.write_table(pq.read_table(edges), tmp_path / "whole.parquet")
+    _assert_same_3k(got, dk_distribution(read_graph(tmp_path / "whole.parquet"), 3))
