@@ -374,3 +374,67 @@ def test_run_distributed_step_dk3(cluster, tmp_path):
     got = read_dk_table(tmp_path / "3k.tsv")
     pq.write_table(pq.read_table(edges), tmp_path / "whole.parquet")
     _assert_same_3k(got, dk_distribution(read_graph(tmp_path / "whole.parquet"), 3))
+
+
+def test_cli_refuses_bad_arguments_before_connecting(adult_parts, tmp_path, capsys,
+                                                     monkeypatch):
+    """Every refusal happens before a cluster is started or a scheduler contacted."""
+    import graphanon.distributed as gd
+
+    def no_connect(**kwargs):
+        raise AssertionError(f"connect() was called with {kwargs}")
+
+    monkeypatch.setattr(gd, "connect", no_connect)
+    _, folder = adult_parts
+    edges = _write_parts(tmp_path / "edges", {"source": np.arange(6), "target": np.arange(6)},
+                         2)
+    mixed = _write_parts(tmp_path / "mixed", {"source": np.arange(4), "target": np.arange(4)},
+                         1)
+    pq.write_table(pa.table({"source": ["a"], "target": ["b"]}), mixed / "part-001.parquet")
+    (tmp_path / "file").write_text("x")
+    sk = ["smooth-k", str(folder), "--k", "5", "--report", str(tmp_path / "r.json"),
+          "--cluster", "local:2"]
+    cases = [
+        ([*sk, "--shard-size", "3", "--out", str(tmp_path / "o")], "'shard_size'"),
+        ([*sk, "--alpha", "2", "--out", str(tmp_path / "o")], "'alpha'"),
+        ([*sk, "--restarts", "0", "--out", str(tmp_path / "o")], "'restarts'"),
+        ([*sk, "--jobs", "2", "--out", str(tmp_path / "o")], "'--jobs'"),
+        ([*sk, "--out", str(tmp_path / "file")], "is not a folder"),
+        ([*sk, "--out", str(tmp_path / "no" / "o")], "does not exist"),
+        ([*sk, "--out", str(tmp_path / "o"), "--clusters", str(tmp_path / "file")],
+         "is not a folder"),
+        (["smooth-k", str(edges), "--k", "2", "--out", str(tmp_path / "o"), "--report",
+          str(tmp_path / "r.json"), "--scheduler", "tcp://127.0.0.1:1"], "no column 'user'"),
+        (["dk", str(folder), "--d", "3", "--out", str(tmp_path / "x.tsv"),
+          "--scheduler", "tcp://127.0.0.1:1"], "no column 'source'"),
+        (["dk", str(mixed), "--d", "1", "--out", str(tmp_path / "x.tsv"),
+          "--cluster", "local:2"], "integers in"),
+        (["dk", str(edges), "--d", "1", "--out", str(tmp_path / "x.tsv"),
+          "--cluster", "local:0"], "local:N"),
+        (["dk", str(edges), "--d", "1", "--out", str(tmp_path / "x.tsv"),
+          "--cluster", "local:2", "--scheduler", "tcp://127.0.0.1:1"], "not both"),
+    ]
+    for args, message in cases:
+        assert main(args) == 2, args
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err and "AssertionError" not in err, err
+    assert sorted(os.listdir(tmp_path)) == ["edges", "file", "mixed"]
+
+
+def test_cli_dask_logs_quiet_unless_asked(tmp_path):
+    """No Dask INFO lines at the default --log-level warning; they appear with info."""
+    src, dst, mask = _random_edges(np.random.default_rng(1), False)
+    edges = _write_parts(tmp_path / "edges", {"source": src, "target": dst}, 2, mask=mask)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    errs = {}
+    for level in ("warning", "info"):
+        code = ("from graphanon.cli import main\n"
+                f"raise SystemExit(main(['--log-level', {level!r}, 'dk', {str(edges)!r}, "
+                f"'--d', '2', '--out', {str(tmp_path / (level + '.tsv'))!r}, "
+                "'--cluster', 'local:1']))\n")
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              env=env, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        errs[level] = proc.stderr
+    assert "INFO" not in errs["warning"] and "distributed" not in errs["warning"], errs
+    assert "INFO distributed.scheduler" in errs["info"]
