@@ -438,3 +438,29 @@ def test_cli_dask_logs_quiet_unless_asked(tmp_path):
         errs[level] = proc.stderr
     assert "INFO" not in errs["warning"] and "distributed" not in errs["warning"], errs
     assert "INFO distributed.scheduler" in errs["info"]
+
+
+def test_run_distributed_step_checks_before_connecting(adult_parts, tmp_path, monkeypatch):
+    import graphanon.distributed.steps as steps
+
+    def no_connect(**kwargs):
+        raise AssertionError("connect() was called")
+
+    monkeypatch.setattr(steps, "connect", no_connect)
+    _, folder = adult_parts
+    sk = {"input": str(folder), "out": str(tmp_path / "o"), "cluster": "local:2"}
+    for params, message in [({**sk, "k": 5, "shard_size": 2}, "'shard_size'"),
+                            ({**sk, "k": 5, "alpha": 1.5}, "'alpha'"),
+                            ({**sk, "k": 5, "variant": "blur"}, "'variant'"),
+                            ({**sk, "k": 5, "out": str(tmp_path / "no" / "o")},
+                             "does not exist")]:
+        with pytest.raises(InvalidParameterError, match=message):
+            steps.run_distributed_step("smooth-k", params)
+    dk = {"input": str(folder), "out": str(tmp_path / "t.tsv"), "cluster": "local:2"}
+    with pytest.raises(InvalidParameterError, match="'d'"):
+        steps.run_distributed_step("dk", {**dk, "d": 4})
+    from graphanon.errors import InputFormatError
+
+    with pytest.raises(InputFormatError, match="no column 'source'"):
+        steps.run_distributed_step("dk", {**dk, "d": 3})
+    assert os.listdir(tmp_path) == []
