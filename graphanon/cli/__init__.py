@@ -27,6 +27,21 @@ COMMAND_MODULES = (
 )
 
 
+class _DaskChatter(logging.Filter):
+    """Drops the INFO/DEBUG records of Dask and its servers (cluster start and stop, worker
+    registration, ...) unless ``--log-level info`` or ``debug`` asked for them: Dask sets its
+    own loggers to INFO when it is imported, so the root level alone does not silence them."""
+
+    PREFIXES = ("distributed", "tornado", "bokeh")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return (record.levelno >= logging.WARNING
+                or record.name.split(".", 1)[0] not in self.PREFIXES)
+
+
+_DASK_CHATTER = _DaskChatter()
+
+
 @click.group(
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
     help=(
@@ -54,6 +69,11 @@ def cli(ctx: click.Context, quiet: bool, log_level: str) -> None:
     ctx.ensure_object(dict)
     ctx.obj["quiet"] = quiet
     logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    for handler in logging.getLogger().handlers:
+        if log_level.lower() == "warning":
+            handler.addFilter(_DASK_CHATTER)
+        else:
+            handler.removeFilter(_DASK_CHATTER)
     if log_level.lower() != "debug":  # the driver's own connection errors would add lines
         logging.getLogger("neo4j").setLevel(logging.CRITICAL)
 

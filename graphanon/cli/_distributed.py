@@ -14,8 +14,17 @@ __all__ = ["dk_on_cluster", "smooth_k_on_cluster"]
 
 
 def _target(scheduler: str | None, cluster: str | None) -> dict[str, Any]:
+    """The connect() arguments, checked without connecting (a cluster spec is parsed, a
+    scheduler address must at least name a host)."""
+    from ..distributed import parse_cluster
+
     if scheduler and cluster:
         raise InvalidParameterError("Give either --scheduler or --cluster, not both.")
+    if cluster is not None:
+        parse_cluster(cluster)
+    if scheduler is not None and not str(scheduler).strip():
+        raise InvalidParameterError("The '--scheduler' option must be a Dask scheduler "
+                                    "address such as tcp://host:8786. Got '' instead.")
     return {"scheduler": scheduler, "cluster": cluster}
 
 
@@ -23,11 +32,23 @@ def smooth_k_on_cluster(input_path: str, *, k: int, rng: np.random.Generator, se
                         alpha: float, restarts: int, variant: str, postprocess: str,
                         shard_size: int | None, out: str, report_path: str,
                         clusters_path: str | None, scheduler: str | None,
-                        cluster: str | None) -> None:
-    from ..distributed import connect, list_parts, smooth_k_distributed
+                        cluster: str | None, n_jobs: int = 1) -> None:
+    from ..distributed import connect, smooth_k_distributed
+    from ..distributed._engine import check_output_folder, check_parts
+    from ..distributed.smooth_k import check_smooth_k_args
 
+    # everything is checked before a cluster is started or a scheduler contacted
     target = _target(scheduler, cluster)
-    list_parts(input_path)  # a bad input fails before any cluster is started
+    if n_jobs != 1:
+        raise InvalidParameterError(
+            "The '--jobs' option applies to the single-machine run; on a cluster the "
+            "workers run the chunks (size the cluster instead).")
+    check_smooth_k_args(k=k, rng=rng, alpha=alpha, restarts=restarts, variant=variant,
+                        postprocess=postprocess, shard_size=shard_size)
+    check_output_folder(out)
+    if clusters_path is not None:
+        check_output_folder(clusters_path)
+    check_parts(input_path, ("user", "feature"))
     with connect(**target) as client, progress_bar() as progress:
         res = smooth_k_distributed(input_path, out, k=k, rng=rng, client=client, alpha=alpha,
                                    restarts=restarts, variant=variant,
@@ -45,13 +66,10 @@ def smooth_k_on_cluster(input_path: str, *, k: int, rng: np.random.Generator, se
 
 def dk_on_cluster(input_path: str, d: int, *, scheduler: str | None,
                   cluster: str | None) -> Any:
-    from ..distributed import connect, dk_distributed, list_parts
+    from ..distributed import connect, dk_distributed
+    from ..distributed._engine import check_parts
 
     target = _target(scheduler, cluster)
-    if d == 3:
-        raise InvalidParameterError(
-            "The '--d' option must be 1 or 2 with --scheduler / --cluster: 3K is only "
-            "extracted in memory.")
-    list_parts(input_path)
+    check_parts(input_path, ("source", "target"))
     with connect(**target) as client:
         return dk_distributed(input_path, d, client=client)

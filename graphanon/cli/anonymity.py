@@ -102,7 +102,7 @@ def smooth_k(input_path: str, k: int, variant: str, postprocess: str, alpha: flo
         smooth_k_on_cluster(input_path, k=k, rng=rng, seed=seed, alpha=alpha, restarts=restarts,
                             variant=variant, postprocess=postprocess, shard_size=shard_size,
                             out=out, report_path=report_path, clusters_path=clusters_path,
-                            scheduler=scheduler, cluster=cluster)
+                            scheduler=scheduler, cluster=cluster, n_jobs=n_jobs)
         return
     B = load_bipartite(input_path)
     with progress_bar() as progress:

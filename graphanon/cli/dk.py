@@ -41,7 +41,8 @@ def dk(input_path: str, d: int, out: str, fmt: str | None, scheduler: str | None
     """Extract the exact dK distribution of INPUT (no privacy: the true statistic).
 
     With --scheduler or --cluster, INPUT is a folder of Parquet parts (source, target) and
-    1K / 2K are computed on the Dask cluster.
+    the 1K / 2K / 3K tables are computed on the Dask cluster (identical to the
+    in-memory tables).
     """
     from ..io.dk_tables import write_dk_table
 

@@ -2,7 +2,7 @@
 
 * :func:`smooth_k_distributed`: smooth-k-anonymity of a partitioned Parquet user × feature
   list, identical to the single-machine sharded run for the same seed and shard size;
-* :func:`dk_distributed`: exact 1K / 2K tables of a partitioned Parquet edge list;
+* :func:`dk_distributed`: exact 1K / 2K / 3K tables of a partitioned Parquet edge list;
 * :func:`connect`: a client to a scheduler address or a ``local:N`` cluster;
 * :func:`run_distributed_step`: the entry point for job files.
 

@@ -17,6 +17,8 @@ from ..errors import GraphAnonError, InputFormatError, InvalidParameterError
 __all__ = [
     "ReleaseVerificationError",
     "SchedulerUnavailableError",
+    "check_output_folder",
+    "check_parts",
     "connect",
     "list_parts",
     "output_folder",
@@ -137,6 +139,45 @@ def list_parts(path: str | os.PathLike[str]) -> list[str]:
     return parts
 
 
+def check_parts(path: str | os.PathLike[str], columns: tuple[str, ...]) -> list[str]:
+    """:func:`list_parts`, then every part's Parquet schema (footer only, no data): the
+    ``columns`` exist and hold integers or strings, one kind per column across the parts.
+
+    The client calls it before any task (or cluster) starts; the workers check the data
+    again when they read it.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    parts = list_parts(path)
+    kinds: dict[str, dict[str, str]] = {name: {} for name in columns}
+    for part in parts:
+        try:
+            schema = pq.read_schema(part)
+        except Exception as exc:  # pyarrow raises several types for corrupt files
+            raise InputFormatError(f"{part!r} is not a readable Parquet file: {exc}",
+                                   path=part) from None
+        for name in columns:
+            if name not in schema.names:
+                raise InputFormatError(
+                    f"{part!r} has no column {name!r}; columns are {schema.names}.", path=part)
+            t = schema.field(name).type
+            if pa.types.is_integer(t):
+                kinds[name].setdefault("integer", part)
+            elif pa.types.is_string(t) or pa.types.is_large_string(t):
+                kinds[name].setdefault("string", part)
+            else:
+                raise InputFormatError(
+                    f"{part!r}: column {name!r} must hold integers or strings, got {t}.",
+                    path=part)
+    for name, seen in kinds.items():
+        if len(seen) > 1:
+            raise InputFormatError(
+                f"{str(path)!r}: column {name!r} holds integers in {seen['integer']!r} and "
+                f"strings in {seen['string']!r}; use one type in every part.", path=str(path))
+    return parts
+
+
 def _ids(col: Any, path: str, name: str) -> np.ndarray[Any, Any]:
     import pyarrow as pa
 
@@ -191,6 +232,19 @@ def write_part(folder: str, name: str, columns: dict[str, np.ndarray[Any, Any]])
     return path
 
 
+def check_output_folder(path: str | os.PathLike[str]) -> Path:
+    """An output folder of Parquet parts can be written at ``path``: it is not an existing
+    file and its parent folder exists."""
+    target = Path(path)
+    if target.exists() and not target.is_dir():
+        raise InvalidParameterError(
+            f"The output {str(target)!r} exists and is not a folder of Parquet parts.")
+    if not target.parent.is_dir():
+        raise InvalidParameterError(
+            f"The output folder's parent {str(target.parent)!r} does not exist.")
+    return target
+
+
 @contextlib.contextmanager
 def output_folder(path: str | os.PathLike[str]) -> Iterator[str]:
     """A temporary sibling folder that replaces ``path`` only when the block succeeds.
@@ -198,13 +252,8 @@ def output_folder(path: str | os.PathLike[str]) -> Iterator[str]:
     Workers write their parts there (the folder must be on a file system shared with the
     workers); on any error it is removed and ``path`` is left as it was.
     """
-    target = Path(path)
-    if target.exists() and not target.is_dir():
-        raise InvalidParameterError(
-            f"The output {str(target)!r} exists and is not a folder of Parquet parts.")
+    target = check_output_folder(path)
     parent = target.parent
-    if not parent.is_dir():
-        raise InvalidParameterError(f"The output folder's parent {str(parent)!r} does not exist.")
     tmp = parent / f".{target.name}.tmp-{uuid.uuid4().hex[:8]}"
     tmp.mkdir()
     try:

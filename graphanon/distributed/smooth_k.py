@@ -58,7 +58,7 @@ from ._engine import (
     write_part,
 )
 
-__all__ = ["DistributedSmoothKResult", "smooth_k_distributed"]
+__all__ = ["DistributedSmoothKResult", "check_smooth_k_args", "smooth_k_distributed"]
 
 _OWNER = "smooth_k_distributed"
 _SAMPLE = 2000  # keys sampled per partition for the splitters
@@ -309,6 +309,42 @@ def _splitters(samples: list[Any], n_buckets: int) -> Any:
     return np.unique(keys[pos])
 
 
+def check_smooth_k_args(*, k: Any, rng: Any, alpha: Any = 0.5, restarts: Any = 10,
+                        variant: Any = "smooth", postprocess: Any = "simple",
+                        shard_size: Any = None, n_hashes: Any = 4, search: Any = "auto",
+                        n_partitions: Any = None, chunks_per_task: Any = None
+                        ) -> dict[str, Any]:
+    """Validate the parameters of :func:`smooth_k_distributed` (without touching the data or
+    a cluster) and return them normalized. The CLI calls it before it connects.
+
+    Raises
+    ------
+    InvalidParameterError
+        The first bad parameter, named with its value.
+    """
+    k = check_int(k, "k", _OWNER, low=1)
+    out: dict[str, Any] = {
+        "k": k,
+        "alpha": check_float(alpha, "alpha", _OWNER, low=0.0, high=1.0, closed="neither"),
+        "restarts": check_int(restarts, "restarts", _OWNER, low=1),
+        "variant": check_choice(variant, "variant", _OWNER, ("smooth", "suppress")),
+        "postprocess": check_choice(postprocess, "postprocess", _OWNER, ("simple", "paper")),
+        "search": check_choice(search, "search", _OWNER, ("auto", "bits", "sparse")),
+        "n_hashes": check_int(n_hashes, "n_hashes", _OWNER, low=1, high=64),
+        "shard_size": None if shard_size is None
+        else check_int(shard_size, "shard_size", _OWNER, low=max(k, 2)),
+        "n_partitions": None if n_partitions is None
+        else check_int(n_partitions, "n_partitions", _OWNER, low=1),
+        "chunks_per_task": None if chunks_per_task is None
+        else check_int(chunks_per_task, "chunks_per_task", _OWNER, low=1),
+    }
+    if not isinstance(rng, np.random.Generator):
+        raise InvalidParameterError(
+            f"The 'rng' parameter of {_OWNER} must be a numpy.random.Generator. "
+            f"Got {type(rng).__name__} instead.")
+    return out
+
+
 def smooth_k_distributed(
     input_path: str,
     out: str,
@@ -380,23 +416,14 @@ def smooth_k_distributed(
     ----------
     ``000_*.txt`` Appendix D (LSH sharding of a billion-row user list).
     """
-    k = check_int(k, "k", _OWNER, low=1)
-    alpha = check_float(alpha, "alpha", _OWNER, low=0.0, high=1.0, closed="neither")
-    restarts = check_int(restarts, "restarts", _OWNER, low=1)
-    variant = check_choice(variant, "variant", _OWNER, ("smooth", "suppress"))
-    postprocess = check_choice(postprocess, "postprocess", _OWNER, ("simple", "paper"))
-    search = check_choice(search, "search", _OWNER, ("auto", "bits", "sparse"))
-    n_hashes = check_int(n_hashes, "n_hashes", _OWNER, low=1, high=64)
-    if shard_size is not None:
-        shard_size = check_int(shard_size, "shard_size", _OWNER, low=max(k, 2))
-    if n_partitions is not None:
-        n_partitions = check_int(n_partitions, "n_partitions", _OWNER, low=1)
-    if chunks_per_task is not None:
-        chunks_per_task = check_int(chunks_per_task, "chunks_per_task", _OWNER, low=1)
-    if not isinstance(rng, np.random.Generator):
-        raise InvalidParameterError(
-            f"The 'rng' parameter of {_OWNER} must be a numpy.random.Generator. "
-            f"Got {type(rng).__name__} instead.")
+    v = check_smooth_k_args(k=k, rng=rng, alpha=alpha, restarts=restarts, variant=variant,
+                            postprocess=postprocess, shard_size=shard_size, n_hashes=n_hashes,
+                            search=search, n_partitions=n_partitions,
+                            chunks_per_task=chunks_per_task)
+    k, alpha, restarts = v["k"], v["alpha"], v["restarts"]
+    variant, postprocess, shard_size = v["variant"], v["postprocess"], v["shard_size"]
+    n_hashes, search = v["n_hashes"], v["search"]
+    n_partitions, chunks_per_task = v["n_partitions"], v["chunks_per_task"]
     parts = list_parts(input_path)
     t0 = time.perf_counter()
     timings: dict[str, float] = {}

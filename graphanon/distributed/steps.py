@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import check_int
 from ..errors import InvalidParameterError
 from ._engine import connect
 
@@ -69,7 +70,16 @@ def run_distributed_step(name: str, params: Mapping[str, Any], *, seed: int | No
                 f"Unknown key(s) {', '.join(unknown)} for the distributed step 'smooth-k'.")
         if "k" not in p:
             raise InvalidParameterError("The distributed step 'smooth-k' needs the key 'k'.")
-        from .smooth_k import smooth_k_distributed
+        from ._engine import check_output_folder, check_parts
+        from .smooth_k import check_smooth_k_args, smooth_k_distributed
+
+        # checked before a cluster is started or a scheduler contacted
+        check_smooth_k_args(rng=np.random.default_rng(seed),
+                            **{key: v for key, v in p.items() if key != "clusters_out"})
+        check_output_folder(out)
+        if p.get("clusters_out") is not None:
+            check_output_folder(str(p["clusters_out"]))
+        check_parts(src, ("user", "feature"))
 
         with connect(scheduler=scheduler, cluster=cluster) as client:
             res = smooth_k_distributed(src, out, rng=np.random.default_rng(seed), client=client,
@@ -80,10 +90,17 @@ def run_distributed_step(name: str, params: Mapping[str, Any], *, seed: int | No
         raise InvalidParameterError(
             "The distributed step 'dk' takes the keys input, out, d and n_partitions.")
     from ..io.dk_tables import write_dk_table
+    from ._engine import check_parts
     from .dk import dk_distributed
+
+    check_int(p["d"], "d", "the distributed step 'dk'", low=1, high=3)
+    if p.get("n_partitions") is not None:
+        check_int(p["n_partitions"], "n_partitions", "the distributed step 'dk'", low=1)
+    check_parts(src, ("source", "target"))
 
     with connect(scheduler=scheduler, cluster=cluster) as client:
         dist = dk_distributed(src, int(p["d"]), client=client,
                               n_partitions=p.get("n_partitions"))
     write_dk_table(dist, out)
-    return {"out": out, "kind": dist.kind, "n_tuples": dist.n_tuples, "seconds": dist.seconds}
+    kind = getattr(dist, "kind", "3k")
+    return {"out": out, "kind": kind, "n_tuples": dist.n_tuples, "seconds": dist.seconds}

@@ -152,8 +152,51 @@ def test_dk_identical_to_in_memory(cluster, tmp_path, strings):
         assert got.kind == ref.kind
         np.testing.assert_array_equal(got.degrees, ref.degrees)
         np.testing.assert_array_equal(got.counts, ref.counts)
-    with pytest.raises(InvalidParameterError, match="3K"):
-        dk_distributed(str(folder), 3, client=cluster[1])
+    _assert_same_3k(dk_distributed(str(folder), 3, client=cluster[1]), dk_distribution(G, 3))
+
+
+def _assert_same_3k(got, ref):
+    assert ref.triangles.total > 0 and ref.wedges.total > 0  # the check is not vacuous
+    for a, b in ((got.wedges, ref.wedges), (got.triangles, ref.triangles)):
+        assert a.kind == b.kind
+        np.testing.assert_array_equal(a.degrees, b.degrees)
+        np.testing.assert_array_equal(a.counts, b.counts)
+        assert a.counts.dtype == b.counts.dtype
+
+
+@pytest.mark.parametrize("strings", [False, True])
+def test_dk3_dense_graph_many_partitions(cluster, tmp_path, strings):
+    """A denser graph (many triangles, hubs, degree ties) with duplicates in both
+    directions, self-loops and isolated nodes, split into 5 parts and 1 / 3 / 11 buckets."""
+    from graphanon.distributed import dk_distributed
+
+    rng = np.random.default_rng(12)
+    s = np.concatenate([rng.integers(0, 60, 900), np.zeros(40, np.int64), np.arange(5)])
+    t = np.concatenate([rng.integers(0, 60, 900), np.arange(1, 41), np.arange(5)])
+    s, t = np.concatenate([s, t[:100]]), np.concatenate([t, s[:100]])  # reversed duplicates
+    s, t = np.concatenate([s, [70, 71]]), np.concatenate([t, [70, 71]])
+    mask = np.zeros(s.size, bool)
+    mask[-2:] = True  # 70 and 71 are isolated nodes
+    if strings:
+        s = np.array([f"v{x:03d}" for x in s])
+        t = np.array([f"v{x:03d}" for x in t])
+    folder = _write_parts(tmp_path / "in", {"source": s, "target": t}, 5, mask=mask)
+    pq.write_table(pq.read_table(folder), tmp_path / "whole.parquet")
+    ref = dk_distribution(read_graph(tmp_path / "whole.parquet"), 3)
+    for nb in (1, 3, 11):
+        _assert_same_3k(dk_distributed(str(folder), 3, client=cluster[1], n_partitions=nb),
+                        ref)
+
+
+def test_dk3_ca_grqc(cluster, shared_datasets, tmp_path):
+    """ca-GrQc (5,242 nodes, 14,484 edges, 48,260 triangles) as 4 Parquet parts."""
+    from graphanon.distributed import dk_distributed
+
+    G = read_graph(shared_datasets / "ca-GrQc" / "CA-GrQc.txt")
+    u, v = G.edges()
+    folder = _write_parts(tmp_path / "in", {"source": G.node_ids[u], "target": G.node_ids[v]},
+                          4)
+    _assert_same_3k(dk_distributed(str(folder), 3, client=cluster[1]), dk_distribution(G, 3))
 
 
 def test_cli_smooth_k_and_dk_on_scheduler(cluster, adult_parts, tmp_path, capsys):
@@ -186,9 +229,12 @@ def test_cli_smooth_k_and_dk_on_scheduler(cluster, adult_parts, tmp_path, capsys
                  "--scheduler", address]) == 0
     assert (tmp_path / "a.tsv").read_text() == (tmp_path / "b.tsv").read_text()
     assert read_dk_table(tmp_path / "b.tsv").kind == "joint_degree"
-    assert main(["dk", str(edges), "--d", "3", "--out", str(tmp_path / "c.tsv"),
-                 "--scheduler", address]) == 2
-    assert not (tmp_path / "c.tsv").exists()
+    assert main(["dk", str(tmp_path / "edges.parquet"), "--d", "3",
+                 "--out", str(tmp_path / "c.tsv")]) == 0
+    assert main(["dk", str(edges), "--d", "3", "--out", str(tmp_path / "d.tsv"),
+                 "--scheduler", address]) == 0
+    assert (tmp_path / "c.tsv").read_text() == (tmp_path / "d.tsv").read_text()
+    assert "triangle\t" in (tmp_path / "d.tsv").read_text()
 
 
 def test_unreachable_scheduler_is_a_clean_error(adult_parts, tmp_path, capsys, monkeypatch):
@@ -315,3 +361,106 @@ def test_job_file_with_distributed_steps(cluster, adult_parts, tmp_path):
     assert _pairs(tmp_path / "release", "user", "feature") == _ref_pairs(ref)
     job.write_text(job.read_text().replace('name = "smooth-k"', 'name = "mondrian"'))
     assert main(["-q", "run", str(job)]) == 2
+
+
+def test_run_distributed_step_dk3(cluster, tmp_path):
+    from graphanon.distributed import run_distributed_step
+
+    src, dst, mask = _random_edges(np.random.default_rng(4), False)
+    edges = _write_parts(tmp_path / "edges", {"source": src, "target": dst}, 2, mask=mask)
+    rep = run_distributed_step("dk", {"input": str(edges), "out": str(tmp_path / "3k.tsv"),
+                                      "d": 3, "scheduler": cluster[0].scheduler_address})
+    assert rep["kind"] == "3k"
+    got = read_dk_table(tmp_path / "3k.tsv")
+    pq.write_table(pq.read_table(edges), tmp_path / "whole.parquet")
+    _assert_same_3k(got, dk_distribution(read_graph(tmp_path / "whole.parquet"), 3))
+
+
+def test_cli_refuses_bad_arguments_before_connecting(adult_parts, tmp_path, capsys,
+                                                     monkeypatch):
+    """Every refusal happens before a cluster is started or a scheduler contacted."""
+    import graphanon.distributed as gd
+
+    def no_connect(**kwargs):
+        raise AssertionError(f"connect() was called with {kwargs}")
+
+    monkeypatch.setattr(gd, "connect", no_connect)
+    _, folder = adult_parts
+    edges = _write_parts(tmp_path / "edges", {"source": np.arange(6), "target": np.arange(6)},
+                         2)
+    mixed = _write_parts(tmp_path / "mixed", {"source": np.arange(4), "target": np.arange(4)},
+                         1)
+    pq.write_table(pa.table({"source": ["a"], "target": ["b"]}), mixed / "part-001.parquet")
+    (tmp_path / "file").write_text("x")
+    sk = ["smooth-k", str(folder), "--k", "5", "--report", str(tmp_path / "r.json"),
+          "--cluster", "local:2"]
+    cases = [
+        ([*sk, "--shard-size", "3", "--out", str(tmp_path / "o")], "'shard_size'"),
+        ([*sk, "--alpha", "2", "--out", str(tmp_path / "o")], "'alpha'"),
+        ([*sk, "--restarts", "0", "--out", str(tmp_path / "o")], "'restarts'"),
+        ([*sk, "--jobs", "2", "--out", str(tmp_path / "o")], "'--jobs'"),
+        ([*sk, "--out", str(tmp_path / "file")], "is not a folder"),
+        ([*sk, "--out", str(tmp_path / "no" / "o")], "does not exist"),
+        ([*sk, "--out", str(tmp_path / "o"), "--clusters", str(tmp_path / "file")],
+         "is not a folder"),
+        (["smooth-k", str(edges), "--k", "2", "--out", str(tmp_path / "o"), "--report",
+          str(tmp_path / "r.json"), "--scheduler", "tcp://127.0.0.1:1"], "no column 'user'"),
+        (["dk", str(folder), "--d", "3", "--out", str(tmp_path / "x.tsv"),
+          "--scheduler", "tcp://127.0.0.1:1"], "no column 'source'"),
+        (["dk", str(mixed), "--d", "1", "--out", str(tmp_path / "x.tsv"),
+          "--cluster", "local:2"], "integers in"),
+        (["dk", str(edges), "--d", "1", "--out", str(tmp_path / "x.tsv"),
+          "--cluster", "local:0"], "local:N"),
+        (["dk", str(edges), "--d", "1", "--out", str(tmp_path / "x.tsv"),
+          "--cluster", "local:2", "--scheduler", "tcp://127.0.0.1:1"], "not both"),
+    ]
+    for args, message in cases:
+        assert main(args) == 2, args
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err and "AssertionError" not in err, err
+    assert sorted(os.listdir(tmp_path)) == ["edges", "file", "mixed"]
+
+
+def test_cli_dask_logs_quiet_unless_asked(tmp_path):
+    """No Dask INFO lines at the default --log-level warning; they appear with info."""
+    src, dst, mask = _random_edges(np.random.default_rng(1), False)
+    edges = _write_parts(tmp_path / "edges", {"source": src, "target": dst}, 2, mask=mask)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    errs = {}
+    for level in ("warning", "info"):
+        code = ("from graphanon.cli import main\n"
+                f"raise SystemExit(main(['--log-level', {level!r}, 'dk', {str(edges)!r}, "
+                f"'--d', '2', '--out', {str(tmp_path / (level + '.tsv'))!r}, "
+                "'--cluster', 'local:1']))\n")
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              env=env, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        errs[level] = proc.stderr
+    assert "INFO" not in errs["warning"] and "distributed" not in errs["warning"], errs
+    assert "INFO distributed.scheduler" in errs["info"]
+
+
+def test_run_distributed_step_checks_before_connecting(adult_parts, tmp_path, monkeypatch):
+    import graphanon.distributed.steps as steps
+
+    def no_connect(**kwargs):
+        raise AssertionError("connect() was called")
+
+    monkeypatch.setattr(steps, "connect", no_connect)
+    _, folder = adult_parts
+    sk = {"input": str(folder), "out": str(tmp_path / "o"), "cluster": "local:2"}
+    for params, message in [({**sk, "k": 5, "shard_size": 2}, "'shard_size'"),
+                            ({**sk, "k": 5, "alpha": 1.5}, "'alpha'"),
+                            ({**sk, "k": 5, "variant": "blur"}, "'variant'"),
+                            ({**sk, "k": 5, "out": str(tmp_path / "no" / "o")},
+                             "does not exist")]:
+        with pytest.raises(InvalidParameterError, match=message):
+            steps.run_distributed_step("smooth-k", params)
+    dk = {"input": str(folder), "out": str(tmp_path / "t.tsv"), "cluster": "local:2"}
+    with pytest.raises(InvalidParameterError, match="'d'"):
+        steps.run_distributed_step("dk", {**dk, "d": 4})
+    from graphanon.errors import InputFormatError
+
+    with pytest.raises(InputFormatError, match="no column 'source'"):
+        steps.run_distributed_step("dk", {**dk, "d": 3})
+    assert os.listdir(tmp_path) == []
