@@ -25,11 +25,36 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     tmp_path = Path(tmp)
     try:
         yield tmp_path
+        # mkstemp creates 0600; give the result the mode a plain open() would have given it
+        # (the existing file's mode, else 0666 minus the umask)
+        if tmp_path.exists():
+            os.chmod(tmp_path, _final_mode(target))
         os.replace(tmp_path, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             tmp_path.unlink()
         raise
+
+
+def _final_mode(target: Path) -> int:
+    try:
+        return target.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    """The process umask, read without changing it where Linux allows (thread-safe)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except OSError:
+        pass
+    umask = os.umask(0)
+    os.umask(umask)
+    return umask
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:

@@ -192,3 +192,18 @@ def test_polbooks_attributes(shared_datasets: Path) -> None:
 def test_reed98_attributes(shared_datasets: Path) -> None:
     G = read_graph(shared_datasets / "facebook100/Reed98.mat")
     assert set(G.attributes) >= {"gender", "dorm", "year"}
+
+
+def test_atomic_writes_get_the_usual_file_mode(tmp_path: Path) -> None:
+    import os
+
+    old = os.umask(0o022)
+    try:
+        out = tmp_path / "g.txt"
+        write_graph(Graph.from_edges([0], [1]), out)
+        assert out.stat().st_mode & 0o777 == 0o644
+        out.chmod(0o600)  # an existing file keeps its mode
+        write_graph(Graph.from_edges([0], [1]), out)
+        assert out.stat().st_mode & 0o777 == 0o600
+    finally:
+        os.umask(old)
