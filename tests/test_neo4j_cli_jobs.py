@@ -356,3 +356,21 @@ def test_sample_loader_round_trip(fake: FakeDriver) -> None:
         user_id_property="id", feature_id_property="id")
     B0 = load_adult_sample()
     assert B.n_users == B0.n_users and B.n_edges == B0.n_edges
+
+
+@pytest.mark.parametrize("command", ["smooth-k", "mondrian"])
+def test_k_anonymity_report_writes_back(fake: FakeDriver, tmp_path: Path, command: str) -> None:
+    """smooth-k / mondrian reports carry a k-anonymity Release, so write-release takes them."""
+    from graphanon.datasets import load_adult_sample
+    from graphanon.io.files import write_bipartite
+
+    src, out, rep = tmp_path / "b.tsv", tmp_path / "o.tsv", tmp_path / "r.json"
+    write_bipartite(load_adult_sample(), src)
+    assert main(["-q", command, str(src), "--k", "8", "--out", str(out), "--report",
+                 str(rep)]) == 0
+    record = json.loads(rep.read_text())["release"]
+    assert record["neighbourhood"] == "k-anonymity" and record["epsilon"] is None
+    assert record["params"]["k"] == 8
+    assert main(["-q", "neo4j", "write-release", "--bipartite", str(out), "--report",
+                 str(rep), "--release-id", "k8"]) == 0
+    assert fake.db.records["k8"]["status"] == "complete"

@@ -54,8 +54,15 @@ def smooth_k_on_cluster(input_path: str, *, k: int, rng: np.random.Generator, se
                                    restarts=restarts, variant=variant,
                                    postprocess=postprocess, shard_size=shard_size,
                                    clusters_out=clusters_path, progress=progress)
+    from .anonymity import k_anonymity_release
+
+    release = k_anonymity_release(
+        "smooth-k-anonymity" if variant == "smooth" else "k-anonymity-suppression", k=k,
+        params={"variant": variant, "alpha": alpha, "restarts": restarts,
+                "postprocess": postprocess, "shard_size": shard_size, "engine": "dask"},
+        seed=seed, fingerprint="", seconds=float(sum(res.seconds.values())))
     payload: dict[str, Any] = {
-        "input": input_path, "seed": seed, **target, **res.summary(),
+        "release": release, "input": input_path, "seed": seed, **target, **res.summary(),
         "verify_smooth_k": {"ok": True, "checked": "per chunk on the workers"}}
     write_json(report_path, payload)
     echo(f"smooth-k ({variant}) k={k} on {res.n_workers} Dask workers: jaccard "

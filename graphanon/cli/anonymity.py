@@ -36,6 +36,18 @@ def _verify_or_fail(original: Any, anonymized: Any, k: int) -> dict[str, Any]:
     return rep.to_dict()
 
 
+def k_anonymity_release(mechanism: str, *, k: int, params: dict[str, Any], seed: int | None,
+                        fingerprint: str, seconds: float) -> dict[str, Any]:
+    """The Release record of a syntactic (k-anonymity family) release: no ε, no noise."""
+    from ..privacy.release import Release
+
+    return Release.create(
+        mechanism=mechanism, neighbourhood="k-anonymity", params={"k": k, **params},
+        sensitivity_derivation="n/a: k-anonymity is a syntactic guarantee (every released "
+        "feature set is shared by at least k users), not differential privacy",
+        seed=seed, source_fingerprint=fingerprint, seconds=seconds).to_dict()
+
+
 def _write_release(B: Any, out: str, report: str, payload: dict[str, Any],
                    clusters_path: str | None, clusters: Any) -> None:
     from ..io.files import write_bipartite
@@ -110,8 +122,13 @@ def smooth_k(input_path: str, k: int, variant: str, postprocess: str, alpha: flo
                                  variant=variant, postprocess=postprocess,
                                  shard_size=shard_size, n_jobs=n_jobs, progress=progress)
     check = _verify_or_fail(B, res.anonymized, k)
-    payload = {"input": input_path, "seed": seed, "n_edges_in": B.n_edges, **res.summary(),
-               "verify_smooth_k": check}
+    release = k_anonymity_release(
+        "smooth-k-anonymity" if variant == "smooth" else "k-anonymity-suppression", k=k,
+        params={"variant": variant, "alpha": alpha, "restarts": restarts,
+                "postprocess": postprocess, "shard_size": shard_size},
+        seed=seed, fingerprint=B.fingerprint, seconds=res.seconds["total"])
+    payload = {"release": release, "input": input_path, "seed": seed, "n_edges_in": B.n_edges,
+               **res.summary(), "verify_smooth_k": check}
     _write_release(res.anonymized, out, report_path, payload, clusters_path, res.clusters)
     echo(f"smooth-k ({variant}) k={k}: jaccard {res.jaccard:.4f}, suppressed "
          f"{res.suppressed:.4f}, created {res.created:.4f}, {res.n_clusters} clusters "
@@ -136,8 +153,10 @@ def mondrian_cmd(input_path: str, k: int, split: str, out: str, report_path: str
     B = load_bipartite(input_path)
     res = mondrian(B, k=k, split=split)
     check = _verify_or_fail(B, res.anonymized, k)
-    payload = {"input": input_path, "n_edges_in": B.n_edges, **res.summary(),
-               "verify_smooth_k": check}
+    release = k_anonymity_release("mondrian", k=k, params={"split": split}, seed=None,
+                                  fingerprint=B.fingerprint, seconds=res.seconds)
+    payload = {"release": release, "input": input_path, "n_edges_in": B.n_edges,
+               **res.summary(), "verify_smooth_k": check}
     _write_release(res.anonymized, out, report_path, payload, None, None)
     echo(f"mondrian k={k}: jaccard {res.jaccard:.4f}, suppressed {res.suppressed:.4f}, "
          f"{res.n_clusters} partitions in {res.seconds:.2f} s -> {out}")
