@@ -92,7 +92,9 @@ def _load_input(path: str, preset: str | None, table: bool,
               help="INPUT is a known table (numeric columns split at the median).")
 @click.option("--table", is_flag=True,
               help="INPUT is a CSV table with a header (default for *.csv).")
-@click.option("--seed", type=int, help="Seed of the release permutation (random if omitted).")
+@click.option("--seed", type=int,
+              help="Seed of the algorithm's random choices (recorded). The release "
+                   "permutation always comes from the OS CSPRNG and is never reproducible.")
 @click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False),
               help="Released cells: 'row<TAB>attribute<TAB>1' or '...<TAB>*'.")
 @click.option("--report", "report_path", required=True, type=click.Path(dir_okay=False),
