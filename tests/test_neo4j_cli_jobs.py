@@ -50,6 +50,16 @@ def test_read_bipartite_command(fake: FakeDriver, tmp_path: Path) -> None:
                  "Interest", "--rel", "HAS_INTEREST", "--id-prop", "uid", "--feature-id-prop",
                  "name", "--out", str(out)]) == 0
     assert read_bipartite(out).n_edges == 5
+    # user properties go to user<TAB>value sidecars (the --delta-file / --prefs format)
+    assert main(["-q", "neo4j", "read-bipartite", "--user-label", "User", "--feature-label",
+                 "Interest", "--rel", "HAS_INTEREST", "--id-prop", "uid", "--feature-id-prop",
+                 "name", "--user-props", "delta", "--out", str(out)]) == 2  # needs --props-out
+    assert main(["-q", "neo4j", "read-bipartite", "--user-label", "User", "--feature-label",
+                 "Interest", "--rel", "HAS_INTEREST", "--id-prop", "uid", "--feature-id-prop",
+                 "name", "--user-props", "delta", "--props-out", str(tmp_path / "users"),
+                 "--out", str(out)]) == 0
+    lines = (tmp_path / "users.delta.tsv").read_text().split()
+    assert lines[:2] == ["u0", "2"] and len(lines) == 8
 
 
 @pytest.mark.parametrize("args", [

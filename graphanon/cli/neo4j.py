@@ -144,12 +144,17 @@ def read_graph(label: str | None, rel: str | None, id_prop: str | None, node_pro
 @click.option("--rel", help="Relationship type between them (direction ignored).")
 @click.option("--id-prop", help="Business-key property of users (default: elementId).")
 @click.option("--feature-id-prop", help="Business-key property of features (default: --id-prop).")
-@click.option("--user-props", help="Comma-separated user properties (not written to the list).")
+@click.option("--user-props", help="Comma-separated user properties to read (e.g. an anonymity "
+              "level delta or a privacy preference epsilon); see --props-out.")
+@click.option("--props-out", help="Write each --user-props property to PREFIX.<prop>.tsv as "
+              "user<TAB>value lines (the format of b-anonymize --delta-file and "
+              "release-personalized --prefs).")
 @click.option("--query", help="Instead: a read-only Cypher query returning (user, feature) rows.")
 @_with(_read_options)
 @_connection_options
 def read_bipartite(user_label: str | None, feature_label: str | None, rel: str | None,
                    id_prop: str | None, feature_id_prop: str | None, user_props: str | None,
+                   props_out: str | None,
                    query: str | None, out: str, fetch_size: int, memory_limit: str, force: bool,
                    uri: str | None, password_file: str | None, database: str | None) -> None:
     """Export a user–feature graph from Neo4j to a user<TAB>feature file."""
@@ -167,6 +172,10 @@ def read_bipartite(user_label: str | None, feature_label: str | None, rel: str |
     _ident(id_prop, "--id-prop")
     _ident(feature_id_prop, "--feature-id-prop")
     props = _props(user_props, "--user-props")
+    if props and props_out is None:
+        raise InvalidParameterError(
+            "The '--user-props' option needs '--props-out PREFIX' (the list itself holds only "
+            "user<TAB>feature pairs).")
     from ..io.neo4j import parse_size
 
     parse_size(memory_limit)
@@ -184,6 +193,16 @@ def read_bipartite(user_label: str | None, feature_label: str | None, rel: str |
     assert isinstance(B, BipartiteGraph)
     write_bipartite(B, out)
     echo(f"wrote {out}: {B.n_users} users, {B.n_features} features, {B.n_edges} edges")
+    for prop in props:
+        from ..io._atomic import atomic_write_text
+
+        values = B.user_attributes.get(prop)
+        if values is None:
+            continue
+        lines = [f"{u}\t{v}" for u, v in zip(B.user_ids.tolist(), values.tolist(), strict=True)
+                 if v is not None and v == v]  # v == v drops NaN
+        atomic_write_text(f"{props_out}.{prop}.tsv", "\n".join(lines) + "\n")
+        echo(f"wrote {props_out}.{prop}.tsv: {len(lines)} users")
 
 
 @neo4j.command("write-release")
