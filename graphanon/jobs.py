@@ -517,10 +517,6 @@ def _step_b_anonymize(state: JobState, params: dict[str, Any]) -> None:
     state.report["b-anonymize"] = summary
 
 
-NOT_PRIVATE_NOTE = (
-    "Computed from the private input (step summaries, evaluation against the truth, input "
-    "counts): the operator's view, not covered by the release's guarantee. Do not publish.")
-
 #: Registered steps: name -> ``step(state, params)``. A mechanism is one line through
 #: :func:`mechanism_step` (``"module:function"`` strings are imported on first use).
 STEPS: dict[str, StepFn] = {
@@ -877,6 +873,12 @@ def run_job(
                          state.release is not None, seconds)
 
 
+def _not_private_note() -> str:
+    from .privacy.release import NOT_PRIVATE_NOTE
+
+    return NOT_PRIVATE_NOTE
+
+
 def _commit_staged(staged: list[tuple[Path, Path]]) -> None:
     """Move the files of every staged file sink into their target folders (each file by an
     atomic rename; other files already in a target folder are left alone)."""
@@ -1000,7 +1002,7 @@ def _write_sink(sink: dict[str, Any], state: JobState, release_id: str, job: str
                   "data_written": write_data,
                   "statistics_written": state.statistics is not None,
                   "masked_written": state.masked is not None,
-                  "not_private": {"note": NOT_PRIVATE_NOTE, "steps": state.report}}
+                  "not_private": {"note": _not_private_note(), "steps": state.report}}
         atomic_write_text(folder / "report.json",
                           json.dumps(to_jsonable(report), indent=2) + "\n")
         return str(target)

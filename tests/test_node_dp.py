@@ -328,7 +328,7 @@ def test_cli_project_and_release(tmp_path) -> None:
     assert payload["release"]["mechanism"] == "theta-dk1-ead"
     assert payload["release"]["neighbourhood"] == "node" and payload["theta"] == 8
     assert payload["release"]["sensitivity"] == 2 * 8 + 1
-    assert 0 < payload["evaluation_not_private"]["preserved_edge_ratio"] <= 1
+    assert 0 < payload["not_private"]["preserved_edge_ratio"] <= 1
     assert payload["seconds"] >= 0
     r_tsv, r_json = tmp_path / "r.tsv", tmp_path / "r.json"
     assert main(["-q", "release-degrees", str(src), "--method", "rps", "--epsilon", "2",

@@ -17,6 +17,7 @@ import numpy as np
 from ..io.dk_tables import write_dk_table
 from ..io.files import write_graph
 from ..metrics import describe_graph
+from ..privacy.release import NOT_PRIVATE_NOTE
 from ._common import echo, load_graph, make_rng, noise_options, resolve_noise, write_json
 
 __all__ = ["COMMANDS", "release_dk_node"]
@@ -70,7 +71,7 @@ def release_dk_node(input_path: str, *, d: int, epsilon: float, theta: int | str
     table in the dK table format (as ``release-dk --privacy edge`` does) to ``out`` and the
     Release record, θ and the utility against the unprojected truth (not private) to
     ``report`` (with the wall-clock ``seconds``; the preserved edge ratio ``|E^θ|/|E|`` is
-    computed from the private graph and so sits under ``evaluation_not_private``).
+    computed from the private graph and so sits under ``not_private``).
     ``theta`` is a positive int or ``"auto"`` (private selection with
     ``select_fraction · ε``).
     """
@@ -99,7 +100,7 @@ def release_dk_node(input_path: str, *, d: int, epsilon: float, theta: int | str
     utility = {**dk_utility(G, rel), "preserved_edge_ratio": rel.preserved_edge_ratio}
     payload = {"release": rel.release.to_dict(), "theta": rel.theta, "d": d,
                "n_rows": rel.table.n_tuples, "seconds": rel.seconds,
-               "evaluation_not_private": utility}
+               "not_private": {"note": NOT_PRIVATE_NOTE, **utility}}
     write_dk_table(rel.table, out)
     if report:
         write_json(report, payload)

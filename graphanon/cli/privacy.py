@@ -7,6 +7,7 @@ import dataclasses
 import click
 
 from ..errors import InvalidParameterError
+from ..privacy.release import NOT_PRIVATE_NOTE
 from ._common import echo, load_bipartite, make_rng, noise_options, progress_bar, write_json
 
 __all__ = ["COMMANDS"]
@@ -63,8 +64,7 @@ def randomized_response_cmd(
         "output": out_path,
         "output_edges": res.graph.n_edges,
         "not_private": {
-            "note": "Computed against the private input: for the operator, not covered by "
-                    "the guarantee. Do not publish.",
+            "note": NOT_PRIVATE_NOTE,
             "metrics": metrics,
             "kept": res.kept,
             "created": res.created,

@@ -106,7 +106,7 @@ from ..projection import edge_addition
 from .node_dp import dk_utility, node_sensitivity
 from .noise import NoiseBackend, dp_scale, get_backend, secure_uniform
 from .preferences import GROUPS, Preferences, group_labels
-from .release import Release
+from .release import NOT_PRIVATE_NOTE, Release
 
 __all__ = [
     "CALIBRATIONS",
@@ -465,11 +465,9 @@ class PersonalizedRelease:
         return {"release": self.release.to_dict(), "d": self.d, "privacy": self.privacy,
                 "method": self.method, "calibration": self.calibration,
                 "degree_bound": self.h, "mu": self.mu, "k": self.k,
-                "groups": self.groups, "n_rows": self.table.n_tuples,
-                **self.evaluation,
-                "evaluation_note": ("l1 / ks compare with the private input's true dK; "
-                                    "evaluation only, not covered by the guarantee."),
-                "seconds": self.seconds}
+                "n_rows": self.table.n_tuples, "seconds": self.seconds,
+                "groups": self.groups,
+                "not_private": {"note": NOT_PRIVATE_NOTE, **self.evaluation}}
 
 
 def _summ(a: npt.NDArray[np.float64]) -> dict[str, float]:

@@ -51,7 +51,13 @@ from .._validation import check_choice
 from .._version import __version__
 from ..errors import InvalidParameterError
 
-__all__ = ["NEIGHBOURHOODS", "Release", "keyed_fingerprint"]
+__all__ = ["NEIGHBOURHOODS", "NOT_PRIVATE_NOTE", "Release", "keyed_fingerprint"]
+
+#: Every report groups the numbers computed against the private input (utility against the
+#: truth, input counts, step summaries) under a ``"not_private"`` key with this note.
+NOT_PRIVATE_NOTE = (
+    "Computed from the private input (utility against the truth, input counts, summaries): "
+    "for the operator, not covered by the release's guarantee. Do not publish.")
 
 _log = logging.getLogger(__name__)
 _PROCESS_KEY: bytes | None = None

@@ -36,7 +36,7 @@ def test_release_personalized_from_file(tmp_path):
     assert r["release"]["neighbourhood"] == "personalized-node"
     assert r["release"]["epsilon_summary"]["max"] == 0.5
     assert set(r["groups"]) == {"conservative", "moderate", "liberal"}
-    assert "l1" in r and "ks" in r
+    assert "l1" in r["not_private"] and "ks" in r["not_private"] and "l1" not in r
 
 
 def test_release_personalized_scheme_and_thesis(tmp_path):
