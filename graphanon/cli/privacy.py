@@ -26,7 +26,8 @@ __all__ = ["COMMANDS"]
 @click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False),
               help="Released user<TAB>feature list.")
 @click.option("--report", "report_path", required=True, type=click.Path(dir_okay=False),
-              help="JSON report: the Release record plus jaccard / suppressed / created.")
+              help="JSON report: the Release record; jaccard / suppressed / created against "
+                   "the input under not_private (for the operator, not to publish).")
 @noise_options
 def randomized_response_cmd(
     input_path: str, epsilon: float, level: str, out_path: str, report_path: str,
