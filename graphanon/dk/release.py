@@ -74,7 +74,7 @@ from ..metrics import euclidean_distance, ks_distance, l1_distance
 from ..privacy.noise import NoiseBackend, dp_scale, get_backend
 from ..privacy.release import Release
 from .extract import DKDistribution, cell_index, domain_cells
-from .microaggregation import Partition, mdav, mpdc, sae
+from .microaggregation import Partition, grid_partition, mdav, mpdc, sae, tile_partition
 
 __all__ = [
     "FORMS",
@@ -409,29 +409,24 @@ def domain_partition(h: int, *, method: str, k: int | None = None, tau: int | No
                      ) -> Partition:
     """A data-independent partition of the 2K domain cells.
 
-    ``"mdav"``: MDAV over the ``h(h+1)/2`` cells (clusters of ``k`` cells); ``"mpdc"``: the
-    tiling by boxes of side ``tau`` anchored at ``(1, 1)`` (each box's cells are within ``tau``
-    in both coordinates, the MPDC constraint; on a full lattice this is the minimum cover).
+    ``"mdav"``: MDAV over the ``h(h+1)/2`` cells (clusters of ``k`` cells) up to
+    ``MAX_MDAV_CELLS`` (20,000, i.e. ``h <= 199``: MDAV is quadratic in the number of cells);
+    above, the square tiling with about ``k`` cells per tile
+    (:func:`~graphanon.dk.microaggregation.tile_partition`, ``method = "grid"``).
+    ``"mpdc"``: the tiling by boxes of side ``tau + 1`` anchored at ``(1, 1)`` (each box's
+    cells are within ``tau`` in both coordinates, the MPDC constraint; on a full lattice this
+    is the minimum cover). Every variant depends on ``(h, k, tau)`` only.
     """
-    t0 = time.perf_counter()
-    cells = domain_cells(h)
+    n_cells = h * (h + 1) // 2
     if method == "mdav":
-        if cells.shape[0] > MAX_MDAV_CELLS:
-            raise InvalidParameterError(
-                f"MDAV over the public domain needs h(h+1)/2 <= {MAX_MDAV_CELLS} cells; "
-                f"h = {h} gives {cells.shape[0]}. Use --microaggregation mpdc or a tighter "
-                "--max-degree."
-            )
         assert k is not None
-        return mdav(cells, k=min(k, cells.shape[0]))
+        if n_cells > MAX_MDAV_CELLS:
+            return tile_partition(h, k=k, d=2)
+        return mdav(domain_cells(h), k=min(k, n_cells))
     assert tau is not None
-    side = tau + 1
-    bi, bj = (cells[:, 0] - 1) // side, (cells[:, 1] - 1) // side
-    nb = (h + side - 1) // side
-    _, labels = np.unique(bi * nb + bj, return_inverse=True)
-    labels = labels.astype(np.int64)
-    return Partition(labels, int(labels.max()) + 1, "mpdc", {"tau": tau, "domain": "grid"},
-                     time.perf_counter() - t0)
+    grid = grid_partition(h, side=tau + 1)
+    return Partition(grid.labels, grid.n_clusters, "mpdc", {"tau": tau, "domain": "grid"},
+                     grid.seconds)
 
 
 # ----------------------------------------------------------------------------- post-processing
@@ -779,7 +774,7 @@ def release_dk(
             full[observed] = per_point
         dist = postprocess_2k(full, h)
 
-    mech = f"dk{d}-laplace" if part is None else f"dk2-{part.method}"
+    mech = f"dk{d}-laplace" if part is None else f"dk2-{microaggregation}"
     if domain == "observed":
         mech += "-observed-insecure"
     params: dict[str, Any] = {"d": d, "max_degree": h, "microaggregation": microaggregation,
@@ -792,6 +787,14 @@ def release_dk(
         params["tau"] = tau
     if part is not None:
         params["n_clusters"] = part.n_clusters
+        if part.method == "grid":
+            params["partition"] = (
+                f"square tiling of the public domain, side {part.params['side']} (about k "
+                f"cells per tile): MDAV over the public domain is O(cells^2) and is used up "
+                f"to {MAX_MDAV_CELLS} cells; this domain has {n_cells}")
+            params["tile_side"] = part.params["side"]
+        elif microaggregation == "mdav":
+            params["partition"] = "MDAV over the public domain cells"
     params.update({"form": "dense", "threshold": threshold,
                    "threshold_rule": "none" if threshold is None else "given",
                    "n_domain_cells": n_cells})
