@@ -88,6 +88,16 @@ def dk(input_path: str, d: int, out: str, fmt: str | None, scheduler: str | None
                    "INSECURE, no privacy claim.")
 @click.option("--sensitivity-rule", type=click.Choice(["tight", "thesis"]), default="tight",
               show_default=True, help="'thesis' = Lemma 5's loose (4h+1)·z.")
+@click.option("--threshold", type=int, default=None,
+              help="edge: PUBLIC threshold τ >= 1; only noisy answers >= τ are released. "
+                   "Default: none for the dense form, ceil(scale·ln(domain cells)) for the "
+                   "sampled form.")
+@click.option("--form", "form", type=click.Choice(["auto", "dense", "sampled"]),
+              default="auto", show_default=True,
+              help="edge: 'dense' noises every domain cell; 'sampled' draws the thresholded "
+                   "dense release in time O(non-zero cells + released cells), same "
+                   "distribution; 'auto' = sampled above 10^6 domain cells without "
+                   "microaggregation.")
 @noise_options
 @click.option("--out", "out", type=click.Path(dir_okay=False), required=True,
               help="Released table (TSV).")
@@ -97,7 +107,8 @@ def dk(input_path: str, d: int, out: str, fmt: str | None, scheduler: str | None
 def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
                    max_degree: int | None, theta: str | None, projection: str,
                    select_fraction: float, microaggregation: str, k: int | None,
-                   tau: int | None, domain: str, sensitivity_rule: str, noise: str,
+                   tau: int | None, domain: str, sensitivity_rule: str,
+                   threshold: int | None, form: str, noise: str,
                    seed: int | None, out: str, report: str | None, fmt: str | None) -> None:
     """Release the 1K or 2K distribution of INPUT with ε-differential privacy.
 
@@ -123,7 +134,8 @@ def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
         edge_only = {"--max-degree": max_degree is not None, "--k": k is not None,
                      "--tau": tau is not None, "--microaggregation": microaggregation != "none",
                      "--domain": domain != "public",
-                     "--sensitivity-rule": sensitivity_rule != "tight"}
+                     "--sensitivity-rule": sensitivity_rule != "tight",
+                     "--threshold": threshold is not None, "--form": form != "auto"}
         used = [name for name, given in edge_only.items() if given]
         if used:
             raise InvalidParameterError(
@@ -142,16 +154,24 @@ def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
         warnings.simplefilter("always")
         rel = release_dk(G, d=d, epsilon=epsilon, max_degree=max_degree,
                          microaggregation=microaggregation, k=k, tau=tau, privacy=privacy,
-                         domain=domain, sensitivity_rule=sensitivity_rule, backend=nb, rng=rng,
-                         seed=record_seed)
+                         domain=domain, sensitivity_rule=sensitivity_rule, threshold=threshold,
+                         form=form, backend=nb, rng=rng, seed=record_seed)
     _echo_warnings(caught)
     write_dk_table(rel.distribution, out)
     if report is not None:
         write_json(report, rel.to_dict())
     ev = rel.evaluation
     echo(f"{out}: {rel.mechanism} ε={epsilon:g} ({rel.neighbourhood}), sensitivity "
-         f"{rel.sensitivity:g}, h={rel.max_degree}, {rel.n_clusters} noisy answers; "
+         f"{rel.sensitivity:g}, h={rel.max_degree}, {rel.n_clusters} noisy answers"
+         f"{_form_note(rel)}; "
          f"L1 {ev['l1']:.0f}, euclidean {ev['euclidean']:.1f} vs truth (not private)")
+
+
+def _form_note(rel: Any) -> str:
+    p = rel.release.params
+    if p.get("form") == "sampled":
+        return f" (sampled form, threshold {p['threshold']}, {rel.distribution.n_tuples} kept)"
+    return f" (threshold {p['threshold']})" if p.get("threshold") is not None else ""
 
 
 @click.command("generate")

@@ -13,6 +13,11 @@ Mechanisms (``mechanism`` in the :class:`~graphanon.privacy.release.Release` rec
     tiling of the degree-pair plane by boxes of side ``tau`` — the cover Algorithm 4 seeks on a
     full domain); the sum of each cluster is released with discrete Laplace noise and split
     evenly back over the cluster's cells.
+``dk1-laplace-thresholded`` / ``dk2-laplace-thresholded``
+    The plain release with a public threshold ``τ`` drawn in its sampled form
+    (:func:`sampled_threshold_noise`): distributed exactly as noising every domain cell and
+    keeping the cells ``>= τ``, in time ``O(#non-zero cells + #released cells)``. Default
+    above ``SAMPLED_ABOVE`` domain cells.
 
 Every output is post-processed into a consistent, non-negative, integer distribution
 (:func:`postprocess_1k`, :func:`postprocess_2k`), which costs no privacy.
@@ -53,6 +58,7 @@ chapter 8 Lemma 12 (per-entry 1K sensitivity).
 
 from __future__ import annotations
 
+import math
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -65,28 +71,38 @@ from .._validation import check_choice, check_epsilon, check_int
 from ..errors import InvalidParameterError
 from ..graph import Graph
 from ..metrics import euclidean_distance, ks_distance, l1_distance
-from ..privacy.noise import NoiseBackend, get_backend
+from ..privacy.noise import NoiseBackend, dp_scale, get_backend
 from ..privacy.release import Release
 from .extract import DKDistribution, cell_index, domain_cells
-from .microaggregation import Partition, mdav, mpdc, sae
+from .microaggregation import Partition, grid_partition, mdav, mpdc, sae, tile_partition
 
 __all__ = [
+    "FORMS",
+    "SAMPLED_ABOVE",
     "DKRelease",
     "DegreeBoundWarning",
     "InsecureReproductionWarning",
     "LooseSensitivityWarning",
+    "cell_coordinates",
+    "crossing_probability",
+    "default_threshold",
     "dk_query",
+    "dk_query_sparse",
     "domain_partition",
     "postprocess_1k",
     "postprocess_2k",
+    "postprocess_2k_sparse",
     "release_dk",
+    "sampled_threshold_noise",
     "sensitivity",
     "true_distribution",
 ]
 
 MICROAGGREGATIONS = ("none", "mdav", "mpdc")
 PRIVACY = ("edge",)  # "node" is a later issue; sensitivity() dispatches on it
-MAX_DOMAIN_CELLS = 20_000_000
+MAX_DOMAIN_CELLS = 20_000_000  # dense form only
+SAMPLED_ABOVE = 1_000_000  # form="auto": the sampled form above this many public domain cells
+FORMS = ("auto", "dense", "sampled")
 MAX_MDAV_CELLS = 20_000
 
 
@@ -112,7 +128,9 @@ class DKRelease:
         The post-processed release: non-negative integer counts; for 2K every class has an
         integer number of nodes. Rows with zero count are dropped.
     noisy
-        The raw noisy answers (one per domain cell, or per cluster).
+        The raw noisy answers: one per domain cell or per cluster (dense form; after the
+        threshold, when one is set, answers below it are 0), or the values of the released
+        cells only (sampled form, see ``noisy_cells``).
     partition
         The clustering (``None`` without microaggregation).
     mechanism, neighbourhood, epsilon, sensitivity
@@ -127,6 +145,8 @@ class DKRelease:
         covered by the privacy guarantee — do not publish them.
     seconds
         Wall time.
+    noisy_cells
+        Sampled form: the domain positions of ``noisy``; ``None`` for the dense form.
     """
 
     distribution: DKDistribution
@@ -140,10 +160,14 @@ class DKRelease:
     release: Release
     evaluation: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
+    noisy_cells: npt.NDArray[np.int64] | None = None
 
     @property
     def n_clusters(self) -> int:
-        return self.partition.n_clusters if self.partition is not None else self.noisy.size
+        """Noisy answers of the (equivalent dense) release: clusters, or domain cells."""
+        if self.partition is not None:
+            return self.partition.n_clusters
+        return int(self.release.params.get("n_domain_cells", self.noisy.size))
 
     def to_dict(self) -> dict[str, Any]:
         """The report: Release record, cluster count and the evaluation block."""
@@ -152,6 +176,8 @@ class DKRelease:
             "d": self.distribution.d,
             "max_degree": self.max_degree,
             "n_clusters": self.n_clusters,
+            "form": self.release.params.get("form", "dense"),
+            "threshold": self.release.params.get("threshold"),
             "n_released_tuples": self.distribution.n_tuples,
             "released_total": self.distribution.total,
             **{k: v for k, v in self.evaluation.items()},
@@ -214,33 +240,193 @@ def dk_query(G: Graph, *, d: int, h: int) -> npt.NDArray[np.int64]:
     return np.bincount(idx, minlength=h * (h + 1) // 2).astype(np.int64)
 
 
+def dk_query_sparse(G: Graph, *, d: int, h: int
+                    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], int]:
+    """:func:`dk_query` without materializing the domain: ``(cells, counts, n_cells)``.
+
+    ``cells`` are the sorted positions (in :func:`~graphanon.dk.extract.domain_cells` order;
+    the degree itself for 1K) of the non-zero entries, ``counts`` their values, ``n_cells`` the
+    size of the public domain (``h + 1`` or ``h(h+1)/2``).
+    """
+    deg = np.minimum(G.degrees, h).astype(np.int64)
+    if d == 1:
+        keys, n_cells = deg, h + 1
+    else:
+        u, v = G.edges()
+        a, b = deg[u], deg[v]
+        keys, n_cells = cell_index(np.minimum(a, b), np.maximum(a, b), h), h * (h + 1) // 2
+    cells, counts = np.unique(keys, return_counts=True)
+    return cells.astype(np.int64), counts.astype(np.int64), n_cells
+
+
+def cell_coordinates(idx: Any, h: int) -> npt.NDArray[np.int64]:
+    """Inverse of :func:`~graphanon.dk.extract.cell_index`: ``(n, 2)`` cells ``(i, j)``."""
+    idx = np.asarray(idx, dtype=np.int64)
+
+    def start(r: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        return r * h - r * (r - 1) // 2  # first position of row r (0-based)
+
+    b = 2.0 * h + 1.0
+    r = np.floor((b - np.sqrt(np.maximum(b * b - 8.0 * idx, 0.0))) / 2.0).astype(np.int64)
+    r = np.clip(r, 0, h - 1)
+    for _ in range(4):  # float error is at most a step or two
+        r = np.where(start(r) > idx, r - 1, r)
+        r = np.where((r + 1 < h) & (start(r + 1) <= idx), r + 1, r)
+    i = r + 1
+    return np.stack([i, idx - start(r) + i], axis=1)
+
+
+def crossing_probability(scale: float, threshold: int) -> float:
+    """``P[Z >= τ]`` for ``Z`` discrete Laplace (``P ∝ a^|z|``, ``a = e^{−1/scale}``),
+    ``τ >= 1``: ``a^τ / (1 + a)``."""
+    a = math.exp(-1.0 / scale)
+    return float(math.exp(-threshold / scale) / (1.0 + a))
+
+
+def default_threshold(scale: float, n_cells: int) -> int:
+    """The default public threshold ``τ = max(1, ceil(scale · ln(n_cells)))``.
+
+    A function of public quantities only (the noise scale, from ``Δ`` and ε, and the domain
+    size). With it the expected number of released cells whose true count is 0 is
+    ``N0 · a^τ / (1 + a) <= n_cells · e^{−τ/scale} / (1 + a) < 1``: the table holds (about)
+    only the cells whose true count is large compared with the noise.
+    """
+    return max(1, math.ceil(scale * math.log(max(n_cells, 2))))
+
+
+def _uniform_subset(population: int, k: int, backend: NoiseBackend) -> npt.NDArray[np.int64]:
+    """A uniformly random ``k``-subset of ``range(population)`` (sorted), from
+    ``backend.integers``: the first ``k`` distinct values of an i.i.d. uniform sequence (by
+    symmetry under relabelling, every ``k``-subset is equally likely)."""
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64)
+    if k > population // 2:  # draw the complement instead
+        drop = _uniform_subset(population, population - k, backend)
+        keep = np.ones(population, dtype=bool)
+        keep[drop] = False
+        return np.flatnonzero(keep).astype(np.int64)
+    draws = np.zeros(0, dtype=np.int64)
+    while True:
+        draws = np.concatenate([draws, backend.integers(population, k + k // 4 + 8)])
+        uniq, first = np.unique(draws, return_index=True)
+        if uniq.size >= k:
+            return np.sort(draws[np.sort(first)[:k]])
+
+
+def _tail_values(count: int, threshold: int, sens: float, epsilon: float,
+                 backend: NoiseBackend) -> npt.NDArray[np.int64]:
+    """``count`` draws of ``Z | Z >= τ`` for the discrete Laplace ``Z`` of the release.
+
+    Memorylessness: ``P[Z = τ + g | Z >= τ] = (1 − a) a^g`` for every ``τ >= 1``, the law of
+    ``Z | Z >= 1`` shifted by ``τ − 1``; that law is drawn by rejection from the backend's own
+    discrete Laplace (acceptance ``a / (1 + a)``), so it is as exact as the dense noise.
+    """
+    out: list[npt.NDArray[np.int64]] = []
+    need = count
+    while need > 0:
+        z = np.asarray(backend.discrete_laplace(np.zeros(2 * need + 16, dtype=np.int64),
+                                                sensitivity=sens, epsilon=epsilon),
+                       dtype=np.int64)
+        z = z[z >= 1][:need]
+        out.append(z)
+        need -= z.size
+    vals = np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
+    return vals + (threshold - 1)
+
+
+def sampled_threshold_noise(cells: Any, counts: Any, n_cells: int, *, sensitivity: float,
+                            epsilon: float, threshold: int, backend: NoiseBackend
+                            ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The thresholded dense release, sampled: the cells whose noisy count is ``>= τ``.
+
+    Distributionally identical to: add discrete Laplace noise (scale ``b`` of
+    :func:`~graphanon.privacy.noise.dp_scale` for ``(sensitivity, ε)``) to **every** one of the
+    ``n_cells`` cells of the public domain, then keep the cells with noisy value ``>= τ``.
+
+    Parameters
+    ----------
+    cells, counts
+        Sorted distinct positions of the cells with a non-zero true count, and the counts.
+    n_cells
+        Size of the public domain.
+    sensitivity, epsilon
+        Calibration of the dense release (L1 sensitivity, ε).
+    threshold
+        Public ``τ >= 1``.
+    backend
+        Source of all randomness (noise, binomial count, positions, tail values).
+
+    Returns
+    -------
+    (cells, values)
+        Sorted positions of the released cells and their noisy values (all ``>= τ``).
+
+    Notes
+    -----
+    Why the law is the same. In the dense release ``Y_c = x_c + Z_c`` with ``Z_c`` i.i.d.
+    discrete Laplace, ``P[Z = z] = (1 − a)/(1 + a) · a^|z|``, ``a = e^{−1/b}``; the output is
+    ``T(Y) = {(c, Y_c) : Y_c >= τ}``. Split the cells into ``S`` (``x_c != 0``) and the zero
+    cells ``Z0`` (``N0 = n_cells − |S|``). The coordinates are independent, so the output is
+    the union of two independent parts:
+
+    * ``S``: exactly as dense — noise every cell of ``S``, keep ``Y_c >= τ``.
+    * ``Z0``: each cell crosses independently with ``π = P[Z >= τ] = a^τ/(1 + a)``
+      (``τ >= 1``). So the number of crossing cells is ``K ~ Binomial(N0, π)``; given ``K``,
+      the crossing set is uniform among the ``K``-subsets of ``Z0`` (the cells are
+      exchangeable); given the set, the values are i.i.d. ``Z | Z >= τ`` =
+      ``τ + Geometric(1 − a)`` on ``{0, 1, ...}``, independent of which cells they are.
+
+    We draw exactly these: ``K`` by ``backend.binomial``, the positions as a uniform
+    ``K``-subset of the ranks ``0..N0 − 1`` of the zero cells (``backend.integers``; rank
+    ``r`` is the cell ``r + #{s ∈ S : s − rank(s) <= r}``, found by binary search — the zero
+    cells are never materialized), the values by rejection from ``backend.discrete_laplace``.
+    Hence the output has the law of ``T(M(x))`` for the dense ε-DP release ``M``: it is
+    post-processing of an ε-DP release (``τ`` and the domain are public), and ε-DP with the
+    same neighbouring relation and sensitivity. The *work* is ``O(|S| + K)``; only the run
+    time depends on ``|S|`` (a timing side channel that the dense form does not have).
+    With the OpenDP backend the binomial count inherits the floating-point caveat of
+    :meth:`~graphanon.privacy.noise.OpenDPBackend.binomial`; positions and values are exact.
+    """
+    cells = np.asarray(cells, dtype=np.int64)
+    counts = np.asarray(counts, dtype=np.int64)
+    n_zero = int(n_cells) - cells.size
+    noisy = np.asarray(backend.discrete_laplace(counts, sensitivity=sensitivity,
+                                                epsilon=epsilon), dtype=np.int64)
+    keep = noisy >= threshold
+    pi = crossing_probability(dp_scale(sensitivity, epsilon), threshold)
+    n_cross = backend.binomial(n_zero, pi)
+    ranks = _uniform_subset(n_zero, n_cross, backend)
+    zero_before = cells - np.arange(cells.size, dtype=np.int64)  # zero cells before cells[t]
+    zcells = ranks + np.searchsorted(zero_before, ranks, side="right")
+    zvals = _tail_values(n_cross, threshold, sensitivity, epsilon, backend)
+    out_cells = np.concatenate([cells[keep], zcells])
+    out_vals = np.concatenate([noisy[keep], zvals])
+    order = np.argsort(out_cells, kind="stable")
+    return out_cells[order], out_vals[order]
+
+
 def domain_partition(h: int, *, method: str, k: int | None = None, tau: int | None = None
                      ) -> Partition:
     """A data-independent partition of the 2K domain cells.
 
-    ``"mdav"``: MDAV over the ``h(h+1)/2`` cells (clusters of ``k`` cells); ``"mpdc"``: the
-    tiling by boxes of side ``tau`` anchored at ``(1, 1)`` (each box's cells are within ``tau``
-    in both coordinates, the MPDC constraint; on a full lattice this is the minimum cover).
+    ``"mdav"``: MDAV over the ``h(h+1)/2`` cells (clusters of ``k`` cells) up to
+    ``MAX_MDAV_CELLS`` (20,000, i.e. ``h <= 199``: MDAV is quadratic in the number of cells);
+    above, the square tiling with about ``k`` cells per tile
+    (:func:`~graphanon.dk.microaggregation.tile_partition`, ``method = "grid"``).
+    ``"mpdc"``: the tiling by boxes of side ``tau + 1`` anchored at ``(1, 1)`` (each box's
+    cells are within ``tau`` in both coordinates, the MPDC constraint; on a full lattice this
+    is the minimum cover). Every variant depends on ``(h, k, tau)`` only.
     """
-    t0 = time.perf_counter()
-    cells = domain_cells(h)
+    n_cells = h * (h + 1) // 2
     if method == "mdav":
-        if cells.shape[0] > MAX_MDAV_CELLS:
-            raise InvalidParameterError(
-                f"MDAV over the public domain needs h(h+1)/2 <= {MAX_MDAV_CELLS} cells; "
-                f"h = {h} gives {cells.shape[0]}. Use --microaggregation mpdc or a tighter "
-                "--max-degree."
-            )
         assert k is not None
-        return mdav(cells, k=min(k, cells.shape[0]))
+        if n_cells > MAX_MDAV_CELLS:
+            return tile_partition(h, k=k, d=2)
+        return mdav(domain_cells(h), k=min(k, n_cells))
     assert tau is not None
-    side = tau + 1
-    bi, bj = (cells[:, 0] - 1) // side, (cells[:, 1] - 1) // side
-    nb = (h + side - 1) // side
-    _, labels = np.unique(bi * nb + bj, return_inverse=True)
-    labels = labels.astype(np.int64)
-    return Partition(labels, int(labels.max()) + 1, "mpdc", {"tau": tau, "domain": "grid"},
-                     time.perf_counter() - t0)
+    grid = grid_partition(h, side=tau + 1)
+    return Partition(grid.labels, grid.n_clusters, "mpdc", {"tau": tau, "domain": "grid"},
+                     grid.seconds)
 
 
 # ----------------------------------------------------------------------------- post-processing
@@ -271,38 +457,105 @@ def postprocess_2k(values: Any, h: int) -> DKDistribution:
     ``s_k = Σ_{l≠k} m(k, l) + 2 m(k, k)`` divisible by ``k`` by removing ``r = s_k mod k``
     edges from the largest cells ``(l, k)``, ``l < k`` (or adding ``k − r`` there when that is
     cheaper or nothing can be removed). Changes only touch classes ``l < k``, which are fixed
-    later; class 1 is always consistent.
+    later; class 1 is always consistent. Runs on the non-zero cells
+    (:func:`postprocess_2k_sparse`).
     """
     x = np.clip(np.rint(np.asarray(values, dtype=np.float64)), 0, None).astype(np.int64)
-    cells = domain_cells(h)
-    M = np.zeros((h + 1, h + 1), dtype=np.int64)
-    M[cells[:, 0], cells[:, 1]] = x
-    M = M + np.triu(M, 1).T  # symmetric; diagonal = m(k, k)
+    idx = np.flatnonzero(x)
+    return postprocess_2k_sparse(idx, x[idx], h)
+
+
+def _waterfill(values: npt.NDArray[np.int64], units: int) -> npt.NDArray[np.int64]:
+    """How often each entry is hit by ``units`` repetitions of "decrement the largest entry
+    (lowest index among ties)", computed at once: every entry above the final level ``L`` is
+    cut to ``L``, then the first ``units − cut`` entries equal to ``L`` (by index) lose one
+    more. ``O(len · log(range))`` instead of ``O(units · len)``."""
+    v = np.asarray(values, dtype=np.int64)
+    if units <= 0 or v.size == 0:
+        return np.zeros(v.size, dtype=np.int64)
+
+    def cut(level: int) -> int:
+        return int(np.maximum(v - level, 0).sum())
+
+    hi = int(v.max())  # cut(hi) = 0 <= units
+    lo = int(v.min()) - units // v.size - 1  # cut(lo) > units
+    while hi - lo > 1:  # smallest level with cut(level) <= units
+        mid = (lo + hi) // 2
+        if cut(mid) <= units:
+            hi = mid
+        else:
+            lo = mid
+    hits = np.maximum(v - hi, 0)
+    rest = units - int(hits.sum())
+    if rest:
+        at = np.flatnonzero(v - hits == hi)[:rest]
+        hits[at] += 1
+    return hits
+
+
+def postprocess_2k_sparse(cells: Any, values: Any, h: int) -> DKDistribution:
+    """:func:`postprocess_2k` on a sparse input: positions ``cells`` (distinct, in
+    :func:`~graphanon.dk.extract.domain_cells` order) holding ``values``; every other cell 0.
+
+    Same result as the dense repair; the work is ``O(h)`` plus ``O(k)`` per class ``k`` that
+    needs a repair, never ``O(h²)``.
+    """
+    x = np.clip(np.rint(np.asarray(values, dtype=np.float64)), 0, None).astype(np.int64)
+    idx = np.asarray(cells, dtype=np.int64)
+    nz = x > 0
+    idx, x = idx[nz], x[nz]
+    ij = cell_coordinates(idx, h) if idx.size else np.zeros((0, 2), dtype=np.int64)
+    diag = np.zeros(h + 1, dtype=np.int64)
+    above = np.zeros(h + 1, dtype=np.int64)  # Σ_{j > k} m(k, j)
+    below = np.zeros(h + 1, dtype=np.int64)  # Σ_{l < k} m(l, k)
+    on = ij[:, 0] == ij[:, 1]
+    np.add.at(diag, ij[on, 0], x[on])
+    np.add.at(above, ij[~on, 0], x[~on])
+    np.add.at(below, ij[~on, 1], x[~on])
+    col: dict[int, dict[int, int]] = {}  # col[k][l] = m(l, k), l < k, non-zero
+    for (i, j), c in zip(ij[~on].tolist(), x[~on].tolist(), strict=True):
+        col.setdefault(j, {})[i] = c
     for k in range(h, 1, -1):
-        s = int(M[k].sum() + M[k, k])
+        s = int(above[k] + below[k] + 2 * diag[k])
         r = s % k
         if r == 0:
             continue
-        row = M[k, 1:k]  # view: cells (l, k), l < k
+        entries = col.get(k, {})
+        row = np.zeros(k - 1, dtype=np.int64)  # m(l, k) for l = 1 .. k − 1
+        if entries:
+            row[np.fromiter(entries.keys(), dtype=np.int64) - 1] = np.fromiter(
+                entries.values(), dtype=np.int64)
+        old = row.copy()
         removable = int(row.sum())
         if (r <= k - r and removable >= r) or (removable >= r and k - r > removable):
-            for _ in range(r):
-                j = int(np.argmax(row))
-                row[j] -= 1
+            row -= _waterfill(row, r)  # r times: −1 on the largest cell (lowest l on ties)
         else:
-            add = k - r
-            weights = row.astype(np.float64)
+            weights = row.copy()
             if weights.sum() == 0:
-                weights = np.zeros(k - 1)
-                weights[0] = 1.0
-            for _ in range(add):
-                j = int(np.argmax(weights))
-                row[j] += 1
-                weights[j] -= 1.0  # spread over the heaviest cells
-        M[1:k, k] = row
-    out = M[cells[:, 0], cells[:, 1]]
-    keep = np.flatnonzero(out)
-    return DKDistribution("joint_degree", cells[keep], out[keep])
+                weights[:] = 0
+                weights[0] = 1
+            row += _waterfill(weights, k - r)  # +1 on the heaviest weight, weight −1
+        changed = np.flatnonzero(row != old)
+        above[changed + 1] += row[changed] - old[changed]
+        below[k] = int(row.sum())
+        col[k] = {int(t) + 1: int(row[t]) for t in np.flatnonzero(row)}
+    ii: list[int] = []
+    jj: list[int] = []
+    cc: list[int] = []
+    for j, entries in col.items():
+        for i, c in entries.items():
+            ii.append(i)
+            jj.append(j)
+            cc.append(c)
+    dk_ = np.flatnonzero(diag)
+    ii.extend(dk_.tolist())
+    jj.extend(dk_.tolist())
+    cc.extend(diag[dk_].tolist())
+    out_cells = np.stack([np.asarray(ii, dtype=np.int64), np.asarray(jj, dtype=np.int64)],
+                         axis=1) if ii else np.zeros((0, 2), dtype=np.int64)
+    counts = np.asarray(cc, dtype=np.int64)
+    order = np.lexsort((out_cells[:, 1], out_cells[:, 0]))
+    return DKDistribution("joint_degree", out_cells[order], counts[order])
 
 
 def split_evenly(sums: npt.NDArray[np.int64], part: Partition, rng: np.random.Generator
@@ -336,6 +589,8 @@ def release_dk(
     privacy: str = "edge",
     domain: str = "public",
     sensitivity_rule: str = "tight",
+    threshold: int | None = None,
+    form: str = "auto",
     backend: NoiseBackend | None = None,
     rng: np.random.Generator | None = None,
     seed: int | None = None,
@@ -369,6 +624,19 @@ def release_dk(
     sensitivity_rule
         ``"tight"`` (default, ``4h − 3`` / 4) or ``"thesis"`` (Lemma 5's ``(4h + 1)·z``,
         warns).
+    threshold
+        Public ``τ >= 1``: only noisy answers ``>= τ`` are kept (the others become 0; this is
+        post-processing). ``None``: no threshold in the dense form (equivalent to ``τ = 1``,
+        since negative answers are clipped anyway) and, in the sampled form,
+        :func:`default_threshold` ``= ceil(b · ln N)`` for noise scale ``b`` and ``N`` domain
+        cells — public quantities only, never the data.
+    form
+        ``"dense"``: noise every answer of the public domain. ``"sampled"``: the thresholded
+        dense release drawn in ``O(#non-zero cells + #released cells)`` by
+        :func:`sampled_threshold_noise` (same output distribution; no microaggregation,
+        public domain only). ``"auto"`` (default): sampled when there is no
+        microaggregation and the public domain has more than ``SAMPLED_ABOVE`` (10⁶) cells
+        (a public size), dense otherwise.
     backend
         Noise backend; default the secure OpenDP backend.
     rng
@@ -383,7 +651,7 @@ def release_dk(
     Raises
     ------
     InvalidParameterError
-        Bad parameters, or a domain too large for a dense release.
+        Bad parameters, or a domain too large for a dense release (more than 2·10⁷ cells).
 
     References
     ----------
@@ -396,7 +664,8 @@ def release_dk(
     fixed linear map of the top-coded dK vector with L1 sensitivity Δ (module docstring);
     discrete Laplace noise of scale calibrated by OpenDP's privacy map for (Δ, ε) makes the
     noisy vector ε-DP; post-processing (clipping, splitting, consistency repair, graph
-    generation) preserves it.
+    generation) preserves it. The threshold and the sampled form are post-processing of the
+    same dense release (:func:`sampled_threshold_noise` derives the equality of laws).
     """
     owner = "release_dk"
     t0 = time.perf_counter()
@@ -406,6 +675,9 @@ def release_dk(
     check_choice(microaggregation, "microaggregation", owner, MICROAGGREGATIONS)
     check_choice(domain, "domain", owner, ("public", "observed"))
     check_choice(sensitivity_rule, "sensitivity_rule", owner, ("tight", "thesis"))
+    check_choice(form, "form", owner, FORMS)
+    if threshold is not None:
+        threshold = check_int(threshold, "threshold", owner, low=1)
     if not isinstance(G, Graph):
         raise InvalidParameterError(f"{owner} needs a graphanon Graph. Got {type(G).__name__}.")
     n = G.n_nodes
@@ -429,10 +701,19 @@ def release_dk(
             raise InvalidParameterError(
                 "The 'tau' parameter of release_dk is required for mpdc.")
         tau = check_int(tau, "tau", owner, low=0)
-    if d == 2 and domain == "public" and h * (h + 1) // 2 > MAX_DOMAIN_CELLS:
+    n_cells = h + 1 if d == 1 else h * (h + 1) // 2
+    if form == "sampled" and (microaggregation != "none" or domain != "public"):
         raise InvalidParameterError(
-            f"The 2K domain for h = {h} has {h * (h + 1) // 2} cells (> {MAX_DOMAIN_CELLS}); "
-            "pass a tighter public --max-degree.")
+            "The 'form' parameter of release_dk can be 'sampled' only without "
+            "microaggregation and over the public domain (microaggregated releases noise "
+            "one answer per cluster, densely).")
+    sampled = form == "sampled" or (form == "auto" and microaggregation == "none"
+                                    and domain == "public" and n_cells > SAMPLED_ABOVE)
+    if not sampled and d == 2 and domain == "public" and n_cells > MAX_DOMAIN_CELLS:
+        raise InvalidParameterError(
+            f"The 2K domain for h = {h} has {n_cells} cells (> {MAX_DOMAIN_CELLS}) for a "
+            "dense release; pass a tighter public --max-degree, or use the sampled form "
+            "(no microaggregation).")
     if backend is None:
         backend = get_backend("opendp")
     if rng is None:
@@ -442,6 +723,11 @@ def release_dk(
             "domain='observed' reproduces the thesis: noise and clusters only over the tuples "
             "present in the graph. This leaks which degree tuples exist and is NOT "
             "differentially private.", InsecureReproductionWarning, stacklevel=2)
+
+    if sampled:
+        return _release_sampled(G, d=d, h=h, n_cells=n_cells, epsilon=epsilon,
+                                privacy=privacy, sensitivity_rule=sensitivity_rule,
+                                threshold=threshold, backend=backend, seed=seed, t0=t0)
 
     x = dk_query(G, d=d, h=h)
     part: Partition | None = None
@@ -476,6 +762,8 @@ def release_dk(
                               minlength=part.n_clusters).astype(np.int64)
     noisy = np.asarray(backend.discrete_laplace(answers, sensitivity=sens, epsilon=epsilon),
                        dtype=np.int64)
+    if threshold is not None:
+        noisy = np.where(noisy >= threshold, noisy, 0)
     per_point = split_evenly(noisy, part, rng) if part is not None else noisy
     if d == 1:
         dist = postprocess_1k(per_point, n_nodes=n)
@@ -486,7 +774,7 @@ def release_dk(
             full[observed] = per_point
         dist = postprocess_2k(full, h)
 
-    mech = f"dk{d}-laplace" if part is None else f"dk2-{part.method}"
+    mech = f"dk{d}-laplace" if part is None else f"dk2-{microaggregation}"
     if domain == "observed":
         mech += "-observed-insecure"
     params: dict[str, Any] = {"d": d, "max_degree": h, "microaggregation": microaggregation,
@@ -499,6 +787,17 @@ def release_dk(
         params["tau"] = tau
     if part is not None:
         params["n_clusters"] = part.n_clusters
+        if part.method == "grid":
+            params["partition"] = (
+                f"square tiling of the public domain, side {part.params['side']} (about k "
+                f"cells per tile): MDAV over the public domain is O(cells^2) and is used up "
+                f"to {MAX_MDAV_CELLS} cells; this domain has {n_cells}")
+            params["tile_side"] = part.params["side"]
+        elif microaggregation == "mdav":
+            params["partition"] = "MDAV over the public domain cells"
+    params.update({"form": "dense", "threshold": threshold,
+                   "threshold_rule": "none" if threshold is None else "given",
+                   "n_domain_cells": n_cells})
     secure_claim = domain == "public"
     seconds = time.perf_counter() - t0
     rec = Release.create(
@@ -514,13 +813,8 @@ def release_dk(
         source_fingerprint=G.fingerprint,
         seconds=seconds,
     )
-    truth = x.astype(np.float64)
-    released = (dist.to_dense(h) if d == 2 else _dense1(dist, h)).astype(np.float64)
-    evaluation: dict[str, Any] = {
-        "l1": l1_distance(truth, released),
-        "ks": ks_distance(truth, released),
-        "euclidean": euclidean_distance(truth, released),
-    }
+    tcells = np.flatnonzero(x)
+    evaluation = _errors(tcells, x[tcells], dist, h)
     if part is not None and points is not None:
         evaluation["sae"] = sae(points, part)
         evaluation["sae_over"] = ("observed 2K tuples (thesis Table 6.1/6.2)"
@@ -529,10 +823,63 @@ def release_dk(
                      evaluation, seconds)
 
 
-def _dense1(dist: DKDistribution, h: int) -> npt.NDArray[np.int64]:
-    out = np.zeros(max(h, dist.max_degree) + 1, dtype=np.int64)
-    out[dist.degrees[:, 0]] = dist.counts
-    return out
+def _errors(tcells: npt.NDArray[np.int64], tvals: npt.NDArray[np.int64],
+            dist: DKDistribution, h: int) -> dict[str, Any]:
+    """L1 / KS / Euclidean between the truth and the release over the public domain, on the
+    union of their supports (cells that are 0 in both change none of the three)."""
+    if dist.d == 1:
+        rcells = dist.degrees[:, 0]
+    else:
+        rcells = cell_index(dist.degrees[:, 0], dist.degrees[:, 1], h)
+    union = np.union1d(tcells, rcells)
+    truth = np.zeros(union.size, dtype=np.float64)
+    released = np.zeros(union.size, dtype=np.float64)
+    truth[np.searchsorted(union, tcells)] = tvals
+    released[np.searchsorted(union, rcells)] = dist.counts
+    return {"l1": l1_distance(truth, released), "ks": ks_distance(truth, released),
+            "euclidean": euclidean_distance(truth, released)}
+
+
+def _release_sampled(G: Graph, *, d: int, h: int, n_cells: int, epsilon: float,
+                     privacy: str, sensitivity_rule: str, threshold: int | None,
+                     backend: NoiseBackend, seed: int | None, t0: float) -> DKRelease:
+    """The sampled form of the plain release (validated inputs; see :func:`release_dk`)."""
+    sens, derivation = sensitivity(d, h, privacy=privacy, rule=sensitivity_rule)
+    if sensitivity_rule == "thesis":
+        warnings.warn(
+            f"sensitivity_rule='thesis' calibrates to {sens:g} instead of the tight "
+            f"{sensitivity(d, h)[0]:g}: valid, but adds needless noise.",
+            LooseSensitivityWarning, stacklevel=3)
+    scale = dp_scale(sens, epsilon)
+    tau = default_threshold(scale, n_cells) if threshold is None else threshold
+    tcells, tvals, _ = dk_query_sparse(G, d=d, h=h)
+    cells, vals = sampled_threshold_noise(tcells, tvals, n_cells, sensitivity=sens,
+                                          epsilon=epsilon, threshold=tau, backend=backend)
+    if d == 1:
+        dense = np.zeros(n_cells, dtype=np.int64)
+        dense[cells] = vals
+        dist = postprocess_1k(dense, n_nodes=G.n_nodes)
+    else:
+        dist = postprocess_2k_sparse(cells, vals, h)
+    params: dict[str, Any] = {
+        "d": d, "max_degree": h, "microaggregation": "none", "domain": "public",
+        "sensitivity_rule": sensitivity_rule, "top_coding": f"degrees >= {h} counted as {h}",
+        "n_nodes": G.n_nodes, "form": "sampled", "threshold": tau,
+        "threshold_rule": ("default: ceil(noise_scale * ln(n_domain_cells))"
+                           if threshold is None else "given"),
+        "noise_scale": scale, "n_domain_cells": n_cells,
+        "equivalence": ("distributed as noising every domain cell and keeping the cells "
+                        ">= threshold (post-processing of the dense release)"),
+    }
+    seconds = time.perf_counter() - t0
+    rec = Release.create(
+        mechanism=f"dk{d}-laplace-thresholded", neighbourhood=privacy, epsilon=epsilon,
+        sensitivity=sens, sensitivity_derivation=derivation, params=params,
+        backend=getattr(backend, "name", type(backend).__name__), seed=seed,
+        source_fingerprint=G.fingerprint, seconds=seconds)
+    evaluation = _errors(tcells, tvals, dist, h)
+    return DKRelease(dist, vals, None, rec.mechanism, rec.neighbourhood, rec.epsilon, sens, h,
+                     rec, evaluation, seconds, noisy_cells=cells)
 
 
 def true_distribution(G: Graph, d: int, h: int) -> npt.NDArray[np.float64]:

@@ -55,6 +55,8 @@ __all__ = [
     "dp_scale",
     "get_backend",
     "opendp_prelude",
+    "secure_binomial",
+    "secure_integers",
     "secure_uniform",
 ]
 
@@ -168,6 +170,89 @@ def secure_uniform(size: int) -> FloatArray:
     return (raw.astype(np.float64) + 1.0) * (2.0 ** -53)
 
 
+def secure_integers(high: int, size: int) -> IntArray:
+    """``size`` integers uniform on ``[0, high)`` from the OS CSPRNG, exactly (no modulo bias).
+
+    64-bit words from ``os.urandom`` are accepted when below the largest multiple of ``high``
+    that fits in 2**64 (rejection sampling) and reduced modulo ``high``.
+    """
+    high = int(high)
+    if high <= 0 or high > 2**63:
+        raise InvalidParameterError(
+            f"The 'high' parameter of secure_integers must be an int in [1, 2**63]. Got {high} "
+            "instead.")
+    if size <= 0:
+        return np.zeros(0, dtype=np.int64)
+    limit = (2**64 // high) * high  # accept words < limit
+    out = np.empty(0, dtype=np.uint64)
+    while out.size < size:
+        need = size - out.size
+        raw = np.frombuffer(os.urandom(8 * (need + need // 8 + 8)), dtype=np.uint64)
+        if limit < 2**64:
+            raw = raw[raw < np.uint64(limit)]
+        out = np.concatenate([out, raw[:need]])
+    return (out % np.uint64(high)).astype(np.int64)
+
+
+def _binomial_by_gaps(n: int, p: float, uniform: Callable[[int], FloatArray]) -> int:
+    """Number of successes of ``n`` Bernoulli(``p``) trials, walking the geometric gaps
+    between successes (inverse CDF of ``uniform`` draws); ``O(n·min(p, 1 − p))`` work."""
+    if n <= 0 or p <= 0.0:
+        return 0
+    if p >= 1.0:
+        return n
+    if p > 0.5:
+        return n - _binomial_by_gaps(n, 1.0 - p, uniform)
+    log_q = math.log1p(-p)
+    count, pos = 0, 0  # pos: trials used so far
+    batch = max(16, int(n * p * 1.1) + 16)
+    while True:
+        u = uniform(batch)
+        gaps = 1 + np.floor(np.log(u) / log_q)  # trials up to and including the next success
+        ends = pos + np.cumsum(gaps)
+        within = int(np.searchsorted(ends, n, side="right"))
+        count += within
+        if within < batch:
+            return count
+        pos = int(ends[-1])
+        batch = max(16, int((n - pos) * p * 1.1) + 16)
+
+
+def secure_binomial(n: int, p: float) -> int:
+    """A Binomial(``n``, ``p``) draw from ``os.urandom`` uniforms (geometric gaps).
+
+    Notes
+    -----
+    The gaps between successes are ``1 + floor(ln U / ln(1 − p))`` with ``U`` on the 53-bit
+    grid of ``(0, 1]`` (:func:`secure_uniform`). The randomness is secure; the *exactness* is
+    not — the same floating-point caveat as :meth:`OpenDPBackend.cauchy`: ``log`` on a finite
+    grid gives gap probabilities that differ from ``(1 − p)^(g−1) p`` by float rounding, and
+    gaps beyond ``53 ln 2 / −ln(1 − p)`` cannot occur.
+    """
+    return _binomial_by_gaps(int(n), float(p), secure_uniform)
+
+
+def _check_binomial(n: Any, p: Any, owner: str) -> tuple[int, float]:
+    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0:
+        raise InvalidParameterError(
+            f"The 'n' parameter of {owner} must be a non-negative int. Got {n!r} instead.")
+    pf = check_float(p, "p", owner, low=0.0, high=1.0)
+    return int(n), pf
+
+
+def _check_high(high: Any, size: Any, owner: str) -> tuple[int, int]:
+    if isinstance(high, bool) or not isinstance(high, int | np.integer) or not (
+            1 <= high <= 2**63):
+        raise InvalidParameterError(
+            f"The 'high' parameter of {owner} must be an int in [1, 2**63]. Got {high!r} "
+            "instead.")
+    if isinstance(size, bool) or not isinstance(size, int | np.integer) or size < 0:
+        raise InvalidParameterError(
+            f"The 'size' parameter of {owner} must be a non-negative int. Got {size!r} "
+            "instead.")
+    return int(high), int(size)
+
+
 def _cauchy_from_uniform(u: FloatArray, scale: float) -> FloatArray:
     # inverse CDF: F^{-1}(u) = scale * tan(π (u − 1/2)); u in (0, 1] so the argument is in
     # (−π/2, π/2]; u == 1 gives tan(π/2) ≈ 1.6e16 (finite in float64), acting as the tail cap.
@@ -210,6 +295,16 @@ class NoiseBackend(Protocol):
         """``size`` uniforms on ``(0, 1]``: the randomness of a mechanism's other random
         choices (exponential-mechanism draws, Poisson sampling), from the same source as
         the noise."""
+        ...
+
+    def binomial(self, n: int, p: float) -> int:
+        """One Binomial(``n``, ``p``) draw (sampled releases: how many of ``n`` cells cross a
+        threshold)."""
+        ...
+
+    def integers(self, high: int, size: int) -> IntArray:
+        """``size`` independent integers uniform on ``[0, high)`` (sampled releases: which
+        cells cross a threshold)."""
         ...
 
 
@@ -343,6 +438,24 @@ class OpenDPBackend:
         """Uniforms on ``(0, 1]`` from the OS CSPRNG (:func:`secure_uniform`)."""
         return secure_uniform(size)
 
+    def binomial(self, n: int, p: float) -> int:
+        """Binomial(``n``, ``p``) from ``os.urandom`` (:func:`secure_binomial`).
+
+        Notes
+        -----
+        OpenDP has no binomial sampler. **Floating-point caveat** (as for :meth:`cauchy`):
+        the geometric gaps are inverted from 53-bit uniforms with a float ``log``, so the
+        draw is secure but only approximately Binomial.
+        """
+        n, p = _check_binomial(n, p, "binomial")
+        return secure_binomial(n, p)
+
+    def integers(self, high: int, size: int) -> IntArray:
+        """Exactly uniform integers on ``[0, high)`` from ``os.urandom``
+        (:func:`secure_integers`, rejection sampling: no float, no modulo bias)."""
+        high, size = _check_high(high, size, "integers")
+        return secure_integers(high, size)
+
     def __repr__(self) -> str:
         return "OpenDPBackend()"
 
@@ -427,6 +540,18 @@ class NumpyInsecureBackend:
         """Uniforms on ``(0, 1]`` from the seeded generator (insecure)."""
         _warn_insecure()
         return np.asarray(1.0 - self.rng.random(size), dtype=np.float64)
+
+    def binomial(self, n: int, p: float) -> int:
+        """Binomial(``n``, ``p``) from the seeded generator (insecure)."""
+        n, p = _check_binomial(n, p, "binomial")
+        _warn_insecure()
+        return int(self.rng.binomial(n, p))
+
+    def integers(self, high: int, size: int) -> IntArray:
+        """Uniform integers on ``[0, high)`` from the seeded generator (insecure)."""
+        high, size = _check_high(high, size, "integers")
+        _warn_insecure()
+        return np.asarray(self.rng.integers(0, high, size=size), dtype=np.int64)
 
     def __repr__(self) -> str:
         return f"NumpyInsecureBackend(rng={self.rng!r})"

@@ -97,7 +97,7 @@ import numpy.typing as npt
 
 from .._validation import check_choice, check_degree_bound, check_int
 from ..dk.extract import DKDistribution, domain_cells
-from ..dk.microaggregation import Partition, aggregate, mdav
+from ..dk.microaggregation import Partition, aggregate, mdav, tile_partition
 from ..dk.release import DegreeBoundWarning, dk_query, domain_partition, split_evenly
 from ..dk.release import sensitivity as edge_sensitivity
 from ..errors import InvalidParameterError
@@ -267,12 +267,7 @@ def _public_partition(d: int, h: int, k: int) -> Partition:
     if pts.shape[0] <= MAX_MDAV_POINTS:
         return mdav(pts, k=min(k, pts.shape[0])) if d == 1 else domain_partition(
             h, method="mdav", k=k)
-    if d == 1:
-        labels = np.arange(h + 1, dtype=np.int64) // k
-        return Partition(labels, int(labels.max()) + 1, "grid", {"k": k})
-    side = max(1, math.ceil(math.sqrt(k)))
-    part = domain_partition(h, method="mpdc", tau=side - 1)
-    return Partition(part.labels, part.n_clusters, "grid", {"k": k, "side": side})
+    return tile_partition(h, k=k, d=d)
 
 
 def personalized_query(

@@ -212,3 +212,76 @@ def test_top_coding_keeps_all_edges() -> None:
     x = dk_query(G, d=2, h=5)
     assert x.sum() == G.n_edges
     assert dk_distribution(G, 2).total == G.n_edges
+
+
+# ----------------------------------------------------------------------------- MDAV beyond h = 199
+@pytest.mark.parametrize(("h", "k"), [(6, 4), (6, 9), (7, 2)])
+def test_audit_2k_tiling(h: int, k: int) -> None:
+    # summing the cells of a fixed public tiling keeps the L1 sensitivity 4h - 3
+    from graphanon.dk.microaggregation import tile_partition
+
+    part = tile_partition(h, k=k)
+
+    def f(G: Graph) -> np.ndarray:
+        return np.bincount(part.labels, weights=dk_query(G, d=2, h=h),
+                           minlength=part.n_clusters)
+
+    claimed = sensitivity(2, h)[0]
+    res = audit_sensitivity(f, _family(), neighbourhood="edge", claimed=claimed,
+                            rng=np.random.default_rng(2), n_samples=50)
+    assert res.passed, str(res)
+    G, H = _two_stars(h)
+    assert np.abs(f(G) - f(H)).sum() <= claimed
+
+
+def test_audit_1k_tiling() -> None:
+    from graphanon.dk.microaggregation import tile_partition
+
+    h = 5
+    part = tile_partition(h, k=2, d=1)
+    assert np.array_equal(part.labels, [0, 0, 1, 1, 2, 2])
+    res = audit_sensitivity(
+        lambda G: np.bincount(part.labels, weights=dk_query(G, d=1, h=h), minlength=3),
+        _family(), neighbourhood="edge", claimed=4.0, rng=np.random.default_rng(3),
+        n_samples=50)
+    assert res.passed, str(res)
+
+
+def test_tile_partition_shape() -> None:
+    from graphanon.dk.extract import domain_cells
+    from graphanon.dk.microaggregation import tile_partition
+
+    h, k = 23, 10  # side 4
+    part = tile_partition(h, k=k)
+    assert part.method == "grid" and part.params == {"k": 10, "side": 4}
+    cells = domain_cells(h)
+    assert part.labels.size == cells.shape[0] and (part.sizes() > 0).all()
+    assert part.sizes().max() == 16
+    for c in range(part.n_clusters):
+        q = cells[part.labels == c]
+        assert (q.max(axis=0) - q.min(axis=0) <= 3).all()
+    # the personalized AG-dK partition is the same object (no duplicate implementation)
+    from graphanon.privacy.personalized import _public_partition
+
+    big = _public_partition(2, 250, 9)
+    same = tile_partition(250, k=9)
+    assert np.array_equal(big.labels, same.labels) and big.params == same.params
+
+
+def test_mdav_release_above_h_199_uses_the_tiling() -> None:
+    G = load_polbooks()
+    rng = np.random.default_rng(0)
+    nb = get_backend("numpy-insecure", rng=rng)
+    part = domain_partition(250, method="mdav", k=9)  # 31,375 cells > 20,000
+    assert part.method == "grid" and part.params["side"] == 3
+    R = release_dk(G, d=2, epsilon=1.0, max_degree=250, microaggregation="mdav", k=9,
+                   backend=nb, rng=rng)
+    assert R.mechanism == "dk2-mdav" and R.sensitivity == 4 * 250 - 3
+    p = R.release.params
+    assert p["tile_side"] == 3 and "square tiling" in p["partition"]
+    assert p["n_clusters"] == R.partition.n_clusters == R.noisy.size
+    assert jdd_feasible(R.distribution.degrees, R.distribution.counts)["divisible"]
+    R = release_dk(G, d=2, epsilon=1.0, max_degree=25, microaggregation="mdav", k=5,
+                   backend=nb, rng=rng)
+    assert R.partition.method == "mdav" and "tile_side" not in R.release.params
+    assert R.release.params["partition"] == "MDAV over the public domain cells"

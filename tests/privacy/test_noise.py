@@ -194,3 +194,40 @@ def test_numpy_per_entry_scales_chi_square(insecure):
     out = insecure.discrete_laplace_scales(np.zeros(scales.size, dtype=np.int64), scales)
     assert _chi2_discrete_laplace(out[:100_000], 1.5) > 1e-3
     assert _chi2_discrete_laplace(out[100_000:], 6.0) > 1e-3
+
+
+# ---------------------------------------------------------------------- binomial / integers
+@pytest.mark.parametrize("name", ["opendp", "numpy-insecure"])
+def test_binomial_matches_pmf(name, insecure):
+    b = insecure if name != "opendp" else get_backend()
+    for n, p in ((40, 0.3), (30, 0.8)):
+        draws = np.array([b.binomial(n, p) for _ in range(3000)])
+        assert draws.min() >= 0 and draws.max() <= n
+        expected = stats.binom.pmf(np.arange(n + 1), n, p) * draws.size
+        observed = np.bincount(draws, minlength=n + 1).astype(float)
+        keep = expected >= 5
+        obs = np.append(observed[keep], observed[~keep].sum())
+        exp = np.append(expected[keep], expected[~keep].sum())
+        assert stats.chisquare(obs, exp * obs.sum() / exp.sum()).pvalue > 1e-3
+    # large n, tiny p (the sampled dK release): mean and variance of Binomial(1e8, 3e-7)
+    big = np.array([b.binomial(10**8, 3e-7) for _ in range(400)])
+    assert abs(big.mean() - 30) < 5 * math.sqrt(30 / 400)
+    assert b.binomial(0, 0.5) == 0 and b.binomial(10, 0.0) == 0 and b.binomial(10, 1.0) == 10
+
+
+@pytest.mark.parametrize("name", ["opendp", "numpy-insecure"])
+def test_integers_uniform_and_validation(name, insecure):
+    b = insecure if name != "opendp" else get_backend()
+    x = b.integers(7, 7000)
+    assert x.dtype == np.int64 and x.min() >= 0 and x.max() <= 6
+    assert stats.chisquare(np.bincount(x, minlength=7)).pvalue > 1e-3
+    huge = b.integers(2**62 + 3, 1000)
+    assert huge.min() >= 0 and huge.max() < 2**62 + 3 and huge.max() > 2**60
+    assert b.integers(5, 0).size == 0
+    with pytest.raises(InvalidParameterError, match="'high' parameter of integers"):
+        b.integers(0, 3)
+    with pytest.raises(InvalidParameterError, match="'p' parameter of binomial"):
+        b.binomial(3, 1.5)
+    with pytest.raises(InvalidParameterError, match="'n' parameter of binomial"):
+        b.binomial(-1, 0.5)
+    assert isinstance(b, NoiseBackend)
