@@ -136,7 +136,8 @@ def test_release_runs_and_generates(micro: str, kw: dict) -> None:
     S = generate_2k(R.distribution, rng=rng)
     assert S.graph.n_edges > 0
     rep = R.to_dict()
-    assert {"l1", "ks", "euclidean", "n_clusters", "seconds", "release"} <= set(rep)
+    assert {"n_clusters", "seconds", "release"} <= set(rep)
+    assert {"l1", "ks", "euclidean"} <= set(rep["not_private"]) and "l1" not in rep
 
 
 def test_release_is_noisy_and_unbiased_at_large_epsilon() -> None:
