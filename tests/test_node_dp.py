@@ -342,3 +342,14 @@ def test_cli_project_and_release(tmp_path) -> None:
                      "--epsilon", "1", "--theta", bad_theta, "--out",
                      str(tmp_path / "never.tsv")]) == 2
     assert not (tmp_path / "never.tsv").exists()
+
+
+def test_release_degrees_refuses_options_of_another_method(tmp_path) -> None:
+    src = tmp_path / "g.txt"
+    src.write_text("0 1\n1 2\n2 3\n")
+    out = tmp_path / "d.tsv"
+    for args in (["--method", "hay", "--max-degree", "5"], ["--method", "rps", "--theta", "8"],
+                 ["--method", "laplace", "--counts", "cauchy"]):
+        assert main(["-q", "release-degrees", str(src), "--epsilon", "1", *args,
+                     "--out", str(out)]) == 2
+    assert not out.exists()

@@ -206,6 +206,10 @@ def bipartite_from_table(csv_path: str, preset: str | None, id_column: str | Non
         B = table_to_bipartite(table, columns=cols, id_column=id_column,
                                binarize=None if binarize == "none" else binarize,
                                dropna=dropna, split=split)
+    if B.n_edges == 0:
+        raise InvalidParameterError(
+            f"{csv_path!r} yields no user–feature pair (no data rows, or every row dropped); "
+            "nothing to write.")
     write_bipartite(B, out)
     echo(f"{B.n_users} users, {B.n_features} features, {B.n_edges} edges "
          f"({time.perf_counter() - t0:.2f} s) -> {out}")

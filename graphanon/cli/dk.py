@@ -148,6 +148,10 @@ def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
     if theta is not None:
         raise InvalidParameterError(
             "The '--theta' option applies to --privacy node; edge-DP uses --max-degree.")
+    if k is not None and microaggregation != "mdav":
+        raise InvalidParameterError("The '--k' option applies to --microaggregation mdav.")
+    if tau is not None and microaggregation != "mpdc":
+        raise InvalidParameterError("The '--tau' option applies to --microaggregation mpdc.")
     record_seed: int | None = used_seed
     G = load_graph(input_path, fmt)
     with warnings.catch_warnings(record=True) as caught:

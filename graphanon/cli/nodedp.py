@@ -124,16 +124,15 @@ def release_dk_node(input_path: str, *, d: int, epsilon: float, theta: int | str
               help="RPS: public node count N (the release has N degrees). Default: a "
                    "private estimate that spends 5% of ε (n itself is private under "
                    "node-DP).")
-@click.option("--theta", type=click.IntRange(min=1), default=64, show_default=True,
-              help="laplace: projection bound θ.")
+@click.option("--theta", type=click.IntRange(min=1), default=None,
+              help="laplace: projection bound θ (default 64).")
 @click.option("--depth", type=click.IntRange(min=1, max=20), default=None,
               help="RPS: recursion depth (default: a public rule of ε).")
 @click.option("--counts", "rps_counts", type=click.Choice(["partition", "cauchy"]),
-              default="partition", show_default=True,
+              default=None,
               help="RPS: region counts from the public split targets, or the seed's "
                    "smooth-sensitivity Cauchy counts.")
-@click.option("--summary", type=click.Choice(["interpolate", "lower"]), default="interpolate",
-              show_default=True,
+@click.option("--summary", type=click.Choice(["interpolate", "lower"]), default=None,
               help="RPS: spread a region's nodes along the quantile line, or put them at its "
                    "lower boundary (the seed's rule).")
 @noise_options
@@ -141,8 +140,9 @@ def release_dk_node(input_path: str, *, d: int, epsilon: float, theta: int | str
               help="Released degree histogram as a 1K dK table (TSV: degree1<TAB>count).")
 @click.option("--report", type=click.Path(dir_okay=False), help="JSON report.")
 def release_degrees(input_path: str, method: str, epsilon: float, max_degree: int | None,
-                    max_nodes: int | None, theta: int, depth: int | None, rps_counts: str,
-                    summary: str, noise: str, seed: int | None, out: str,
+                    max_nodes: int | None, theta: int | None, depth: int | None,
+                    rps_counts: str | None, summary: str | None, noise: str, seed: int | None,
+                    out: str,
                     report: str | None) -> None:
     """Release a differentially private degree sequence of INPUT."""
     from ..errors import InvalidParameterError
@@ -154,15 +154,24 @@ def release_degrees(input_path: str, method: str, epsilon: float, max_degree: in
 
     if not (epsilon > 0 and np.isfinite(epsilon)):
         raise InvalidParameterError(f"The '--epsilon' option must be a float > 0. Got {epsilon}.")
+    only = {"--max-degree": (max_degree, "rps"), "--max-nodes": (max_nodes, "rps"),
+            "--depth": (depth, "rps"), "--counts": (rps_counts, "rps"),
+            "--summary": (summary, "rps"), "--theta": (theta, "laplace")}
+    misplaced = [f"{opt} (for --method {m})" for opt, (v, m) in only.items()
+                 if v is not None and m != method]
+    if misplaced:
+        raise InvalidParameterError(
+            f"The option(s) {', '.join(misplaced)} do not apply to --method {method}.")
     G = load_graph(input_path)
     backend, rng, used_seed = resolve_noise(noise, seed)
     kw: dict[str, Any] = {"backend": backend, "rng": rng, "seed": used_seed}
     if method == "rps":
         rel = rps_degree_sequence(G, epsilon=epsilon, max_degree=max_degree,
-                                  max_nodes=max_nodes, depth=depth, counts=rps_counts,
-                                  summary=summary, **kw)
+                                  max_nodes=max_nodes, depth=depth,
+                                  counts=rps_counts or "partition",
+                                  summary=summary or "interpolate", **kw)
     elif method == "laplace":
-        rel = laplace_degree_sequence(G, epsilon=epsilon, theta=theta, **kw)
+        rel = laplace_degree_sequence(G, epsilon=epsilon, theta=theta or 64, **kw)
     else:
         rel = hay_degree_sequence(G, epsilon=epsilon, **kw)
     payload = {"release": rel.release.to_dict(), "method": method,
