@@ -197,30 +197,11 @@ def joint_degree_distribution(G: Graph) -> DKDistribution:
 
 
 @numba.njit(cache=True)
-def _triangles(indptr: Any, indices: Any) -> Any:  # pragma: no cover - numba
-    """All triangles ``u < v < w`` by merging the upper parts of sorted rows."""
+def _triangle_pass(indptr: Any, indices: Any, out: Any) -> int:  # pragma: no cover - numba
+    """Triangles ``u < v < w`` by merging the upper parts of sorted rows: returns their
+    number, and writes them into ``out`` (shape ``(count, 3)``) when it is not empty."""
     n = indptr.size - 1
-    # first pass: count
-    total = 0
-    for u in range(n):
-        for p in range(indptr[u], indptr[u + 1]):
-            v = indices[p]
-            if v <= u:
-                continue
-            a, b = p + 1, indptr[v]
-            ea, eb = indptr[u + 1], indptr[v + 1]
-            while a < ea and b < eb:
-                x, y = indices[a], indices[b]
-                if x < y:
-                    a += 1
-                elif y < x:
-                    b += 1
-                else:
-                    if x > v:
-                        total += 1
-                    a += 1
-                    b += 1
-    out = np.empty((total, 3), dtype=np.int64)
+    fill = out.shape[0] > 0
     t = 0
     for u in range(n):
         for p in range(indptr[u], indptr[u + 1]):
@@ -237,12 +218,21 @@ def _triangles(indptr: Any, indices: Any) -> Any:  # pragma: no cover - numba
                     b += 1
                 else:
                     if x > v:
-                        out[t, 0] = u
-                        out[t, 1] = v
-                        out[t, 2] = x
+                        if fill:
+                            out[t, 0] = u
+                            out[t, 1] = v
+                            out[t, 2] = x
                         t += 1
                     a += 1
                     b += 1
+    return t
+
+
+def _triangles(indptr: Any, indices: Any) -> Any:
+    """All triangles ``u < v < w`` as a ``(count, 3)`` array (a counting pass, then a fill)."""
+    total = _triangle_pass(indptr, indices, np.empty((0, 3), dtype=np.int64))
+    out = np.empty((total, 3), dtype=np.int64)
+    _triangle_pass(indptr, indices, out)
     return out
 
 
