@@ -14,13 +14,10 @@ from graphanon.anonymity.bmatching import MASKED, b_matching_anonymity
 from graphanon.cli import main
 from graphanon.errors import InputFormatError, InvalidParameterError
 from graphanon.graph import BipartiteGraph
-from graphanon.io import neo4j as io_neo4j
 from graphanon.io.cypher import load
 from graphanon.io.files import write_bipartite
 from graphanon.io.masked import MaskedRelease, read_masked, write_masked
 from graphanon.io.neo4j import MASKED_REL_TYPE, Neo4jSink
-
-ENV = {"NEO4J_URI": "bolt://fake:7687", "NEO4J_PASSWORD": "pw"}
 
 
 def small_bipartite(n: int = 30, d: int = 6, seed: int = 0) -> BipartiteGraph:
@@ -162,15 +159,6 @@ def test_masked_release_failure_leaves_pending_and_rerun_replaces() -> None:
 
 
 # ----------------------------------------------------------------------- CLI
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> FakeDriver:
-    drv = FakeDriver(FakeDB())
-    for k, v in ENV.items():
-        monkeypatch.setenv(k, v)
-    monkeypatch.setattr(io_neo4j, "connect", lambda settings, verify=True: drv)
-    return drv
-
-
 def test_b_anonymize_then_write_release_masked(fake: FakeDriver, tmp_path: Path) -> None:
     B = small_bipartite(40, 7)
     write_bipartite(B, tmp_path / "in.tsv")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from neo4j_fake import FakeDB, FakeDriver
+from neo4j_fake import FakeDriver
 from test_neo4j_io import RELEASE, bipartite_db, other, ring, social_db
 
 from graphanon import jobs
@@ -21,17 +21,6 @@ from graphanon.graph import Graph
 from graphanon.io import neo4j as io_neo4j
 from graphanon.io.files import read_bipartite, read_graph, write_graph
 from graphanon.privacy.release import Release
-
-ENV = {"NEO4J_URI": "bolt://fake:7687", "NEO4J_USER": "neo4j", "NEO4J_PASSWORD": "s3cret-pw"}
-
-
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> FakeDriver:
-    drv = FakeDriver(FakeDB())
-    for k, v in ENV.items():
-        monkeypatch.setenv(k, v)
-    monkeypatch.setattr(io_neo4j, "connect", lambda settings, verify=True: drv)
-    return drv
 
 
 def test_read_graph_command(fake: FakeDriver, tmp_path: Path) -> None:
