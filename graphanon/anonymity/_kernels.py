@@ -61,6 +61,20 @@ def _dist(mode, x, y, bits, indptr, indices, deg):  # type: ignore[no-untyped-de
 
 
 @numba.njit(cache=True)
+def _k_smallest_sum(hist, k):  # type: ignore[no-untyped-def]
+    """Sum of the k smallest distances, given the (weighted) histogram of distances."""
+    need = k
+    s = 0.0
+    for d in range(hist.size):
+        if need <= 0:
+            break
+        take = min(need, hist[d])
+        s += take * d
+        need -= take
+    return s
+
+
+@numba.njit(cache=True)
 def knn_costs(mode, bits, indptr, indices, deg, colptr, rowidx, weight, k):  # type: ignore[no-untyped-def]
     """Sum of the distances from each point to its ``k`` nearest users (itself included,
     identical users at distance 0, weights counted)."""
@@ -73,15 +87,7 @@ def knn_costs(mode, bits, indptr, indices, deg, colptr, rowidx, weight, k):  # t
             hist[:] = 0
             for y in range(n):
                 hist[_dist(0, x, y, bits, indptr, indices, deg)] += weight[y]
-            need = k
-            s = 0.0
-            for d in range(maxd + 1):
-                if need <= 0:
-                    break
-                take = min(need, hist[d])
-                s += take * d
-                need -= take
-            out[x] = s
+            out[x] = _k_smallest_sum(hist, k)
         return out
     # sparse: common counts through the inverted index
     degw = np.zeros(maxd + 1, dtype=np.int64)  # total weight per degree
@@ -109,15 +115,7 @@ def knn_costs(mode, bits, indptr, indices, deg, colptr, rowidx, weight, k):  # t
             rest = degw[dy] - tdeg[dy]
             if rest > 0 and deg[x] + dy <= maxd:
                 hist[deg[x] + dy] += rest
-        need = k
-        s = 0.0
-        for d in range(maxd + 1):
-            if need <= 0:
-                break
-            take = min(need, hist[d])
-            s += take * d
-            need -= take
-        out[x] = s
+        out[x] = _k_smallest_sum(hist, k)
         for t in range(nt):
             y = touched[t]
             tdeg[deg[y]] -= weight[y]
