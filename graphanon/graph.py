@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from ._ids import canonical_ids, id_text_buffers, ids_as_text, unify_ids
 from .errors import InvalidParameterError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -45,30 +46,8 @@ def _readonly(a: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
 
 
 def _as_id_array(values: Any, what: str) -> np.ndarray[Any, Any]:
-    """Validate a 1-D array of hashable scalar ids (ints or strings)."""
-    arr = np.asarray(values) if not isinstance(values, np.ndarray) else values
-    if arr.ndim != 1:
-        raise InvalidParameterError(f"{what} must be one-dimensional. Got shape {arr.shape}.")
-    kind = arr.dtype.kind
-    if kind in "iu":
-        return arr.astype(np.int64, copy=False)
-    if kind == "b":
-        raise InvalidParameterError(f"{what} must be ints or strings, not booleans.")
-    if kind == "f":
-        if arr.size and not np.all(np.isfinite(arr) & (arr == np.round(arr))):
-            raise InvalidParameterError(f"{what} must be ints or strings; got non-integral floats.")
-        return arr.astype(np.int64)
-    if kind in "UST":
-        return arr.astype(object)
-    if kind == "O":
-        for x in arr:
-            if not isinstance(x, (str, int, np.integer)) or isinstance(x, bool):
-                raise InvalidParameterError(
-                    f"{what} must be hashable scalars (int or str). Got {x!r} of type "
-                    f"{type(x).__name__}."
-                )
-        return arr
-    raise InvalidParameterError(f"{what} must be ints or strings. Got dtype {arr.dtype}.")
+    """Validate a 1-D array of ids and return its canonical form (:mod:`graphanon._ids`)."""
+    return canonical_ids(values, what)
 
 
 def encode_ids(
@@ -76,45 +55,30 @@ def encode_ids(
 ) -> tuple[list[npt.NDArray[np.int64]], np.ndarray[Any, Any]]:
     """Map columns of external ids to dense codes ``0..n-1`` over their sorted union.
 
+    Every column is first brought to the canonical id encoding of :mod:`graphanon._ids`
+    (an id is its text; ``7`` and ``"7"`` are one id, ``"007"`` another), so the result
+    does not depend on how a column was typed.
+
     Parameters
     ----------
     *columns
-        Array-likes (numpy or pyarrow) of ids, all ints or all strings.
+        Array-likes (numpy or pyarrow) of ids: ints, strings, or a mix.
     extra
         Optional further ids that must get a code (e.g. isolated nodes).
 
     Returns
     -------
     codes, ids
-        ``codes[i][j]`` is the position of ``columns[i][j]`` in the sorted array ``ids``.
+        ``codes[i][j]`` is the position of ``columns[i][j]`` in the sorted array ``ids``
+        (``int64`` when every id is a canonical integer, else ``str`` objects in code-point
+        order).
     """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    def to_arrow(c: Any) -> pa.Array | pa.ChunkedArray:
-        if isinstance(c, (pa.Array, pa.ChunkedArray)):
-            return c
-        arr = np.asarray(c)
-        if arr.dtype.kind == "O":
-            return pa.array(arr.tolist())
-        return pa.array(arr)
-
-    arrays = [to_arrow(c) for c in columns]
+    cols = [canonical_ids(c) for c in columns]
     if extra is not None:
-        arrays.append(to_arrow(extra))
-    types = {a.type for a in arrays if len(a)}
-    if any(pa.types.is_string(t) or pa.types.is_large_string(t) for t in types):
-        target: pa.DataType = pa.large_string()
-    elif all(pa.types.is_integer(t) for t in types):
-        target = pa.int64()
-    else:
-        target = pa.large_string()
-    arrays = [a.cast(target) for a in arrays]
-    for a in arrays:
-        if a.null_count:
-            raise InvalidParameterError("ids must not be missing (null/empty).")
-    if target == pa.int64():
-        nps = [np.asarray(a.to_numpy()) for a in arrays]
+        cols.append(canonical_ids(extra))
+    cols = unify_ids(cols)
+    if all(c.dtype != object for c in cols):
+        nps = cols
         total = sum(len(x) for x in nps)
         lo = min((int(x.min()) for x in nps if len(x)), default=0)
         hi = max((int(x.max()) for x in nps if len(x)), default=-1)
@@ -127,15 +91,16 @@ def encode_ids(
             remap = np.cumsum(present, dtype=np.int64) - 1
             codes = [remap[x] for x in nps]
         else:
-            ids = _sorted_unique(np.concatenate(nps))
+            ids = _sorted_unique(np.concatenate(nps)) if nps else np.zeros(0, dtype=np.int64)
             codes = [np.searchsorted(ids, x).astype(np.int64) for x in nps]
         if extra is not None:
             codes = codes[:-1]
         return codes, ids
-    chunks: list[pa.Array] = []
-    for a in arrays:
-        chunks.extend(a.chunks if isinstance(a, pa.ChunkedArray) else [a])
-    uniq = pc.unique(pa.chunked_array(chunks, type=target))
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    arrays = [pa.array(c.tolist(), pa.large_string()) for c in cols]
+    uniq = pc.unique(pa.chunked_array(arrays, type=pa.large_string()))
     uniq = uniq.take(pc.sort_indices(uniq))
     code_list = [
         np.asarray(pc.index_in(a, value_set=uniq).to_numpy(zero_copy_only=False), dtype=np.int64)
@@ -928,7 +893,12 @@ def _empty_column(dtype: np.dtype[Any], n: int) -> np.ndarray[Any, Any]:
 
 
 def _lookup(ids: np.ndarray[Any, Any], query: Any, what: str) -> npt.NDArray[np.int64]:
-    q = np.atleast_1d(np.asarray(query, dtype=ids.dtype if ids.dtype != object else object))
+    q = canonical_ids(np.atleast_1d(np.asarray(query, dtype=object if not isinstance(
+        query, np.ndarray) or query.dtype == object else query.dtype)), f"{what} ids")
+    if ids.dtype == object:
+        q = ids_as_text(q)
+    elif q.dtype == object:  # a text id that is no canonical integer cannot be in an int column
+        raise InvalidParameterError(f"unknown {what} id {q[0]!r}.")
     order = np.argsort(ids, kind="stable")
     sorted_ids = ids[order]
     pos = np.searchsorted(sorted_ids, q)
@@ -943,12 +913,10 @@ def _lookup(ids: np.ndarray[Any, Any], query: Any, what: str) -> npt.NDArray[np.
 
 
 def _hash_ids(h: Any, ids: np.ndarray[Any, Any]) -> None:
-    if ids.dtype == object:
-        for x in ids.tolist():
-            h.update(repr(x).encode())
-            h.update(b"\x00")
-    else:
-        h.update(np.ascontiguousarray(ids).tobytes())
+    """Feed the canonical text of ``ids`` to ``h`` (the same bytes for ints and strings)."""
+    offsets, data = id_text_buffers(ids)
+    h.update(np.ascontiguousarray(offsets - offsets[0]).tobytes())
+    h.update(data[offsets[0]:offsets[-1]].tobytes())
 
 
 def iter_rows(indptr: IntArray, indices: IntArray) -> Iterable[IntArray]:

@@ -169,7 +169,7 @@ def _first_bad_line(path: Path, data: bytes, min_fields: int, split_tabs: bool) 
 
 
 def _parse_columns(path: Path, *, min_fields: int = 2, tabs_only: bool = False) -> list[Any]:
-    """Parse a delimited text into pyarrow columns (ints stay int64, anything else strings)."""
+    """Parse a delimited text into pyarrow text columns (ids keep their exact text)."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
@@ -187,24 +187,17 @@ def _parse_columns(path: Path, *, min_fields: int = 2, tabs_only: bool = False) 
             parse_options=pacsv.ParseOptions(
                 delimiter="\t", quote_char=False, double_quote=False, newlines_in_values=False
             ),
+            # ids are text (graphanon._ids): "007" and "0x10" must not become 7 and 16
             convert_options=pacsv.ConvertOptions(
-                strings_can_be_null=False, quoted_strings_can_be_null=False
+                column_types={f"f{i}": pa.large_string() for i in range(min_fields)},
+                strings_can_be_null=False, quoted_strings_can_be_null=False,
             ),
         )
-    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:  # also: invalid UTF-8 in an id
         raise _first_bad_line(path, raw, min_fields, tabs_only and b"\t" in raw) from exc
     if table.num_columns < min_fields:
         raise _first_bad_line(path, raw, min_fields, tabs_only and b"\t" in raw)
-    cols = []
-    for i in range(min_fields):
-        col = table.column(i)
-        if not pa.types.is_integer(col.type):
-            try:
-                col = col.cast(pa.large_string())
-            except pa.ArrowInvalid as exc:  # binary column: invalid UTF-8 somewhere
-                raise _first_bad_line(path, raw, min_fields, tabs_only and b"\t" in raw) from exc
-        cols.append(col)
-    return cols
+    return [table.column(i) for i in range(min_fields)]
 
 
 # ---------------------------------------------------------------------- readers
@@ -243,7 +236,8 @@ def read_graph(
         src, dst = _parse_columns(p)
         return Graph.from_id_edges(src, dst)
     if fmt in ("csv", "tsv"):
-        table = _read_delimited(p, delimiter or ("," if fmt == "csv" else "\t"))
+        table = _read_delimited(p, delimiter or ("," if fmt == "csv" else "\t"),
+                                (source, target))
         return _graph_from_table(p, table, source, target)
     if fmt == "parquet":
         import pyarrow.parquet as pq
@@ -266,7 +260,7 @@ def read_graph(
     )
 
 
-def _read_delimited(path: Path, delimiter: str) -> Any:
+def _read_delimited(path: Path, delimiter: str, id_columns: Sequence[str] = ()) -> Any:
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
@@ -274,6 +268,9 @@ def _read_delimited(path: Path, delimiter: str) -> Any:
         return pacsv.read_csv(
             io.BytesIO(_read_bytes(path)),
             parse_options=pacsv.ParseOptions(delimiter=delimiter),
+            # id columns keep their exact text (graphanon._ids)
+            convert_options=pacsv.ConvertOptions(
+                column_types={c: pa.large_string() for c in id_columns}),
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise InputFormatError(f"{str(path)!r}: {exc}", path=str(path)) from exc
