@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from .errors import InvalidParameterError
 from .graph import BipartiteGraph, Graph
 
 __all__ = [
@@ -82,14 +83,40 @@ def edge_set_metrics(original: BipartiteGraph, anonymized: BipartiteGraph) -> di
 
 
 def _cell_keys(B: BipartiteGraph, ref: BipartiteGraph) -> np.ndarray[Any, Any]:
-    """Cell keys ``user_index * F + feature_index`` in ``ref``'s index space."""
+    """Sorted cell keys ``user_index * F + feature_index`` in ``ref``'s index space.
+
+    Ids are matched once with a hash join (never numpy comparisons of ``object`` arrays,
+    which are pairwise Python calls); an id unknown to ``ref`` is an error. A CSR matrix's
+    cells are already sorted and distinct, so only a re-indexed one is sorted again.
+    """
     r, c = B.edges()
-    if B is not ref:
-        if not (np.array_equal(B.user_ids, ref.user_ids)
-                and np.array_equal(B.feature_ids, ref.feature_ids)):
-            r = ref.user_index_of(B.user_ids)[r]
-            c = ref.feature_index_of(B.feature_ids)[c]
-    return np.unique(r * max(ref.n_features, 1) + c)
+    m = max(ref.n_features, 1)
+    if B is ref:
+        return r * m + c
+    upos = _positions(B.user_ids, ref.user_ids, "user")
+    fpos = _positions(B.feature_ids, ref.feature_ids, "feature")
+    if upos is None and fpos is None:
+        return r * m + c
+    if upos is not None:
+        r = upos[r]
+    if fpos is not None:
+        c = fpos[c]
+    from .anonymity._align import unique_sorted
+
+    return unique_sorted(r * m + c)
+
+
+def _positions(query: np.ndarray[Any, Any], ids: np.ndarray[Any, Any], what: str
+               ) -> np.ndarray[Any, Any] | None:
+    """Index of every ``query`` id in ``ids``; ``None`` when it is the identity."""
+    from .anonymity._align import index_in
+
+    pos = index_in(query, ids)
+    if pos.size and pos.min() < 0:
+        raise InvalidParameterError(f"unknown {what} id {query[int(np.argmin(pos))]!r}.")
+    if pos.size == ids.size and np.array_equal(pos, np.arange(pos.size)):
+        return None
+    return pos
 
 
 # ---------------------------------------------------------------------- distributions

@@ -10,6 +10,7 @@ import numpy as np
 from .._validation import check_int
 from ..errors import InvalidParameterError
 from ..graph import BipartiteGraph
+from ._align import group_rows, index_in, unique_sorted
 
 __all__ = ["SmoothKReport", "verify_smooth_k"]
 
@@ -69,10 +70,13 @@ def verify_smooth_k(original: BipartiteGraph, anonymized: BipartiteGraph, k: int
         raise InvalidParameterError("verify_smooth_k compares two BipartiteGraph objects.")
     msgs: list[str] = []
     n, m = original.n_users, original.n_features
-    # released cells in the original index space
+    # released cells in the original index space: ids are aligned once (hash join), then
+    # everything below works on integer codes
     ar, ac = anonymized.edges()
-    u_known = np.isin(anonymized.user_ids, original.user_ids)
-    f_known = np.isin(anonymized.feature_ids, original.feature_ids)
+    umap = index_in(anonymized.user_ids, original.user_ids)
+    fmap = index_in(anonymized.feature_ids, original.feature_ids)
+    u_known = umap >= 0
+    f_known = fmap >= 0
     unknown_users = int((~u_known).sum())
     if unknown_users:
         bad = anonymized.user_ids[~u_known][:5].tolist()
@@ -82,26 +86,15 @@ def verify_smooth_k(original: BipartiteGraph, anonymized: BipartiteGraph, k: int
         msgs.append(f"{int((~f_known).sum())} released features are not in the original "
                     f"graph, e.g. {bad}")
     keep = u_known[ar] & f_known[ac]
-    umap = np.full(anonymized.n_users, -1, dtype=np.int64)
-    umap[u_known] = original.user_index_of(anonymized.user_ids[u_known])
-    fmap = np.full(anonymized.n_features, -1, dtype=np.int64)
-    fmap[f_known] = original.feature_index_of(anonymized.feature_ids[f_known])
     r = umap[ar[keep]]
     c = fmap[ac[keep]]
-    key = np.unique(r * max(m, 1) + c)
+    key = unique_sorted(r * max(m, 1) + c)
     r = key // max(m, 1)
     c = key - r * max(m, 1)
     # classes: users with identical released sets
-    deg = np.bincount(r, minlength=n)
     ptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(deg, out=ptr[1:])
-    sets: dict[bytes, int] = {}
-    cls = np.empty(n, dtype=np.int64)
-    cb = c.astype(np.int64)
-    for i in range(n):
-        s = cb[ptr[i]:ptr[i + 1]].tobytes()
-        cls[i] = sets.setdefault(s, len(sets))
-    n_cls = len(sets)
+    np.cumsum(np.bincount(r, minlength=n), out=ptr[1:])
+    cls, n_cls = group_rows(ptr, c)
     csize = np.bincount(cls, minlength=n_cls)
     small = np.flatnonzero(csize < k)
     for j in small[:max_violations]:
@@ -111,7 +104,7 @@ def verify_smooth_k(original: BipartiteGraph, anonymized: BipartiteGraph, k: int
     # condition 2: for each class and released feature, original holders >= |C|/2
     orr, occ = original.edges()
     okey, ocnt = np.unique(cls[orr] * max(m, 1) + occ, return_counts=True)
-    rel_key = np.unique(cls[r] * max(m, 1) + c)
+    rel_key = unique_sorted(cls[r] * max(m, 1) + c)
     pos = np.searchsorted(okey, rel_key)
     pos_ok = pos < okey.size
     have = np.zeros(rel_key.size, dtype=np.int64)
@@ -127,7 +120,7 @@ def verify_smooth_k(original: BipartiteGraph, anonymized: BipartiteGraph, k: int
                     f"of {int(csize[cl])} users of which only {int(have[j])} had it "
                     f"(users {original.user_ids[cls == cl][:5].tolist()})")
     # suppression: every released cell is an original cell
-    okeys_cells = np.unique(orr * max(m, 1) + occ)
+    okeys_cells = orr * max(m, 1) + occ  # CSR cells: sorted and distinct
     is_sup = bool(keep.all()) and bool(np.isin(key, okeys_cells, assume_unique=True).all())
     ok = small.size == 0 and bad.size == 0 and unknown_users == 0 and bool(f_known.all())
     return SmoothKReport(
