@@ -17,7 +17,13 @@ from .bmatching import (
 )
 from .lsh import lsh_shards, minhash_signatures
 from .mondrian import MondrianResult, mondrian, mondrian_table
-from .smooth_k import SmoothKResult, cluster_users, release_clusters, smooth_k_anonymity
+from .smooth_k import (
+    SmoothKResult,
+    cluster_users,
+    minhash_baseline,
+    release_clusters,
+    smooth_k_anonymity,
+)
 from .verify import SmoothKReport, verify_smooth_k
 
 __all__ = [
@@ -32,6 +38,7 @@ __all__ = [
     "cluster_users",
     "delta_from_degree",
     "lsh_shards",
+    "minhash_baseline",
     "minhash_signatures",
     "mondrian",
     "mondrian_table",

@@ -258,52 +258,122 @@ def _state_from_assign(mode, indptr, indices, deg, colptr, weight, assign):  # t
 
 
 @numba.njit(cache=True)
+def _heap_push(heap, n_heap, key):  # type: ignore[no-untyped-def]
+    i = n_heap
+    heap[i] = key
+    while i > 0:
+        p = (i - 1) // 2
+        if heap[p] <= heap[i]:
+            break
+        heap[p], heap[i] = heap[i], heap[p]
+        i = p
+    return n_heap + 1
+
+
+@numba.njit(cache=True)
+def _heap_pop(heap, n_heap):  # type: ignore[no-untyped-def]
+    top = heap[0]
+    n_heap -= 1
+    heap[0] = heap[n_heap]
+    i = 0
+    while True:
+        a = 2 * i + 1
+        if a >= n_heap:
+            break
+        b = a + 1
+        c = b if b < n_heap and heap[b] < heap[a] else a
+        if heap[i] <= heap[c]:
+            break
+        heap[i], heap[c] = heap[c], heap[i]
+        i = c
+    return top, n_heap
+
+
+@numba.njit(cache=True)
 def close_small(mode, bits, indptr, indices, deg, colptr, weight, assign, threshold):  # type: ignore[no-untyped-def]
     """Close the smallest open facility with fewer than ``threshold`` users and move its
     points to their nearest open facility; repeat until every open facility has at least
     ``threshold`` users (Appendix D of ``000_*.txt``; with ``threshold = αk`` it is step 4 of
-    the paper's algorithm: the nearest open facility is the second closest one)."""
+    the paper's algorithm: the nearest open facility is the second closest one).
+
+    Ties: the smallest facility index among the smallest sizes is closed first. The
+    smallest facility comes from a heap keyed by ``(size, index)`` (sizes only grow, stale
+    keys are skipped), the members from per-facility linked lists, and the postings of closed
+    facilities are compacted away, so a run costs ``O(moves · nearest-search)`` plus
+    ``O(n log n)``, not ``O(n)`` per closed facility.
+    """
     n = weight.size
     assign = assign.copy()
     is_open, open_list, n_open, post, plen, size = _state_from_assign(
         mode, indptr, indices, deg, colptr, weight, assign)
     cnt = np.zeros(n, dtype=np.int64)
     touched = np.empty(n, dtype=np.int64)
-    mindeg_fac = _min_degree_open(deg, is_open, open_list, n_open)
-    members = np.empty(n, dtype=np.int64)
+    # members of every facility as linked lists
+    head = np.full(n, -1, dtype=np.int64)
+    nxt = np.full(n, -1, dtype=np.int64)
+    for x in range(n - 1, -1, -1):
+        f = assign[x]
+        nxt[x] = head[f]
+        head[f] = x
+    # open facilities by (degree, index): the cheapest untouched facility of a sparse search
+    by_deg = open_list[:n_open][np.argsort(deg[open_list[:n_open]], kind="mergesort")]
+    dpos = 0
+    mindeg_fac = by_deg[0] if n_open > 0 else -1
+    heap = np.empty(n_open + n + 1, dtype=np.int64)
+    n_heap = 0
+    for t in range(n_open):
+        y = open_list[t]
+        if size[y] < threshold:
+            n_heap = _heap_push(heap, n_heap, size[y] * n + y)
     alive = n_open
-    while alive > 1:
-        worst = -1
-        for t in range(n_open):
-            y = open_list[t]
-            if is_open[y] and size[y] < threshold and (worst < 0 or size[y] < size[worst]):
-                worst = y
-        if worst < 0:
-            break
+    while alive > 1 and n_heap > 0:
+        key, n_heap = _heap_pop(heap, n_heap)
+        worst = key % n
+        if not is_open[worst] or size[worst] != key // n:
+            continue  # stale key
         is_open[worst] = False
         alive -= 1
         if worst == mindeg_fac:
-            mindeg_fac = _min_degree_open(deg, is_open, open_list, n_open)
-        nm = 0
-        for x in range(n):
-            if assign[x] == worst:
-                members[nm] = x
-                nm += 1
-        for t in range(nm):
-            x = members[t]
+            while dpos < n_open and not is_open[by_deg[dpos]]:
+                dpos += 1
+            mindeg_fac = by_deg[dpos] if dpos < n_open else -1
+        x = head[worst]
+        head[worst] = -1
+        while x >= 0:
+            nx = nxt[x]
             y, _d = _nearest(mode, x, bits, indptr, indices, deg, colptr, post, plen, is_open,
-                            open_list, n_open, cnt, touched, mindeg_fac)
+                             open_list, n_open, cnt, touched, mindeg_fac)
             assign[x] = y
+            nxt[x] = head[y]
+            head[y] = x
             size[y] += weight[x]
+            if size[y] < threshold:
+                if n_heap == heap.size:  # grow (rare: one key per move at most)
+                    bigger = np.empty(2 * heap.size, dtype=np.int64)
+                    bigger[:n_heap] = heap[:n_heap]
+                    heap = bigger
+                n_heap = _heap_push(heap, n_heap, size[y] * n + y)
+            x = nx
         size[worst] = 0
-        # compact the open list now and then (bits mode scans it)
-        if mode == 0 and alive * 2 < n_open:
+        # compact the open list (scanned in bits mode) and the postings (sparse mode)
+        if alive * 2 < n_open:
             j = 0
             for t in range(n_open):
                 if is_open[open_list[t]]:
                     open_list[j] = open_list[t]
                     j += 1
             n_open = j
+            if mode == 1:
+                plen[:] = 0
+                for t in range(n_open):
+                    y = open_list[t]
+                    for p in range(indptr[y], indptr[y + 1]):
+                        f = indices[p]
+                        post[colptr[f] + plen[f]] = y
+                        plen[f] += 1
+            by_deg = open_list[:n_open][np.argsort(deg[open_list[:n_open]], kind="mergesort")]
+            dpos = 0
+            mindeg_fac = by_deg[0] if n_open > 0 else -1
     return assign
 
 
@@ -392,3 +462,129 @@ def merge_small(mode, bits, indptr, indices, deg, weight, assign, k):  # type: i
             size[s] += size[best]
             size[best] = 0
     return assign
+
+
+# ---------------------------------------------------------------------- release quality
+@numba.njit(cache=True)
+def _members_by_label(labels, n_labels, key):  # type: ignore[no-untyped-def]
+    """``(ptr, members)``: the points of every label, each list in increasing ``key``."""
+    n = labels.size
+    ptr = np.zeros(n_labels + 1, dtype=np.int64)
+    for x in range(n):
+        ptr[labels[x] + 1] += 1
+    for c in range(n_labels):
+        ptr[c + 1] += ptr[c]
+    fill = ptr[:-1].copy()
+    members = np.empty(n, dtype=np.int64)
+    for x in np.argsort(key, kind="mergesort"):
+        c = labels[x]
+        members[fill[c]] = x
+        fill[c] += 1
+    return ptr, members
+
+
+@numba.njit(cache=True)
+def _group_gain(indptr, indices, weight, members, lo, hi, count, touched, smooth):  # type: ignore[no-untyped-def]
+    """Release of the points ``members[lo:hi]`` as one cluster: ``(kept, created)`` edges,
+    i.e. ``Σ_{released f} c_f`` and ``Σ_{released f} (|C| − c_f)`` with ``c_f`` the weighted
+    holders of ``f``; ``f`` is released iff ``2·c_f > |C|`` (``smooth``, majority) or
+    ``c_f = |C|`` (suppression, intersection), the rules of ``release_clusters``."""
+    size = 0
+    nt = 0
+    for t in range(lo, hi):
+        x = members[t]
+        w = weight[x]
+        size += w
+        for p in range(indptr[x], indptr[x + 1]):
+            f = indices[p]
+            if count[f] == 0:
+                touched[nt] = f
+                nt += 1
+            count[f] += w
+    kept = 0
+    created = 0
+    for t in range(nt):
+        f = touched[t]
+        c = count[f]
+        if (2 * c > size) if smooth else (c == size):
+            kept += c
+            created += size - c
+        count[f] = 0
+    return kept, created
+
+
+@numba.njit(cache=True)
+def release_score(indptr, indices, weight, labels, n_labels, n_cols, smooth):  # type: ignore[no-untyped-def]
+    """``(kept, union)`` of the release of a clustering of weighted CSR rows (majority if
+    ``smooth``, else intersection): ``|E ∩ E'|`` and ``|E ∪ E'|``; its Jaccard is
+    ``kept / union``."""
+    ptr, members = _members_by_label(labels, n_labels, labels)
+    count = np.zeros(max(n_cols, 1), dtype=np.int64)
+    touched = np.empty(max(n_cols, 1), dtype=np.int64)
+    edges = 0
+    for x in range(labels.size):
+        edges += weight[x] * (indptr[x + 1] - indptr[x])
+    kept = 0
+    created = 0
+    for c in range(n_labels):
+        if ptr[c + 1] > ptr[c]:
+            a, b = _group_gain(indptr, indices, weight, members, ptr[c], ptr[c + 1], count,
+                               touched, smooth)
+            kept += a
+            created += b
+    return kept, edges + created
+
+
+@numba.njit(cache=True)
+def split_large(indptr, indices, weight, labels, n_labels, rank, k, lam, n_cols, smooth):  # type: ignore[no-untyped-def]
+    """Split every cluster of at least ``2k`` users into consecutive pieces of its members in
+    ``rank`` order (each piece ``k`` users or more, the remainder joining the last piece)
+    when that raises ``kept − λ·created`` of the cluster's release (rule as in
+    :func:`release_score`) — i.e. the
+    Jaccard ``kept / (|E| + created)`` of the whole release, linearized at ``λ`` (Dinkelbach).
+    Every piece keeps at least ``k`` users, so the result is still a valid clustering.
+    Returns ``(labels, n_labels, n_split)``."""
+    ptr, members = _members_by_label(labels, n_labels, rank)
+    count = np.zeros(max(n_cols, 1), dtype=np.int64)
+    touched = np.empty(max(n_cols, 1), dtype=np.int64)
+    out = labels.copy()
+    cuts = np.empty(labels.size + 1, dtype=np.int64)
+    nxt_label = n_labels
+    n_split = 0
+    for c in range(n_labels):
+        lo = ptr[c]
+        hi = ptr[c + 1]
+        total = 0
+        for t in range(lo, hi):
+            total += weight[members[t]]
+        if total < 2 * k or hi - lo < 2:
+            continue
+        # pieces of >= k users in rank order; a short remainder joins the last piece
+        nc = 0
+        cuts[0] = lo
+        acc = 0
+        for t in range(lo, hi):
+            acc += weight[members[t]]
+            if acc >= k and total - acc >= k:
+                nc += 1
+                cuts[nc] = t + 1
+                total -= acc
+                acc = 0
+        nc += 1
+        cuts[nc] = hi
+        if nc < 2:
+            continue
+        a, b = _group_gain(indptr, indices, weight, members, lo, hi, count, touched, smooth)
+        whole = a - lam * b
+        split = 0.0
+        for q in range(nc):
+            a, b = _group_gain(indptr, indices, weight, members, cuts[q], cuts[q + 1], count,
+                               touched, smooth)
+            split += a - lam * b
+        if split > whole + 1e-9:
+            n_split += 1
+            for q in range(1, nc):
+                for t in range(cuts[q], cuts[q + 1]):
+                    out[members[t]] = nxt_label
+                nxt_label += 1
+    return out, nxt_label, n_split

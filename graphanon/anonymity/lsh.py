@@ -35,13 +35,27 @@ __all__ = [
     "signature_order",
 ]
 
-_P = np.uint64((1 << 61) - 1)  # Mersenne prime for the universal hash
 _EMPTY = np.iinfo(np.uint64).max
+_C1 = np.uint64(0xFF51AFD7ED558CCD)  # MurmurHash3's 64-bit finalizer (a bijection)
+_C2 = np.uint64(0xC4CEB9FE1A85EC53)
+_S33 = np.uint64(33)
+_S32 = np.uint64(32)
+
+
+def _fmix64(x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """MurmurHash3's finalizer on a ``uint64`` array (wrapping arithmetic, a bijection)."""
+    x = x ^ (x >> _S33)
+    x = x * _C1
+    x = x ^ (x >> _S33)
+    x = x * _C2
+    out: np.ndarray[Any, Any] = x ^ (x >> _S33)
+    return out
 
 
 def minhash_params(n_hashes: int, rng: np.random.Generator
                    ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    """The ``a_t, b_t`` of ``h_t(f) = (a_t·f + b_t) mod p`` (two draws from ``rng``)."""
+    """The keys ``a_t, b_t`` of the hash functions ``h_t`` of :func:`minhash_rows` (two draws
+    from ``rng``)."""
     a = rng.integers(1, 2**31 - 1, size=n_hashes).astype(np.uint64)
     b = rng.integers(0, 2**31 - 1, size=n_hashes).astype(np.uint64)
     return a, b
@@ -50,7 +64,13 @@ def minhash_params(n_hashes: int, rng: np.random.Generator
 def minhash_rows(indptr: Any, indices: Any, a: np.ndarray[Any, Any], b: np.ndarray[Any, Any]
                  ) -> np.ndarray[Any, Any]:
     """``(n_rows, n_hashes)`` MinHash values of the rows of a CSR block whose ``indices`` are
-    global feature indices; a row without features gets the largest value."""
+    global feature indices; a row without features gets the largest value.
+
+    ``h_t(f) = fmix64(f ⊕ (a_t·2³² + b_t))`` with MurmurHash3's 64-bit finalizer: a
+    pseudo-random permutation of the feature indices per ``t``. (The former
+    ``(a_t·f + b_t) mod (2⁶¹ − 1)`` with ``a_t < 2³¹`` never wrapped for feature indices
+    below 2³⁰, so it was increasing in ``f``: every "hash" picked the smallest feature index
+    and the sort was by that index alone.)"""
     indptr = np.asarray(indptr, dtype=np.int64)
     n = indptr.size - 1
     deg = np.diff(indptr)
@@ -58,9 +78,9 @@ def minhash_rows(indptr: Any, indices: Any, a: np.ndarray[Any, Any], b: np.ndarr
     starts = indptr[:-1][nonempty]
     f = np.asarray(indices, dtype=np.uint64)
     sig = np.full((n, a.size), _EMPTY, dtype=np.uint64)
-    for t in range(a.size):
-        # a < 2^31 and f < 2^32 keep a·f + b below 2^63: no overflow before the modulus
-        h = (a[t] * f + b[t]) % _P
+    keys = (np.asarray(a, dtype=np.uint64) << _S32) ^ np.asarray(b, dtype=np.uint64)
+    for t in range(keys.size):
+        h = np.minimum(_fmix64(f ^ keys[t]), _EMPTY - np.uint64(1))
         if starts.size:
             sig[nonempty, t] = np.minimum.reduceat(h, starts)
     return sig
@@ -68,9 +88,9 @@ def minhash_rows(indptr: Any, indices: Any, a: np.ndarray[Any, Any], b: np.ndarr
 
 def minhash_signatures(B: BipartiteGraph, *, n_hashes: int, rng: np.random.Generator
                        ) -> np.ndarray[Any, Any]:
-    """``(n_users, n_hashes)`` MinHash values: ``min_{f ∈ F_u} h_t(f)`` with
-    ``h_t(f) = (a_t·f + b_t) mod p`` on the feature index (a fresh random ``a_t, b_t``).
-    A user without features gets the largest value (all such users sort together)."""
+    """``(n_users, n_hashes)`` MinHash values: ``min_{f ∈ F_u} h_t(f)`` with ``h_t`` a keyed
+    64-bit hash of the feature index (fresh random keys; see :func:`minhash_rows`). A user
+    without features gets the largest value (all such users sort together)."""
     n_hashes = check_int(n_hashes, "n_hashes", "minhash_signatures", low=1, high=64)
     a, b = minhash_params(n_hashes, rng)
     return minhash_rows(B.indptr, B.indices, a, b)

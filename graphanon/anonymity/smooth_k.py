@@ -15,27 +15,41 @@ import math
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from .._progress import ProgressFn, log_progress
-from .._validation import check_choice, check_float, check_int
+from .._validation import check_choice, check_float, check_int, fail
 from ..errors import InfeasibleError, InvalidParameterError
 from ..graph import BipartiteGraph
 from ..metrics import edge_set_metrics
 from . import _kernels as K
-from .lsh import child_seed, chunk_seeds
+from .lsh import (
+    child_seed,
+    chunk_bounds,
+    chunk_seeds,
+    minhash_params,
+    minhash_rows,
+    signature_order,
+)
 
 __all__ = [
+    "DEFAULT_ALPHA",
+    "ChunkResult",
     "SmoothKResult",
+    "baseline_labels",
+    "check_chunk_options",
     "cluster_chunk",
     "cluster_users",
+    "minhash_baseline",
     "release_clusters",
     "smooth_k_anonymity",
 ]
 
 _OWNER = "smooth_k_anonymity"
+#: Default ``α`` (see :func:`smooth_k_anonymity`).
+DEFAULT_ALPHA = 0.1
 _BITS_MAX_FEATURES = 1024  # above this many (used) features the inverted index is faster
 
 
@@ -64,6 +78,12 @@ class SmoothKResult:
     created: float
     facility_cost: float
     seconds: dict[str, float]
+    select: str = "jaccard"
+    refine: bool = True
+    fallback: bool = True
+    n_chunks: int = 1
+    n_chunks_baseline: int = 0
+    n_clusters_split: int = 0
 
     def summary(self) -> dict[str, Any]:
         """The public report fields (no cluster assignment)."""
@@ -86,6 +106,12 @@ class SmoothKResult:
             "max_cluster_size": self.max_cluster_size,
             "cluster_size_counts": self.cluster_size_counts,
             "facility_cost": self.facility_cost,
+            "select": self.select,
+            "refine": self.refine,
+            "fallback": self.fallback,
+            "n_chunks": self.n_chunks,
+            "n_chunks_baseline": self.n_chunks_baseline,
+            "n_clusters_split": self.n_clusters_split,
             "seconds": self.seconds["total"],
             "timings": self.seconds,
         }
@@ -97,7 +123,7 @@ def smooth_k_anonymity(
     *,
     k: int,
     rng: np.random.Generator,
-    alpha: float = 0.5,
+    alpha: float = DEFAULT_ALPHA,
     restarts: int = 10,
     variant: str = "smooth",
     postprocess: str = "simple",
@@ -105,6 +131,9 @@ def smooth_k_anonymity(
     n_hashes: int = 4,
     n_jobs: int = 1,
     search: str = "auto",
+    select: str = "jaccard",
+    refine: bool = True,
+    fallback: bool = True,
     progress: ProgressFn = log_progress,
 ) -> SmoothKResult:
     """Smooth-k-anonymize (or k-anonymize by suppression) a user × feature graph.
@@ -118,10 +147,13 @@ def smooth_k_anonymity(
     rng
         Randomness of the facility-location orders and of the LSH hashes.
     alpha
-        ``α`` of the opening cost ``2α/(1−α) · Σ_{k nearest} d``; the paper's experiments use
-        1/2 (factor 2). In ``(0, 1)``.
+        ``α`` of the opening cost ``2α/(1−α) · Σ_{k nearest} d``, in ``(0, 1)``. The paper's
+        experiments use 1/2 (factor 2), its analysis 0.004. Default 0.1: with 1/2 too few
+        facilities open on sparse rows and the post-processing builds giant clusters whose
+        majority set is nearly empty; 0.1 is higher on every data set measured
+        (``docs/anonymity.md``).
     restarts
-        Runs of Meyerson's algorithm on random orders; the cheapest is kept (paper: 10).
+        Runs of Meyerson's algorithm on random orders (paper: 10); see ``select``.
     variant
         ``"smooth"``: a feature is given to every member of a cluster iff a strict majority
         of the members has it (Definition 3.5). ``"suppress"``: each member gets the
@@ -147,6 +179,20 @@ def smooth_k_anonymity(
     search
         ``"bits"`` (bit-packed rows, popcount), ``"sparse"`` (inverted index) or ``"auto"``
         (bits up to 1,024 used features).
+    select
+        Which restart is kept: ``"jaccard"`` (default) post-processes every run and keeps the
+        one whose release has the highest Jaccard on the chunk; ``"cost"`` keeps the
+        cheapest facility-location solution (the paper's rule; on sparse data its cost does
+        not track the release's quality).
+    refine
+        Split every cluster of at least ``2k`` users into consecutive runs of its members in
+        MinHash order (each of ``k`` users or more) when that raises the chunk's Jaccard
+        (linearized at the chunk's current Jaccard). Every piece keeps ``k`` users.
+    fallback
+        Per chunk (shard, or the whole graph), also build the naive baseline — users in
+        MinHash order cut into runs of ``k``, each released by the same rule — and keep it
+        when its Jaccard on the chunk is higher. Both are valid clusterings; the result
+        counts how often the baseline was kept (``n_chunks_baseline``).
     progress
         ``progress(task, done, total)`` callback.
 
@@ -186,15 +232,12 @@ def smooth_k_anonymity(
     and Appendix D. A. Meyerson, "Online facility location", FOCS 2001.
     """
     k = check_int(k, "k", _OWNER, low=2)
-    alpha = check_float(alpha, "alpha", _OWNER, low=0.0, high=1.0, closed="neither")
-    restarts = check_int(restarts, "restarts", _OWNER, low=1)
-    variant = check_choice(variant, "variant", _OWNER, ("smooth", "suppress"))
-    postprocess = check_choice(postprocess, "postprocess", _OWNER, ("simple", "paper"))
-    search = check_choice(search, "search", _OWNER, ("auto", "bits", "sparse"))
-    n_hashes = check_int(n_hashes, "n_hashes", _OWNER, low=1, high=64)
-    n_jobs = check_int(n_jobs, "n_jobs", _OWNER, low=1)
     if shard_size is not None:
         shard_size = check_int(shard_size, "shard_size", _OWNER, low=max(k, 2))
+    opts = check_chunk_options(_OWNER, k=k, alpha=alpha, restarts=restarts, variant=variant,
+                               postprocess=postprocess, search=search, n_hashes=n_hashes,
+                               select=select, refine=refine, fallback=fallback)
+    n_jobs = check_int(n_jobs, "n_jobs", _OWNER, low=1)
     if not isinstance(rng, np.random.Generator):
         raise InvalidParameterError(
             f"The 'rng' parameter of {_OWNER} must be a numpy.random.Generator. "
@@ -204,33 +247,57 @@ def smooth_k_anonymity(
         raise InfeasibleError(
             f"k-anonymity needs at least k users: the graph has {B.n_users} users and k={k}."
         )
-    return _smooth_k_impl(B, k=k, rng=rng, alpha=alpha, restarts=restarts, variant=variant,
-                          postprocess=postprocess, shard_size=shard_size, n_hashes=n_hashes,
-                          n_jobs=n_jobs, search=search, progress=progress)
+    return _smooth_k_impl(B, opts=opts, rng=rng, shard_size=shard_size, n_jobs=n_jobs,
+                          progress=progress)
 
 
-def _smooth_k_impl(B: BipartiteGraph, *, k: int, rng: np.random.Generator, alpha: float,
-                   restarts: int, variant: str, postprocess: str, shard_size: int | None,
-                   n_hashes: int, n_jobs: int, search: str,
+def check_chunk_options(owner: str, *, k: Any, alpha: Any, restarts: Any, variant: Any,
+                        postprocess: Any, search: Any, n_hashes: Any, select: Any,
+                        refine: Any, fallback: Any) -> dict[str, Any]:
+    """Validate the options of the chunk anonymizer (shared with the distributed engine) and
+    return them as the keyword arguments of :func:`cluster_chunk`."""
+    return {
+        "k": check_int(k, "k", owner, low=2),
+        "alpha": check_float(alpha, "alpha", owner, low=0.0, high=1.0, closed="neither"),
+        "restarts": check_int(restarts, "restarts", owner, low=1),
+        "variant": check_choice(variant, "variant", owner, ("smooth", "suppress")),
+        "postprocess": check_choice(postprocess, "postprocess", owner, ("simple", "paper")),
+        "search": check_choice(search, "search", owner, ("auto", "bits", "sparse")),
+        "n_hashes": check_int(n_hashes, "n_hashes", owner, low=1, high=64),
+        "select": check_choice(select, "select", owner, ("jaccard", "cost")),
+        "refine": _check_bool(refine, "refine", owner),
+        "fallback": _check_bool(fallback, "fallback", owner),
+    }
+
+
+def _check_bool(value: Any, name: str, owner: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise fail(name, owner, "a bool", value)
+    return bool(value)
+
+
+def _smooth_k_impl(B: BipartiteGraph, *, opts: dict[str, Any], rng: np.random.Generator,
+                   shard_size: int | None, n_jobs: int,
                    progress: ProgressFn) -> SmoothKResult:
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
+    k, variant = opts["k"], opts["variant"]
     if shard_size is None or shard_size >= B.n_users:
-        clusters, cost, tm = _cluster_impl(B.indptr, B.indices, k=k, alpha=alpha,
-                                           restarts=restarts, postprocess=postprocess,
-                                           search=search, seed=child_seed(rng),
-                                           progress=progress)
-        timings.update(tm)
+        res = _cluster_impl(B.indptr, B.indices, seed=child_seed(rng), presorted=False,
+                            progress=progress, **opts)
+        clusters = res.labels
+        totals = _Totals()
+        totals.add(res)
+        timings.update(res.timings)
     else:
         from .lsh import lsh_shards
 
         t = time.perf_counter()
-        shards = lsh_shards(B, shard_size=shard_size, n_hashes=n_hashes, rng=rng)
+        shards = lsh_shards(B, shard_size=shard_size, n_hashes=opts["n_hashes"], rng=rng)
         timings["sharding"] = time.perf_counter() - t
         t = time.perf_counter()
-        clusters, cost = _cluster_shards(B, shards, k=k, alpha=alpha, restarts=restarts,
-                                         postprocess=postprocess, search=search, rng=rng,
-                                         n_jobs=n_jobs, progress=progress)
+        clusters, totals = _cluster_shards(B, shards, opts=opts, rng=rng, n_jobs=n_jobs,
+                                           progress=progress)
         timings["clustering"] = time.perf_counter() - t
     t = time.perf_counter()
     anonymized = release_clusters(B, clusters, variant=variant)
@@ -246,10 +313,10 @@ def _smooth_k_impl(B: BipartiteGraph, *, k: int, rng: np.random.Generator, alpha
         anonymized=anonymized,
         clusters=clusters,
         k=k,
-        alpha=alpha,
-        restarts=restarts,
+        alpha=opts["alpha"],
+        restarts=opts["restarts"],
         variant=variant,
-        postprocess=postprocess,
+        postprocess=opts["postprocess"],
         shard_size=shard_size,
         n_clusters=int(sizes.size),
         min_cluster_size=int(sizes.min()),
@@ -258,8 +325,14 @@ def _smooth_k_impl(B: BipartiteGraph, *, k: int, rng: np.random.Generator, alpha
         jaccard=metrics["jaccard"],
         suppressed=metrics["suppressed"],
         created=metrics["created"],
-        facility_cost=float(cost),
+        facility_cost=float(totals.cost),
         seconds=timings,
+        select=opts["select"],
+        refine=opts["refine"],
+        fallback=opts["fallback"],
+        n_chunks=totals.n_chunks,
+        n_chunks_baseline=totals.n_baseline,
+        n_clusters_split=totals.n_split,
     )
 
 
@@ -268,7 +341,7 @@ def cluster_users(
     *,
     k: int,
     rng: np.random.Generator,
-    alpha: float = 0.5,
+    alpha: float = DEFAULT_ALPHA,
     restarts: int = 10,
     postprocess: str = "simple",
     search: str = "auto",
@@ -367,23 +440,112 @@ def _points(indptr: np.ndarray[Any, Any], indices: np.ndarray[Any, Any], search:
             weight.astype(np.int64), inverse)
 
 
+class ChunkResult(NamedTuple):
+    """Clustering of one chunk (all users of an unsharded run, or one LSH shard)."""
+
+    labels: np.ndarray[Any, Any]  # cluster per row, 0..C-1 (private)
+    cost: float  # facility cost of the chosen Meyerson run
+    kept: int  # |E ∩ E'| of the chunk's majority release
+    union: int  # |E ∪ E'| of the chunk's majority release
+    baseline: bool  # True: the MinHash-chunk baseline was kept (it had the higher Jaccard)
+    n_split: int  # clusters split by the refinement
+    timings: dict[str, float]
+
+
+def _minhash_rank(indptr: np.ndarray[Any, Any], indices: np.ndarray[Any, Any], *,
+                  presorted: bool, n_hashes: int, seed: int) -> np.ndarray[Any, Any]:
+    """Position of every row in the chunk's MinHash order: the row order itself when the
+    rows arrive sorted (an LSH shard), else ``n_hashes`` MinHash values drawn from a
+    generator of the chunk's seed (ties by row)."""
+    n = indptr.size - 1
+    if presorted:
+        return np.arange(n, dtype=np.int64)
+    a, b = minhash_params(n_hashes, np.random.default_rng([seed, 1]))
+    rank = np.empty(n, dtype=np.int64)
+    rank[signature_order(minhash_rows(indptr, indices, a, b))] = np.arange(n, dtype=np.int64)
+    return rank
+
+
+def minhash_baseline(B: BipartiteGraph, *, k: int, rng: np.random.Generator,
+                     n_hashes: int = 4) -> np.ndarray[Any, Any]:
+    """The naive baseline of issue 16: users sorted by ``n_hashes`` MinHash values (as
+    :func:`~graphanon.anonymity.lsh.lsh_shards` sorts them) and cut into consecutive
+    clusters of ``k`` (the remainder joins the last one). Release it with
+    :func:`release_clusters`; every cluster has at least ``k`` users."""
+    k = check_int(k, "k", "minhash_baseline", low=1)
+    if B.n_users < k:
+        raise InfeasibleError(
+            f"k-anonymity needs at least k users: the graph has {B.n_users} users and k={k}.")
+    from .lsh import minhash_signatures
+
+    order = signature_order(minhash_signatures(B, n_hashes=n_hashes, rng=rng))
+    rank = np.empty(B.n_users, dtype=np.int64)
+    rank[order] = np.arange(B.n_users, dtype=np.int64)
+    return baseline_labels(rank, k)
+
+
+def baseline_labels(rank: Any, k: int) -> np.ndarray[Any, Any]:
+    """The naive baseline's clusters: rows in ``rank`` order cut into consecutive chunks of
+    ``k`` (the remainder joins the last chunk), as
+    :func:`~graphanon.anonymity.lsh.chunk_bounds` cuts shards."""
+    rank = np.asarray(rank, dtype=np.int64)
+    bounds = chunk_bounds(rank.size, k)
+    out: np.ndarray[Any, Any] = np.searchsorted(bounds, rank, side="right") - 1
+    return out.astype(np.int64)
+
+
 def _cluster_impl(indptr: np.ndarray[Any, Any], indices: np.ndarray[Any, Any], *, k: int,
                   alpha: float, restarts: int, postprocess: str, search: str, seed: int,
-                  progress: ProgressFn | None = None
-                  ) -> tuple[np.ndarray[Any, Any], float, dict[str, float]]:
-    """Cluster the rows of one CSR matrix; returns (cluster per row, cost, timings)."""
+                  select: str = "jaccard", refine: bool = True, fallback: bool = True,
+                  variant: str = "smooth", presorted: bool = False, n_hashes: int = 4,
+                  progress: ProgressFn | None = None) -> ChunkResult:
+    """Cluster the rows of one CSR matrix with the chunk's seed."""
     rng = np.random.default_rng(seed)
+    indptr = np.asarray(indptr, dtype=np.int64)
     tm: dict[str, float] = {}
     t = time.perf_counter()
     mode, bits, pptr, pind, deg, colptr, rowidx, weight, inverse = _points(indptr, indices,
                                                                            search)
     u = weight.size
+    m_local = colptr.size - 1
+    smooth = variant == "smooth"
+    rank = None
+    prank = None
+    if refine or fallback:
+        rank = _minhash_rank(indptr, np.asarray(indices), presorted=presorted,
+                             n_hashes=n_hashes, seed=seed)
+        prank = np.full(u, rank.size, dtype=np.int64)
+        np.minimum.at(prank, inverse, rank)  # a point sits where its first user sits
     tm["points"] = time.perf_counter() - t
     t = time.perf_counter()
     knn = K.knn_costs(mode, bits, pptr, pind, deg, colptr, rowidx, weight, k)
     open_cost = (2.0 * alpha / (1.0 - alpha)) * knn
     tm["knn"] = time.perf_counter() - t
+
+    def finish(assign: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], int, int, int]:
+        """Post-process one facility-location solution: (labels per point, kept, union,
+        clusters split)."""
+        if postprocess == "simple":
+            assign = K.close_small(mode, bits, pptr, pind, deg, colptr, weight, assign, k)
+        else:
+            low = max(1, math.ceil(alpha * k))
+            assign = K.close_small(mode, bits, pptr, pind, deg, colptr, weight, assign, low)
+            assign = K.merge_small(mode, bits, pptr, pind, deg, weight, assign, k)
+        _, lab = np.unique(assign, return_inverse=True)
+        lab = lab.ravel().astype(np.int64)
+        n_lab = int(lab.max()) + 1 if lab.size else 0
+        kept, union = K.release_score(pptr, pind, weight, lab, n_lab, m_local, smooth)
+        n_split = 0
+        if refine:
+            lam = kept / union if union else 0.0
+            lab, n_lab, n_split = K.split_large(pptr, pind, weight, lab, n_lab, prank, k, lam,
+                                                m_local, smooth)
+            if n_split:
+                kept, union = K.release_score(pptr, pind, weight, lab, n_lab, m_local, smooth)
+        return lab, int(kept), int(union), int(n_split)
+
     t = time.perf_counter()
+    best: tuple[np.ndarray[Any, Any], int, int, int] | None = None
     best_assign = None
     best_cost = math.inf
     for r in range(restarts):
@@ -391,46 +553,78 @@ def _cluster_impl(indptr: np.ndarray[Any, Any], indices: np.ndarray[Any, Any], *
         coins = rng.random(u)
         assign, cost = K.meyerson(mode, bits, pptr, pind, deg, colptr, weight, open_cost,
                                   order, coins)
-        if cost < best_cost:
-            best_cost, best_assign = cost, assign
+        if select == "cost":
+            if cost < best_cost:
+                best_cost, best_assign = cost, assign
+        else:
+            cand = finish(assign)
+            # the highest Jaccard kept/union wins (exact integer comparison; first on ties)
+            if best is None or cand[1] * best[2] > best[1] * cand[2]:
+                best, best_cost = cand, cost
         if progress is not None:
             progress("facility location", r + 1, restarts)
+    if select == "cost":
+        assert best_assign is not None
+        best = finish(best_assign)
+    assert best is not None
     tm["facility_location"] = time.perf_counter() - t
-    t = time.perf_counter()
-    assert best_assign is not None
-    if postprocess == "simple":
-        assign = K.close_small(mode, bits, pptr, pind, deg, colptr, weight, best_assign, k)
-    else:
-        low = max(1, math.ceil(alpha * k))
-        assign = K.close_small(mode, bits, pptr, pind, deg, colptr, weight, best_assign, low)
-        assign = K.merge_small(mode, bits, pptr, pind, deg, weight, assign, k)
-    tm["postprocess"] = time.perf_counter() - t
-    _, labels = np.unique(assign, return_inverse=True)
-    return labels.ravel()[inverse].astype(np.int64), float(best_cost), tm
+    lab, kept, union, n_split = best
+    labels = lab[inverse]
+    use_base = False
+    if fallback:
+        t = time.perf_counter()
+        assert rank is not None
+        base = baseline_labels(rank, k)
+        _, local = np.unique(np.asarray(indices, dtype=np.int64), return_inverse=True)
+        bkept, bunion = K.release_score(indptr, local.ravel().astype(np.int64),
+                                        np.ones(rank.size, dtype=np.int64), base,
+                                        int(base.max()) + 1, m_local, smooth)
+        if bkept * union > kept * bunion:
+            use_base = True
+            labels, kept, union = base, int(bkept), int(bunion)
+        tm["baseline"] = time.perf_counter() - t
+    return ChunkResult(labels.astype(np.int64), float(best_cost), kept, union, use_base,
+                       n_split, tm)
 
 
 def cluster_chunk(indptr: Any, indices: Any, *, k: int, alpha: float, restarts: int,
-                  postprocess: str, search: str, seed: int
-                  ) -> tuple[np.ndarray[Any, Any], float]:
+                  postprocess: str, search: str, seed: int, select: str = "jaccard",
+                  refine: bool = True, fallback: bool = True, variant: str = "smooth",
+                  presorted: bool = True, n_hashes: int = 4) -> ChunkResult:
     """The chunk anonymizer of the sharded run: cluster the rows of one CSR chunk (feature
-    indices global, rows in shard order) with the chunk's seed; returns (cluster per row
-    ``0..C−1``, facility cost). Parameters are those of :func:`smooth_k_anonymity`, already
-    validated. The distributed engine calls it on the same chunks."""
-    labels, cost, _ = _cluster_impl(indptr, indices, k=k, alpha=alpha, restarts=restarts,
-                                    postprocess=postprocess, search=search, seed=seed)
-    return labels, cost
+    indices global, rows in shard order — ``presorted``: in MinHash order) with the chunk's
+    seed. Parameters are those of :func:`smooth_k_anonymity`, already validated. The
+    distributed engine calls it on the same chunks."""
+    return _cluster_impl(np.asarray(indptr), np.asarray(indices), k=k, alpha=alpha,
+                         restarts=restarts, postprocess=postprocess, search=search, seed=seed,
+                         select=select, refine=refine, fallback=fallback, variant=variant,
+                         presorted=presorted, n_hashes=n_hashes)
 
 
-def _cluster_shard_task(args: tuple[Any, ...]) -> tuple[np.ndarray[Any, Any], float]:
-    indptr, indices, k, alpha, restarts, postprocess, search, seed = args
-    return cluster_chunk(indptr, indices, k=k, alpha=alpha, restarts=restarts,
-                         postprocess=postprocess, search=search, seed=seed)
+def _cluster_shard_task(args: tuple[Any, ...]) -> ChunkResult:
+    indptr, indices, seed, opts = args
+    return cluster_chunk(indptr, indices, seed=seed, presorted=True, **opts)
 
 
-def _cluster_shards(B: BipartiteGraph, shards: list[np.ndarray[Any, Any]], *, k: int,
-                    alpha: float, restarts: int, postprocess: str, search: str,
-                    rng: np.random.Generator, n_jobs: int, progress: ProgressFn
-                    ) -> tuple[np.ndarray[Any, Any], float]:
+class _Totals:
+    """Aggregate of the chunks of a run (public counts only)."""
+
+    def __init__(self) -> None:
+        self.cost = 0.0
+        self.n_chunks = 0
+        self.n_baseline = 0
+        self.n_split = 0
+
+    def add(self, res: ChunkResult) -> None:
+        self.cost += res.cost
+        self.n_chunks += 1
+        self.n_baseline += int(res.baseline)
+        self.n_split += res.n_split
+
+
+def _cluster_shards(B: BipartiteGraph, shards: list[np.ndarray[Any, Any]], *,
+                    opts: dict[str, Any], rng: np.random.Generator, n_jobs: int,
+                    progress: ProgressFn) -> tuple[np.ndarray[Any, Any], _Totals]:
     seeds = chunk_seeds(rng, len(shards))
     indptr = np.asarray(B.indptr, dtype=np.int64)
     indices = B.indices
@@ -442,12 +636,11 @@ def _cluster_shards(B: BipartiteGraph, shards: list[np.ndarray[Any, Any]], *, k:
             np.cumsum(deg, out=sptr[1:])
             starts = np.repeat(indptr[users], deg)
             offs = np.arange(sptr[-1], dtype=np.int64) - np.repeat(sptr[:-1], deg)
-            yield (sptr, indices[starts + offs], k, alpha, restarts, postprocess, search,
-                   int(seed))
+            yield (sptr, indices[starts + offs], int(seed), opts)
 
     clusters = np.empty(B.n_users, dtype=np.int64)
     offset = 0
-    total_cost = 0.0
+    totals = _Totals()
     if n_jobs == 1:
         results: Any = map(_cluster_shard_task, tasks())
         pool = None
@@ -455,12 +648,12 @@ def _cluster_shards(B: BipartiteGraph, shards: list[np.ndarray[Any, Any]], *, k:
         pool = ProcessPoolExecutor(max_workers=n_jobs)
         results = pool.map(_cluster_shard_task, tasks(), chunksize=4)
     try:
-        for i, (users, (labels, cost)) in enumerate(zip(shards, results, strict=True)):
-            clusters[users] = labels + offset
-            offset += int(labels.max()) + 1
-            total_cost += cost
+        for i, (users, res) in enumerate(zip(shards, results, strict=True)):
+            clusters[users] = res.labels + offset
+            offset += int(res.labels.max()) + 1
+            totals.add(res)
             progress("shards", i + 1, len(shards))
     finally:
         if pool is not None:
             pool.shutdown()
-    return clusters, total_cost
+    return clusters, totals

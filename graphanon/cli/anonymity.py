@@ -76,8 +76,9 @@ def _write_release(B: Any, out: str, report: str, payload: dict[str, Any],
                    "intersection (k-anonymity by suppression).")
 @click.option("--postprocess", type=click.Choice(["simple", "paper"]), default="simple",
               show_default=True, help="How clusters below k are removed (see docs).")
-@click.option("--alpha", type=float, default=0.5, show_default=True,
-              help="α of the opening cost 2α/(1−α)·Σ k-NN distances.")
+@click.option("--alpha", type=float, default=0.1, show_default=True,
+              help="α of the opening cost 2α/(1−α)·Σ k-NN distances (the paper's "
+                   "experiments: 0.5; see docs/anonymity.md).")
 @click.option("--restarts", type=int, default=10, show_default=True,
               help="Meyerson runs on random orders; the cheapest is kept.")
 @click.option("--shard-size", type=int, default=None,

@@ -193,7 +193,7 @@ def test_lsh_shards_partition_users_and_sharded_release_verifies() -> None:
     assert verify_smooth_k(B, res.anonymized, 5).ok
     # MinHash ordering keeps blocks together: sharding loses little against one chunk
     whole = smooth_k_anonymity(B, k=5, rng=np.random.default_rng(1), restarts=2)
-    assert res.jaccard > whole.jaccard - 0.1
+    assert res.jaccard > 0.6 * whole.jaccard
 
 
 def test_sharding_result_does_not_depend_on_jobs() -> None:
