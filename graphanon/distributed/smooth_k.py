@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from .._progress import ProgressFn, log_progress
-from .._validation import check_choice, check_float, check_int
+from .._validation import check_int
 from ..anonymity.lsh import (
     child_seed,
     chunk_bounds,
@@ -45,7 +45,12 @@ from ..anonymity.lsh import (
     minhash_rows,
     signature_order,
 )
-from ..anonymity.smooth_k import cluster_chunk, release_clusters
+from ..anonymity.smooth_k import (
+    DEFAULT_ALPHA,
+    check_chunk_options,
+    cluster_chunk,
+    release_clusters,
+)
 from ..anonymity.verify import verify_smooth_k
 from ..errors import InfeasibleError, InputFormatError, InvalidParameterError
 from ..graph import BipartiteGraph
@@ -95,6 +100,11 @@ class DistributedSmoothKResult:
     created: float
     facility_cost: float
     seconds: dict[str, float] = field(default_factory=dict)
+    select: str = "jaccard"
+    refine: bool = True
+    fallback: bool = True
+    n_chunks_baseline: int = 0
+    n_clusters_split: int = 0
 
     def summary(self) -> dict[str, Any]:
         """The public report fields."""
@@ -115,6 +125,11 @@ class DistributedSmoothKResult:
             "n_edges_in": self.n_edges_in,
             "n_edges_out": self.n_edges_out,
             "n_chunks": self.n_chunks,
+            "select": self.select,
+            "refine": self.refine,
+            "fallback": self.fallback,
+            "n_chunks_baseline": self.n_chunks_baseline,
+            "n_clusters_split": self.n_clusters_split,
             "jaccard": self.jaccard,
             "suppressed": self.suppressed,
             "created": self.created,
@@ -130,13 +145,37 @@ class DistributedSmoothKResult:
 
 # ---------------------------------------------------------------------- worker tasks
 def _read(path: str) -> dict[str, Any]:
-    return read_columns(path, ("user", "feature"))
+    """One part, ids in the canonical encoding of :mod:`graphanon._ids` (as the in-memory
+    readers): a string column whose every id is a canonical integer becomes ``int64``,
+    other text stays text (a numpy ``str`` array: sorted and searched in C)."""
+    from .._ids import canonical_ids
+
+    part = read_columns(path, ("user", "feature"))
+    for name in ("user", "feature"):
+        col = part[name]
+        part[f"{name}_text_column"] = col.dtype.kind == "U"
+        if col.dtype.kind == "U" and col.size:
+            canon = canonical_ids(col, f"{name} ids")
+            part[name] = canon if canon.dtype != object else np.asarray(canon, dtype=str)
+    return part
+
+
+def _as_text(part: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
+    """Bring canonical-integer columns of a part back to text (another part of the same
+    string column holds text ids, so the whole column is text, as :func:`unify_ids` does)."""
+    out = dict(part)
+    for name in names:
+        if out[name].dtype.kind != "U":
+            out[name] = out[name].astype(str)
+    return out
 
 
 def _part_summary(part: dict[str, Any], sample: int) -> dict[str, Any]:
     u, f = part["user"], part["feature"]
     step = max(1, u.size // sample)
     return {"n": int(u.size), "user_kind": u.dtype.kind, "feature_kind": f.dtype.kind,
+            "user_text": part["user_text_column"],
+            "feature_text": part["feature_text_column"],
             "user_sample": np.unique(u[::step])}
 
 
@@ -244,25 +283,26 @@ def _anonymize(slices: list[dict[str, Any]], starts: list[int], seeds: list[int]
     """Anonymize consecutive chunks (``starts`` relative to the slices' first user)."""
     uid = np.concatenate([s["uid"] for s in slices])
     indptr, indices = _concat_rows(slices)
-    k = params["k"]
+    opts = params["chunk"]
+    k = opts["k"]
     out_u, out_f, labels_all = [], [], []
     n_clusters, costs, sizes_all = [], 0.0, []
-    inter = n_in = n_out = 0
+    inter = n_in = n_out = n_base = n_split = 0
     violations: list[str] = []
     bounds = [*starts, uid.size]
     for c, seed in enumerate(seeds):
         lo, hi = bounds[c], bounds[c + 1]
         rows = np.arange(lo, hi, dtype=np.int64)
         ptr, ind = _take_rows(indptr, indices, rows)
-        labels, cost = cluster_chunk(ptr, ind, k=k, alpha=params["alpha"],
-                                     restarts=params["restarts"],
-                                     postprocess=params["postprocess"],
-                                     search=params["search"], seed=int(seed))
+        res = cluster_chunk(ptr, ind, seed=int(seed), presorted=params["presorted"], **opts)
+        labels, cost = res.labels, res.cost
+        n_base += int(res.baseline)
+        n_split += res.n_split
         used, local = np.unique(ind, return_inverse=True)
         local = local.ravel()
         r = np.repeat(np.arange(hi - lo, dtype=np.int64), np.diff(ptr))
         B = BipartiteGraph.from_indices(r, local, n_users=hi - lo, n_features=max(used.size, 1))
-        rel = release_clusters(B, labels, variant=params["variant"])
+        rel = release_clusters(B, labels, variant=opts["variant"])
         rep = verify_smooth_k(B, rel, k)
         if not rep.ok:
             violations.extend(rep.violations[:3])
@@ -287,7 +327,7 @@ def _anonymize(slices: list[dict[str, Any]], starts: list[int], seeds: list[int]
     vals, counts = np.unique(sizes, return_counts=True)
     return {"uid": uid, "labels": labels_all, "stats": {
         "path": path, "n_clusters": n_clusters, "cost": costs, "inter": inter, "n_in": n_in,
-        "n_out": n_out, "violations": violations,
+        "n_out": n_out, "violations": violations, "n_baseline": n_base, "n_split": n_split,
         "size_counts": {int(v): int(c) for v, c in zip(vals, counts, strict=True)}}}
 
 
@@ -309,10 +349,11 @@ def _splitters(samples: list[Any], n_buckets: int) -> Any:
     return np.unique(keys[pos])
 
 
-def check_smooth_k_args(*, k: Any, rng: Any, alpha: Any = 0.5, restarts: Any = 10,
+def check_smooth_k_args(*, k: Any, rng: Any, alpha: Any = DEFAULT_ALPHA, restarts: Any = 10,
                         variant: Any = "smooth", postprocess: Any = "simple",
                         shard_size: Any = None, n_hashes: Any = 4, search: Any = "auto",
-                        n_partitions: Any = None, chunks_per_task: Any = None
+                        n_partitions: Any = None, chunks_per_task: Any = None,
+                        select: Any = "jaccard", refine: Any = True, fallback: Any = True
                         ) -> dict[str, Any]:
     """Validate the parameters of :func:`smooth_k_distributed` (without touching the data or
     a cluster) and return them normalized. The CLI calls it before it connects.
@@ -322,22 +363,17 @@ def check_smooth_k_args(*, k: Any, rng: Any, alpha: Any = 0.5, restarts: Any = 1
     InvalidParameterError
         The first bad parameter, named with its value.
     """
-    k = check_int(k, "k", _OWNER, low=1)
-    out: dict[str, Any] = {
-        "k": k,
-        "alpha": check_float(alpha, "alpha", _OWNER, low=0.0, high=1.0, closed="neither"),
-        "restarts": check_int(restarts, "restarts", _OWNER, low=1),
-        "variant": check_choice(variant, "variant", _OWNER, ("smooth", "suppress")),
-        "postprocess": check_choice(postprocess, "postprocess", _OWNER, ("simple", "paper")),
-        "search": check_choice(search, "search", _OWNER, ("auto", "bits", "sparse")),
-        "n_hashes": check_int(n_hashes, "n_hashes", _OWNER, low=1, high=64),
+    out = check_chunk_options(_OWNER, k=k, alpha=alpha, restarts=restarts, variant=variant,
+                              postprocess=postprocess, search=search, n_hashes=n_hashes,
+                              select=select, refine=refine, fallback=fallback)
+    out.update({
         "shard_size": None if shard_size is None
-        else check_int(shard_size, "shard_size", _OWNER, low=max(k, 2)),
+        else check_int(shard_size, "shard_size", _OWNER, low=max(out["k"], 2)),
         "n_partitions": None if n_partitions is None
         else check_int(n_partitions, "n_partitions", _OWNER, low=1),
         "chunks_per_task": None if chunks_per_task is None
         else check_int(chunks_per_task, "chunks_per_task", _OWNER, low=1),
-    }
+    })
     if not isinstance(rng, np.random.Generator):
         raise InvalidParameterError(
             f"The 'rng' parameter of {_OWNER} must be a numpy.random.Generator. "
@@ -352,13 +388,16 @@ def smooth_k_distributed(
     k: int,
     rng: np.random.Generator,
     client: Any,
-    alpha: float = 0.5,
+    alpha: float = DEFAULT_ALPHA,
     restarts: int = 10,
     variant: str = "smooth",
     postprocess: str = "simple",
     shard_size: int | None = None,
     n_hashes: int = 4,
     search: str = "auto",
+    select: str = "jaccard",
+    refine: bool = True,
+    fallback: bool = True,
     n_partitions: int | None = None,
     chunks_per_task: int | None = None,
     clusters_out: str | None = None,
@@ -381,8 +420,10 @@ def smooth_k_distributed(
         (users whose released set is empty are not listed). Written to a temporary sibling
         folder first, renamed when everything succeeded; it must be on a file system the
         workers share with the caller.
-    k, rng, alpha, restarts, variant, postprocess, shard_size, n_hashes, search
-        As in :func:`graphanon.anonymity.smooth_k_anonymity`.
+    k, rng, alpha, restarts, variant, postprocess, shard_size, n_hashes, search, select, \
+    refine, fallback
+        As in :func:`graphanon.anonymity.smooth_k_anonymity` (the chunks are clustered by
+        the same :func:`~graphanon.anonymity.smooth_k.cluster_chunk`).
     client
         A ``distributed.Client``.
     n_partitions
@@ -419,7 +460,11 @@ def smooth_k_distributed(
     v = check_smooth_k_args(k=k, rng=rng, alpha=alpha, restarts=restarts, variant=variant,
                             postprocess=postprocess, shard_size=shard_size, n_hashes=n_hashes,
                             search=search, n_partitions=n_partitions,
-                            chunks_per_task=chunks_per_task)
+                            chunks_per_task=chunks_per_task, select=select, refine=refine,
+                            fallback=fallback)
+    chunk_opts = {key: v[key] for key in ("k", "alpha", "restarts", "variant", "postprocess",
+                                          "search", "n_hashes", "select", "refine",
+                                          "fallback")}
     k, alpha, restarts = v["k"], v["alpha"], v["restarts"]
     variant, postprocess, shard_size = v["variant"], v["postprocess"], v["shard_size"]
     n_hashes, search = v["n_hashes"], v["search"]
@@ -434,7 +479,13 @@ def smooth_k_distributed(
     t = time.perf_counter()
     data = client.map(_read, parts)
     summaries = client.gather(client.map(_part_summary, data, sample=_SAMPLE))
-    kinds = {(s["user_kind"], s["feature_kind"]) for s in summaries if s["n"]}
+    kinds = {(s["user_text"], s["feature_text"]) for s in summaries if s["n"]}
+    text = tuple(name for name in ("user", "feature")
+                 if any(s[f"{name}_kind"] == "U" for s in summaries if s["n"]))
+    if text and any(s[f"{name}_kind"] != "U" for name in text for s in summaries if s["n"]):
+        # a string column with canonical integers in some parts and text in others
+        data = client.map(_as_text, data, names=text)
+        summaries = client.gather(client.map(_part_summary, data, sample=_SAMPLE))
     if len({a for a, _ in kinds}) > 1 or len({b for _, b in kinds}) > 1:
         raise InputFormatError(
             f"{input_path!r}: the parts mix integer and string ids; use one type per column.",
@@ -500,8 +551,9 @@ def smooth_k_distributed(
     n_chunks = bounds.size - 1
     per_task = chunks_per_task or max(1, math.ceil(n_chunks / (4 * workers)))
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    params = {"k": k, "alpha": alpha, "restarts": restarts, "postprocess": postprocess,
-              "search": search, "variant": variant}
+    # the chunk anonymizer of the single-machine run: rows of a shard arrive in MinHash
+    # order (presorted), the one chunk of an unsharded run in user order
+    params = {"chunk": chunk_opts, "presorted": seed_draws != "child_seed"}
     with output_folder(out) as folder:
         results = []
         for ti, c0 in enumerate(range(0, n_chunks, per_task)):
@@ -562,4 +614,7 @@ def smooth_k_distributed(
         suppressed=(n_edges - inter) / union if union else 0.0,
         created=(n_out - inter) / union if union else 0.0,
         facility_cost=float(sum(st["cost"] for st in stats)), seconds=timings,
+        select=v["select"], refine=v["refine"], fallback=v["fallback"],
+        n_chunks_baseline=int(sum(st["n_baseline"] for st in stats)),
+        n_clusters_split=int(sum(st["n_split"] for st in stats)),
     )

@@ -125,6 +125,57 @@ def test_smooth_k_identity_independent_of_partitioning(cluster, tmp_path):
         assert _pairs(out, "user", "feature") == _ref_pairs(ref)
 
 
+def _clustered_pairs(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Sparse clustered users (group pools held sparsely plus shared noise): the data on
+    which the naive baseline wins some chunks under the paper's settings."""
+    rng = np.random.default_rng(seed)
+    g = rng.integers(0, 30, 800)
+    r, j = np.nonzero(rng.random((800, 30)) < 0.2)
+    nn = rng.poisson(4, 800)
+    w = 1.0 / np.arange(1, 3001) ** 1.1
+    users = np.concatenate([r, np.repeat(np.arange(800), nn)])
+    feats = np.concatenate([g[r] * 30 + j, 900 + rng.choice(3000, nn.sum(), p=w / w.sum())])
+    return users, feats
+
+
+@pytest.mark.parametrize(("ids", "settings"),
+                         [("int", {"alpha": 0.5, "select": "cost", "refine": False}),
+                          ("name", {}), ("digits", {}), ("mixed", {})])
+def test_smooth_k_identity_with_split_fallback_and_canonical_ids(cluster, tmp_path, ids,
+                                                                 settings):
+    """Chunks where the MinHash baseline is kept, split clusters, and string columns in the
+    canonical id encoding: digits-only text is read as integers (as the in-memory reader
+    does), a column with some text in one part is text in every part."""
+    from graphanon.distributed import smooth_k_distributed
+
+    users, feats = _clustered_pairs(2)
+    if ids == "name":
+        users = np.array([f"user{x}" for x in users])
+    elif ids in ("digits", "mixed"):
+        users = users.astype(str)
+        feats = feats.astype(str)
+    folder = _write_parts(tmp_path / "in", {"user": users, "feature": feats}, 3, seed=4)
+    if ids == "mixed":  # a fourth part with the only text id: the whole column is text
+        pq.write_table(pa.table({"user": ["x7"], "feature": ["5"]}), folder / "part-003.parquet")
+    pq.write_table(pq.read_table(folder), tmp_path / "whole.parquet")
+    B = read_bipartite(tmp_path / "whole.parquet")
+    assert B.user_ids.dtype == (object if ids in ("name", "mixed") else np.int64)
+    kw = {"k": 4, "restarts": 2, "shard_size": 60, **settings}
+    ref = smooth_k_anonymity(B, rng=np.random.default_rng(3), progress=QUIET, **kw)
+    res = smooth_k_distributed(str(folder), str(tmp_path / "out"), rng=np.random.default_rng(3),
+                               client=cluster[1], n_partitions=3, chunks_per_task=2,
+                               progress=QUIET, **kw)
+    got = {(str(u), str(f)) for u, f in _pairs(tmp_path / "out", "user", "feature")}
+    assert got == {(str(u), str(f)) for u, f in _ref_pairs(ref)}
+    assert (res.n_chunks, res.n_chunks_baseline, res.n_clusters_split) == (
+        ref.n_chunks, ref.n_chunks_baseline, ref.n_clusters_split)
+    assert res.jaccard == pytest.approx(ref.jaccard, abs=1e-12)
+    if settings:
+        assert res.n_chunks_baseline > 0  # the fallback path is exercised
+    else:
+        assert res.n_clusters_split > 0  # the refinement path is exercised
+
+
 def _random_edges(rng: np.random.Generator, strings: bool):
     s = rng.integers(0, 200, 1500)
     t = rng.integers(0, 200, 1500)
