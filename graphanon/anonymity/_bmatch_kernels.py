@@ -34,57 +34,61 @@ def _popcount64(x: Any) -> Any:
     return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, parallel=True)
 def knn_hamming(bits: Any, c: int, n_bits: int) -> Any:
     """The ``c`` nearest rows of every row in packed Hamming distance (self excluded).
 
     Ties at the threshold distance are taken in cyclic order starting after the row itself,
     so duplicated rows spread their choices instead of all picking the lowest indices.
-    Returns an ``(n, c)`` int64 array.
+    Returns an ``(n, c)`` int64 array. Rows are processed in parallel blocks (numba
+    threads); the result does not depend on the number of threads.
     """
     n, w = bits.shape
     out = np.empty((n, c), dtype=np.int64)
-    dist = np.empty(n, dtype=np.int32)
-    hist = np.empty(n_bits + 2, dtype=np.int64)
-    for i in range(n):
-        hist[:] = 0
-        for j in range(n):
-            s = 0
-            for t in range(w):
-                s += _popcount64(bits[i, t] ^ bits[j, t])
-            dist[j] = s
-            if j != i:
-                hist[s] += 1
-        # threshold t*: fewest distances with count(dist <= t*) >= c
-        acc = 0
-        thr = 0
-        for t in range(n_bits + 2):
-            if acc + hist[t] >= c:
-                thr = t
-                break
-            acc += hist[t]
-        need_at_thr = c - acc
-        pos = 0
-        for step in range(1, n):
-            j = (i + step) % n
-            dj = dist[j]
-            if dj < thr:
-                out[i, pos] = j
-                pos += 1
-            elif dj == thr and need_at_thr > 0:
-                out[i, pos] = j
-                pos += 1
-                need_at_thr -= 1
+    block = 64
+    n_blocks = (n + block - 1) // block
+    for bi in numba.prange(n_blocks):
+        dist = np.empty(n, dtype=np.int32)
+        hist = np.empty(n_bits + 2, dtype=np.int64)
+        for i in range(bi * block, min(n, (bi + 1) * block)):
+            hist[:] = 0
+            for j in range(n):
+                s = 0
+                for t in range(w):
+                    s += _popcount64(bits[i, t] ^ bits[j, t])
+                dist[j] = s
+                if j != i:
+                    hist[s] += 1
+            # threshold t*: fewest distances with count(dist <= t*) >= c
+            acc = 0
+            thr = 0
+            for t in range(n_bits + 2):
+                if acc + hist[t] >= c:
+                    thr = t
+                    break
+                acc += hist[t]
+            need_at_thr = c - acc
+            pos = 0
+            for step in range(1, n):
+                j = (i + step) % n
+                dj = dist[j]
+                if dj < thr:
+                    out[i, pos] = j
+                    pos += 1
+                elif dj == thr and need_at_thr > 0:
+                    out[i, pos] = j
+                    pos += 1
+                    need_at_thr -= 1
     return out
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, parallel=True)
 def edge_costs(codes: Any, weights: Any, src: Any, dst: Any) -> Any:
-    """``cost[e] = Σ_k W[src_e, k] · [C[src_e, k] != C[dst_e, k]]``."""
+    """``cost[e] = Σ_k W[src_e, k] · [C[src_e, k] != C[dst_e, k]]`` (edges in parallel)."""
     m = src.shape[0]
     d = codes.shape[1]
     out = np.empty(m, dtype=np.float64)
-    for e in range(m):
+    for e in numba.prange(m):
         i = src[e]
         j = dst[e]
         s = 0.0
@@ -123,30 +127,34 @@ def row_masks(codes: Any, src: Any, dst: Any) -> Any:
     return out
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, parallel=True)
 def compatibility_degrees(xbits: Any, ybits: Any, ymask: Any) -> Any:
     """Degrees of the compatibility graph between original rows X and released rows Y.
 
     ``x_i`` is compatible with ``y_r`` when ``(xbits[i] ^ ybits[r]) & ymask[r] == 0`` word by
     word (``ymask`` holds the bits of the known, unmasked attributes). Returns
     ``(deg_x, deg_y)``: for every original row the number of compatible released rows and
-    vice versa. O(n² w) time, O(n) memory.
+    vice versa. O(n² w) time (released rows in parallel blocks, one count array per block).
     """
     n, w = xbits.shape
-    deg_x = np.zeros(n, dtype=np.int64)
-    deg_y = np.zeros(ybits.shape[0], dtype=np.int64)
-    for r in range(ybits.shape[0]):
-        cnt = 0
-        for i in range(n):
-            ok = True
-            for t in range(w):
-                if (xbits[i, t] ^ ybits[r, t]) & ymask[r, t]:
-                    ok = False
-                    break
-            if ok:
-                cnt += 1
-                deg_x[i] += 1
-        deg_y[r] = cnt
+    m = ybits.shape[0]
+    deg_y = np.zeros(m, dtype=np.int64)
+    n_blocks = max(1, min(m, 64))
+    part = np.zeros((n_blocks, n), dtype=np.int64)
+    for bi in numba.prange(n_blocks):
+        for r in range(bi * m // n_blocks, (bi + 1) * m // n_blocks):
+            cnt = 0
+            for i in range(n):
+                ok = True
+                for t in range(w):
+                    if (xbits[i, t] ^ ybits[r, t]) & ymask[r, t]:
+                        ok = False
+                        break
+                if ok:
+                    cnt += 1
+                    part[bi, i] += 1
+            deg_y[r] = cnt
+    deg_x = part.sum(axis=0)
     return deg_x, deg_y
 
 

@@ -29,10 +29,12 @@ from .._validation import check_choice, check_int, fail
 from ..errors import InfeasibleError, InvalidParameterError
 from ..graph import BipartiteGraph
 from . import _bmatch_kernels as K
+from ._align import unique_sorted
 
 __all__ = [
     "DEFAULT_EPSILONS",
     "MASKED",
+    "SHORT_EPSILONS",
     "AdaptiveAnonymityResult",
     "AnonymityVerification",
     "adaptive_anonymize",
@@ -48,6 +50,11 @@ __all__ = [
 MASKED = -1
 #: The paper's sweep of the re-weighting ε (section 5): 2^-1, 2^-2, ..., 2^-10.
 DEFAULT_EPSILONS: tuple[float, ...] = tuple(2.0**-t for t in range(1, 11))
+#: Algorithm 1's default sweep: 2^-1, then 2^-10 (weights of once-mismatched cells round to
+#: 0 at the 1/128 cost resolution from ε = 2^-8 on), 2 re-weighting steps each. With the
+#: duplicate groups and the nearest-neighbour start it has fewer stars than the full sweep
+#: from the W = 1 matching on Adult (docs/bmatching.md) at a tenth of the solves.
+SHORT_EPSILONS: tuple[float, ...] = (2.0**-1, 2.0**-10)
 _COST_SCALE = 128  # min-cost-flow costs are integers: weights are rounded to 1/128
 
 GUARANTEE_BIPARTITE = (
@@ -303,7 +310,7 @@ def _candidates(enc: _Encoded, c: int) -> tuple[npt.NDArray[np.int64], npt.NDArr
     nb = K.knn_hamming(enc.bits, c, enc.n_bits)
     src = np.repeat(np.arange(n, dtype=np.int64), c)
     dst = nb.ravel()
-    key = np.unique(np.concatenate([src * n + dst, dst * n + src]))
+    key = unique_sorted(np.concatenate([src * n + dst, dst * n + src]))
     return key // n, key % n
 
 
@@ -407,6 +414,7 @@ def _variational(
     warm: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] | None,
     time_limit: float | None,
     progress: ProgressFn,
+    nearest_start: bool = False,
 ) -> dict[str, Any]:
     n = enc.codes.shape[0]
     task = "symmetric b-matching" if symmetric else "b-matching"
@@ -440,6 +448,10 @@ def _variational(
             solve = solve_bipartite
 
         cache: dict[float, Any] = {}
+        if nearest_start:
+            # the first weights come from every row's need_i nearest candidates (no solve):
+            # W only needs the mismatch counts of a matching, not a feasible one
+            warm = _nearest_edges(enc, src, dst, need)
         if warm is None:
             first = solve(np.ones(enc.codes.shape, dtype=np.float64))
         else:  # probe feasibility of this variant with the first ε's warm-started weights
@@ -484,6 +496,64 @@ def _variational(
         raise InfeasibleError(f"{task} found no solution")
     return {"edges": best, "stars": int(best_stars), "eps": best_eps, "iterations": iters,
             "history": tuple(history), "candidates": c, "exact": exact}
+
+
+def _nearest_edges(enc: _Encoded, src: npt.NDArray[np.int64], dst: npt.NDArray[np.int64],
+                   need: npt.NDArray[np.int64]
+                   ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Every row's ``need_i`` nearest candidates in Hamming distance (ties by index)."""
+    cost = K.edge_costs(enc.codes, np.ones(enc.codes.shape, dtype=np.float64), src, dst)
+    order = np.lexsort((dst, cost, src))
+    s_sorted = src[order]
+    first = np.searchsorted(s_sorted, np.arange(need.size))
+    rank = np.arange(order.size, dtype=np.int64) - first[s_sorted]
+    keep = order[rank < need[s_sorted]]
+    return src[keep], dst[keep]
+
+
+def _no_edges() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+
+
+def _self_matched_groups(codes: npt.NDArray[np.int32], need: npt.NDArray[np.int64]
+                         ) -> tuple[npt.NDArray[np.int64],
+                                    tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]]:
+    """Rows left to match, and the fixed edges of groups of identical rows that can match
+    among themselves.
+
+    A group of ``s`` identical rows whose largest need ``m`` (= δ − 1) is below ``s`` gets
+    the circulant ``r_a → r_{a+t mod s}``, ``t = 1..m``: out- and in-degree ``m`` for every
+    member at cost 0, so its rows carry no star. Removing such groups loses nothing on a
+    complete candidate set: an optimal matching that used ``g → j`` and ``i → g'`` (``g, g'``
+    in the group, ``i, j`` outside) can take ``g → g'`` and ``i → j`` instead, since
+    ``c_ij ≤ c_ig' + c_gj`` when the group's weights are 1 (its cells never mismatch) and
+    every weight is at most 1. The other rows are then matched among themselves, each with
+    its nearest *other* rows as candidates instead of copies of one large group.
+    """
+    n = codes.shape[0]
+    _, inv, cnt = np.unique(codes, axis=0, return_inverse=True, return_counts=True)
+    inv = inv.ravel()
+    n_types = cnt.size
+    m_type = np.zeros(n_types, dtype=np.int64)
+    np.maximum.at(m_type, inv, need)
+    ok_type = cnt > m_type
+    fixed_rows = ok_type[inv]
+    order = np.flatnonzero(fixed_rows)
+    order = order[np.argsort(inv[order], kind="stable")]  # members of a group together
+    t_of = inv[order]
+    starts = np.searchsorted(t_of, np.arange(n_types))
+    pos = np.arange(order.size, dtype=np.int64) - starts[t_of]  # a = position in group
+    size = cnt[t_of]
+    deg = m_type[t_of]
+    src = np.repeat(order, deg)
+    step = np.arange(src.size, dtype=np.int64) - np.repeat(np.cumsum(deg) - deg, deg) + 1
+    a = np.repeat(pos, deg)
+    base = np.repeat(starts[t_of], deg)
+    dst = order[base + (a + step) % np.repeat(size, deg)]
+    rest = np.flatnonzero(~fixed_rows).astype(np.int64)
+    if rest.size and rest.size <= int(need[rest].max()):  # the rest cannot match alone
+        return np.arange(n, dtype=np.int64), _no_edges()
+    return rest, (src.astype(np.int64), dst.astype(np.int64))
 
 
 def _agglomerative(codes: npt.NDArray[np.int32], k: int) -> npt.NDArray[np.bool_]:
@@ -534,10 +604,12 @@ def b_matching_anonymity(
     delta: Any,
     rng: np.random.Generator,
     candidates: int = 32,
-    epsilons: Sequence[float] = DEFAULT_EPSILONS,
-    max_iter: int = 5,
+    epsilons: Sequence[float] = SHORT_EPSILONS,
+    max_iter: int = 2,
     solver: str = "auto",
     verify: bool = True,
+    duplicates: str = "group",
+    start: str = "nearest",
     progress: ProgressFn = log_progress,
 ) -> AdaptiveAnonymityResult:
     """Algorithm 1 of ``003_*.txt``: variational bipartite b-matching, then a random shuffle.
@@ -558,7 +630,9 @@ def b_matching_anonymity(
         ``c``: every row may be matched to its ``c`` nearest rows in Hamming distance (and to
         the rows that have it among theirs). Widened (doubled) while infeasible.
     epsilons
-        The sweep of the re-weighting ε (largest first); the best solution is kept.
+        The sweep of the re-weighting ε (largest first); the best solution is kept. Default
+        :data:`SHORT_EPSILONS` (2^-1, 2^-10); the paper's 2^-1 … 2^-10 is
+        :data:`DEFAULT_EPSILONS` (about 50 exact solves instead of 4 on Adult).
     max_iter
         Re-weighting iterations per ε (each stops early when the star count stops falling).
     solver
@@ -566,6 +640,16 @@ def b_matching_anonymity(
         ``"highs"`` (exact LP, HiGHS dual simplex; slower) or ``"auto"``.
     verify
         Run :func:`verify_adaptive_anonymity` on the output (O(n²) time).
+    duplicates
+        ``"group"`` (default): a group of identical rows with more members than its largest
+        ``δ_i − 1`` is matched inside itself (a circulant, no star) and left out of the
+        flow problems, whose other rows then get candidates other than copies of one group
+        (see :func:`_self_matched_groups` for why nothing is lost on a complete candidate
+        set). ``"keep"``: every row goes through the flow problems (the former behaviour).
+    start
+        ``"nearest"`` (default): the first weights come from every row's ``δ_i − 1``
+        nearest candidates (no solve); ``"matching"``: from the exact matching with
+        ``W = 1`` (one more solve, the paper's start).
 
     Returns
     -------
@@ -598,7 +682,8 @@ def b_matching_anonymity(
     """
     return _run(X, delta=delta, rng=rng, method="b-matching", candidates=candidates,
                 epsilons=epsilons, max_iter=max_iter, solver=solver, verify=verify,
-                progress=progress, owner="b_matching_anonymity")
+                progress=progress, owner="b_matching_anonymity", duplicates=duplicates,
+                start=start)
 
 
 def symmetric_b_matching_anonymity(
@@ -682,7 +767,7 @@ def _run(
     X: Any, *, delta: Any, rng: Any, method: str, owner: str, candidates: int = 32,
     epsilons: Sequence[float] = DEFAULT_EPSILONS, max_iter: int = 5, solver: str = "auto",
     verify: bool = True, progress: ProgressFn = log_progress, warm_start: bool = True,
-    time_limit: float | None = None,
+    time_limit: float | None = None, duplicates: str = "group", start: str = "nearest",
 ) -> AdaptiveAnonymityResult:
     t0 = time.perf_counter()
     if not isinstance(rng, np.random.Generator):
@@ -698,6 +783,8 @@ def _run(
     if not eps or any(not (0 < e < math.inf) for e in eps):
         raise fail("epsilons", owner, "a non-empty sequence of positive floats", epsilons)
     solver = check_choice(solver, "solver", owner, ("auto", "ortools", "highs", "highs-milp"))
+    duplicates = check_choice(duplicates, "duplicates", owner, ("group", "keep"))
+    start = check_choice(start, "start", owner, ("nearest", "matching"))
     common = {"row_ids": row_ids, "attribute_ids": attr_ids}
     if method == "k-anonymity":
         k = int(dl.max())
@@ -717,9 +804,21 @@ def _run(
                        else GUARANTEE_SYMMETRIC, **common)
     extra: dict[str, Any] = {}
     if method == "b-matching":
-        out = _variational(enc, need, symmetric=False, candidates=candidates, epsilons=eps,
-                           max_iter=max_iter, solver=_pick_solver(solver), warm=None,
-                           time_limit=None, progress=progress)
+        rest, fixed = (_self_matched_groups(codes, need) if duplicates == "group"
+                       else (np.arange(n, dtype=np.int64), _no_edges()))
+        extra["self_matched_rows"] = int(n - rest.size)
+        if rest.size:
+            out = _variational(_encode(codes[rest]) if rest.size < n else enc, need[rest],
+                               symmetric=False, candidates=candidates, epsilons=eps,
+                               max_iter=max_iter, solver=_pick_solver(solver), warm=None,
+                               time_limit=None, progress=progress,
+                               nearest_start=start == "nearest")
+            es, ed = out["edges"]
+            out["edges"] = (np.concatenate([fixed[0], rest[es]]),
+                            np.concatenate([fixed[1], rest[ed]]))
+        else:
+            out = {"edges": fixed, "candidates": 0, "eps": None, "iterations": 0,
+                   "history": (), "exact": True}
         used, guarantee = _pick_solver(solver), GUARANTEE_BIPARTITE
     else:
         warm = None
