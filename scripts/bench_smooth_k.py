@@ -1,4 +1,4 @@
-"""Benchmark of the smooth-k-anonymity engine and its baselines (issue 4).
+"""Benchmark of the smooth-k-anonymity engine and its baselines (issues 4 and 16).
 
 Quality: Jaccard / suppressed / created of smooth, suppress (non-smooth) and Mondrian for
 several k on Adult, Google Play, ego-Facebook and Wiki-Vote (user × user adjacency) and a
@@ -8,8 +8,17 @@ the 8 quasi-identifiers of qiyuangong/Mondrian. Scale: LSH-sharded synthetic gra
 4× (each in a fresh process for its peak memory). Every release is checked with
 verify_smooth_k; a failure aborts the benchmark.
 
+Issue 16: ``--only baseline`` compares smooth-k (the paper's settings and the defaults)
+with the naive baseline "MinHash-sort the users, cut into runs of k, release each run's
+majority set" on the clustered sparse graph of ``scripts/gen_user_feature.py`` (100k / 1M /
+4M edges), Adult, Google Play and a MovieLens-like graph. ``--only ids`` runs the CLI
+(``graphanon smooth-k``, ``mondrian``, ``info``) on the same graph written with integer
+ids and with string ids (``u123`` / ``f45``), 100k to 10M edges, each in a fresh process
+(wall time and peak RSS of the command).
+
     PYTHONPATH=$PWD python scripts/bench_smooth_k.py --json bench.json
     PYTHONPATH=$PWD python scripts/bench_smooth_k.py --only scale --scale-users 1000000
+    PYTHONPATH=$PWD python scripts/bench_smooth_k.py --only baseline --only ids
 """
 
 from __future__ import annotations
@@ -27,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from graphanon.anonymity import (
+    minhash_baseline,
     mondrian,
     mondrian_table,
     release_clusters,
@@ -68,6 +78,11 @@ def load_dataset(name: str) -> BipartiteGraph:
     if name == "sbm":
         return sbm_graph(n_blocks=20, users_per_block=250, features_per_block=25, p_in=0.6,
                          p_out=0.005, seed=2024)
+    for prefix, gen in (("clustered-", "clustered_graph"), ("movielens-", "movielens_like")):
+        if name.startswith(prefix):  # e.g. clustered-1000000, movielens-200000 (edges)
+            import gen_user_feature
+
+            return getattr(gen_user_feature, gen)(int(float(name[len(prefix):])), seed=0)
     raise SystemExit(f"unknown dataset {name}")
 
 
@@ -308,10 +323,159 @@ def randomized_response_part(datasets: list[str], ks: list[int],
     return {"available": randomized_response is not None, "rows": rows}
 
 
+# ---------------------------------------------------------------------- issue 16
+#: The paper's settings (α = 1/2, the cheapest restart, no refinement, no fallback).
+PAPER = {"alpha": 0.5, "select": "cost", "refine": False, "fallback": False}
+#: (dataset, shard size) pairs of ``--only baseline``.
+BASELINE_RUNS = [("clustered-100000", None), ("clustered-100000", 1000),
+                 ("clustered-1000000", 1000), ("clustered-4000000", 1000),
+                 ("adult", None), ("adult", 1000), ("playstore", None), ("playstore", 1000),
+                 ("movielens-200000", None), ("movielens-1000000", 1000)]
+
+
+def baseline_compare(runs: list[tuple[str, int | None]], k: int, seeds: int
+                     ) -> list[dict[str, Any]]:
+    """Smooth-k (paper settings, defaults without the fallback, defaults) against the naive
+    MinHash-chunk baseline; every release verified."""
+    rows = []
+    for name, shard in runs:
+        B = load_dataset(name)
+        acc: dict[str, list[tuple[float, float]]] = {}
+        extra: dict[str, Any] = {}
+        for s in range(seeds):
+            t = time.perf_counter()
+            base = minhash_baseline(B, k=k, rng=np.random.default_rng([s, k]))
+            rel = release_clusters(B, base)
+            check(B, rel, k, f"{name} baseline")
+            acc.setdefault("baseline", []).append(
+                (edge_set_metrics(B, rel)["jaccard"], time.perf_counter() - t))
+            for label, kw in (("paper", PAPER), ("no-fallback", {"fallback": False}),
+                              ("smooth-k", {})):
+                t = time.perf_counter()
+                res = smooth_k_anonymity(B, k=k, rng=np.random.default_rng([s, k]),
+                                         shard_size=shard, progress=_quiet, **kw)
+                secs = time.perf_counter() - t
+                check(B, res.anonymized, k, f"{name} {label}")
+                acc.setdefault(label, []).append((res.jaccard, secs))
+                extra[f"max_cluster_{label}"] = res.max_cluster_size
+                if label == "smooth-k":
+                    extra.update(n_chunks=res.n_chunks, n_chunks_baseline=res.n_chunks_baseline,
+                                 n_clusters_split=res.n_clusters_split)
+        row: dict[str, Any] = {"dataset": name, "shard_size": shard, "k": k,
+                               "n_users": B.n_users, "n_edges": B.n_edges, "seeds": seeds,
+                               **extra}
+        for label, vals in acc.items():
+            a = np.asarray(vals)
+            row[label] = {"jaccard": float(a[:, 0].mean()), "jaccard_std": float(a[:, 0].std()),
+                          "seconds": float(a[:, 1].mean())}
+        row["margin"] = row["smooth-k"]["jaccard"] - row["baseline"]["jaccard"]
+        rows.append(row)
+        print(f"{name:18s} shard={shard or '-':<5} n={B.n_users:7d} e={B.n_edges:8d} | "
+              f"baseline {row['baseline']['jaccard']:.4f} | paper {row['paper']['jaccard']:.4f}"
+              f" | no-fallback {row['no-fallback']['jaccard']:.4f} | smooth-k "
+              f"{row['smooth-k']['jaccard']:.4f} ({row['smooth-k']['seconds']:.1f} s, "
+              f"baseline kept in {row['n_chunks_baseline']}/{row['n_chunks']} chunks) | "
+              f"margin {row['margin']:+.4f}", flush=True)
+    return rows
+
+
+def _run_cli(args: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak RSS (GiB) of one ``graphanon`` command in a fresh process."""
+    t = time.perf_counter()
+    cli = os.path.join(os.path.dirname(sys.executable), "graphanon")
+    proc = subprocess.Popen([cli, "--quiet", *args],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    secs = time.perf_counter() - t
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"graphanon {' '.join(args)} failed ({proc.returncode}): {err}")
+    return secs, usage.ru_maxrss / 2**20
+
+
+def _uptime_load() -> float:
+    return os.getloadavg()[0]
+
+
+def id_types(sizes: list[int], repeats: int, commands: list[str]) -> list[dict[str, Any]]:
+    """The CLI on the same clustered graph with integer and with string ids."""
+    import tempfile
+
+    import gen_user_feature as gen
+
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for n_edges in sizes:
+            B = gen.clustered_graph(n_edges, seed=0)
+            paths = {}
+            for kind in ("int", "str"):
+                paths[kind] = os.path.join(tmp, f"{kind}_{n_edges}.tsv")
+                gen.write_tsv(B, paths[kind], string_ids=kind == "str")
+            del B
+            for cmd in commands:
+                if cmd == "b-anonymize":
+                    continue  # below, on the Adult sample
+                if cmd == "mondrian" and n_edges > 1_000_000:
+                    continue  # strict Mondrian's depth × nnz: minutes at 10M, same for both
+                for rep in range(repeats):
+                    for kind in ("int", "str"):
+                        out = os.path.join(tmp, "out.tsv")
+                        rpt = os.path.join(tmp, "report.json")
+                        args = {"smooth-k": ["smooth-k", paths[kind], "--k", "8",
+                                             "--shard-size", "1000", "--seed", "1", "--out",
+                                             out, "--report", rpt],
+                                "mondrian": ["mondrian", paths[kind], "--k", "8", "--out", out,
+                                             "--report", rpt],
+                                "info": ["info", "--bipartite", paths[kind]]}[cmd]
+                        load = _uptime_load()
+                        secs, rss = _run_cli(args)
+                        row = {"command": cmd, "n_edges": n_edges, "ids": kind, "repeat": rep,
+                               "seconds": secs, "peak_gib": rss, "load1": load}
+                        if cmd != "info":
+                            with open(rpt) as fh:
+                                rep_json = json.load(fh)
+                            row["jaccard"] = rep_json["jaccard"]
+                            row["verified"] = rep_json["verify_smooth_k"]["ok"]
+                        rows.append(row)
+                        print(f"{cmd:9s} {n_edges:>9d} edges  {kind:3s} ids  {secs:7.1f} s  "
+                              f"peak {rss:5.2f} GiB  load {load:.1f}"
+                              + (f"  jaccard {row['jaccard']:.4f}" if "jaccard" in row else ""),
+                              flush=True)
+        if "b-anonymize" in commands:  # O(n²): the shipped 2,000-row Adult sample, δ = 10
+            from graphanon.datasets import load_adult_sample
+
+            A = load_adult_sample()
+            for kind in ("int", "str"):
+                paths[kind] = os.path.join(tmp, f"adult_{kind}.tsv")
+                gen.write_tsv(A, paths[kind], string_ids=kind == "str")
+            for rep in range(repeats):
+                for kind in ("int", "str"):
+                    load = _uptime_load()
+                    secs, rss = _run_cli(["b-anonymize", paths[kind], "--delta", "10", "--seed",
+                                          "1", "--out", os.path.join(tmp, "masked.tsv"),
+                                          "--report", os.path.join(tmp, "b.json")])
+                    with open(os.path.join(tmp, "b.json")) as fh:
+                        util = json.load(fh)["utility"]
+                    rows.append({"command": "b-anonymize", "n_edges": A.n_edges, "ids": kind,
+                                 "repeat": rep, "seconds": secs, "peak_gib": rss,
+                                 "load1": load, "utility": util})
+                    print(f"b-anonymize {A.n_edges:>7d} edges  {kind:3s} ids  {secs:7.1f} s  "
+                          f"peak {rss:5.2f} GiB  load {load:.1f}  utility {util:.4f}",
+                          flush=True)
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--only", choices=["quality", "postprocess", "speed", "ncp", "scale", "rr"],
+    ap.add_argument("--only", choices=["quality", "postprocess", "speed", "ncp", "scale", "rr",
+                                       "baseline", "ids"],
                     action="append")
+    ap.add_argument("--baseline-seeds", type=int, default=1)
+    ap.add_argument("--id-sizes", default="100000,1000000,10000000",
+                    help="edges of the graphs of --only ids")
+    ap.add_argument("--id-repeats", type=int, default=2)
+    ap.add_argument("--id-commands", default="smooth-k,mondrian,info,b-anonymize")
     ap.add_argument("--datasets", default="adult,playstore,facebook,wikivote,sbm")
     ap.add_argument("--ks", default="2,4,8,16,32")
     ap.add_argument("--seeds", type=int, default=5)
@@ -344,6 +508,11 @@ def main() -> None:
     if "rr" in parts:
         out["randomized_response"] = randomized_response_part(datasets, ks,
                                                               out.get("quality"))
+    if "baseline" in parts:
+        out["baseline"] = baseline_compare(BASELINE_RUNS, 8, a.baseline_seeds)
+    if "ids" in parts:
+        out["ids"] = id_types([int(x) for x in a.id_sizes.split(",")], a.id_repeats,
+                              a.id_commands.split(","))
     if "scale" in parts:
         out["scale"] = scale(a.scale_users, [int(x) for x in a.scale_factors.split(",")],
                              a.shard_size, a.restarts, a.jobs)
