@@ -4,21 +4,29 @@ Figure 3(a): utility 1 − stars/(n·d) of b-matching (Algorithm 1), symmetric b
 (Algorithm 2) and agglomerative k-anonymity for uniform δ on samples of UCI Adult and Google
 Play (numeric columns split at the median, categoricals one-hot). Figure 3(b): Facebook100
 Reed98, the 7 local_info attributes one-hot, δ_i = δ − (F − ⌊ln f_i⌋) from the friend count,
-k = max δ_i for the baseline. Scale: Algorithm 1 on all Adult rows (30,162) with δ = 10.
+k = max δ_i for the baseline. Scale: Algorithm 1 on all Adult rows (30,162) with δ = 10,
+the defaults (``--repeats`` runs, load average noted) and, with ``--before``, the former
+settings (every row in the flow problems, the W = 1 matching as start, the paper's full ε
+sweep with 5 re-weighting steps) for the before/after table of issue 16.
 
     python scripts/bench_bmatching.py [--quick] [--scale] [--n 300 600] [--only 3a|3b|scale]
-                                      [--json out.json]
+                                      [--before] [--repeats 3] [--json out.json]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 
 import numpy as np
 
-from graphanon.anonymity.bmatching import adaptive_anonymize, delta_from_degree
+from graphanon.anonymity.bmatching import (
+    DEFAULT_EPSILONS,
+    adaptive_anonymize,
+    delta_from_degree,
+)
 from graphanon.io import read_graph
 from graphanon.io.tables import PRESETS, _first_per_id, read_table, table_to_bipartite
 
@@ -58,11 +66,19 @@ def reed() -> tuple[np.ndarray, np.ndarray]:
     return np.hstack(cols).astype(np.int32), G.degrees
 
 
-def run(X, delta, method, seed=0):
+#: The settings before issue 16 (for --before).
+BEFORE = {"epsilons": DEFAULT_EPSILONS, "max_iter": 5, "duplicates": "keep",
+          "start": "matching"}
+
+
+def run(X, delta, method, seed=0, **options):
+    load = os.getloadavg()[0]
     t = time.perf_counter()
-    r = adaptive_anonymize(X, delta=delta, rng=np.random.default_rng(seed), method=method)
+    r = adaptive_anonymize(X, delta=delta, rng=np.random.default_rng(seed), method=method,
+                           **options)
     return {"utility": r.utility, "stars": r.stars, "seconds": time.perf_counter() - t,
-            "verified": bool(r.verification and r.verification.ok)}
+            "verified": bool(r.verification and r.verification.ok), "solves": r.iterations,
+            "load1": load}
 
 
 def main() -> None:
@@ -73,6 +89,9 @@ def main() -> None:
                     help="rows per UCI Adult / Google Play sample (several: one sweep each)")
     ap.add_argument("--only", choices=("3a", "3b", "scale"), action="append",
                     help="run only these parts (repeatable; default: 3a, 3b and --scale)")
+    ap.add_argument("--before", action="store_true",
+                    help="scale: also the former settings (about 50 solves: minutes)")
+    ap.add_argument("--repeats", type=int, default=3, help="scale: runs of the defaults")
     ap.add_argument("--json", help="write all rows as JSON")
     a = ap.parse_args()
     deltas = (2, 5, 10, 20) if a.quick else (2, 4, 6, 8, 10, 12, 14, 16, 18, 20)
@@ -102,11 +121,14 @@ def main() -> None:
         print(_fmt(row), flush=True)
     if "scale" in parts:
         X = adult(None)
-        r = run(X, 10, "b-matching")
-        row = {"figure": "scale", "data": "adult-full", "n": X.shape[0], "d": X.shape[1],
-               "delta": 10, "b-matching": r}
-        rows.append(row)
-        print(_fmt(row), flush=True)
+        runs = [("after", {})] * a.repeats + ([("before", BEFORE)] if a.before else [])
+        for label, options in runs:
+            r = run(X, 10, "b-matching", **options)
+            row = {"figure": "scale", "data": "adult-full", "n": X.shape[0], "d": X.shape[1],
+                   "delta": 10, "settings": label, "b-matching": r}
+            rows.append(row)
+            print(f"{_fmt(row)} | {label}: {r['solves']} solves, {r['stars']} stars, "
+                  f"load {r['load1']:.1f}", flush=True)
     if a.json:
         with open(a.json, "w") as fh:
             json.dump(rows, fh, indent=2)

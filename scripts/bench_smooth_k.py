@@ -361,6 +361,11 @@ def baseline_compare(runs: list[tuple[str, int | None]], k: int, seeds: int
                 if label == "smooth-k":
                     extra.update(n_chunks=res.n_chunks, n_chunks_baseline=res.n_chunks_baseline,
                                  n_clusters_split=res.n_clusters_split)
+        if B.n_edges <= 1_500_000 and shard is None:  # strict Mondrian, for reference
+            t = time.perf_counter()
+            mo = mondrian(B, k=k)
+            check(B, mo.anonymized, k, f"{name} mondrian")
+            acc["mondrian"] = [(mo.jaccard, time.perf_counter() - t)]
         row: dict[str, Any] = {"dataset": name, "shard_size": shard, "k": k,
                                "n_users": B.n_users, "n_edges": B.n_edges, "seeds": seeds,
                                **extra}
@@ -375,7 +380,9 @@ def baseline_compare(runs: list[tuple[str, int | None]], k: int, seeds: int
               f" | no-fallback {row['no-fallback']['jaccard']:.4f} | smooth-k "
               f"{row['smooth-k']['jaccard']:.4f} ({row['smooth-k']['seconds']:.1f} s, "
               f"baseline kept in {row['n_chunks_baseline']}/{row['n_chunks']} chunks) | "
-              f"margin {row['margin']:+.4f}", flush=True)
+              f"margin {row['margin']:+.4f}"
+              + (f" | mondrian {row['mondrian']['jaccard']:.4f}" if "mondrian" in row else ""),
+              flush=True)
     return rows
 
 
