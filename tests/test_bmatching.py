@@ -260,3 +260,20 @@ def test_parallel_kernels_match_brute_force():
     src, dst = rng.integers(0, 300, 500), rng.integers(0, 300, 500)
     want = ((codes[src] != codes[dst]) * W[src]).sum(axis=1)
     assert np.allclose(K.edge_costs(codes, W, src, dst), want)
+
+
+def test_cli_delta_from_degree_matches_users_to_nodes_by_id(tmp_path, capsys):
+    users = tmp_path / "u.tsv"
+    users.write_text("a\tx\na\ty\nb\tx\nc\ty\nd\tx\ne\ty\n")
+    graph = tmp_path / "g.txt"
+    graph.write_text("a b\nb c\nc d\nd e\na c\n")
+    args = ["-q", "b-anonymize", str(users), "--delta-from-degree", str(graph),
+            "--delta-max", "2", "--out", str(tmp_path / "m.tsv"), "--report",
+            str(tmp_path / "m.json")]
+    assert main(args) == 0
+    assert json.loads((tmp_path / "m.json").read_text())["verification"]["ok"]
+    graph.write_text("a b\nb c\n")  # d and e are not nodes of the graph
+    (tmp_path / "m.tsv").unlink()
+    assert main(args) == 2
+    assert "unknown node id 'd'" in capsys.readouterr().err
+    assert not (tmp_path / "m.tsv").exists()

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+import numpy as np
 
 from ..anonymity.bmatching import adaptive_anonymize, delta_from_degree
 from ..errors import GraphAnonError, InvalidParameterError
@@ -134,8 +135,14 @@ def b_anonymize(
         levels = levels_from_values(column, B.user_ids,
                                     source=f"column {delta_column!r} of {input_path}")
     else:
+        from ..anonymity._align import index_in
+
         G = load_graph(degree_graph)  # type: ignore[arg-type]
-        idx = G.index_of(B.user_ids)
+        idx = index_in(B.user_ids, G.node_ids)  # one hash join, no object-array sort
+        if idx.size and idx.min() < 0:
+            raise InvalidParameterError(
+                f"unknown node id {B.user_ids[int(np.argmin(idx))]!r}: every user must be a "
+                f"node of {degree_graph!r}.")
         levels = delta_from_degree(G.degrees[idx], delta=delta_max)  # type: ignore[arg-type]
     method = "k-anonymity" if baseline else ("symmetric-b-matching" if symmetric
                                              else "b-matching")
