@@ -126,7 +126,8 @@ def smooth_k(input_path: str, k: int, variant: str, postprocess: str, alpha: flo
     release = k_anonymity_release(
         "smooth-k-anonymity" if variant == "smooth" else "k-anonymity-suppression", k=k,
         params={"variant": variant, "alpha": alpha, "restarts": restarts,
-                "postprocess": postprocess, "shard_size": shard_size},
+                "postprocess": postprocess, "shard_size": shard_size, "select": res.select,
+                "refine": res.refine, "fallback": res.fallback},
         seed=seed, fingerprint=B.fingerprint, seconds=res.seconds["total"])
     payload = {"release": release, "input": input_path, "seed": seed, "n_edges_in": B.n_edges,
                **res.summary(), "verify_smooth_k": check}
