@@ -37,7 +37,7 @@ def _verify_or_fail(original: Any, anonymized: Any, k: int) -> dict[str, Any]:
 
 
 def k_anonymity_release(mechanism: str, *, k: int, params: dict[str, Any], seed: int | None,
-                        fingerprint: str, seconds: float) -> dict[str, Any]:
+                        fingerprint: str) -> dict[str, Any]:
     """The Release record of a syntactic (k-anonymity family) release: no ε, no noise."""
     from ..privacy.release import Release
 
@@ -45,7 +45,7 @@ def k_anonymity_release(mechanism: str, *, k: int, params: dict[str, Any], seed:
         mechanism=mechanism, neighbourhood="k-anonymity", params={"k": k, **params},
         sensitivity_derivation="n/a: k-anonymity is a syntactic guarantee (every released "
         "feature set is shared by at least k users), not differential privacy",
-        seed=seed, source_fingerprint=fingerprint, seconds=seconds).to_dict()
+        seed=seed, source_fingerprint=fingerprint).to_dict()
 
 
 def _write_release(B: Any, out: str, report: str, payload: dict[str, Any],
@@ -126,7 +126,7 @@ def smooth_k(input_path: str, k: int, variant: str, postprocess: str, alpha: flo
         "smooth-k-anonymity" if variant == "smooth" else "k-anonymity-suppression", k=k,
         params={"variant": variant, "alpha": alpha, "restarts": restarts,
                 "postprocess": postprocess, "shard_size": shard_size},
-        seed=seed, fingerprint=B.fingerprint, seconds=res.seconds["total"])
+        seed=seed, fingerprint=B.fingerprint)
     payload = {"release": release, "input": input_path, "seed": seed, "n_edges_in": B.n_edges,
                **res.summary(), "verify_smooth_k": check}
     _write_release(res.anonymized, out, report_path, payload, clusters_path, res.clusters)
@@ -154,7 +154,7 @@ def mondrian_cmd(input_path: str, k: int, split: str, out: str, report_path: str
     res = mondrian(B, k=k, split=split)
     check = _verify_or_fail(B, res.anonymized, k)
     release = k_anonymity_release("mondrian", k=k, params={"split": split}, seed=None,
-                                  fingerprint=B.fingerprint, seconds=res.seconds)
+                                  fingerprint=B.fingerprint)
     payload = {"release": release, "input": input_path, "n_edges_in": B.n_edges,
                **res.summary(), "verify_smooth_k": check}
     _write_release(res.anonymized, out, report_path, payload, None, None)

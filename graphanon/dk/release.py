@@ -72,7 +72,7 @@ from ..errors import InvalidParameterError
 from ..graph import Graph
 from ..metrics import euclidean_distance, ks_distance, l1_distance
 from ..privacy.noise import NoiseBackend, dp_scale, get_backend
-from ..privacy.release import NOT_PRIVATE_NOTE, Release
+from ..privacy.release import NOT_PRIVATE_NOTE, Release, started_at
 from .extract import DKDistribution, cell_index, domain_cells
 from .microaggregation import Partition, grid_partition, mdav, mpdc, sae, tile_partition
 
@@ -666,6 +666,7 @@ def release_dk(
     """
     owner = "release_dk"
     t0 = time.perf_counter()
+    started = started_at()
     d = check_int(d, "d", owner, low=1, high=2)
     epsilon = check_epsilon(epsilon, "epsilon", owner)
     check_choice(privacy, "privacy", owner, PRIVACY)
@@ -724,7 +725,8 @@ def release_dk(
     if sampled:
         return _release_sampled(G, d=d, h=h, n_cells=n_cells, epsilon=epsilon,
                                 privacy=privacy, sensitivity_rule=sensitivity_rule,
-                                threshold=threshold, backend=backend, seed=seed, t0=t0)
+                                threshold=threshold, backend=backend, seed=seed, t0=t0,
+                                started=started)
 
     x = dk_query(G, d=d, h=h)
     part: Partition | None = None
@@ -807,9 +809,7 @@ def release_dk(
         params=params,
         backend=getattr(backend, "name", type(backend).__name__),
         seed=seed,
-        source_fingerprint=G.fingerprint,
-        seconds=seconds,
-    )
+        source_fingerprint=G.fingerprint, created_at=started)
     tcells = np.flatnonzero(x)
     evaluation = _errors(tcells, x[tcells], dist, h)
     if part is not None and points is not None:
@@ -839,7 +839,8 @@ def _errors(tcells: npt.NDArray[np.int64], tvals: npt.NDArray[np.int64],
 
 def _release_sampled(G: Graph, *, d: int, h: int, n_cells: int, epsilon: float,
                      privacy: str, sensitivity_rule: str, threshold: int | None,
-                     backend: NoiseBackend, seed: int | None, t0: float) -> DKRelease:
+                     backend: NoiseBackend, seed: int | None, t0: float,
+                     started: str) -> DKRelease:
     """The sampled form of the plain release (validated inputs; see :func:`release_dk`)."""
     sens, derivation = sensitivity(d, h, privacy=privacy, rule=sensitivity_rule)
     if sensitivity_rule == "thesis":
@@ -873,7 +874,7 @@ def _release_sampled(G: Graph, *, d: int, h: int, n_cells: int, epsilon: float,
         mechanism=f"dk{d}-laplace-thresholded", neighbourhood=privacy, epsilon=epsilon,
         sensitivity=sens, sensitivity_derivation=derivation, params=params,
         backend=getattr(backend, "name", type(backend).__name__), seed=seed,
-        source_fingerprint=G.fingerprint, seconds=seconds)
+        source_fingerprint=G.fingerprint, created_at=started)
     evaluation = _errors(tcells, tvals, dist, h)
     return DKRelease(dist, vals, None, rec.mechanism, rec.neighbourhood, rec.epsilon, sens, h,
                      rec, evaluation, seconds, noisy_cells=cells)

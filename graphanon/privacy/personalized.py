@@ -106,7 +106,7 @@ from ..projection import edge_addition
 from .node_dp import dk_utility, node_sensitivity
 from .noise import NoiseBackend, dp_scale, get_backend, secure_uniform
 from .preferences import GROUPS, Preferences, group_labels
-from .release import NOT_PRIVATE_NOTE, Release
+from .release import NOT_PRIVATE_NOTE, Release, started_at
 
 __all__ = [
     "CALIBRATIONS",
@@ -568,6 +568,7 @@ def release_personalized(
     ``004_*.txt`` §8.2–8.4 (Definitions 30–32, Lemmas 10–17, Algorithms 7–9).
     """
     t0 = time.perf_counter()
+    started = started_at()
     owner = "release_personalized"
     if not isinstance(G, Graph):
         raise InvalidParameterError(f"The 'G' parameter of {owner} must be a graphanon Graph. "
@@ -689,7 +690,7 @@ def release_personalized(
         epsilon_summary=(Release.summarize_epsilons(summary_got) if summary_got is not None
                          else None),
         sensitivity=q.sensitivity, sensitivity_derivation=derivation, params=params,
-        backend=backend.name, seed=seed, source_fingerprint=G.fingerprint, seconds=seconds)
+        backend=backend.name, seed=seed, source_fingerprint=G.fingerprint, created_at=started)
     evaluation = dk_utility(G, table)
     return PersonalizedRelease(table, noisy, d, privacy, method, calibration, h, mu_val, k,
                                got, eps, _groups(summary_req, summary_got), rec, evaluation,

@@ -21,7 +21,7 @@ from .._validation import EPSILON_RANGE, check_choice, check_epsilon, check_floa
 from ..errors import InfeasibleError, InvalidParameterError
 from ..graph import BipartiteGraph
 from .noise import secure_uniform
-from .release import Release
+from .release import Release, started_at
 
 __all__ = [
     "RandomizedResponseResult",
@@ -222,6 +222,7 @@ def _impl(
     rng: np.random.Generator | None, max_cells: int, progress: ProgressFn,
 ) -> RandomizedResponseResult:
     t0 = time.perf_counter()
+    started = started_at()
     uniform = _uniform_source(rng)
     n, F = B.n_users, B.n_features
     total = n * F
@@ -263,14 +264,11 @@ def _impl(
         params={"p": p, "q": q, "epsilon_per_entry": per_entry, "level": level,
                 "n_users": n, "n_features": F},
         backend="os-urandom" if rng is None else "numpy-insecure",
-        source_fingerprint=B.fingerprint,
-        seconds=seconds,
-    )
+        source_fingerprint=B.fingerprint, created_at=started)
     return RandomizedResponseResult(
         graph=graph, release=release, mechanism=release.mechanism, neighbourhood=level,
         epsilon=eps, sensitivity=sensitivity, p=p, epsilon_per_entry=per_entry,
-        kept=int(kept.size), created=int(created.size), seconds=seconds,
-    )
+        kept=int(kept.size), created=int(created.size), seconds=seconds)
 
 
 def _bernoulli_positions(

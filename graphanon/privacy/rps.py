@@ -39,7 +39,7 @@ from ..graph import Graph
 from ..metrics import emd_distance, ks_distance
 from .node_dp import theta_dk_release
 from .noise import NoiseBackend, get_backend
-from .release import Release
+from .release import Release, started_at
 
 __all__ = [
     "DegreeSequenceRelease",
@@ -326,6 +326,7 @@ def rps_degree_sequence(
     privacy", FOCS 2007 (exponential mechanism).
     """
     t0 = time.perf_counter()
+    started = started_at()
     owner = "rps_degree_sequence"
     _check_graph(G, owner)
     epsilon = check_epsilon(epsilon, "epsilon", owner)
@@ -414,8 +415,7 @@ def rps_degree_sequence(
                 "partition_fraction": frac if counts == "cauchy" else 1.0,
                 "n_regions": k, "epsilon_partition": eps_p, "epsilon_split": eps_split,
                 "epsilon_counts": eps_c},
-        backend=backend.name, seed=seed, source_fingerprint=G.fingerprint, seconds=seconds,
-    )
+        backend=backend.name, seed=seed, source_fingerprint=G.fingerprint, created_at=started)
     return DegreeSequenceRelease(np.sort(seq), "rps", release, reg, seconds)
 
 
@@ -469,6 +469,7 @@ def hay_degree_sequence(
     private networks", ICDM 2009, §3.
     """
     t0 = time.perf_counter()
+    started = started_at()
     owner = "hay_degree_sequence"
     _check_graph(G, owner)
     epsilon = check_epsilon(epsilon, "epsilon", owner)
@@ -483,6 +484,5 @@ def hay_degree_sequence(
         sensitivity=2.0,
         sensitivity_derivation="sorted degree sequence: one edge raises two entries by 1",
         params={"n": G.n_nodes, "postprocessing": "isotonic regression, round, clip"},
-        backend=backend.name, seed=seed, source_fingerprint=G.fingerprint, seconds=seconds,
-    )
+        backend=backend.name, seed=seed, source_fingerprint=G.fingerprint, created_at=started)
     return DegreeSequenceRelease(np.sort(seq), "hay", release, None, seconds)

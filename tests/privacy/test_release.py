@@ -16,7 +16,7 @@ from graphanon.privacy.release import Release
 def _release(**kw):
     base = dict(mechanism="randomized-response", neighbourhood="edge", epsilon=1.0,
                 sensitivity=1.0, sensitivity_derivation="one cell", params={"p": np.float64(0.4)},
-                backend="opendp", source_fingerprint="abc", seconds=0.5)
+                backend="opendp", source_fingerprint="abc")
     base.update(kw)
     return Release.create(**base)
 
