@@ -476,7 +476,7 @@ def test_b_anonymize_job_neo4j_property_levels_and_sink(
     assert (step["delta_min"], step["delta_max"]) == (2, 4) and step["verification"]["ok"]
     rec = drv.db.records["r"]
     assert rec["status"] == "complete" and rec["kind"] == "masked"
-    assert rec["n_masked"] == step["stars"] and rec["neighbourhood"] == "k-anonymity"
+    assert rec["written_masked"] == step["stars"] and rec["neighbourhood"] == "k-anonymity"
     rels = drv.named("write_relationships")
     assert {c.identifiers["rel_type"] for c in rels} == {"ANON_HAS_FEATURE", "ANON_MASKED"}
     assert all(len(c.params["rows"]) <= 25 for c in rels)

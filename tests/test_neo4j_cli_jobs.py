@@ -124,7 +124,7 @@ def test_write_release_table_and_bad_report(fake: FakeDriver, tmp_path: Path) ->
     rec = other(neighbourhood="k-anonymity", epsilon=None)
     assert main(["-q", "neo4j", "write-release", "--table", str(t), "--report",
                  str(_report(tmp_path, rec))]) == 0
-    assert fake.db.records[rec["release_id"]]["n_statistics"] == 2
+    assert fake.db.records[rec["release_id"]]["written_statistics"] == 2
     bad = tmp_path / "bad.json"
     bad.write_text('{"title": "no release here"}')
     assert main(["-q", "neo4j", "write-release", "--table", str(t), "--report", str(bad)]) == 2
