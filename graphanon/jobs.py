@@ -57,6 +57,7 @@ settings come from the environment (``NEO4J_URI``, ``NEO4J_USER``, ``NEO4J_PASSW
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 import fcntl
 import importlib
@@ -93,6 +94,7 @@ __all__ = [
     "register_step",
     "render_release_id",
     "run_job",
+    "run_job_dict",
 ]
 
 log = logging.getLogger("graphanon.jobs")
@@ -122,6 +124,10 @@ class JobState:
     released_data: bool = False
     #: Folder of the job file: relative paths in step keys are resolved against it.
     base: Path = field(default_factory=Path)
+    #: The public universe of a Neo4j source read with ``universe = "label"``
+    #: (:class:`graphanon.io.neo4j.Universe`: every node / user / feature of the labels and
+    #: a ``source`` string saying so), for mechanisms that take the node set as public.
+    universe: Any = None
 
 
 @dataclass(frozen=True)
@@ -618,6 +624,13 @@ def load_job(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise InvalidParameterError(f"job file {str(p)!r} is not valid TOML: {exc}.") from None
     except IsADirectoryError:
         raise InvalidParameterError(f"job file {str(p)!r} is a folder.") from None
+    return _validate_job(cfg, p)
+
+
+def _validate_job(cfg: dict[str, Any], p: Path) -> dict[str, Any]:
+    """Validate a parsed job; ``p`` names it in messages and its folder is the job's base."""
+    if not isinstance(cfg, dict):
+        raise InvalidParameterError(f"job {str(p)!r} must be a table (a dict).")
     unknown = set(cfg) - {"job", "source", "steps", "sinks"}
     if unknown:
         raise InvalidParameterError(f"job file {str(p)!r}: unknown sections {sorted(unknown)}.")
@@ -716,7 +729,15 @@ def _check_source(src: dict[str, Any], p: Path) -> None:
             f"job file {str(p)!r}: never put a password in a job file; use NEO4J_PASSWORD or "
             "NEO4J_PASSWORD_FILE."
         )
+    if src.get("universe") not in (None, "label"):
+        raise InvalidParameterError(
+            f"job file {str(p)!r}: [source] universe must be 'label' (every node with the "
+            f"label, isolated ones included). Got {src['universe']!r}.")
     if "query" in src:
+        if src.get("universe") is not None:
+            raise InvalidParameterError(
+                f"job file {str(p)!r}: [source] universe needs labels; a query cannot say "
+                "which nodes exist.")
         return
     needed = ("label", "rel") if kind == "graph" else ("user_label", "feature_label", "rel")
     for key in needed:
@@ -767,14 +788,36 @@ def _event(event: str, **fields: Any) -> None:
     log.info(event, extra={"event": event, "fields": fields})
 
 
+def run_job_dict(
+    config: Mapping[str, Any],
+    *,
+    base_dir: str | os.PathLike[str] | None = None,
+    driver_factory: Callable[[dict[str, Any]], Any] | None = None,
+    lock_dir: str | os.PathLike[str] | None = None,
+    now: datetime | None = None,
+) -> JobResult:
+    """Run a job given as a dict with the TOML file's structure (``job``, ``source``,
+    ``steps``, ``sinks``), checked exactly like a job file.
+
+    ``base_dir`` (default: the current folder) stands for the job file's folder: relative
+    paths and the lock file are resolved against it. Everything else is :func:`run_job`.
+    """
+    base = Path(base_dir if base_dir is not None else os.getcwd()).resolve()
+    name = (config.get("job") or {}).get("name") if isinstance(config, Mapping) else None
+    where = base / f"<job {name or 'dict'}>"
+    cfg = _validate_job(copy.deepcopy(dict(config)) if isinstance(config, Mapping)
+                        else config, where)
+    return _run_loaded(cfg, driver_factory=driver_factory, lock_dir=lock_dir, now=now)
+
+
 def run_job(
-    path: str | os.PathLike[str],
+    path: str | os.PathLike[str] | Mapping[str, Any],
     *,
     driver_factory: Callable[[dict[str, Any]], Any] | None = None,
     lock_dir: str | os.PathLike[str] | None = None,
     now: datetime | None = None,
 ) -> JobResult:
-    """Run the job in ``path`` under its lock.
+    """Run the job in ``path`` (a TOML file, or a dict: :func:`run_job_dict`) under its lock.
 
     Parameters
     ----------
@@ -793,8 +836,20 @@ def run_job(
     DatabaseUnavailableError
         Neo4j unreachable (exit 4).
     """
+    if isinstance(path, Mapping):
+        return run_job_dict(path, driver_factory=driver_factory, lock_dir=lock_dir, now=now)
+    return _run_loaded(load_job(path), driver_factory=driver_factory, lock_dir=lock_dir,
+                       now=now)
+
+
+def _run_loaded(
+    cfg: dict[str, Any],
+    *,
+    driver_factory: Callable[[dict[str, Any]], Any] | None,
+    lock_dir: str | os.PathLike[str] | None,
+    now: datetime | None,
+) -> JobResult:
     t0 = time.perf_counter()
-    cfg = load_job(path)
     job = cfg["job"]
     name = job["name"]
     lock = Path(lock_dir or Path(cfg["path"]).parent) / f".{name}.graphanon.lock"
@@ -817,12 +872,14 @@ def run_job(
             seed = secrets.randbits(63) if seed is None else seed
             rng = np.random.default_rng(seed)
             base = Path(cfg["path"]).parent
+            universe: Any = None
             if cfg["source"] is None:  # every step reads its own partitioned input
                 data: Graph | BipartiteGraph = Graph.from_edges([], [], n_nodes=0)
             else:
-                data = _read_source(cfg["source"], driver, base)
-                _event("source_read", job=name, **_shape(data))
-            state = JobState(data=data, rng=rng, seed=seed, base=base)
+                data, universe = _read_source(cfg["source"], driver, base)
+                _event("source_read", job=name, **_shape(data),
+                       **({"universe": universe.source} if universe is not None else {}))
+            state = JobState(data=data, rng=rng, seed=seed, base=base, universe=universe)
             state.report["seed"] = seed
             names = []
             for st in cfg["steps"]:
@@ -929,7 +986,8 @@ def _resolve(base: Path, value: str) -> Path:
 
 
 def _read_source(src: dict[str, Any], driver: Callable[[dict[str, Any]], Any],
-                 base: Path) -> Graph | BipartiteGraph:
+                 base: Path) -> tuple[Graph | BipartiteGraph, Any]:
+    """The source's data and, for ``universe = "label"``, its public Universe."""
     kind = src.get("kind", "graph")
     if src.get("type", "file") == "file":
         from .io.files import read_bipartite, read_graph
@@ -939,28 +997,32 @@ def _read_source(src: dict[str, Any], driver: Callable[[dict[str, Any]], Any],
             if src.get("preset"):
                 from .io.tables import load_preset
 
-                return load_preset(path, src["preset"])
-            return read_bipartite(path)
-        return read_graph(path, format=src.get("format"))
+                return load_preset(path, src["preset"]), None
+            return read_bipartite(path), None
+        return read_graph(path, format=src.get("format")), None
     from .io.neo4j import Neo4jSource
 
     source = Neo4jSource(driver(src), database=src.get("database"),
                          fetch_size=int(src.get("fetch_size", 10_000)),
                          memory_limit=src.get("memory_limit", 4 * 2**30))
     force = bool(src.get("force", False))
+    universe = src.get("universe")
     if "query" in src:
         return source.read_query_graph(src["query"], src.get("parameters"),
-                                       bipartite=kind == "bipartite")
+                                       bipartite=kind == "bipartite"), None
     if kind == "graph":
-        return source.read_graph(label=src["label"], rel_type=src["rel"],
-                                 id_property=src.get("id_prop"),
-                                 node_properties=src.get("node_props", []), force=force)
-    return source.read_bipartite(
-        user_label=src["user_label"], feature_label=src["feature_label"], rel_type=src["rel"],
-        user_id_property=src.get("id_prop"),
-        feature_id_property=src.get("feature_id_prop", src.get("id_prop")),
-        user_properties=src.get("node_props", []), force=force,
-    )
+        read: Any = source.read_graph(label=src["label"], rel_type=src["rel"],
+                                      id_property=src.get("id_prop"),
+                                      node_properties=src.get("node_props", []), force=force,
+                                      universe=universe)
+    else:
+        read = source.read_bipartite(
+            user_label=src["user_label"], feature_label=src["feature_label"],
+            rel_type=src["rel"], user_id_property=src.get("id_prop"),
+            feature_id_property=src.get("feature_id_prop", src.get("id_prop")),
+            user_properties=src.get("node_props", []), force=force, universe=universe,
+        )
+    return read if universe is not None else (read, None)
 
 
 def _write_sink(sink: dict[str, Any], state: JobState, release_id: str, job: str,
