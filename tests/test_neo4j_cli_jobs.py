@@ -172,9 +172,11 @@ def test_file_job_describe(tmp_path: Path) -> None:
     assert main(["-q", "run", str(job)]) == 0
     outs = list((tmp_path / "out").iterdir())
     assert len(outs) == 1 and outs[0].name.startswith("n-20")
-    report = json.loads((outs[0] / "report.json").read_text())
+    report = json.loads((outs[0] / "operator" / "report.json").read_text())
     assert report["not_private"]["steps"]["describe"]["nodes"] == 6 and report["release"] is None
-    assert read_graph(outs[0] / "graph.graphml").n_edges == 6
+    # no release: the data is the private input, written for the operator only
+    assert not report["publishable"] and not (outs[0] / "publish").exists()
+    assert read_graph(outs[0] / "operator" / "graph.graphml").n_edges == 6
 
 
 def test_neo4j_job_json_logs_and_exit_codes(fake: FakeDriver, tmp_path: Path, with_dp_step,

@@ -888,11 +888,11 @@ class Neo4jSink:
                 )
             _check_dataset(dataset)
         if graph is not None:
-            kind, payload_fp = "graph", graph.fingerprint
+            kind, payload_fp = "graph", graph.content_hash
             for name in graph.attributes:
                 validate_identifier(name, "node attribute")
         elif bipartite is not None:
-            kind, payload_fp = "bipartite", bipartite.fingerprint
+            kind, payload_fp = "bipartite", bipartite.content_hash
             for name in bipartite.user_attributes:
                 validate_identifier(name, "user attribute")
         elif masked is not None:
