@@ -14,6 +14,7 @@ This module performs no I/O and never imports a database driver.
 from __future__ import annotations
 
 import hashlib
+import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from functools import cached_property
 from types import MappingProxyType
@@ -398,13 +399,27 @@ class Graph:
         return _lookup(self._node_ids, ids, "node")
 
     @cached_property
-    def fingerprint(self) -> str:
-        """SHA-256 over ids and CSR: identifies the input in release records."""
+    def content_hash(self) -> str:
+        """SHA-256 over ids and CSR (operator-only).
+
+        Never publish it and never key a budget by it: a published plain hash lets anyone
+        test a candidate input against it, and a budget keyed by content resets when one
+        edge changes. Release records carry its keyed form
+        (:func:`graphanon.privacy.release.keyed_fingerprint`); budgets use a stable name.
+        """
         h = hashlib.sha256()
         h.update(np.ascontiguousarray(self._indptr, dtype=np.int64).tobytes())
         h.update(np.ascontiguousarray(self._indices, dtype=np.int64).tobytes())
         _hash_ids(h, self._node_ids)
         return h.hexdigest()
+
+    @property
+    def fingerprint(self) -> str:
+        """Deprecated alias of :attr:`content_hash` (renamed: it is not for publication)."""
+        warnings.warn("Graph.fingerprint is deprecated: use content_hash (operator-only; "
+                      "never a budget key or a published value).", DeprecationWarning,
+                      stacklevel=2)
+        return self.content_hash
 
     # ------------------------------------------------------------------ derived graphs
     def subgraph(self, mask: Any) -> Graph:
@@ -432,6 +447,29 @@ class Graph:
         return Graph.from_edges(
             u, v, n_nodes=self.n_nodes, node_ids=self._node_ids, attributes=self._attributes
         )
+
+    def with_nodes(self, nodes: Any) -> Graph:
+        """This graph on the node set ``nodes``: ids of ``nodes`` without edges become
+        isolated nodes.
+
+        ``nodes`` is a *public universe* (for example the ``--nodes`` file of an edge-DP
+        release): it must contain every node of the graph. Attributes of added nodes are
+        missing (NaN / None).
+
+        Raises
+        ------
+        InvalidParameterError
+            A node of the graph is not in ``nodes``.
+        """
+        ids, remap = _extend_ids(self._node_ids, nodes, "node", "the node universe")
+        u, v = self.edges()
+        attrs = {}
+        for name, col in self._attributes.items():
+            full = _empty_column(col.dtype, ids.size)
+            full[remap] = col
+            attrs[name] = full
+        return Graph.from_edges(remap[u], remap[v], n_nodes=ids.size, node_ids=ids,
+                                attributes=attrs)
 
     def with_attribute(self, name: str, values: Any) -> Graph:
         """A copy sharing the CSR with one attribute column added or replaced."""
@@ -729,13 +767,22 @@ class BipartiteGraph:
         return _lookup(self._feature_ids, ids, "feature")
 
     @cached_property
-    def fingerprint(self) -> str:
+    def content_hash(self) -> str:
+        """SHA-256 over ids and CSR (operator-only; see :attr:`Graph.content_hash`)."""
         h = hashlib.sha256(b"bipartite")
         h.update(np.ascontiguousarray(self._indptr, dtype=np.int64).tobytes())
         h.update(np.ascontiguousarray(self._indices, dtype=np.int64).tobytes())
         _hash_ids(h, self._user_ids)
         _hash_ids(h, self._feature_ids)
         return h.hexdigest()
+
+    @property
+    def fingerprint(self) -> str:
+        """Deprecated alias of :attr:`content_hash` (renamed: it is not for publication)."""
+        warnings.warn("BipartiteGraph.fingerprint is deprecated: use content_hash (operator-only; "
+                      "never a budget key or a published value).", DeprecationWarning,
+                      stacklevel=2)
+        return self.content_hash
 
     def with_cells(self, rows: Any, cols: Any) -> BipartiteGraph:
         """Same users, features and attributes; the 1-cells replaced by ``(rows, cols)``."""
@@ -748,6 +795,34 @@ class BipartiteGraph:
             feature_ids=self._feature_ids,
             user_attributes=self._user_attributes,
         )
+
+    def with_universe(self, *, users: Any = None, features: Any = None) -> BipartiteGraph:
+        """This matrix over the user and/or feature sets of a public universe.
+
+        ``users`` / ``features`` (each optional) must contain every user / feature of the
+        graph; the others become empty rows / columns. Attributes of added users are missing.
+
+        Raises
+        ------
+        InvalidParameterError
+            A user or feature of the graph is not in the given universe.
+        """
+        uids, fids = self._user_ids, self._feature_ids
+        rmap = np.arange(self.n_users, dtype=np.int64)
+        cmap = np.arange(self.n_features, dtype=np.int64)
+        if users is not None:
+            uids, rmap = _extend_ids(uids, users, "user", "the user universe")
+        if features is not None:
+            fids, cmap = _extend_ids(fids, features, "feature", "the feature universe")
+        rows, cols = self.edges()
+        attrs = {}
+        for name, col in self._user_attributes.items():
+            full = _empty_column(col.dtype, uids.size)
+            full[rmap] = col
+            attrs[name] = full
+        return BipartiteGraph.from_indices(
+            rmap[rows], cmap[cols], n_users=uids.size, n_features=fids.size, user_ids=uids,
+            feature_ids=fids, user_attributes=attrs)
 
     # ------------------------------------------------------------------ conversions
     def to_scipy(self) -> sp.csr_array:
@@ -892,6 +967,20 @@ def _empty_column(dtype: np.dtype[Any], n: int) -> np.ndarray[Any, Any]:
     return np.full(n, None, dtype=object)
 
 
+def _extend_ids(ids: np.ndarray[Any, Any], universe: Any, what: str, where: str
+                ) -> tuple[np.ndarray[Any, Any], npt.NDArray[np.int64]]:
+    """``(universe ids sorted, position of each of ids in them)``; every id must be listed."""
+    (codes, ucodes), new_ids = encode_ids(ids, universe)
+    listed = np.zeros(new_ids.size, dtype=bool)
+    listed[ucodes] = True
+    if not listed[codes].all():
+        missing = ids[~listed[codes]]
+        raise InvalidParameterError(
+            f"{what} {missing[:1].tolist()[0]!r} of the input is not in {where} "
+            f"({missing.size} {what}s missing); the universe must list every {what}.")
+    return new_ids, codes
+
+
 def _lookup(ids: np.ndarray[Any, Any], query: Any, what: str) -> npt.NDArray[np.int64]:
     q = canonical_ids(np.atleast_1d(np.asarray(query, dtype=object if not isinstance(
         query, np.ndarray) or query.dtype == object else query.dtype)), f"{what} ids")
@@ -907,7 +996,7 @@ def _lookup(ids: np.ndarray[Any, Any], query: Any, what: str) -> npt.NDArray[np.
         q.size, dtype=bool
     )
     if not np.all(found):
-        missing = q[~found][0]
+        missing = q[~found][:1].tolist()[0]
         raise InvalidParameterError(f"unknown {what} id {missing!r}.")
     return order[pos_c].astype(np.int64)
 

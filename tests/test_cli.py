@@ -62,3 +62,21 @@ def test_demo_writes_report(tmp_path: Path) -> None:
     assert (out / "plots" / "polbooks_degrees.png").stat().st_size > 1000
     leftovers = [p for p in out.rglob("*.tmp")]
     assert leftovers == []
+    # publishable outputs and operator material are kept apart, and the report says which
+    places = {o["file"]: o["place"] for o in report["sections"][-1]["data"]["outputs"]}
+    assert places and all(f.startswith(place + "/") for f, place in places.items())
+    assert places["operator/data/polbooks.txt"] == "operator"
+    assert places["operator/dk/polbooks_2k.tsv"] == "operator"  # exact statistic
+    published = [f for f, place in places.items() if place == "publish"]
+    assert published and all((out / f).exists() for f in published)
+    for f in published:
+        if f.endswith(".tsv") or f.endswith(".txt"):
+            rec = json.loads((out / (f + ".release.json")).read_text())
+            assert rec["backend"] != "numpy-insecure" and rec["neighbourhood"] != "none"
+    assert not (out / "publish" / "data").exists()
+    # published user lists carry pseudonyms, never the sample's row ids
+    from graphanon.datasets import load_adult_sample
+    from graphanon.io.files import read_bipartite
+
+    A = read_bipartite(out / "publish" / "anonymity" / "adult_sample_smooth_k8.tsv")
+    assert not set(A.user_ids.tolist()) & set(load_adult_sample().user_ids.tolist())

@@ -172,9 +172,11 @@ def test_file_job_describe(tmp_path: Path) -> None:
     assert main(["-q", "run", str(job)]) == 0
     outs = list((tmp_path / "out").iterdir())
     assert len(outs) == 1 and outs[0].name.startswith("n-20")
-    report = json.loads((outs[0] / "report.json").read_text())
+    report = json.loads((outs[0] / "operator" / "report.json").read_text())
     assert report["not_private"]["steps"]["describe"]["nodes"] == 6 and report["release"] is None
-    assert read_graph(outs[0] / "graph.graphml").n_edges == 6
+    # no release: the data is the private input, written for the operator only
+    assert not report["publishable"] and not (outs[0] / "publish").exists()
+    assert read_graph(outs[0] / "operator" / "graph.graphml").n_edges == 6
 
 
 def test_neo4j_job_json_logs_and_exit_codes(fake: FakeDriver, tmp_path: Path, with_dp_step,
@@ -469,7 +471,7 @@ def test_run_job_from_a_dict(fake: FakeDriver, tmp_path: Path, with_dp_step) -> 
     result = jobs.run_job_dict(config, base_dir=tmp_path)
     assert json.dumps(config) == before  # the caller's dict is not modified
     assert result.job == "from-dict" and result.released
-    assert (tmp_path / "out" / result.release_id / "report.json").is_file()
+    assert (tmp_path / "out" / result.release_id / "operator" / "report.json").is_file()
     assert fake.db.records[result.release_id]["status"] == "complete"
     # run_job takes the dict too; a bad dict is refused like a bad file (exit 2)
     absolute = {**config, "job": {"name": "again"},
@@ -553,3 +555,42 @@ def test_the_readme_python_example_runs_against_the_fake(fake: FakeDriver) -> No
              for r in c.params["rows"]}
     assert users and all(u.startswith("u") and len(u) == 21 for u in users)  # pseudonyms
     assert summary.release_id not in fake.db.records and fake.closed  # dropped, closed
+
+
+def test_randomized_response_job_over_the_label_universe(fake: FakeDriver,
+                                                         tmp_path: Path) -> None:
+    """A Neo4j label read in full is the public universe randomized response needs."""
+    fake.db = bipartite_db()
+    fake.db.source_nodes["Interest"].append({"name": "unused"})
+    body = """
+        [job]
+        name = "rr"
+        release_id = "rr-1"
+        [source]
+        type = "neo4j"
+        kind = "bipartite"
+        user_label = "User"
+        feature_label = "Interest"
+        rel = "HAS_INTEREST"
+        id_prop = "uid"
+        feature_id_prop = "name"
+        {universe}
+        [[steps]]
+        name = "randomized-response"
+        epsilon = 3.0
+        [[sinks]]
+        type = "neo4j"
+        dataset = "interests"
+        budget_total = 5.0
+    """
+    without = write_job(tmp_path, body.format(universe=""))
+    assert main(["-q", "run", str(without)]) == 2  # no universe: refused, nothing written
+    assert "rr-1" not in fake.db.records
+    job = write_job(tmp_path, body.format(universe='universe = "label"'))
+    assert main(["-q", "run", str(job)]) == 0
+    rec = fake.db.records["rr-1"]
+    assert rec["status"] == "complete" and rec["mechanism"] == "randomized-response"
+    feats = {n["uid"] for n in fake.db.nodes["AnonFeature"]}
+    assert feats == {"golf", "jazz", "chess", "unused"}  # every feature of the label
+    assert len(fake.db.nodes["AnonUser"]) == 4
+    assert fake.db.budgets["interests"]["epsilon_spent"] == pytest.approx(3.0)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from neo4j_fake import FakeDB, FakeDriver
 
+import graphanon.universe as graphanon_universe
 from graphanon._ids import id_keys
 from graphanon.errors import InvalidParameterError
 from graphanon.graph import BipartiteGraph, Graph
@@ -190,14 +191,13 @@ def test_universe_argument_checks() -> None:
     with pytest.raises(InvalidParameterError, match="'universe' parameter"):
         Neo4jSource(FakeDriver(social([1, 2, 3, 4, 5]))).read_graph(
             label="Person", rel_type="KNOWS", universe="file")  # type: ignore[call-overload]
-    with pytest.raises(InvalidParameterError, match="source"):
-        Universe(nodes=np.arange(3))
-    with pytest.raises(InvalidParameterError, match="distinct"):
-        Universe(nodes=np.array([1, 1]), source="x")
-    with pytest.raises(InvalidParameterError, match="not both"):
-        Universe(nodes=np.arange(2), users=np.arange(2), source="x")
-    u = Universe(users=np.array(["7", "8"], dtype=object), features=np.array([1]), source="x")
-    assert u.users is not None and u.users.dtype == np.int64  # canonical ids
+    db = bipartite(["7", "8", "9"], [1, 2])
+    _, u = Neo4jSource(FakeDriver(db)).read_bipartite(
+        user_label="User", feature_label="Topic", rel_type="LIKES", user_id_property="key",
+        feature_id_property="key", universe="label")
+    assert u is not None and u.users is not None and u.users.dtype == np.int64  # canonical
+    assert u.describe() == {"source": u.source, "users": 3, "features": 2}
+    assert Universe is graphanon_universe.Universe  # the one Universe of graphanon
 
 
 # ----------------------------------------------------------------------- throughput

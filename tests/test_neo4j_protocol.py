@@ -256,3 +256,20 @@ def test_budget_refused_before_anything_is_written() -> None:
         sink.write_release(Release.create(mechanism="m", neighbourhood="edge", epsilon=1.0),
                            release_id="r", graph=A_GRAPH, dataset="ds")
     assert not drv.named("begin_release") and drv.db.records == {}
+
+
+def test_the_charge_id_is_keyed() -> None:
+    """The charge id covers the payload's content hash (real ids before pseudonymization):
+    published plain, it would let anyone test a guessed id mapping; it is an HMAC under the
+    operator's key."""
+    drv = FakeDriver(FakeDB())
+    Neo4jSink(drv).write_release(K_ANON, release_id="r", graph=A_GRAPH)
+    charge_id = drv.db.records["r"]["charge_id"]
+    assert charge_id.startswith("hmac-sha256:")
+    import hashlib
+
+    from graphanon.io.neo4j.records import canonical_json
+
+    plain = hashlib.sha256(f"None\n{canonical_json(K_ANON.to_dict())}\ngraph\n"
+                           f"{A_GRAPH.content_hash}".encode()).hexdigest()
+    assert plain not in charge_id

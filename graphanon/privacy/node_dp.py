@@ -371,7 +371,7 @@ def theta_dk_release(
         epsilon=epsilon if audited else None, sensitivity=sens,
         sensitivity_derivation=derivation if audited else "NO PRIVACY CLAIM: " + derivation,
         params=params, backend=backend.name, seed=seed,
-        source_fingerprint=G.fingerprint, created_at=started)
+        source_fingerprint=G.content_hash, created_at=started)
     return NodeDKRelease(table, noisy, d, theta, projection, proj.preserved_edge_ratio,
                          release, seconds)
 
@@ -417,7 +417,7 @@ def plain_node_dk_release(
         sensitivity=sens,
         sensitivity_derivation="public degree bound D: 2D+1 (1K) / D(2D+1) (2K, Lemma 7)",
         params={"d": d, "degree_bound": D}, backend=backend.name, seed=seed,
-        source_fingerprint=G.fingerprint, created_at=started)
+        source_fingerprint=G.content_hash, created_at=started)
     return NodeDKRelease(_table_from_dense(d, noisy, D), noisy, d, D, "none", 1.0, release,
                          seconds)
 

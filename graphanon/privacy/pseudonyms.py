@@ -5,7 +5,8 @@ everyone who is in it and which row is whose: the guarantee is about the *featur
 row, not about its label. Every anonymized output therefore replaces user (and node) ids by
 pseudonyms by default.
 
-``pseudonym(id) = "u" + hex(HMAC-SHA256(K_p, scope ‖ 0x00 ‖ text(id)))[:20]`` where
+``pseudonym(id) = "u" + hex(HMAC-SHA256(K_s, text(id)))[:20]`` with the scope key
+``K_s = HMAC-SHA256(K_p, scope)``, where
 
 - ``text(id)`` is the canonical text of the id (:mod:`graphanon._ids`: ``7`` and ``"7"`` get
   the same pseudonym);
@@ -16,6 +17,9 @@ pseudonyms by default.
 - ``scope`` is the release id by default: two releases of the same people use unrelated
   pseudonyms and cannot be joined on them. An operator who *wants* stable pseudonyms across
   releases passes a fixed scope (and accepts that the releases can then be linked).
+
+``K_s`` alone can be handed to workers that write a release (the distributed smooth-k): it
+pseudonymizes that one scope and reveals nothing about ``K`` or other scopes.
 
 Without the key a pseudonym reveals nothing about the id (HMAC is a PRF); with the key and
 the scope the operator can recompute the mapping at any time, so no mapping file needs to
@@ -35,7 +39,7 @@ import numpy as np
 from .._ids import canonical_ids, ids_as_text
 from ..errors import GraphAnonError
 
-__all__ = ["PSEUDONYM_HEX", "pseudonymize"]
+__all__ = ["PSEUDONYM_HEX", "pseudonymize", "pseudonymize_with_key", "scope_key"]
 
 #: Hex characters of a pseudonym (80 bits).
 PSEUDONYM_HEX = 20
@@ -46,6 +50,11 @@ def _pseudonym_key() -> bytes:
     from .release import _fingerprint_key
 
     return hmac.new(_fingerprint_key(), _DOMAIN, hashlib.sha256).digest()
+
+
+def scope_key(scope: str) -> bytes:
+    """``K_s``: the key of one pseudonym scope (derived from the operator's key)."""
+    return hmac.new(_pseudonym_key(), scope.encode("utf-8"), hashlib.sha256).digest()
 
 
 def pseudonymize(ids: Any, *, scope: str, prefix: str = "u") -> np.ndarray[Any, Any]:
@@ -67,10 +76,13 @@ def pseudonymize(ids: Any, *, scope: str, prefix: str = "u") -> np.ndarray[Any, 
         Two distinct ids got the same pseudonym (about 4·10⁻⁹ for 10⁸ ids): nothing is
         published.
     """
+    return pseudonymize_with_key(ids, scope_key(scope), prefix=prefix)
+
+
+def pseudonymize_with_key(ids: Any, key: bytes, *, prefix: str = "u") -> np.ndarray[Any, Any]:
+    """:func:`pseudonymize` under a scope key ``K_s`` (:func:`scope_key`)."""
     text = ids_as_text(canonical_ids(ids, "ids"))
-    key = _pseudonym_key()
-    head = scope.encode("utf-8") + b"\x00"
-    base = hmac.new(key, head, hashlib.sha256)
+    base = hmac.new(key, b"", hashlib.sha256)
     out = np.empty(text.size, dtype=object)
     for i, x in enumerate(text.tolist()):
         h = base.copy()

@@ -144,7 +144,7 @@ def _process_key() -> bytes:
 def keyed_fingerprint(content_hash: str) -> str:
     """``HMAC-SHA256(key, content_hash)`` under the operator's secret key ("" stays "").
 
-    ``content_hash`` is ``Graph.fingerprint`` / ``BipartiteGraph.fingerprint``; the result is
+    ``content_hash`` is ``Graph.content_hash`` / ``BipartiteGraph.content_hash``; the result is
     what a published :class:`Release` may carry.
     """
     if not content_hash:
@@ -254,6 +254,20 @@ class Release:
             created_at=created_at or started_at(),
             release_id=str(uuid.uuid4()),
         )
+
+    @classmethod
+    def k_anonymity(cls, mechanism: str, *, k: int, params: dict[str, Any] | None = None,
+                    seed: int | None = None, source_fingerprint: str = "") -> Release:
+        """The record of a syntactic (k-anonymity family) release: no ε, no noise.
+
+        ``params`` must hold public parameters only (the method's options), never numbers
+        read from the input.
+        """
+        return cls.create(
+            mechanism=mechanism, neighbourhood="k-anonymity", params={"k": k, **(params or {})},
+            sensitivity_derivation="n/a: k-anonymity is a syntactic guarantee (every released "
+            "feature set is shared by at least k users), not differential privacy",
+            seed=seed, source_fingerprint=source_fingerprint)
 
     @staticmethod
     def summarize_epsilons(epsilons: Any) -> dict[str, float]:

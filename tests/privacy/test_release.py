@@ -67,11 +67,11 @@ def test_published_fingerprint_is_keyed(monkeypatch):
 
     G = Graph.from_edges([0, 1], [1, 2])
     rec = Release.create(mechanism="m", neighbourhood="edge", epsilon=1.0,
-                         source_fingerprint=G.fingerprint)
-    assert G.fingerprint not in rec.to_json()
-    assert rec.source_fingerprint == keyed_fingerprint(G.fingerprint)
+                         source_fingerprint=G.content_hash)
+    assert G.content_hash not in rec.to_json()
+    assert rec.source_fingerprint == keyed_fingerprint(G.content_hash)
     monkeypatch.setenv("GRAPHANON_FINGERPRINT_KEY", "another operator")
-    assert keyed_fingerprint(G.fingerprint) != rec.source_fingerprint
+    assert keyed_fingerprint(G.content_hash) != rec.source_fingerprint
 
 
 def test_key_file_is_created_once_and_private(monkeypatch, tmp_path):

@@ -8,7 +8,8 @@ One module per responsibility; this package re-exports the public names.
 - :mod:`~graphanon.io.neo4j.ids` — ids under graphanon's canonical encoding (``7`` and
   ``"7"`` are one id), element-id detection.
 - :mod:`~graphanon.io.neo4j.source` — :class:`Neo4jSource` (read transactions only; the
-  source is never modified) and the public :class:`Universe` of a read.
+  source is never modified); with ``universe="label"`` a read also returns the label's
+  public :class:`graphanon.universe.Universe` (re-exported here).
 - :mod:`~graphanon.io.neo4j.sink` — :class:`Neo4jSink`: one writer per release (a token per
   attempt, checked under the record's lock in every transaction), counts the database
   confirms, keyed pseudonyms instead of source ids.
@@ -24,6 +25,7 @@ label, relationship type and property key is validated before a connection is op
 from __future__ import annotations
 
 from ...privacy.accountant import charge_epsilon  # noqa: F401  (the ledger's one rule set)
+from ...universe import Universe
 from .connection import (
     ConnectionSettings,
     connect,
@@ -52,7 +54,6 @@ from .source import (
     DEFAULT_MEMORY_LIMIT,
     Neo4jSource,
     ReadStats,
-    Universe,
 )
 from .statistics import STATISTIC_LABELS, StatisticsTable, statistic_rows
 

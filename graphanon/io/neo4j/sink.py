@@ -52,6 +52,7 @@ from ..._progress import ProgressFn, log_progress
 from ...errors import InvalidParameterError, Neo4jError
 from ...graph import BipartiteGraph, Graph
 from ...privacy.accountant import charge_epsilon
+from ...privacy.release import keyed_fingerprint
 from ..cypher import load, validate_identifier
 from ..masked import MaskedRelease
 from . import ledger
@@ -355,11 +356,11 @@ class Neo4jSink:
                 )
             check_dataset(dataset)
         if graph is not None:
-            kind, payload_fp = "graph", graph.fingerprint
+            kind, payload_fp = "graph", graph.content_hash
             for name in graph.attributes:
                 validate_identifier(name, "node attribute")
         elif bipartite is not None:
-            kind, payload_fp = "bipartite", bipartite.fingerprint
+            kind, payload_fp = "bipartite", bipartite.content_hash
             for name in bipartite.user_attributes:
                 validate_identifier(name, "user attribute")
         elif masked is not None:
@@ -375,9 +376,11 @@ class Neo4jSink:
         # every row is built (and every id checked) before anything is written
         groups, id_modes = self._payload_rows(release_id, graph, bipartite, statistics, masked,
                                               keep_ids)
-        charge_id = hashlib.sha256(
+        # keyed: a plain hash of the payload (whose content hash covers the real ids before
+        # pseudonymization) would let anyone test a guessed id mapping against the record
+        charge_id = keyed_fingerprint(hashlib.sha256(
             f"{dataset}\n{canonical_json(record)}\n{kind}\n{payload_fp}".encode()
-        ).hexdigest()
+        ).hexdigest())
         properties: dict[str, Any] = {
             **record_properties(record),
             "kind": kind,

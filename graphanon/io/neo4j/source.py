@@ -1,4 +1,4 @@
-"""Reading graphs from Neo4j: :class:`Neo4jSource`, the public :class:`Universe` of a read.
+"""Reading graphs from Neo4j: :class:`Neo4jSource`, and the public universe of a label.
 
 Reads run in managed read transactions (``execute_read``) of a READ-mode session; results
 are consumed lazily in batches of the driver's ``fetch_size``; ids (a business-key property,
@@ -7,6 +7,13 @@ under graphanon's canonical id encoding (:mod:`graphanon.io.neo4j.ids`), so memo
 dictionary entry per *node* and two integers per relationship. A count query first gives a
 memory estimate; a read above ``memory_limit`` is refused unless ``force=True``. The source
 data is only read, never modified.
+
+Edge-DP treats the node set as public, randomized response the user and feature sets
+(:mod:`graphanon.universe`). A file cannot say which nodes exist; a label can: with
+``universe="label"`` a read also returns a :class:`graphanon.universe.Universe` of every node
+carrying the label — isolated ones included — whose ``source`` says so (and which a
+release's params then carry). Declaring the label's members public is the operator's
+decision; the ``source`` string names it.
 """
 
 from __future__ import annotations
@@ -19,10 +26,10 @@ from typing import Any, Literal, overload
 
 import numpy as np
 
-from ..._ids import canonical_ids
 from ..._progress import ProgressFn, log_progress
 from ...errors import InvalidParameterError, Neo4jError
 from ...graph import BipartiteGraph, Graph
+from ...universe import Universe
 from ..cypher import load, validate_identifier
 from .connection import parse_size, rust_extension_active, wrap_driver_errors
 from .ids import IdMap
@@ -34,7 +41,6 @@ __all__ = [
     "DEFAULT_MEMORY_LIMIT",
     "Neo4jSource",
     "ReadStats",
-    "Universe",
 ]
 
 DEFAULT_FETCH_SIZE = 10_000
@@ -45,54 +51,6 @@ BYTES_PER_NODE = 200
 BYTES_PER_RELATIONSHIP = 48
 
 UNIVERSE_CHOICES = ("label",)
-
-
-@dataclass(frozen=True)
-class Universe:
-    """The public universe of a release: which nodes (or users and features) exist.
-
-    Edge-DP treats the node set as public, randomized response the user and feature sets. A
-    file cannot say which nodes exist; a Neo4j label can: with ``universe="label"`` a read
-    also returns every node carrying the label — isolated ones included — and says so in
-    ``source``, which a release's params carry. Declaring the label's members public is the
-    operator's decision; ``source`` names it.
-
-    Attributes
-    ----------
-    nodes : numpy.ndarray or None
-        Every node id of a social graph's label (canonical ids, :mod:`graphanon._ids`).
-    users, features : numpy.ndarray or None
-        Every user id of the user label and every feature id of the feature label
-        (bipartite reads; features without any user included).
-    source : str
-        Where the universe came from, e.g. ``"neo4j label :Person (all 105 nodes, isolated
-        included)"``.
-    """
-
-    nodes: np.ndarray[Any, Any] | None = None
-    users: np.ndarray[Any, Any] | None = None
-    features: np.ndarray[Any, Any] | None = None
-    source: str = ""
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.source, str) or not self.source:
-            raise InvalidParameterError(
-                "The 'source' parameter of Universe must say where the universe came from "
-                f"(a non-empty string). Got {self.source!r} instead.")
-        if self.nodes is None and self.users is None and self.features is None:
-            raise InvalidParameterError("A Universe needs nodes, or users and features.")
-        if self.nodes is not None and (self.users is not None or self.features is not None):
-            raise InvalidParameterError(
-                "A Universe holds either nodes (a social graph) or users and features (a "
-                "bipartite graph), not both.")
-        for name in ("nodes", "users", "features"):
-            value = getattr(self, name)
-            if value is None:
-                continue
-            ids = canonical_ids(value, f"universe {name}")
-            if np.unique(ids).size != ids.size:
-                raise InvalidParameterError(f"The universe's {name} must be distinct ids.")
-            object.__setattr__(self, name, ids)
 
 
 @dataclass(frozen=True)
