@@ -124,8 +124,10 @@ def _sorted_unique(keys: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     return keys[keep]
 
 
-def _csr_from_pairs(u: IntArray, v: IntArray, n: int) -> tuple[np.ndarray[Any, Any], ...]:
-    """Symmetric CSR with sorted rows from undirected pairs; drops loops and duplicates.
+def _csr_from_pairs(u: IntArray, v: IntArray, n: int,
+                    dropped: dict[str, int] | None = None) -> tuple[np.ndarray[Any, Any], ...]:
+    """Symmetric CSR with sorted rows from undirected pairs; drops loops and duplicates
+    (counted into ``dropped`` as ``self_loops`` and ``duplicate_edges`` when given).
 
     Each kept edge ``{a, b}`` with ``a < b`` contributes ``b`` to row ``a`` and ``a`` to row
     ``b``. Within row ``r`` every "lower" neighbour (``a < r``) precedes every "upper"
@@ -134,12 +136,16 @@ def _csr_from_pairs(u: IntArray, v: IntArray, n: int) -> tuple[np.ndarray[Any, A
     u = np.asarray(u, dtype=np.int64)
     v = np.asarray(v, dtype=np.int64)
     keep = u != v
+    n_pairs = int(u.size)
     if not keep.all():
         u, v = u[keep], v[keep]
     a = np.minimum(u, v)
     b = np.maximum(u, v)
     del u, v, keep
     key = _sorted_unique(a * n + b)  # sorted by (a, b), duplicates gone
+    if dropped is not None:
+        dropped["self_loops"] = n_pairs - int(a.size)
+        dropped["duplicate_edges"] = int(a.size) - int(key.size)
     a = key // n
     b = key - a * n
     del key
@@ -168,7 +174,28 @@ def _csr_from_pairs(u: IntArray, v: IntArray, n: int) -> tuple[np.ndarray[Any, A
     return indptr.astype(ptr_dtype, copy=False), indices
 
 
-class Graph:
+class _InputNotes:
+    """What building a graph dropped, merged or skipped (shared by both graph types)."""
+
+    __slots__ = ()
+
+    @property
+    def input_cleaning(self) -> Mapping[str, int]:
+        """Counts of what was dropped while building: ``self_loops``, ``duplicate_edges`` (a
+        :class:`Graph`), ``duplicate_pairs`` (a :class:`BipartiteGraph`) and, for graphs read
+        from files, ``rows_skipped`` / ``ignored_columns``. Not part of equality; operator
+        information (counts read from the private input)."""
+        return MappingProxyType(self.__dict__.get("_cleaning", {}))
+
+    def _note_input(self, **counts: int) -> None:
+        notes = self.__dict__
+        cleaning = dict(notes.get("_cleaning", {}))
+        for k, v in counts.items():
+            cleaning[k] = cleaning.get(k, 0) + int(v)
+        notes["_cleaning"] = cleaning
+
+
+class Graph(_InputNotes):
     """An immutable undirected simple graph in CSR form.
 
     Parameters
@@ -254,8 +281,11 @@ class Graph:
                 f"edge endpoints must be < n_nodes={n_nodes}. "
                 f"Got {max(int(u_arr.max()), int(v_arr.max()))}."
             )
-        indptr, indices = _csr_from_pairs(u_arr, v_arr, n_nodes)
-        return cls(indptr, indices, node_ids, attributes, validate=False)
+        dropped: dict[str, int] = {}
+        indptr, indices = _csr_from_pairs(u_arr, v_arr, n_nodes, dropped)
+        G = cls(indptr, indices, node_ids, attributes, validate=False)
+        G._note_input(**dropped)
+        return G
 
     @classmethod
     def from_id_edges(
@@ -347,6 +377,7 @@ class Graph:
     def attributes(self) -> Mapping[str, np.ndarray[Any, Any]]:
         """Per-node attribute columns."""
         return self._attributes
+
 
     @property
     def n_nodes(self) -> int:
@@ -530,7 +561,7 @@ class Graph:
     __hash__ = None  # type: ignore[assignment]
 
 
-class BipartiteGraph:
+class BipartiteGraph(_InputNotes):
     """An immutable users × features binary matrix (a bipartite graph) in CSR form.
 
     Parameters
@@ -654,13 +685,14 @@ class BipartiteGraph:
                 f"cell indices out of range for a {n_users} × {n_features} matrix."
             )
         key = _sorted_unique(r * max(n_features, 1) + c)
+        n_duplicates = int(r.size) - int(key.size)
         r_sorted = key // max(n_features, 1)
         indices = (key - r_sorted * max(n_features, 1)).astype(
             _index_dtype(max(n_features - 1, 0))
         )
         indptr = np.zeros(n_users + 1, dtype=np.int64)
         np.cumsum(np.bincount(r_sorted, minlength=n_users), out=indptr[1:])
-        return cls(
+        B = cls(
             indptr.astype(_index_dtype(key.size), copy=False),
             indices,
             n_features,
@@ -669,6 +701,8 @@ class BipartiteGraph:
             user_attributes=user_attributes,
             validate=False,
         )
+        B._note_input(duplicate_pairs=n_duplicates)
+        return B
 
     @classmethod
     def from_scipy(
@@ -714,6 +748,7 @@ class BipartiteGraph:
     @property
     def user_attributes(self) -> Mapping[str, np.ndarray[Any, Any]]:
         return self._user_attributes
+
 
     @property
     def n_users(self) -> int:

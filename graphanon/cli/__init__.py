@@ -63,11 +63,17 @@ _DASK_CHATTER = _DaskChatter()
     show_default=True,
     help="Library log level (to stderr).",
 )
+@click.option(
+    "--skip-bad-rows", is_flag=True,
+    help="Skip (and count) malformed rows of text inputs — a wrong number of fields, an "
+    "empty id — instead of stopping at the first one with its line number.",
+)
 @click.version_option(__version__, prog_name="graphanon")
 @click.pass_context
-def cli(ctx: click.Context, quiet: bool, log_level: str) -> None:
+def cli(ctx: click.Context, quiet: bool, log_level: str, skip_bad_rows: bool) -> None:
     ctx.ensure_object(dict)
     ctx.obj["quiet"] = quiet
+    ctx.obj["skip_bad_rows"] = skip_bad_rows
     logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     for handler in logging.getLogger().handlers:
         if log_level.lower() == "warning":
@@ -108,8 +114,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         click.echo("graphanon: aborted", err=True)
         return _exit(130, argv)
     except click.ClickException as exc:
-        exc.show()
+        # one line naming the command, the option and the value (click's own usage errors
+        # print three: usage, a hint, the error)
+        where = ""
+        if isinstance(exc, click.UsageError) and exc.ctx is not None:
+            where = f"{exc.ctx.command_path}: "
+        click.echo(f"graphanon: error: {where}{_printable(exc.format_message())}"
+                   + (f" (see '{exc.ctx.command_path} --help')"
+                      if isinstance(exc, click.UsageError) and exc.ctx is not None else ""),
+                   err=True)
         return _exit(exc.exit_code, argv)
+    except BrokenPipeError:  # `graphanon info ... | head -1`: the reader has what it wanted
+        _silence_stdout()
+        return _exit(0, argv)
+    except SystemExit:
+        # click turns EPIPE on stdout into exit 1 after wrapping stdout; a closed pipe is a
+        # normal end for us
+        if type(sys.stdout).__name__ == "PacifyFlushWrapper":
+            _silence_stdout()
+            return _exit(0, argv)
+        raise
     except OSError as exc:  # unwritable output folder, disk full, ...
         click.echo(f"graphanon: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "),
                    err=True)
@@ -119,6 +143,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _exit(130, argv)
     code = rv if isinstance(rv, int) else 0
     return _exit(code, argv)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 def _printable(message: str, limit: int = 600) -> str:

@@ -37,12 +37,7 @@ FORMAT_CHOICE = click.Choice(
 
 
 def quiet() -> bool:
-    ctx = click.get_current_context(silent=True)
-    while ctx is not None:
-        if ctx.obj and ctx.obj.get("quiet"):
-            return True
-        ctx = ctx.parent
-    return False
+    return bool(_option("quiet"))
 
 
 def echo(message: str = "") -> None:
@@ -51,16 +46,52 @@ def echo(message: str = "") -> None:
         click.echo(message)
 
 
+def _option(name: str) -> Any:
+    ctx = click.get_current_context(silent=True)
+    while ctx is not None:
+        if ctx.obj and name in ctx.obj:
+            return ctx.obj[name]
+        ctx = ctx.parent
+    return None
+
+
+#: How each count of ``input_cleaning`` is reported.
+CLEANING_LABELS = {"self_loops": "self_loops_dropped",
+                   "duplicate_edges": "duplicate_edges_dropped",
+                   "duplicate_pairs": "duplicate_pairs_merged",
+                   "rows_skipped": "rows_skipped", "ignored_columns": "columns_ignored"}
+
+
+def cleaning_report(data: Any) -> dict[str, int]:
+    """``data.input_cleaning`` under the labels of :data:`CLEANING_LABELS`."""
+    return {CLEANING_LABELS.get(k, k): int(v) for k, v in data.input_cleaning.items()}
+
+
+def _noted(data: Any, path: str | Path) -> Any:
+    """Say on stderr what reading ``path`` dropped, and keep it for the command's report."""
+    cleaning = {k: v for k, v in cleaning_report(data).items() if v}
+    if cleaning:
+        what = ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in cleaning.items())
+        click.echo(f"graphanon: note: {path}: {what}.", err=True)
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.find_root().ensure_object(dict)
+        ctx.find_root().obj.setdefault("input_cleaning", {})[str(path)] = cleaning_report(
+            data)
+    return data
+
+
 def load_graph(path: str | Path, fmt: str | None = None) -> Graph:
     from ..io.files import read_graph
 
-    return read_graph(path, format=fmt)
+    return _noted(read_graph(path, format=fmt, skip_bad_rows=bool(_option("skip_bad_rows"))),
+                  path)
 
 
 def load_bipartite(path: str | Path) -> BipartiteGraph:
     from ..io.files import read_bipartite
 
-    return read_bipartite(path)
+    return _noted(read_bipartite(path, skip_bad_rows=bool(_option("skip_bad_rows"))), path)
 
 
 def make_rng(seed: int | None) -> tuple[np.random.Generator, int]:
@@ -111,6 +142,11 @@ def guard_paths(cmd: click.Command) -> click.Command:
         seen: dict[str, str] = {}
         for name, value in outputs.items():
             real = os.path.realpath(value)
+            if os.path.exists(value) and not os.path.isfile(value) and not os.path.isdir(value):
+                # /dev/null, a FIFO, /dev/stdout: written in place, never renamed over
+                if not os.access(value, os.W_OK):
+                    raise InvalidParameterError(f"{where(name)} cannot write {value!r}.")
+                continue
             for iname, ivalue in inputs.items():
                 if real == os.path.realpath(ivalue):
                     raise InvalidParameterError(
@@ -180,7 +216,15 @@ def resolve_noise(noise: str, seed: int | None) -> tuple[Any, np.random.Generato
 
 
 def write_json(path: str | Path, payload: Any) -> None:
-    """Write a JSON report atomically."""
+    """Write a JSON report atomically.
+
+    A report with a ``not_private`` block also records there what reading the command's
+    inputs dropped (self-loops, duplicate edges, skipped rows): counts of the private input.
+    """
+    cleaning = _option("input_cleaning")
+    if cleaning and isinstance(payload, dict) and isinstance(payload.get("not_private"), dict):
+        payload = {**payload, "not_private": {**payload["not_private"],
+                                              "input_cleaning": cleaning}}
     atomic_write_text(path, json.dumps(to_jsonable(payload), indent=2, sort_keys=False) + "\n")
 
 

@@ -711,16 +711,31 @@ def release_dk(
         raise InvalidParameterError(
             "The 'microaggregation' parameter of release_dk must be 'none' for d = 1 "
             "(dK-microaggregation is defined on 2K).")
+    n_cells = h + 1 - lo if d == 1 else h * (h + 1) // 2
+    # parameters that would make a microaggregation another mechanism are refused: k = 1 or
+    # tau = 0 aggregates nothing (the plain release), k >= the domain one cluster (a total)
     if microaggregation == "mdav":
         if k is None:
             raise InvalidParameterError("The 'k' parameter of release_dk is required for mdav.")
         k = check_int(k, "k", owner, low=1)
+        if not 2 <= k < n_cells:
+            raise InvalidParameterError(
+                f"The 'k' parameter of release_dk must be an int in [2, {n_cells - 1}] for "
+                f"MDAV-dK over the {n_cells} cells of the domain (h = {h}). Got {k}: "
+                + ("k = 1 aggregates nothing (that is --microaggregation none)." if k < 2 else
+                   "one cluster would hold the whole domain (a noisy total, not a 2K)."))
     if microaggregation == "mpdc":
         if tau is None:
             raise InvalidParameterError(
                 "The 'tau' parameter of release_dk is required for mpdc.")
         tau = check_int(tau, "tau", owner, low=0)
-    n_cells = h + 1 - lo if d == 1 else h * (h + 1) // 2
+        if not 1 <= tau <= max(h - 2, 1):
+            raise InvalidParameterError(
+                f"The 'tau' parameter of release_dk must be an int in [1, {max(h - 2, 1)}] for "
+                f"MPDC-dK with h = {h}. Got {tau}: "
+                + ("tau = 0 puts every cell in a box of its own (that is --microaggregation "
+                   "none)." if tau < 1 else
+                   "one box of side tau + 1 would cover the whole domain (a noisy total)."))
     if form == "sampled" and (microaggregation != "none" or domain != "public"):
         raise InvalidParameterError(
             "The 'form' parameter of release_dk can be 'sampled' only without "

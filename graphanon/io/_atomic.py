@@ -50,9 +50,11 @@ class _Transaction:
     def commit(self) -> None:
         for hook in self.before_commit:
             hook()
-        for tmp, target in self.staged:
+        # copies into non-regular targets (/dev/full, a pipe) can still fail: do them first,
+        # then the renames, which do not fail on one file system
+        for tmp, target in sorted(self.staged, key=lambda st: _is_file_or_missing(st[1])):
             _install(tmp, target)
-        self.staged.clear()
+            self.staged.remove((tmp, target))
 
     def rollback(self) -> None:
         for tmp, _ in self.staged:
@@ -131,6 +133,13 @@ def _check_target(target: Path) -> None:
     if stat.S_ISDIR(st.st_mode):
         raise InvalidParameterError(
             f"the output {str(target)!r} is an existing folder; name a file.")
+
+
+def _is_file_or_missing(target: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(target).st_mode)
+    except OSError:
+        return True
 
 
 def _install(tmp: Path, target: Path) -> None:

@@ -10,6 +10,7 @@ import numpy as np
 
 from .._ids import canonical_ids
 from ..errors import InputFormatError
+from ._input import read_input_text
 
 __all__ = ["read_id_list"]
 
@@ -27,15 +28,7 @@ def read_id_list(path: str | os.PathLike[str], *, what: str = "node") -> np.ndar
         Unreadable, not UTF-8, empty, or a line holding a tab (a second column).
     """
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InputFormatError(f"{str(p)!r} ({what} universe) is not UTF-8 text.",
-                               path=str(p)) from None
-    except OSError as exc:
-        raise InputFormatError(
-            f"cannot read the {what} universe {str(p)!r}: {exc.strerror or exc}.",
-            path=str(p)) from None
+    text = read_input_text(p, what=f"{what} universe")
     ids: list[str] = []
     for no, line in enumerate(text.splitlines(), 1):
         s = line.strip()

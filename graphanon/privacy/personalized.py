@@ -615,6 +615,13 @@ def release_personalized(
         if k is None:
             raise InvalidParameterError(f"The 'k' parameter of {owner} is required for 'ag'.")
         k = check_int(k, "k", owner, low=1)
+        cells = h + 1 if d == 1 else h * (h + 1) // 2
+        if not 2 <= k < cells:
+            raise InvalidParameterError(
+                f"The 'k' parameter of {owner} must be an int in [2, {cells - 1}] for AG-dK "
+                f"over the {cells} cells of the {d}K domain (theta = {h}). Got {k}: "
+                + ("k = 1 groups nothing (that is LL-dK)." if k < 2 else
+                   "one group would hold the whole domain (a noisy total)."))
     else:
         k = None
     if privacy == "node" and prefs.source.startswith("attribute:"):
