@@ -484,7 +484,7 @@ def test_b_anonymize_job_file_sink(tmp_path: Path) -> None:
 @pytest.mark.parametrize("keys, message", [
     ("delta = 41", "[1, 40]"),
     ("delta = 0", "[1, 40]"),
-    ('delta_file = "missing.tsv"', "(user<TAB>delta): No such file"),
+    ('delta_file = "missing.tsv"', "(user<TAB>delta): no such file"),
     ("delta = 2\n        delta_file = \"d.tsv\"", "exactly one of"),
     ("delta = 2\n        colour = 1", "unknown keys ['colour']"),
     ('delta = 2\n        baseline = "k-anonymity"\n        candidates = 4', "unknown keys"),

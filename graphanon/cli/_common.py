@@ -67,31 +67,38 @@ def cleaning_report(data: Any) -> dict[str, int]:
     return {CLEANING_LABELS.get(k, k): int(v) for k, v in data.input_cleaning.items()}
 
 
-def _noted(data: Any, path: str | Path) -> Any:
+def _noted(data: Any, path: str | Path) -> None:
     """Say on stderr what reading ``path`` dropped, and keep it for the command's report."""
-    cleaning = {k: v for k, v in cleaning_report(data).items() if v}
-    if cleaning:
-        what = ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in cleaning.items())
-        click.echo(f"graphanon: note: {path}: {what}.", err=True)
     ctx = click.get_current_context(silent=True)
     if ctx is not None:
         ctx.find_root().ensure_object(dict)
         ctx.find_root().obj.setdefault("input_cleaning", {})[str(path)] = cleaning_report(
             data)
-    return data
+
+
+def _echo_input_notes() -> None:
+    """One stderr note per input from which reading dropped something."""
+    for path, counts in (_option("input_cleaning") or {}).items():
+        dropped = {k: v for k, v in counts.items() if v}
+        if dropped:
+            what = ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in dropped.items())
+            click.echo(f"graphanon: note: {path}: {what}.", err=True)
 
 
 def load_graph(path: str | Path, fmt: str | None = None) -> Graph:
     from ..io.files import read_graph
 
-    return _noted(read_graph(path, format=fmt, skip_bad_rows=bool(_option("skip_bad_rows"))),
-                  path)
+    G = read_graph(path, format=fmt, skip_bad_rows=bool(_option("skip_bad_rows")))
+    _noted(G, path)
+    return G
 
 
 def load_bipartite(path: str | Path) -> BipartiteGraph:
     from ..io.files import read_bipartite
 
-    return _noted(read_bipartite(path, skip_bad_rows=bool(_option("skip_bad_rows"))), path)
+    B = read_bipartite(path, skip_bad_rows=bool(_option("skip_bad_rows")))
+    _noted(B, path)
+    return B
 
 
 def make_rng(seed: int | None) -> tuple[np.random.Generator, int]:
@@ -176,7 +183,9 @@ def guard_paths(cmd: click.Command) -> click.Command:
         # every record of the run is stamped with its start; every file it writes is
         # committed together with the others (and after the ledger charge), or not at all
         with run_clock(), output_transaction():
-            return inner(*args, **kwargs)
+            rv = inner(*args, **kwargs)
+        _echo_input_notes()  # after success only: a failure prints its one error line
+        return rv
 
     cmd.callback = wrapped
     return cmd

@@ -31,6 +31,8 @@ def iter_id_value_lines(
     :class:`~graphanon.errors.InputFormatError` naming the file, line and content.
     """
     p = Path(path)
+    if not p.exists():
+        raise InputFormatError(f"cannot read {str(p)!r} ({what}): no such file.", path=str(p))
     try:
         lines = read_input_text(p, what=what).splitlines()
     except InputFormatError:

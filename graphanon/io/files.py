@@ -300,6 +300,11 @@ def _read_delimited(path: Path, raw: bytes, delimiter: str, id_columns: Sequence
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
+    try:
+        raw.split(b"\n", 1)[0].decode("utf-8")  # the header names the columns
+    except UnicodeDecodeError:
+        raise InputFormatError(f"{str(path)!r} line 1: the header is not valid UTF-8 text.",
+                               path=str(path), line=1) from None
     skipped = 0
 
     def skip(row: Any) -> str:
@@ -478,6 +483,17 @@ def _read_mat(path: Path) -> Graph:
         raise InputFormatError(f"{str(path)!r} has no adjacency matrix 'A'; keys: {keys}.",
                                path=str(path))
     A = mat["A"]
+    import scipy.sparse as sp
+
+    if not (sp.issparse(A) or (isinstance(A, np.ndarray) and A.dtype.kind in "biuf")):
+        kind = getattr(A, "dtype", type(A).__name__)
+        raise InputFormatError(
+            f"{str(path)!r}: the matrix 'A' must be a numeric adjacency matrix; it holds "
+            f"{kind} values.", path=str(path))
+    if A.ndim != 2 or A.shape[0] != A.shape[1]:
+        raise InputFormatError(
+            f"{str(path)!r}: the adjacency matrix 'A' must be square; it has shape "
+            f"{A.shape}.", path=str(path))
     n = A.shape[0]
     g = Graph.from_scipy(A)
     info = mat.get("local_info")
@@ -606,8 +622,11 @@ def write_graph(G: Graph, path: str | os.PathLike[str], *, format: str | None = 
         )
     ids = G.node_ids
     u, v = G.edges()
-    text = _check_writable_ids(ids, "node", "edgelist", "edge list") if fmt == "edgelist" \
-        else _text_ids(ids) if fmt in ("csv", "tsv") else None
+    text: Any = None
+    if fmt == "edgelist":
+        text = _check_writable_ids(ids, "node", "edgelist", "edge list")
+    elif fmt in ("csv", "tsv"):
+        text = _text_ids(ids)
     with atomic_path(target) as tmp:
         if fmt == "edgelist":
             header = (
