@@ -594,3 +594,11 @@ def test_randomized_response_job_over_the_label_universe(fake: FakeDriver,
     assert feats == {"golf", "jazz", "chess", "unused"}  # every feature of the label
     assert len(fake.db.nodes["AnonUser"]) == 4
     assert fake.db.budgets["interests"]["epsilon_spent"] == pytest.approx(3.0)
+
+
+def test_drop_release_checks_the_id_before_connecting(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_connect(*a, **k):
+        raise AssertionError("connected")
+
+    monkeypatch.setattr(io_neo4j, "connect", no_connect)
+    assert main(["-q", "neo4j", "drop-release", "bad\nid"]) == 2

@@ -383,9 +383,11 @@ def releases(as_json: bool, uri: str | None, password_file: str | None,
 @_connection_options
 def drop_release(release_id: str, uri: str | None, password_file: str | None,
                  database: str | None) -> int:
-    """Delete a release subgraph (the ε it spent stays spent)."""
-    from ..io.neo4j import Neo4jSink
+    """Delete a release subgraph (the ε it spent stays spent). A writer still writing it
+    stops at its next transaction."""
+    from ..io.neo4j import Neo4jSink, validate_release_id
 
+    validate_release_id(release_id)  # before connecting
     with _driver(uri, password_file, database) as (drv, db):
         found = Neo4jSink(drv, database=db).drop_release(release_id)
     if not found:
