@@ -43,11 +43,12 @@ def test_missing_file_and_usage_errors(capsys: pytest.CaptureFixture[str]) -> No
 
 @pytest.mark.parametrize(
     ("name", "nodes", "edges"),
-    [("ca-GrQc/CA-GrQc.txt", 5242, 14484), ("wiki-Vote/Wiki-Vote.txt", 7115, 100762)],
+    [("ca-GrQc/CA-GrQc.txt", 5242, 14484),
+     pytest.param("wiki-Vote/Wiki-Vote.txt", 7115, 100762, marks=pytest.mark.datasets)],
 )
-def test_info_matches_manifest(shared_datasets: Path, capsys: pytest.CaptureFixture[str],
+def test_info_matches_manifest(dataset, capsys: pytest.CaptureFixture[str],
                                name: str, nodes: int, edges: int) -> None:
-    assert main(["info", str(shared_datasets / name), "--json"]) == 0
+    assert main(["info", str(dataset(name)), "--json"]) == 0
     stats = json.loads(capsys.readouterr().out)
     assert (stats["nodes"], stats["edges"]) == (nodes, edges)
 

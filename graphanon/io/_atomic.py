@@ -25,21 +25,16 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
-import re
-import secrets
 import shutil
 import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from ..errors import GraphAnonError, InvalidParameterError
+from .._tempfiles import OutputError, new_temp, temp_name_pattern
+from ..errors import InvalidParameterError
 
-__all__ = ["OutputError", "atomic_path", "atomic_write_text", "output_transaction",
+__all__ = ["OutputError", "atomic_path", "atomic_write_text", "new_temp", "output_transaction",
            "temp_name_pattern"]
-
-
-class OutputError(GraphAnonError):
-    """An output could not be written (disk full, permission, ...); nothing was committed."""
 
 
 class _Transaction:
@@ -89,38 +84,6 @@ def output_transaction() -> Iterator[_Transaction]:
         raise
     finally:
         _TX.reset(token)
-
-
-def temp_name_pattern(target: str | os.PathLike[str]) -> re.Pattern[str]:
-    """The names of graphanon's temporary files for ``target`` (group ``pid``)."""
-    name = re.escape(Path(target).name)
-    return re.compile(rf"^\.{name}\.graphanon-(?P<pid>\d+)-[0-9a-f]+\.tmp$")
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _remove_stale(target: Path) -> None:
-    """Remove temporary files of ``target`` left by processes that no longer run."""
-    pattern = temp_name_pattern(target)
-    try:
-        entries = list(os.scandir(target.parent))
-    except OSError:
-        return
-    for entry in entries:
-        m = pattern.match(entry.name)
-        if m and not _alive(int(m.group("pid"))):
-            with contextlib.suppress(OSError):
-                os.unlink(entry.path)
 
 
 def _check_target(target: Path) -> None:
@@ -184,13 +147,7 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     except OSError as exc:
         raise OutputError(
             f"cannot create the folder of {str(target)!r}: {exc.strerror or exc}.") from None
-    _remove_stale(target)
-    tmp = target.parent / f".{target.name}.graphanon-{os.getpid()}-{secrets.token_hex(4)}.tmp"
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except OSError as exc:
-        raise OutputError(f"cannot write {str(target)!r}: {exc.strerror or exc}.") from None
-    os.close(fd)
+    tmp = new_temp(target)
     tx = _TX.get()
     try:
         yield tmp

@@ -42,7 +42,6 @@ import math
 import os
 import re
 import stat
-import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -51,6 +50,7 @@ from typing import Any
 
 import numpy as np
 
+from .._tempfiles import new_temp
 from .._validation import check_choice, check_float
 from ..errors import InvalidParameterError, PrivacyBudgetExceeded
 from .release import Release
@@ -507,9 +507,9 @@ class Accountant:
     def _write(self, data: dict[str, Any]) -> None:
         real = self._locked_path
         assert real is not None
-        fd, tmp = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".tmp", dir=real.parent)
+        tmp = new_temp(real)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            with open(tmp, "w", encoding="utf-8") as fh:
                 json.dump(data, fh, indent=2)
                 fh.flush()
                 os.fsync(fh.fileno())

@@ -188,11 +188,11 @@ def test_dk3_dense_graph_many_partitions(cluster, tmp_path, strings):
                         ref)
 
 
-def test_dk3_ca_grqc(cluster, shared_datasets, tmp_path):
+def test_dk3_ca_grqc(cluster, dataset, tmp_path):
     """ca-GrQc (5,242 nodes, 14,484 edges, 48,260 triangles) as 4 Parquet parts."""
     from graphanon.distributed import dk_distributed
 
-    G = read_graph(shared_datasets / "ca-GrQc" / "CA-GrQc.txt")
+    G = read_graph(dataset("ca-GrQc/CA-GrQc.txt"))
     u, v = G.edges()
     folder = _write_parts(tmp_path / "in", {"source": G.node_ids[u], "target": G.node_ids[v]},
                           4)

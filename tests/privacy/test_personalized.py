@@ -328,8 +328,6 @@ def test_bad_parameters(polbooks):
 
 
 def test_demo_step(tmp_path):
-    import time
-
     from graphanon.datasets import load_adult_sample
     from graphanon.demo import DEMO_STEPS, DemoContext
     from graphanon.demos.personalized import step_personalized
@@ -337,9 +335,7 @@ def test_demo_step(tmp_path):
 
     assert dict(DEMO_STEPS)["personalized"] == "graphanon.demos.personalized:step_personalized"
     ctx = DemoContext(tmp_path, 1, Report("t", tmp_path), load_polbooks(), load_adult_sample())
-    t0 = time.perf_counter()
     section = step_personalized(ctx)
-    assert time.perf_counter() - t0 < 30  # generous: shared machine
     rows = section.tables[0].rows
     assert len(rows) == 10
     assert {r[1] for r in rows} == {"strict", "thesis"}
