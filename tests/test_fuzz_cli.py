@@ -387,3 +387,28 @@ def test_mat_files_with_the_wrong_matrix(work: Path, matrix: object,
 
     scipy.io.savemat(work / "x.mat", {"A": matrix})
     check(["info", str(work / "x.mat")], work, capsys)
+
+
+def test_neo4j_arguments_are_checked_before_connecting(
+        work: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing listens on port 1: an argument error must be found (exit 2) before a
+    connection is tried (exit 4)."""
+    monkeypatch.setenv("NEO4J_URI", "bolt://127.0.0.1:1")
+    monkeypatch.setenv("NEO4J_PASSWORD", "x")
+    (work / "pw.bin").write_bytes(bytes(range(256)))
+    (work / "empty.tsv").write_text("")
+    (work / "bin.tsv").write_bytes(b"\x80\x81\x00\xff")
+    (work / "rec.json").write_text('{"release": {"mechanism": "m"}}')
+    cases = [
+        ["neo4j", "releases", "--password-file", str(work / "pw.bin")],
+        ["neo4j", "write-release", "--masked", str(work / "bin.tsv"), "--release-id", "r",
+         "--dataset", "d", "--report", str(work / "rec.json")],
+        ["neo4j", "write-release", "--masked", str(work / "empty.tsv"), "--release-id", "r",
+         "--dataset", "d", "--report", str(work / "rec.json")],
+        ["neo4j", "drop-release", "x" * 300],
+        ["neo4j", "budget", "0123456789abcdef0123456789abcdef", "--epsilon-total", "1"],
+        ["neo4j", "read-graph", "--label", "Bad Label", "--rel", "R", "--out",
+         str(work / "o.txt")],
+    ]
+    for args in cases:
+        assert check(args, work, capsys) == 2, args

@@ -72,10 +72,15 @@ def connection_settings(
     if pw_file:
         try:
             password = Path(pw_file).read_text(encoding="utf-8").splitlines()[0].strip()
-        except (OSError, IndexError) as exc:
+        except (OSError, IndexError, UnicodeDecodeError):
             raise InvalidParameterError(
-                f"The password file {str(pw_file)!r} could not be read or is empty."
-            ) from exc
+                f"The password file {str(pw_file)!r} could not be read, is empty or is not "
+                "UTF-8 text."
+            ) from None
+        if not password or any(not c.isprintable() for c in password):
+            raise InvalidParameterError(
+                f"The password file {str(pw_file)!r} must hold the password on its first "
+                "line (printable text).")
     else:
         password = env.get("NEO4J_PASSWORD", "")
         if not password:

@@ -132,8 +132,7 @@ def validate_release_id(release_id: Any) -> None:
 
 
 def check_dataset(dataset: Any) -> None:
-    if not isinstance(dataset, str) or not dataset or len(dataset) > 200:
-        raise InvalidParameterError(
-            f"The 'dataset' parameter must be a non-empty string of at most 200 characters. "
-            f"Got {dataset!r} instead."
-        )
+    """A budget key: the same rule as the JSON ledger's (a stable name, never a hash)."""
+    from ...privacy.accountant import check_dataset_name
+
+    check_dataset_name(dataset, "the Neo4j ledger")
