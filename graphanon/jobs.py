@@ -294,8 +294,10 @@ def mechanism_step(
         _check_data_kind(name, info["func"], state.data)
         result = info["func"](state.data, **kwargs)
         # an rng-noise mechanism (no seed argument) records the seed only when it was used
+        used_universe = [k for k in info["universe"] if k in kwargs]
         _absorb(state, result, name,
-                release_seed=state.seed if info["role"] == "noise" and insecure else None)
+                release_seed=state.seed if info["role"] == "noise" and insecure else None,
+                universe_source=state.universe.source if used_universe else None)
         if draws_noise and isinstance(state.report.get(name), dict):
             state.report[name]["noise"] = noise
 
@@ -305,7 +307,7 @@ def mechanism_step(
 
 
 def _absorb(state: JobState, result: Any, name: str, *,
-            release_seed: int | None = None) -> None:
+            release_seed: int | None = None, universe_source: str | None = None) -> None:
     from .dk.extract import DK3Distribution, DKDistribution
     from .privacy.release import Release
     from .privacy.rps import DegreeSequenceRelease
@@ -343,6 +345,9 @@ def _absorb(state: JobState, result: Any, name: str, *,
             )
         if release_seed is not None and release.seed is None:
             release = dataclasses.replace(release, seed=release_seed)
+        if universe_source is not None:  # where the public universe came from (public)
+            release = dataclasses.replace(
+                release, params={**release.params, "universe_source": universe_source})
         state.release = release
     if graph is not None:
         state.data = graph

@@ -94,6 +94,7 @@ def test_randomized_response_job(tmp_path: Path) -> None:
     assert rep["release"]["neighbourhood"] == "edge" and rep["release"]["seed"] == 5
     assert rep["release"]["backend"] == "numpy-insecure" and not rep["publishable"]
     assert "12 features" in rep["release"]["params"]["universe"]
+    assert "[source] features, users" in rep["release"]["params"]["universe_source"]
     released = read_bipartite(data)
     assert released.n_users == B.n_users
     assert not set(released.user_ids.tolist()) & set(B.user_ids.tolist())  # pseudonyms
