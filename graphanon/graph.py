@@ -175,7 +175,8 @@ def _csr_from_pairs(u: IntArray, v: IntArray, n: int,
 
 
 class _InputNotes:
-    """What building a graph dropped, merged or skipped (shared by both graph types)."""
+    """What building a graph dropped, merged or skipped, and the deprecated ``fingerprint``
+    (shared by both graph types)."""
 
     __slots__ = ()
 
@@ -186,6 +187,14 @@ class _InputNotes:
         from files, ``rows_skipped`` / ``ignored_columns``. Not part of equality; operator
         information (counts read from the private input)."""
         return MappingProxyType(self.__dict__.get("_cleaning", {}))
+
+    @property
+    def fingerprint(self) -> str:
+        """Deprecated alias of ``content_hash`` (renamed: it is not for publication)."""
+        warnings.warn(f"{type(self).__name__}.fingerprint is deprecated: use content_hash "
+                      "(operator-only; never a budget key or a published value).",
+                      DeprecationWarning, stacklevel=2)
+        return self.content_hash  # type: ignore[attr-defined,no-any-return]
 
     def _note_input(self, **counts: int) -> None:
         notes = self.__dict__
@@ -443,14 +452,6 @@ class Graph(_InputNotes):
         h.update(np.ascontiguousarray(self._indices, dtype=np.int64).tobytes())
         _hash_ids(h, self._node_ids)
         return h.hexdigest()
-
-    @property
-    def fingerprint(self) -> str:
-        """Deprecated alias of :attr:`content_hash` (renamed: it is not for publication)."""
-        warnings.warn("Graph.fingerprint is deprecated: use content_hash (operator-only; "
-                      "never a budget key or a published value).", DeprecationWarning,
-                      stacklevel=2)
-        return self.content_hash
 
     # ------------------------------------------------------------------ derived graphs
     def subgraph(self, mask: Any) -> Graph:
@@ -810,14 +811,6 @@ class BipartiteGraph(_InputNotes):
         _hash_ids(h, self._user_ids)
         _hash_ids(h, self._feature_ids)
         return h.hexdigest()
-
-    @property
-    def fingerprint(self) -> str:
-        """Deprecated alias of :attr:`content_hash` (renamed: it is not for publication)."""
-        warnings.warn("BipartiteGraph.fingerprint is deprecated: use content_hash (operator-only; "
-                      "never a budget key or a published value).", DeprecationWarning,
-                      stacklevel=2)
-        return self.content_hash
 
     def with_cells(self, rows: Any, cols: Any) -> BipartiteGraph:
         """Same users, features and attributes; the 1-cells replaced by ``(rows, cols)``."""

@@ -67,7 +67,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import check_choice, check_epsilon, check_int
+from .._validation import check_choice, check_cluster_size, check_epsilon, check_int
 from ..errors import InvalidParameterError
 from ..graph import Graph
 from ..metrics import euclidean_distance, ks_distance, l1_distance
@@ -715,15 +715,8 @@ def release_dk(
     # parameters that would make a microaggregation another mechanism are refused: k = 1 or
     # tau = 0 aggregates nothing (the plain release), k >= the domain one cluster (a total)
     if microaggregation == "mdav":
-        if k is None:
-            raise InvalidParameterError("The 'k' parameter of release_dk is required for mdav.")
-        k = check_int(k, "k", owner, low=1)
-        if not 2 <= k < n_cells:
-            raise InvalidParameterError(
-                f"The 'k' parameter of release_dk must be an int in [2, {n_cells - 1}] for "
-                f"MDAV-dK over the {n_cells} cells of the domain (h = {h}). Got {k}: "
-                + ("k = 1 aggregates nothing (that is --microaggregation none)." if k < 2 else
-                   "one cluster would hold the whole domain (a noisy total, not a 2K)."))
+        k = check_cluster_size(k, owner, cells=n_cells, mechanism=f"MDAV-dK (h = {h})",
+                               plain="--microaggregation none")
     if microaggregation == "mpdc":
         if tau is None:
             raise InvalidParameterError(

@@ -154,6 +154,17 @@ def _first_bad_line(path: Path, data: bytes, min_fields: int, split_tabs: bool,
     return InputFormatError(f"{str(path)!r}: could not be parsed.", path=str(path))
 
 
+class _RowSkipper:
+    """pyarrow's ``invalid_row_handler`` for ``--skip-bad-rows``: skip the row, count it."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, row: Any) -> str:
+        self.count += 1
+        return "skip"
+
+
 def _parse_columns(path: Path, *, min_fields: int = 2, tabs_only: bool = False,
                    exact: bool = False, skip_bad_rows: bool = False
                    ) -> tuple[list[Any], dict[str, int]]:
@@ -176,13 +187,7 @@ def _parse_columns(path: Path, *, min_fields: int = 2, tabs_only: bool = False,
         data = _normalize_whitespace(raw)
     if not data.strip():
         raise InputFormatError(f"{str(path)!r} holds no data lines.", path=str(path))
-    skipped = 0
-
-    def skip(row: Any) -> str:
-        nonlocal skipped
-        skipped += 1
-        return "skip"
-
+    skip = _RowSkipper()
     try:
         table = pacsv.read_csv(
             io.BytesIO(data),
@@ -202,7 +207,7 @@ def _parse_columns(path: Path, *, min_fields: int = 2, tabs_only: bool = False,
                               min_fields if exact else None) from exc
     if table.num_columns < min_fields:
         raise _first_bad_line(path, raw, min_fields, split_tabs)
-    notes = {"rows_skipped": skipped}
+    notes = {"rows_skipped": skip.count}
     if table.num_columns > min_fields:
         if exact and not skip_bad_rows:
             raise _first_bad_line(path, raw, min_fields, split_tabs, min_fields)
@@ -305,13 +310,7 @@ def _read_delimited(path: Path, raw: bytes, delimiter: str, id_columns: Sequence
     except UnicodeDecodeError:
         raise InputFormatError(f"{str(path)!r} line 1: the header is not valid UTF-8 text.",
                                path=str(path), line=1) from None
-    skipped = 0
-
-    def skip(row: Any) -> str:
-        nonlocal skipped
-        skipped += 1
-        return "skip"
-
+    skip = _RowSkipper()
     try:
         table = pacsv.read_csv(
             io.BytesIO(raw),
@@ -326,7 +325,8 @@ def _read_delimited(path: Path, raw: bytes, delimiter: str, id_columns: Sequence
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         msg = str(exc).split("\n")[0]
         raise InputFormatError(f"{str(path)!r}: {msg}", path=str(path)) from None
-    return table.replace_schema_metadata({b"graphanon_rows_skipped": str(skipped).encode()})
+    return table.replace_schema_metadata(
+        {b"graphanon_rows_skipped": str(skip.count).encode()})
 
 
 def _text_line(raw: bytes, lineno: int) -> str:

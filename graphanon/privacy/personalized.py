@@ -95,7 +95,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import check_choice, check_degree_bound, check_int
+from .._validation import check_choice, check_cluster_size, check_degree_bound, check_int
 from ..dk.extract import DKDistribution, domain_cells
 from ..dk.microaggregation import Partition, aggregate, mdav, tile_partition
 from ..dk.release import DegreeBoundWarning, dk_query, domain_partition, split_evenly
@@ -612,16 +612,8 @@ def release_personalized(
     h = check_degree_bound(h, "theta", owner, d=d)
     mu_val: float | None = prefs.resolve_mu(mu) if method in ("tp", "st") else None
     if method == "ag":
-        if k is None:
-            raise InvalidParameterError(f"The 'k' parameter of {owner} is required for 'ag'.")
-        k = check_int(k, "k", owner, low=1)
-        cells = h + 1 if d == 1 else h * (h + 1) // 2
-        if not 2 <= k < cells:
-            raise InvalidParameterError(
-                f"The 'k' parameter of {owner} must be an int in [2, {cells - 1}] for AG-dK "
-                f"over the {cells} cells of the {d}K domain (theta = {h}). Got {k}: "
-                + ("k = 1 groups nothing (that is LL-dK)." if k < 2 else
-                   "one group would hold the whole domain (a noisy total)."))
+        k = check_cluster_size(k, owner, cells=h + 1 if d == 1 else h * (h + 1) // 2,
+                               mechanism=f"AG-dK ({d}K, theta = {h})", plain="LL-dK")
     else:
         k = None
     if privacy == "node" and prefs.source.startswith("attribute:"):
