@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 
 from graphanon.anonymity import release_clusters, smooth_k_anonymity, verify_smooth_k
 from graphanon.anonymity._align import _group_rows_dict, group_rows, index_in, unique_sorted
-from graphanon.errors import InvalidParameterError
 from graphanon.graph import BipartiteGraph
 from graphanon.metrics import edge_set_metrics
 
@@ -101,8 +100,9 @@ def test_verify_matches_users_by_id_across_graphs() -> None:
     rep = verify_smooth_k(B, stranger, 2)
     assert not rep.ok and rep.unknown_users == 1
     assert any("features are not in the original" in v for v in rep.violations)
-    with pytest.raises(InvalidParameterError, match="unknown user id 'nobody'"):
-        edge_set_metrics(B, stranger)
+    # the metrics put both id sets in one index space: the stranger's cells are all created
+    m = edge_set_metrics(B, stranger)
+    assert m["jaccard"] == 0.0 and m["created"] == pytest.approx(4 / (B.n_edges + 4))
 
 
 def test_integer_and_string_ids_give_the_same_sharded_release() -> None:
