@@ -442,8 +442,9 @@ def id_types(sizes: list[int], repeats: int, commands: list[str]) -> list[dict[s
                         if cmd != "info":
                             with open(rpt) as fh:
                                 rep_json = json.load(fh)
-                            row["jaccard"] = rep_json["jaccard"]
-                            row["verified"] = rep_json["verify_smooth_k"]["ok"]
+                            private = rep_json.get("not_private", rep_json)
+                            row["jaccard"] = private["jaccard"]
+                            row["verified"] = private["verify_smooth_k"]["ok"]
                         rows.append(row)
                         print(f"{cmd:9s} {n_edges:>9d} edges  {kind:3s} ids  {secs:7.1f} s  "
                               f"peak {rss:5.2f} GiB  load {load:.1f}"
@@ -463,7 +464,8 @@ def id_types(sizes: list[int], repeats: int, commands: list[str]) -> list[dict[s
                                           "1", "--out", os.path.join(tmp, "masked.tsv"),
                                           "--report", os.path.join(tmp, "b.json")])
                     with open(os.path.join(tmp, "b.json")) as fh:
-                        util = json.load(fh)["utility"]
+                        b_json = json.load(fh)
+                    util = b_json.get("not_private", b_json).get("utility", b_json.get("utility"))
                     rows.append({"command": "b-anonymize", "n_edges": A.n_edges, "ids": kind,
                                  "repeat": rep, "seconds": secs, "peak_gib": rss,
                                  "load1": load, "utility": util})
