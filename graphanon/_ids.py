@@ -23,6 +23,7 @@ representation of the column around it.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
@@ -30,7 +31,8 @@ import numpy.typing as npt
 
 from .errors import InvalidParameterError
 
-__all__ = ["canonical_ids", "id_keys", "id_text_buffers", "ids_as_text", "unify_ids"]
+__all__ = ["canonical_column", "canonical_ids", "id_keys", "id_text_buffers", "ids_as_text",
+           "mark_canonical", "unify_ids"]
 
 _I64_MIN = np.iinfo(np.int64).min
 _I64_MAX = np.iinfo(np.int64).max
@@ -58,19 +60,51 @@ def _text_buffers(arr: Any) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint8
     return offsets, data
 
 
-def _from_text(arr: Any, what: str) -> np.ndarray[Any, Any]:
-    """Canonical ids of a pyarrow string column: ``int64`` when every token is canonical."""
+_KNOWN: weakref.WeakValueDictionary[int, np.ndarray[Any, Any]] = weakref.WeakValueDictionary()
+
+
+def mark_canonical(ids: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Remember that the read-only array ``ids`` is canonical (the graphs' id arrays), so
+    that building another graph on the same ids does not check them again."""
+    if not ids.flags.writeable:
+        _KNOWN[id(ids)] = ids
+    return ids
+
+
+def _is_known(values: Any) -> bool:
+    return (isinstance(values, np.ndarray) and not values.flags.writeable
+            and _KNOWN.get(id(values)) is values)
+
+
+def _from_text(arr: Any, what: str) -> Any:
+    """Canonical ids of a pyarrow string column: ``int64`` when every token is canonical,
+    else the column itself as a ``large_string`` array."""
+    import pyarrow as pa
+
     if arr.null_count:
         raise InvalidParameterError(f"{what} must not be missing (null/empty).")
     if len(arr) == 0:
         return np.zeros(0, dtype=np.int64)
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+    if arr.type != pa.large_string():
+        arr = arr.cast(pa.large_string())
     offsets, data = _text_buffers(arr)
     if np.any(offsets[1:] == offsets[:-1]):
         raise InvalidParameterError(f"{what} must not be empty strings.")
     values, ok = _kernels().parse_canonical_int64(offsets, data)
     if ok:
-        return values  # type: ignore[no-any-return]
-    return np.asarray(arr.to_numpy(zero_copy_only=False), dtype=object)
+        return values
+    return arr
+
+
+def canonical_column(values: Any, what: str = "ids") -> Any:
+    """:func:`canonical_ids`, but a text column stays a pyarrow ``large_string`` array (no
+    Python object per id): ``int64`` ndarray or ``pa.LargeStringArray``."""
+    if _is_known(values):
+        return values if values.dtype != object else _arrow_text(values)
+    out = _canonical(values, what)
+    return out
 
 
 def canonical_ids(values: Any, what: str = "ids") -> np.ndarray[Any, Any]:
@@ -95,6 +129,24 @@ def canonical_ids(values: Any, what: str = "ids") -> np.ndarray[Any, Any]:
     InvalidParameterError
         Missing values, booleans, non-integral floats, or other types.
     """
+    if _is_known(values):
+        return values  # type: ignore[no-any-return]
+    out = _canonical(values, what)
+    if isinstance(out, np.ndarray):
+        return out
+    return np.asarray(out.to_numpy(zero_copy_only=False), dtype=object)
+
+
+def _arrow_text(ids: np.ndarray[Any, Any]) -> Any:
+    import pyarrow as pa
+
+    if ids.dtype == object:
+        return pa.array(ids.tolist(), pa.large_string())
+    return pa.array(ids).cast(pa.large_string())
+
+
+def _canonical(values: Any, what: str) -> Any:
+    """The work of :func:`canonical_ids`: int64 ndarray, or a text column as Arrow."""
     import pyarrow as pa
 
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
@@ -104,7 +156,7 @@ def canonical_ids(values: Any, what: str = "ids") -> np.ndarray[Any, Any]:
         if values.null_count:
             raise InvalidParameterError(f"{what} must not be missing (null/empty).")
         if pa.types.is_dictionary(t):
-            return canonical_ids(values.cast(t.value_type), what)
+            return _canonical(values.cast(t.value_type), what)
         values = values.to_numpy(zero_copy_only=False) if isinstance(values, pa.Array) else (
             values.combine_chunks().to_numpy(zero_copy_only=False) if len(values)
             else np.zeros(0, dtype=np.int64))
@@ -164,20 +216,13 @@ def ids_as_text(ids: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """The ``object`` array of ``str`` holding the canonical text of canonical ``ids``."""
     if ids.dtype == object:
         return ids
-    import pyarrow as pa
-
-    return np.asarray(pa.array(ids).cast(pa.large_string()).to_numpy(zero_copy_only=False),
-                      dtype=object)
+    return np.asarray(_arrow_text(ids).to_numpy(zero_copy_only=False), dtype=object)
 
 
 def id_text_buffers(ids: np.ndarray[Any, Any]) -> tuple[npt.NDArray[np.int64],
                                                          npt.NDArray[np.uint8]]:
     """``(offsets, data)``: the UTF-8 text of canonical ``ids``, as one Arrow string buffer."""
-    import pyarrow as pa
-
-    arr = (pa.array(ids.tolist(), pa.large_string()) if ids.dtype == object
-           else pa.array(ids).cast(pa.large_string()))
-    return _text_buffers(arr)
+    return _text_buffers(_arrow_text(ids))
 
 
 def unify_ids(columns: list[np.ndarray[Any, Any]]) -> list[np.ndarray[Any, Any]]:
@@ -200,9 +245,9 @@ def id_keys(ids: Any, key: int) -> npt.NDArray[np.uint64]:
     key : int
         64-bit key (data-independent; for example a projection's public ordering key).
     """
-    arr = canonical_ids(ids)
+    col = canonical_column(ids)
     k = np.uint64(int(key) & 0xFFFFFFFFFFFFFFFF)
-    if arr.dtype == object:
-        offsets, data = id_text_buffers(arr)
-        return _kernels().hash_text(offsets, data, k)  # type: ignore[no-any-return]
-    return _kernels().hash_int_text(arr, k)  # type: ignore[no-any-return]
+    if isinstance(col, np.ndarray):
+        return _kernels().hash_int_text(col, k)  # type: ignore[no-any-return]
+    offsets, data = _text_buffers(col)
+    return _kernels().hash_text(offsets, data, k)  # type: ignore[no-any-return]

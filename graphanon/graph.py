@@ -23,7 +23,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from ._ids import canonical_ids, id_text_buffers, ids_as_text, unify_ids
+from ._ids import (
+    canonical_column,
+    canonical_ids,
+    id_text_buffers,
+    ids_as_text,
+    mark_canonical,
+)
 from .errors import InvalidParameterError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -74,12 +80,13 @@ def encode_ids(
         (``int64`` when every id is a canonical integer, else ``str`` objects in code-point
         order).
     """
-    cols = [canonical_ids(c) for c in columns]
+    import pyarrow as pa
+
+    cols = [canonical_column(c) for c in columns]
     if extra is not None:
-        cols.append(canonical_ids(extra))
-    cols = unify_ids(cols)
-    if all(c.dtype != object for c in cols):
-        nps = cols
+        cols.append(canonical_column(extra))
+    if all(isinstance(c, np.ndarray) for c in cols):
+        nps: list[npt.NDArray[np.int64]] = cols
         total = sum(len(x) for x in nps)
         lo = min((int(x.min()) for x in nps if len(x)), default=0)
         hi = max((int(x.max()) for x in nps if len(x)), default=-1)
@@ -96,11 +103,13 @@ def encode_ids(
             codes = [np.searchsorted(ids, x).astype(np.int64) for x in nps]
         if extra is not None:
             codes = codes[:-1]
-        return codes, ids
-    import pyarrow as pa
+        return codes, mark_canonical(_readonly(ids))
     import pyarrow.compute as pc
 
-    arrays = [pa.array(c.tolist(), pa.large_string()) for c in cols]
+    # some column is text: every id as its canonical text, in Arrow (hash-based, no Python
+    # object per id); integer columns become their decimal text
+    arrays = [c if not isinstance(c, np.ndarray) else pa.array(c).cast(pa.large_string())
+              for c in cols]
     uniq = pc.unique(pa.chunked_array(arrays, type=pa.large_string()))
     uniq = uniq.take(pc.sort_indices(uniq))
     code_list = [
@@ -109,8 +118,8 @@ def encode_ids(
     ]
     if extra is not None:
         code_list = code_list[:-1]
-    ids_obj = np.asarray(uniq.to_pylist(), dtype=object)
-    return code_list, ids_obj
+    ids_obj = np.asarray(uniq.to_numpy(zero_copy_only=False), dtype=object)
+    return code_list, mark_canonical(_readonly(ids_obj))
 
 
 def _sorted_unique(keys: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
@@ -250,11 +259,11 @@ class Graph(_InputNotes):
                 raise InvalidParameterError(
                     f"node_ids has {node_ids.size} entries but the graph has {n} nodes."
                 )
-            if validate and np.unique(node_ids).size != n:
+            if validate and _n_distinct(node_ids) != n:
                 raise InvalidParameterError("node_ids must be unique.")
         self._indptr = _readonly(indptr)
         self._indices = _readonly(indices)
-        self._node_ids = _readonly(node_ids)
+        self._node_ids = mark_canonical(_readonly(node_ids))
         self._attributes = MappingProxyType(_check_attributes(attributes, n))
 
     # ------------------------------------------------------------------ construction
@@ -618,12 +627,12 @@ class BipartiteGraph(_InputNotes):
             )
         if validate:
             for name, ids in (("user_ids", user_ids), ("feature_ids", feature_ids)):
-                if np.unique(ids).size != ids.size:
+                if _n_distinct(ids) != ids.size:
                     raise InvalidParameterError(f"{name} must be unique.")
         self._indptr = _readonly(indptr)
         self._indices = _readonly(indices)
-        self._user_ids = _readonly(user_ids)
-        self._feature_ids = _readonly(feature_ids)
+        self._user_ids = mark_canonical(_readonly(user_ids))
+        self._feature_ids = mark_canonical(_readonly(feature_ids))
         self._user_attributes = MappingProxyType(_check_attributes(user_attributes, n_users))
 
     # ------------------------------------------------------------------ construction
@@ -995,6 +1004,21 @@ def _empty_column(dtype: np.dtype[Any], n: int) -> np.ndarray[Any, Any]:
     return np.full(n, None, dtype=object)
 
 
+def _n_distinct(ids: np.ndarray[Any, Any]) -> int:
+    """Number of distinct ids (hash-based in Arrow for text, a sort for integers)."""
+    if ids.dtype == object:
+        import pyarrow.compute as pc
+
+        return int(pc.count_distinct(_arrow_ids(ids)).as_py())
+    return int(_sorted_unique(np.asarray(ids, dtype=np.int64)).size)
+
+
+def _arrow_ids(ids: np.ndarray[Any, Any]) -> Any:
+    import pyarrow as pa
+
+    return pa.array(ids.tolist(), pa.large_string())
+
+
 def _extend_ids(ids: np.ndarray[Any, Any], universe: Any, what: str, where: str
                 ) -> tuple[np.ndarray[Any, Any], npt.NDArray[np.int64]]:
     """``(universe ids sorted, position of each of ids in them)``; every id must be listed."""
@@ -1013,8 +1037,16 @@ def _lookup(ids: np.ndarray[Any, Any], query: Any, what: str) -> npt.NDArray[np.
     q = canonical_ids(np.atleast_1d(np.asarray(query, dtype=object if not isinstance(
         query, np.ndarray) or query.dtype == object else query.dtype)), f"{what} ids")
     if ids.dtype == object:
-        q = ids_as_text(q)
-    elif q.dtype == object:  # a text id that is no canonical integer cannot be in an int column
+        import pyarrow.compute as pc
+
+        # hash join in Arrow: no object comparisons
+        text = ids_as_text(q)
+        found = pc.index_in(_arrow_ids(text), value_set=_arrow_ids(ids))
+        if found.null_count:
+            missing = text[int(pc.index(pc.is_null(found), True).as_py())]
+            raise InvalidParameterError(f"unknown {what} id {missing!r}.")
+        return np.asarray(found.to_numpy(zero_copy_only=False), dtype=np.int64)
+    if q.dtype == object:  # a text id that is no canonical integer cannot be in an int column
         raise InvalidParameterError(f"unknown {what} id {q[0]!r}.")
     order = np.argsort(ids, kind="stable")
     sorted_ids = ids[order]

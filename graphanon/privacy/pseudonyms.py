@@ -5,8 +5,8 @@ everyone who is in it and which row is whose: the guarantee is about the *featur
 row, not about its label. Every anonymized output therefore replaces user (and node) ids by
 pseudonyms by default.
 
-``pseudonym(id) = "u" + hex(HMAC-SHA256(K_s, text(id)))[:20]`` with the scope key
-``K_s = HMAC-SHA256(K_p, scope)``, where
+``pseudonym(id) = "u" + hex(BLAKE2b-80(key = K_s, text(id)))`` — keyed BLAKE2b with an
+80-bit digest, a PRF — with the scope key ``K_s = HMAC-SHA256(K_p, scope)``, where
 
 - ``text(id)`` is the canonical text of the id (:mod:`graphanon._ids`: ``7`` and ``"7"`` get
   the same pseudonym);
@@ -82,12 +82,10 @@ def pseudonymize(ids: Any, *, scope: str, prefix: str = "u") -> np.ndarray[Any, 
 def pseudonymize_with_key(ids: Any, key: bytes, *, prefix: str = "u") -> np.ndarray[Any, Any]:
     """:func:`pseudonymize` under a scope key ``K_s`` (:func:`scope_key`)."""
     text = ids_as_text(canonical_ids(ids, "ids"))
-    base = hmac.new(key, b"", hashlib.sha256)
-    out = np.empty(text.size, dtype=object)
-    for i, x in enumerate(text.tolist()):
-        h = base.copy()
-        h.update(x.encode("utf-8"))
-        out[i] = prefix + h.hexdigest()[:PSEUDONYM_HEX]
+    blake = hashlib.blake2b
+    size = PSEUDONYM_HEX // 2
+    out = np.asarray([prefix + blake(x.encode("utf-8"), key=key, digest_size=size).hexdigest()
+                      for x in text.tolist()], dtype=object)
     if len(set(out.tolist())) != len(set(text.tolist())):
         raise GraphAnonError(
             "two ids received the same pseudonym (an 80-bit collision); nothing was written. "
