@@ -23,7 +23,7 @@ __all__ = ["cli", "main"]
 # Each module defines COMMANDS, a list of click commands. Later features add their module here.
 COMMAND_MODULES = (
     "info", "demo", "anonymity", "bmatching", "privacy", "dk", "nodedp", "personalized",
-    "neo4j", "run",
+    "neo4j", "run", "evaluate",
 )
 
 
