@@ -305,7 +305,8 @@ class AuditTarget:
     Attributes
     ----------
     name : str
-        Display name (the mechanism name of its Release, plus the setting).
+        Display name: the mechanism name of its Release plus its public setting (not ε,
+        which every audit reports as ``claimed_epsilon``).
     command : str
         The CLI command the mechanism belongs to.
     neighbourhood : str
@@ -327,6 +328,9 @@ class AuditTarget:
         owner of the smallest ε under personalized DP).
     control : bool
         A deliberately mis-calibrated mechanism that the audit must catch.
+    noise_source : callable, optional
+        ``backend -> name`` of the randomness the mechanism really uses (direct mode);
+        default the backend's name.
     """
 
     name: str
@@ -339,6 +343,7 @@ class AuditTarget:
     truth: Callable[[Any], Any] | None = None
     claim: str = "epsilon"
     control: bool = False
+    noise_source: Callable[[NoiseBackend], str] | None = None
 
 
 @dataclass(frozen=True)
@@ -534,7 +539,8 @@ def audit_mechanism(
         sensitivity=None if sens is None else float(sens), threshold=thr,
         fpr_upper=res["fpr_upper"], fnr_upper=res["fnr_upper"],
         false_positives=res["false_positives"], false_negatives=res["false_negatives"],
-        n_select=n_select, n_eval=n_eval, backend=rel.backend or base.name,
+        n_select=n_select, n_eval=n_eval,
+        backend=target.noise_source(base) if target.noise_source else base.name,
         mode=target.mode, control=target.control, seconds=time.perf_counter() - t0,
         notes=notes)
 
@@ -637,6 +643,12 @@ def _rr_mechanism(epsilon: float, level: str) -> Mechanism:
     return run
 
 
+def _rr_source(backend: NoiseBackend) -> str:
+    from ..privacy.noise import NumpyInsecureBackend
+
+    return "numpy-insecure" if isinstance(backend, NumpyInsecureBackend) else "os-urandom"
+
+
 def _dense_truth(B: BipartiteGraph) -> Any:
     return B.to_dense().ravel().astype(np.float64)
 
@@ -728,14 +740,14 @@ def audit_targets(
     star = "joined stars (the 1K bound 4 and the 2K bound 4h−3 of docs/dk.md)"
     table: dict[str, AuditTarget] = {
         "randomized-response-edge": AuditTarget(
-            f"randomized-response (edge, ε={eps:g})", "randomized-response --level edge",
+            "randomized-response (edge)", "randomized-response --level edge",
             "edge", _rr_mechanism(eps, "edge"), lambda: _rr_pairs(2, "edge"),
-            "one cell flipped", mode="direct", truth=_dense_truth),
+            "one cell flipped", mode="direct", truth=_dense_truth, noise_source=_rr_source),
         "randomized-response-node": AuditTarget(
-            f"randomized-response (node, ε={eps:g}, |F|={F})",
+            f"randomized-response (node, |F|={F})",
             "randomized-response --level node", "node", _rr_mechanism(eps, "node"),
             lambda: _rr_pairs(F, "node"), "a whole row flipped", mode="direct",
-            truth=_dense_truth),
+            truth=_dense_truth, noise_source=_rr_source),
         "dk1-laplace": AuditTarget(
             f"dk1-laplace (h={h})", "release-dk --privacy edge --d 1", "edge", dk(1),
             lambda: joined_star_pairs(h), star),

@@ -117,45 +117,57 @@ class EvaluationReport(Report):
         mid_k = ks[len(ks) // 2]
         by = {(r.mechanism, r.parameter.split(" (")[0], r.q): r for r in rows}
 
+        subset = next((r.mechanism for r in rows if r.mechanism.startswith("original (")),
+                      None)
+        colors = ["C0", "C1", "C2", "C3"]
+        rr_colors = ["#cc6677", "#aa4499", "#882255", "#44aa99", "#999933"]
+
         def draw_k(ax: Any) -> None:
             for i, mech in enumerate(("smooth-k", "suppress", "mondrian", "b-anonymize")):
                 key = "δ" if mech == "b-anonymize" else "k"
                 ys = [by[(mech, f"{key}={k}", qmax)].mean_link_probability
                       if (mech, f"{key}={k}", qmax) in by else np.nan for k in ks]
-                ax.plot(ks, ys, _STYLES[i], label=mech)
+                ax.plot(ks, ys, _STYLES[i], color=colors[i], label=mech)
             ax.plot(ks, [1.0 / k for k in ks], "k--", lw=1, label="bound 1/k")
             if ("original", "-", qmax) in by:
-                ax.axhline(by[("original", "-", qmax)].mean_link_probability, color="grey",
+                ax.axhline(by[("original", "-", qmax)].mean_link_probability, color="black",
                            lw=1, label="original data")
-            for e in cfg.rr_epsilons:
+            if subset is not None and (subset, "-", qmax) in by:
+                ax.axhline(by[(subset, "-", qmax)].mean_link_probability, color=colors[3],
+                           lw=1, ls="--", label=f"{subset} (b-anonymize's baseline)")
+            for j, e in enumerate(cfg.rr_epsilons):
                 r = by.get(("randomized-response", f"ε={e:g}", qmax))
                 if r is not None:
-                    ax.axhline(r.mean_link_probability, ls=":", lw=1,
-                               label=f"randomized response ε={e:g}", color="#cc6677")
+                    ax.axhline(r.mean_link_probability, ls=":", lw=1.2,
+                               label=f"randomized response ε={e:g}",
+                               color=rr_colors[j % len(rr_colors)])
             _log2_axis(ax, ks)
             ax.set_yscale("log")
             ax.set_xlabel("k (δ for b-anonymize)")
             ax.set_ylabel(f"mean P(correct link), q={qmax} known features")
             ax.set_title("Re-identification risk vs k")
-            ax.legend(fontsize=7)
+            ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
 
         def draw_q(ax: Any) -> None:
             qs = list(cfg.qs)
             series = [("original", "-"), ("smooth-k", f"k={mid_k}"), ("suppress", f"k={mid_k}"),
                       ("mondrian", f"k={mid_k}"), ("b-anonymize", f"δ={mid_k}")]
+            if subset is not None:
+                series.append((subset, "-"))
             series += [("randomized-response", f"ε={e:g}") for e in cfg.rr_epsilons]
             for i, (mech, param) in enumerate(series):
                 ys = [by[(mech, param, q)].mean_link_probability if (mech, param, q) in by
                       else np.nan for q in qs]
                 ax.plot(qs, ys, _STYLES[i % len(_STYLES)], label=f"{mech} {param}".strip(" -"))
             ax.set_yscale("log")
+            ax.set_xticks(qs)
             ax.set_xlabel("q (features the adversary knows)")
             ax.set_ylabel("mean P(correct link)")
             ax.set_title(f"Risk vs adversary knowledge (k = δ = {mid_k})")
-            ax.legend(fontsize=7)
+            ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
 
-        f1 = self.figure("risk_vs_k", draw_k, size=(7, 4.5))
-        f2 = self.figure("risk_vs_q", draw_q, size=(7, 4.5))
+        f1 = self.figure("risk_vs_k", draw_k, size=(9.5, 4.5))
+        f2 = self.figure("risk_vs_q", draw_q, size=(9.5, 4.5))
         from .risk import RISK_HEADER, risk_table
 
         self.add(Section(
@@ -200,9 +212,9 @@ class EvaluationReport(Report):
             ax.set_ylabel("empirical ε lower bound")
             ax.set_title("Empirical vs claimed ε (OpenDP noise)" if results
                          and results[0].backend == "opendp" else "Empirical vs claimed ε")
-            ax.legend(fontsize=6)
+            ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
 
-        fig = self.figure("audit_epsilon", draw, size=(7, 5))
+        fig = self.figure("audit_epsilon", draw, size=(10, 5))
         rows = [[r.mechanism, r.command, r.neighbourhood, _r(r.claimed_epsilon),
                  _r(r.empirical_epsilon_lower_bound), _r(r.ratio),
                  _r(r.pair_epsilon), r.sensitivity if r.sensitivity is not None else "–",
@@ -314,7 +326,7 @@ class EvaluationReport(Report):
 
         def draw(axes: Sequence[Any]) -> None:
             mechs = [m for m in cfg.mechanisms]
-            for ax, (key, label) in zip(axes, metrics, strict=True):
+            for ax, (key, label) in zip(axes, metrics, strict=False):
                 for i, m in enumerate(mechs):
                     pts = sorted((r.epsilon, getattr(r, key)) for r in rows
                                  if r.mechanism == m and r.epsilon is not None)
@@ -328,9 +340,12 @@ class EvaluationReport(Report):
                 _log2_axis(ax, cfg.epsilons)
                 ax.set_xlabel("ε")
                 ax.set_title(label, fontsize=9)
-            axes[0].legend(fontsize=6)
+            handles, labels = axes[1].get_legend_handles_labels()
+            axes[-1].axis("off")  # the last panel holds the legend
+            axes[-1].legend(handles, labels, fontsize=8, loc="center")
 
-        fig = _panels(self, "utility_social_vs_epsilon", len(metrics), draw, size=(16, 3.8))
+        fig = _panels(self, "utility_social_vs_epsilon", len(metrics) + 1,
+                      draw, size=(18, 3.8))
         table = [["original", "–", "–", orig["n_nodes"], orig["n_edges"], 0.0,
                   _r(orig["avg_clustering"]), _r(orig["assortativity"]),
                   _r(orig["avg_path_length"], 2), _r(orig["lcc_fraction"]), ""]]

@@ -107,6 +107,7 @@ class UtilityConfig:
     classifiers: tuple[str, ...] = ("logistic", "gradient-boosting")
     test_fraction: float = 0.3
     b_anonymize_max_users: int = 3000
+    b_anonymize_ks: tuple[int, ...] = ()  # () = every k of ks
     # social
     mechanisms: tuple[str, ...] = SOCIAL_MECHANISMS
     max_degree: int = 64
@@ -318,7 +319,8 @@ def run_suite(config: SuiteConfig, outdir: str | os.PathLike[str], *,
             report.results["utility_adult"] = adult_utility(
                 B, y, ks=u.ks, epsilons=u.epsilons, classifiers=u.classifiers,
                 test_fraction=u.test_fraction, b_anonymize_max_users=u.b_anonymize_max_users,
-                rng=rng, backend=backend, progress=progress)
+                b_anonymize_ks=u.b_anonymize_ks or None, rng=rng, backend=backend,
+                progress=progress)
             report.timings["utility"] = time.perf_counter() - t0
     else:
         from ..io.files import read_graph

@@ -193,7 +193,8 @@ Anonymizer = Callable[[BipartiteGraph, np.random.Generator], npt.NDArray[np.floa
 
 
 def _adult_mechanisms(ks: Sequence[int], epsilons: Sequence[float], *, b_max_users: int,
-                      rr_rng: np.random.Generator | None) -> list[tuple[str, str, Anonymizer]]:
+                      b_ks: Sequence[int] | None, rr_rng: np.random.Generator | None
+                      ) -> list[tuple[str, str, Anonymizer]]:
     from ..anonymity import adaptive_anonymize, mondrian, smooth_k_anonymity
     from ..privacy.randomized_response import randomized_response
 
@@ -224,8 +225,9 @@ def _adult_mechanisms(ks: Sequence[int], epsilons: Sequence[float], *, b_max_use
     for k in ks:
         out += [("smooth-k", f"k={k}", smooth(k, "smooth")),
                 ("suppress", f"k={k}", smooth(k, "suppress")),
-                ("mondrian", f"k={k}", mond(k)),
-                ("b-anonymize", f"δ={k}", bmatch(k))]
+                ("mondrian", f"k={k}", mond(k))]
+        if b_ks is None or k in b_ks:
+            out.append(("b-anonymize", f"δ={k}", bmatch(k)))
     out += [("randomized-response", f"ε={e:g}", rr(e)) for e in epsilons]
     return out
 
@@ -243,6 +245,7 @@ def adult_utility(
     classifiers: Sequence[str] = ("logistic",),
     test_fraction: float = 0.3,
     b_anonymize_max_users: int = 5_000,
+    b_anonymize_ks: Sequence[int] | None = None,
     rng: np.random.Generator,
     backend: NoiseBackend | None = None,
     progress: ProgressFn = log_progress,
@@ -264,6 +267,8 @@ def adult_utility(
         Share of users held out (stratified by label).
     b_anonymize_max_users : int
         b-anonymize is skipped (and says so) above this many training users.
+    b_anonymize_ks : sequence of int, optional
+        The δ values of b-anonymize (default: every k of ``ks``; it is the slow one).
     rng : numpy.random.Generator
         Split and anonymizer randomness.
     backend : NoiseBackend, optional
@@ -289,7 +294,9 @@ def adult_utility(
     from ..privacy.noise import NumpyInsecureBackend
 
     rr_rng = backend.rng if isinstance(backend, NumpyInsecureBackend) else None
-    mechs = _adult_mechanisms(ks, epsilons, b_max_users=b_anonymize_max_users, rr_rng=rr_rng)
+    mechs = _adult_mechanisms(ks, epsilons, b_max_users=b_anonymize_max_users,
+                              b_ks=None if b_anonymize_ks is None else list(b_anonymize_ks),
+                              rr_rng=rr_rng)
     out: list[ClassifierScore] = []
     for i, (name, param, fn) in enumerate(mechs):
         progress("utility: adult classifiers", i, len(mechs))

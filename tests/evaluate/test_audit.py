@@ -181,3 +181,11 @@ def test_parameters_are_validated_once() -> None:
         audit_mechanism(target("dk1-laplace"), n_eval=1)
     with pytest.raises(InvalidParameterError, match="'mechanisms' parameter of audit_targets"):
         audit_targets(1.0, mechanisms=["nope"])
+
+
+def test_randomized_response_is_audited_with_its_own_coins() -> None:
+    res = audit_mechanism(target("randomized-response-edge"), n_select=100, n_eval=300)
+    assert res.backend == "os-urandom" and res.mode == "direct" and res.pair_epsilon is None
+    seeded_res = audit_mechanism(target("randomized-response-edge"), backend=seeded(1),
+                                 n_select=100, n_eval=300)
+    assert seeded_res.backend == "numpy-insecure"
