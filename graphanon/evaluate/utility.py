@@ -52,8 +52,8 @@ __all__ = [
 ]
 
 CLASSIFIERS = ("logistic", "gradient-boosting")
-SOCIAL_MECHANISMS = ("dk1-edge", "dk2-edge", "dk2-mpdc-edge", "theta-dk1-node",
-                     "theta-dk2-node", "pdp-st-dk2")
+SOCIAL_MECHANISMS = ("dk1-edge", "dk2-edge", "dk2-edge-thresholded", "dk2-mpdc-edge",
+                     "theta-dk1-node", "theta-dk2-node", "pdp-st-dk2")
 EVAL_EXTRA = "scikit-learn is needed for the utility evaluation: pip install 'graphanon[eval]'"
 
 
@@ -376,12 +376,12 @@ def _release_for(name: str, G: Graph, eps: float, *, h: int, theta: int, mpdc_ta
     from ..privacy.personalized import release_personalized
     from ..privacy.preferences import thesis_scheme
 
-    if name in ("dk1-edge", "dk2-edge", "dk2-mpdc-edge"):
+    if name.startswith(("dk1-edge", "dk2-")):
         d = 1 if name == "dk1-edge" else 2
-        kw: dict[str, Any] = {}
+        kw: dict[str, Any] = {}  # dk1-edge, dk2-edge: the command's default (dense) form
         if name == "dk2-mpdc-edge":
             kw = {"microaggregation": "mpdc", "tau": mpdc_tau}
-        elif d == 2:
+        elif name == "dk2-edge-thresholded":
             kw = {"form": "sampled"}  # thresholded at the public default τ = ceil(b ln N)
         r = release_dk(G, d=d, epsilon=eps, max_degree=h, backend=backend, rng=rng, **kw)
         return r.distribution, r.release
