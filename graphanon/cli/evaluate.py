@@ -24,7 +24,8 @@ __all__ = ["COMMANDS"]
               help="Folder for report.html, report.md, report.json and plots/.")
 @click.option("--seed", type=int, default=None,
               help="Seed of everything that is not DP noise (splits, targets, anonymizers, "
-                   "generation); recorded in the report.")
+                   "generation); recorded in the report. Default: a suite file's seed, else a "
+                   "fresh one.")
 @click.option("--noise", type=click.Choice(["opendp", "numpy-insecure"]), default="opendp",
               show_default=True,
               help="Noise of the audited and evaluated DP releases: opendp (secure) or seeded "
@@ -40,13 +41,14 @@ def evaluate(input_path: str | None, suite: str, quick: bool, outdir: str, seed:
     """
     from ..evaluate import resolve_suite, run_suite
 
-    _, seed = make_rng(seed)
+    if seed is not None:
+        make_rng(seed)  # validates it (non-negative)
     config = resolve_suite(suite, input_path=input_path, quick=quick, seed=seed, noise=noise)
     with progress_bar() as progress:
         report = run_suite(config, outdir, progress=progress)
     audits = report.results.get("audit", [])
     over = [a for a in audits if a.exceeds_claim and not a.control]
-    echo(f"wrote {outdir}/report.html (also report.md, report.json); seed {seed}; "
+    echo(f"wrote {outdir}/report.html (also report.md, report.json); seed {config.seed}; "
          f"{len(audits)} audits, {len(over)} above their claim; "
          f"{report.timings.get('total', 0.0):.0f} s")
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import secrets
 import time
 import tomllib
 from collections.abc import Mapping, Sequence
@@ -207,7 +208,8 @@ def _build(data: Mapping[str, Any]) -> SuiteConfig:
     if dataset == "social" and parts["risk"].enabled:
         raise InvalidParameterError(
             "The [risk] part needs a user–feature table (dataset = 'adult').")
-    seed = check_int(data.get("seed", 0), "seed", "the suite", low=0)
+    seed = data.get("seed")
+    seed = secrets.randbits(63) if seed is None else check_int(seed, "seed", "the suite", low=0)
     noise = check_choice(data.get("noise", "opendp"), "noise", "the suite",
                          ("opendp", "numpy-insecure"))
     inp = data.get("input")
@@ -269,10 +271,15 @@ def load_suite(path: str | os.PathLike[str], *, input_path: str | None = None,
 
 
 def resolve_suite(suite: str, *, input_path: str | None = None, quick: bool = False,
-                  seed: int = 0, noise: str = "opendp") -> SuiteConfig:
-    """``suite`` is a preset name (:data:`SUITES`) or the path of a TOML file."""
+                  seed: int | None = None, noise: str = "opendp") -> SuiteConfig:
+    """``suite`` is a preset name (:data:`SUITES`) or the path of a TOML file.
+
+    ``seed=None`` keeps a suite file's own seed; without one a fresh seed is drawn (and
+    recorded in the report).
+    """
     if suite in SUITES:
-        return named_suite(suite, input_path=input_path, quick=quick, seed=seed, noise=noise)
+        return named_suite(suite, input_path=input_path, quick=quick,
+                           seed=secrets.randbits(63) if seed is None else seed, noise=noise)
     if suite.endswith(".toml") or Path(suite).is_file():
         return load_suite(suite, input_path=input_path, quick=quick or None, seed=seed,
                           noise=noise)

@@ -77,6 +77,12 @@ def test_toml_suites(tmp_path: Path) -> None:
     assert cfg.utility.b_anonymize_max_users == 0
     # the file's own values win over the quick defaults; relative inputs are file-relative
     assert load_suite(p, quick=True).risk.n_targets == 100
+    # a file's seed is kept unless one is given; without either a fresh one is drawn
+    seeded_file = tmp_path / "seeded.toml"
+    seeded_file.write_text('seed = 11\n' + SMALL_ADULT)
+    assert resolve_suite(str(seeded_file)).seed == 11
+    assert resolve_suite(str(seeded_file), seed=2).seed == 2
+    assert resolve_suite(str(p)).seed != resolve_suite(str(p)).seed
     bad = tmp_path / "bad.toml"
     bad.write_text('dataset = "adult"\n[risk]\nkz = [2]\n')
     with pytest.raises(InvalidParameterError, match=r"\[risk\] table of the suite has unknown"):
