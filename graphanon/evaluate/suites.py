@@ -33,7 +33,7 @@ import os
 import secrets
 import time
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -196,9 +196,9 @@ def _build(data: Mapping[str, Any]) -> SuiteConfig:
     parts: dict[str, Any] = {}
     for part, cls in (("risk", RiskConfig), ("audit", AuditConfig),
                       ("utility", UtilityConfig)):
-        given = dict(data.get(part) or {})
         if not isinstance(data.get(part) or {}, Mapping):
             raise InvalidParameterError(f"[{part}] of the suite must be a table.")
+        given = dict(data.get(part) or {})
         base = dict(_QUICK[dataset].get(part, {})) if quick else {}
         if part == "audit" and "mechanisms" not in given:
             base["mechanisms"] = _ADULT_AUDIT if dataset == "adult" else _SOCIAL_AUDIT
@@ -233,6 +233,11 @@ def _validate(cfg: SuiteConfig) -> None:
     for e in (*r.rr_epsilons, *a.epsilons, *u.epsilons):
         check_float(e, "epsilons", owner, low=0.0, high=100.0, closed="right")
     check_int(r.n_targets, "risk.n_targets", owner, low=1)
+    check_int(r.b_anonymize_max_users, "risk.b_anonymize_max_users", owner,
+              low=max(r.ks, default=2))
+    check_int(u.b_anonymize_max_users, "utility.b_anonymize_max_users", owner, low=0)
+    for k in u.b_anonymize_ks:
+        check_int(k, "utility.b_anonymize_ks", owner, low=2)
     check_int(r.reference_k, "risk.reference_k", owner, low=1)
     for m in a.mechanisms:
         check_choice(m, "audit.mechanisms", owner, AUDIT_MECHANISMS)
@@ -444,8 +449,3 @@ def _run_risk(B: Any, cfg: RiskConfig, *, rng: np.random.Generator, backend: Any
         done += 1
     progress("risk: linkage attacks", total, total)
     return rows
-
-
-def summary_table(values: Sequence[Any]) -> list[dict[str, Any]]:
-    """``to_dict`` of every result (for JSON)."""
-    return [v.to_dict() for v in values]
