@@ -1,6 +1,10 @@
-// Creates or resets the release record to status "pending" before any release data is
-// written: an interrupted run never leaves a record that looks complete.
+// Starts one write attempt: creates the record, or resets an existing one, to status
+// "pending" with this attempt's random $write_token. Every later transaction of the attempt
+// starts with lock_release and goes on only while the record still holds its token, so a
+// later attempt that resets the record makes this one fail before it writes anything more.
+// The previous status and token are returned for the operator's log.
 MERGE (r:AnonRelease {release_id: $release_id})
+WITH r, r.status AS previous_status, r.write_token AS previous_token
 SET r = $properties, r.release_id = $release_id, r.status = 'pending',
-    r.started_at = $started_at
-RETURN r.release_id AS release_id
+    r.write_token = $write_token
+RETURN previous_status, previous_token

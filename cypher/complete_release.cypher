@@ -1,4 +1,7 @@
-// Last statement of the completing transaction: pending -> complete.
-MATCH (r:AnonRelease {release_id: $release_id, status: 'pending'})
-SET r += $counts, r.status = 'complete', r.completed_at = $completed_at
+// Last statement of the completing transaction (after ledger_lock and lock_release):
+// pending -> complete, only for the attempt that still holds the record's token.
+// $counts are the counts of released rows the database confirmed (written_nodes, ...).
+MATCH (r:AnonRelease {release_id: $release_id, status: 'pending', write_token: $write_token})
+SET r += $counts, r.status = 'complete'
+REMOVE r.write_token
 RETURN r.release_id AS release_id

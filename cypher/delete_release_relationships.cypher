@@ -1,3 +1,7 @@
-// Auto-commit session only (CALL ... IN TRANSACTIONS). Needs Neo4j >= 5.23 (scoped CALL).
-MATCH (:AnonNode|AnonUser {release_id: $release_id})-[e:ANON_EDGE|ANON_HAS_FEATURE|ANON_MASKED]->()
-CALL (e) { DELETE e } IN TRANSACTIONS OF $batch_size ROWS
+// One batch of the delete phase, in a managed write transaction after lock_release.
+// Placeholder: {label} (AnonNode or AnonUser: the start nodes of release relationships).
+// The uid predicate lets the composite (release_id, uid) index serve the lookup.
+MATCH (a:{label} {release_id: $release_id})-[e:ANON_EDGE|ANON_HAS_FEATURE|ANON_MASKED]->()
+WHERE a.uid IS NOT NULL
+WITH e LIMIT $batch_size
+DELETE e

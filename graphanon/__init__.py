@@ -5,6 +5,8 @@ The public namespace re-exports the core structures and errors; mechanisms live 
 :mod:`graphanon.privacy`; I/O in :mod:`graphanon.io`.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from ._version import __version__
 from .errors import (
     GraphAnonError,
@@ -14,7 +16,19 @@ from .errors import (
     Neo4jError,
     PrivacyBudgetExceeded,
 )
-from .graph import BipartiteGraph, Graph
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .graph import BipartiteGraph, Graph
+
+
+def __getattr__(name: str) -> Any:
+    """``Graph`` / ``BipartiteGraph`` on first use: ``import graphanon`` stays cheap (the CLI
+    starts without numpy)."""
+    if name in ("Graph", "BipartiteGraph"):
+        from . import graph
+
+        return getattr(graph, name)
+    raise AttributeError(f"module 'graphanon' has no attribute {name!r}")
 
 __all__ = [
     "BipartiteGraph",

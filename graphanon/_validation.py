@@ -18,6 +18,7 @@ from .errors import InvalidParameterError
 __all__ = [
     "EPSILON_RANGE",
     "check_choice",
+    "check_cluster_size",
     "check_degree_bound",
     "check_epsilon",
     "check_float",
@@ -124,3 +125,23 @@ def check_choice(value: Any, name: str, owner: str, choices: Collection[str]) ->
         options = ", ".join(repr(c) for c in choices)
         raise fail(name, owner, f"one of {options}", value)
     return value
+
+
+def check_cluster_size(k: Any, owner: str, *, cells: int, mechanism: str,
+                       plain: str) -> int:
+    """``k`` of a microaggregation over ``cells`` public domain cells, in ``[2, cells - 1]``.
+
+    ``k = 1`` aggregates nothing (the mechanism would be ``plain``); ``k >= cells`` puts the
+    whole domain in one cluster (a noisy total). Either would be a different mechanism under
+    this one's name, so both are refused with the reason.
+    """
+    if k is None:
+        raise InvalidParameterError(f"The 'k' parameter of {owner} is required for {mechanism}.")
+    size = check_int(k, "k", owner, low=1)
+    if not 2 <= size < cells:
+        raise InvalidParameterError(
+            f"The 'k' parameter of {owner} must be an int in [2, {cells - 1}] for {mechanism} "
+            f"over the {cells} cells of the domain. Got {size}: "
+            + (f"k = 1 aggregates nothing (that is {plain})." if size < 2 else
+               "one cluster would hold the whole domain (a noisy total)."))
+    return size

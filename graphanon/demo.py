@@ -2,7 +2,20 @@
 
 Each feature contributes one *step*: a function ``step(ctx) -> Section`` appended to
 :data:`DEMO_STEPS`. A step reads the shared inputs from the :class:`DemoContext`, writes its
-outputs under ``ctx.outdir`` and returns a report section (text, tables, plots, JSON data).
+outputs through :meth:`DemoContext.publish` or :meth:`DemoContext.operator` and returns a
+report section (text, tables, plots, JSON data).
+
+The output folder keeps what may be published apart from what may not:
+
+``publish/``
+    Secure releases only (secure noise, or a verified k-anonymity release with keyed
+    pseudonyms), each with its ``.release.json`` record.
+``operator/``
+    Everything else: copies of the inputs, exact (non-private) statistics, releases made with
+    the seeded ``numpy-insecure`` noise, graphs derived from the exact statistics.
+``report.*``
+    For the operator: the report holds numbers computed against the private inputs. Its
+    section "What may be published" lists every file with the reason for its place.
 """
 
 from __future__ import annotations
@@ -37,6 +50,25 @@ class DemoContext:
     graph: Graph
     bipartite: BipartiteGraph
     extra: dict[str, Any] = field(default_factory=dict)
+    #: Every file written, as ``(path relative to outdir, "publish" | "operator", why)``.
+    outputs: list[tuple[str, str, str]] = field(default_factory=list)
+
+    def publish(self, rel: str, why: str) -> Path:
+        """The path of a publishable output ``publish/<rel>`` (recorded with ``why``)."""
+        self.outputs.append((f"publish/{rel}", "publish", why))
+        return self.outdir / "publish" / rel
+
+    def operator(self, rel: str, why: str) -> Path:
+        """The path of an operator-only output ``operator/<rel>`` (recorded with ``why``)."""
+        self.outputs.append((f"operator/{rel}", "operator", why))
+        return self.outdir / "operator" / rel
+
+    def write_record(self, path: Path, release: Any) -> None:
+        """Write ``release``'s record next to the output ``path`` (``NAME.release.json``)."""
+
+        from .io._atomic import atomic_write_text
+
+        atomic_write_text(path.with_name(path.name + ".release.json"), release.to_json() + "\n")
 
     def rng(self, salt: int) -> np.random.Generator:
         """A generator derived from the demo seed, independent per step."""
@@ -46,9 +78,10 @@ class DemoContext:
 def step_datasets(ctx: DemoContext) -> Section:
     """Describe the two inputs and save copies of them in open formats."""
     G, B = ctx.graph, ctx.bipartite
-    write_graph(G, ctx.outdir / "data" / "polbooks.graphml")
-    write_graph(G, ctx.outdir / "data" / "polbooks.txt")
-    write_bipartite(B, ctx.outdir / "data" / "adult_sample.tsv")
+    why = "a copy of the private input"
+    write_graph(G, ctx.operator("data/polbooks.graphml", why))
+    write_graph(G, ctx.operator("data/polbooks.txt", why))
+    write_bipartite(B, ctx.operator("data/adult_sample.tsv", why))
     g, b = describe_graph(G), describe_bipartite(B)
 
     def draw(ax: Any) -> None:
@@ -111,6 +144,24 @@ def run_demo(outdir: str | Path, *, seed: int, progress: ProgressFn = log_progre
         section.data.setdefault("seconds", timings[name])
         report.add(section)
     progress("demo", total, total)
+    report.add(_outputs_section(ctx))
     report.meta["steps"] = ", ".join(name for name, _ in DEMO_STEPS)
     report.write()
     return report
+
+
+def _outputs_section(ctx: DemoContext) -> Section:
+    rows = [[path, where, why] for path, where, why in sorted(ctx.outputs)]
+    return Section(
+        title="What may be published",
+        text=[
+            "publish/ holds only secure releases (OpenDP noise, or verified k-anonymity with "
+            "keyed per-release user pseudonyms), each with its Release record "
+            "(NAME.release.json): these files may leave the organisation. operator/ holds "
+            "copies of the inputs, exact statistics and releases made with the seeded, "
+            "insecure noise that makes the demo reproducible: keep them in. This report is "
+            "operator material as well: its tables compare releases with the true data.",
+        ],
+        tables=[Table(["file", "place", "why"], rows)],
+        data={"outputs": [{"file": p, "place": w, "why": y} for p, w, y in ctx.outputs]},
+    )

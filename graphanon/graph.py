@@ -14,6 +14,7 @@ This module performs no I/O and never imports a database driver.
 from __future__ import annotations
 
 import hashlib
+import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from functools import cached_property
 from types import MappingProxyType
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from ._ids import canonical_ids, id_text_buffers, ids_as_text, unify_ids
 from .errors import InvalidParameterError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -45,30 +47,8 @@ def _readonly(a: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
 
 
 def _as_id_array(values: Any, what: str) -> np.ndarray[Any, Any]:
-    """Validate a 1-D array of hashable scalar ids (ints or strings)."""
-    arr = np.asarray(values) if not isinstance(values, np.ndarray) else values
-    if arr.ndim != 1:
-        raise InvalidParameterError(f"{what} must be one-dimensional. Got shape {arr.shape}.")
-    kind = arr.dtype.kind
-    if kind in "iu":
-        return arr.astype(np.int64, copy=False)
-    if kind == "b":
-        raise InvalidParameterError(f"{what} must be ints or strings, not booleans.")
-    if kind == "f":
-        if arr.size and not np.all(np.isfinite(arr) & (arr == np.round(arr))):
-            raise InvalidParameterError(f"{what} must be ints or strings; got non-integral floats.")
-        return arr.astype(np.int64)
-    if kind in "UST":
-        return arr.astype(object)
-    if kind == "O":
-        for x in arr:
-            if not isinstance(x, (str, int, np.integer)) or isinstance(x, bool):
-                raise InvalidParameterError(
-                    f"{what} must be hashable scalars (int or str). Got {x!r} of type "
-                    f"{type(x).__name__}."
-                )
-        return arr
-    raise InvalidParameterError(f"{what} must be ints or strings. Got dtype {arr.dtype}.")
+    """Validate a 1-D array of ids and return its canonical form (:mod:`graphanon._ids`)."""
+    return canonical_ids(values, what)
 
 
 def encode_ids(
@@ -76,45 +56,30 @@ def encode_ids(
 ) -> tuple[list[npt.NDArray[np.int64]], np.ndarray[Any, Any]]:
     """Map columns of external ids to dense codes ``0..n-1`` over their sorted union.
 
+    Every column is first brought to the canonical id encoding of :mod:`graphanon._ids`
+    (an id is its text; ``7`` and ``"7"`` are one id, ``"007"`` another), so the result
+    does not depend on how a column was typed.
+
     Parameters
     ----------
     *columns
-        Array-likes (numpy or pyarrow) of ids, all ints or all strings.
+        Array-likes (numpy or pyarrow) of ids: ints, strings, or a mix.
     extra
         Optional further ids that must get a code (e.g. isolated nodes).
 
     Returns
     -------
     codes, ids
-        ``codes[i][j]`` is the position of ``columns[i][j]`` in the sorted array ``ids``.
+        ``codes[i][j]`` is the position of ``columns[i][j]`` in the sorted array ``ids``
+        (``int64`` when every id is a canonical integer, else ``str`` objects in code-point
+        order).
     """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    def to_arrow(c: Any) -> pa.Array | pa.ChunkedArray:
-        if isinstance(c, (pa.Array, pa.ChunkedArray)):
-            return c
-        arr = np.asarray(c)
-        if arr.dtype.kind == "O":
-            return pa.array(arr.tolist())
-        return pa.array(arr)
-
-    arrays = [to_arrow(c) for c in columns]
+    cols = [canonical_ids(c) for c in columns]
     if extra is not None:
-        arrays.append(to_arrow(extra))
-    types = {a.type for a in arrays if len(a)}
-    if any(pa.types.is_string(t) or pa.types.is_large_string(t) for t in types):
-        target: pa.DataType = pa.large_string()
-    elif all(pa.types.is_integer(t) for t in types):
-        target = pa.int64()
-    else:
-        target = pa.large_string()
-    arrays = [a.cast(target) for a in arrays]
-    for a in arrays:
-        if a.null_count:
-            raise InvalidParameterError("ids must not be missing (null/empty).")
-    if target == pa.int64():
-        nps = [np.asarray(a.to_numpy()) for a in arrays]
+        cols.append(canonical_ids(extra))
+    cols = unify_ids(cols)
+    if all(c.dtype != object for c in cols):
+        nps = cols
         total = sum(len(x) for x in nps)
         lo = min((int(x.min()) for x in nps if len(x)), default=0)
         hi = max((int(x.max()) for x in nps if len(x)), default=-1)
@@ -127,15 +92,16 @@ def encode_ids(
             remap = np.cumsum(present, dtype=np.int64) - 1
             codes = [remap[x] for x in nps]
         else:
-            ids = _sorted_unique(np.concatenate(nps))
+            ids = _sorted_unique(np.concatenate(nps)) if nps else np.zeros(0, dtype=np.int64)
             codes = [np.searchsorted(ids, x).astype(np.int64) for x in nps]
         if extra is not None:
             codes = codes[:-1]
         return codes, ids
-    chunks: list[pa.Array] = []
-    for a in arrays:
-        chunks.extend(a.chunks if isinstance(a, pa.ChunkedArray) else [a])
-    uniq = pc.unique(pa.chunked_array(chunks, type=target))
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    arrays = [pa.array(c.tolist(), pa.large_string()) for c in cols]
+    uniq = pc.unique(pa.chunked_array(arrays, type=pa.large_string()))
     uniq = uniq.take(pc.sort_indices(uniq))
     code_list = [
         np.asarray(pc.index_in(a, value_set=uniq).to_numpy(zero_copy_only=False), dtype=np.int64)
@@ -158,8 +124,10 @@ def _sorted_unique(keys: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     return keys[keep]
 
 
-def _csr_from_pairs(u: IntArray, v: IntArray, n: int) -> tuple[np.ndarray[Any, Any], ...]:
-    """Symmetric CSR with sorted rows from undirected pairs; drops loops and duplicates.
+def _csr_from_pairs(u: IntArray, v: IntArray, n: int,
+                    dropped: dict[str, int] | None = None) -> tuple[np.ndarray[Any, Any], ...]:
+    """Symmetric CSR with sorted rows from undirected pairs; drops loops and duplicates
+    (counted into ``dropped`` as ``self_loops`` and ``duplicate_edges`` when given).
 
     Each kept edge ``{a, b}`` with ``a < b`` contributes ``b`` to row ``a`` and ``a`` to row
     ``b``. Within row ``r`` every "lower" neighbour (``a < r``) precedes every "upper"
@@ -168,12 +136,16 @@ def _csr_from_pairs(u: IntArray, v: IntArray, n: int) -> tuple[np.ndarray[Any, A
     u = np.asarray(u, dtype=np.int64)
     v = np.asarray(v, dtype=np.int64)
     keep = u != v
+    n_pairs = int(u.size)
     if not keep.all():
         u, v = u[keep], v[keep]
     a = np.minimum(u, v)
     b = np.maximum(u, v)
     del u, v, keep
     key = _sorted_unique(a * n + b)  # sorted by (a, b), duplicates gone
+    if dropped is not None:
+        dropped["self_loops"] = n_pairs - int(a.size)
+        dropped["duplicate_edges"] = int(a.size) - int(key.size)
     a = key // n
     b = key - a * n
     del key
@@ -202,7 +174,37 @@ def _csr_from_pairs(u: IntArray, v: IntArray, n: int) -> tuple[np.ndarray[Any, A
     return indptr.astype(ptr_dtype, copy=False), indices
 
 
-class Graph:
+class _InputNotes:
+    """What building a graph dropped, merged or skipped, and the deprecated ``fingerprint``
+    (shared by both graph types)."""
+
+    __slots__ = ()
+
+    @property
+    def input_cleaning(self) -> Mapping[str, int]:
+        """Counts of what was dropped while building: ``self_loops``, ``duplicate_edges`` (a
+        :class:`Graph`), ``duplicate_pairs`` (a :class:`BipartiteGraph`) and, for graphs read
+        from files, ``rows_skipped`` / ``ignored_columns``. Not part of equality; operator
+        information (counts read from the private input)."""
+        return MappingProxyType(self.__dict__.get("_cleaning", {}))
+
+    @property
+    def fingerprint(self) -> str:
+        """Deprecated alias of ``content_hash`` (renamed: it is not for publication)."""
+        warnings.warn(f"{type(self).__name__}.fingerprint is deprecated: use content_hash "
+                      "(operator-only; never a budget key or a published value).",
+                      DeprecationWarning, stacklevel=2)
+        return self.content_hash  # type: ignore[attr-defined,no-any-return]
+
+    def _note_input(self, **counts: int) -> None:
+        notes = self.__dict__
+        cleaning = dict(notes.get("_cleaning", {}))
+        for k, v in counts.items():
+            cleaning[k] = cleaning.get(k, 0) + int(v)
+        notes["_cleaning"] = cleaning
+
+
+class Graph(_InputNotes):
     """An immutable undirected simple graph in CSR form.
 
     Parameters
@@ -288,8 +290,11 @@ class Graph:
                 f"edge endpoints must be < n_nodes={n_nodes}. "
                 f"Got {max(int(u_arr.max()), int(v_arr.max()))}."
             )
-        indptr, indices = _csr_from_pairs(u_arr, v_arr, n_nodes)
-        return cls(indptr, indices, node_ids, attributes, validate=False)
+        dropped: dict[str, int] = {}
+        indptr, indices = _csr_from_pairs(u_arr, v_arr, n_nodes, dropped)
+        G = cls(indptr, indices, node_ids, attributes, validate=False)
+        G._note_input(**dropped)
+        return G
 
     @classmethod
     def from_id_edges(
@@ -382,6 +387,7 @@ class Graph:
         """Per-node attribute columns."""
         return self._attributes
 
+
     @property
     def n_nodes(self) -> int:
         return int(self._indptr.size - 1)
@@ -433,8 +439,14 @@ class Graph:
         return _lookup(self._node_ids, ids, "node")
 
     @cached_property
-    def fingerprint(self) -> str:
-        """SHA-256 over ids and CSR: identifies the input in release records."""
+    def content_hash(self) -> str:
+        """SHA-256 over ids and CSR (operator-only).
+
+        Never publish it and never key a budget by it: a published plain hash lets anyone
+        test a candidate input against it, and a budget keyed by content resets when one
+        edge changes. Release records carry its keyed form
+        (:func:`graphanon.privacy.release.keyed_fingerprint`); budgets use a stable name.
+        """
         h = hashlib.sha256()
         h.update(np.ascontiguousarray(self._indptr, dtype=np.int64).tobytes())
         h.update(np.ascontiguousarray(self._indices, dtype=np.int64).tobytes())
@@ -467,6 +479,29 @@ class Graph:
         return Graph.from_edges(
             u, v, n_nodes=self.n_nodes, node_ids=self._node_ids, attributes=self._attributes
         )
+
+    def with_nodes(self, nodes: Any) -> Graph:
+        """This graph on the node set ``nodes``: ids of ``nodes`` without edges become
+        isolated nodes.
+
+        ``nodes`` is a *public universe* (for example the ``--nodes`` file of an edge-DP
+        release): it must contain every node of the graph. Attributes of added nodes are
+        missing (NaN / None).
+
+        Raises
+        ------
+        InvalidParameterError
+            A node of the graph is not in ``nodes``.
+        """
+        ids, remap = _extend_ids(self._node_ids, nodes, "node", "the node universe")
+        u, v = self.edges()
+        attrs = {}
+        for name, col in self._attributes.items():
+            full = _empty_column(col.dtype, ids.size)
+            full[remap] = col
+            attrs[name] = full
+        return Graph.from_edges(remap[u], remap[v], n_nodes=ids.size, node_ids=ids,
+                                attributes=attrs)
 
     def with_attribute(self, name: str, values: Any) -> Graph:
         """A copy sharing the CSR with one attribute column added or replaced."""
@@ -527,7 +562,7 @@ class Graph:
     __hash__ = None  # type: ignore[assignment]
 
 
-class BipartiteGraph:
+class BipartiteGraph(_InputNotes):
     """An immutable users × features binary matrix (a bipartite graph) in CSR form.
 
     Parameters
@@ -651,13 +686,14 @@ class BipartiteGraph:
                 f"cell indices out of range for a {n_users} × {n_features} matrix."
             )
         key = _sorted_unique(r * max(n_features, 1) + c)
+        n_duplicates = int(r.size) - int(key.size)
         r_sorted = key // max(n_features, 1)
         indices = (key - r_sorted * max(n_features, 1)).astype(
             _index_dtype(max(n_features - 1, 0))
         )
         indptr = np.zeros(n_users + 1, dtype=np.int64)
         np.cumsum(np.bincount(r_sorted, minlength=n_users), out=indptr[1:])
-        return cls(
+        B = cls(
             indptr.astype(_index_dtype(key.size), copy=False),
             indices,
             n_features,
@@ -666,6 +702,8 @@ class BipartiteGraph:
             user_attributes=user_attributes,
             validate=False,
         )
+        B._note_input(duplicate_pairs=n_duplicates)
+        return B
 
     @classmethod
     def from_scipy(
@@ -711,6 +749,7 @@ class BipartiteGraph:
     @property
     def user_attributes(self) -> Mapping[str, np.ndarray[Any, Any]]:
         return self._user_attributes
+
 
     @property
     def n_users(self) -> int:
@@ -764,7 +803,8 @@ class BipartiteGraph:
         return _lookup(self._feature_ids, ids, "feature")
 
     @cached_property
-    def fingerprint(self) -> str:
+    def content_hash(self) -> str:
+        """SHA-256 over ids and CSR (operator-only; see :attr:`Graph.content_hash`)."""
         h = hashlib.sha256(b"bipartite")
         h.update(np.ascontiguousarray(self._indptr, dtype=np.int64).tobytes())
         h.update(np.ascontiguousarray(self._indices, dtype=np.int64).tobytes())
@@ -783,6 +823,34 @@ class BipartiteGraph:
             feature_ids=self._feature_ids,
             user_attributes=self._user_attributes,
         )
+
+    def with_universe(self, *, users: Any = None, features: Any = None) -> BipartiteGraph:
+        """This matrix over the user and/or feature sets of a public universe.
+
+        ``users`` / ``features`` (each optional) must contain every user / feature of the
+        graph; the others become empty rows / columns. Attributes of added users are missing.
+
+        Raises
+        ------
+        InvalidParameterError
+            A user or feature of the graph is not in the given universe.
+        """
+        uids, fids = self._user_ids, self._feature_ids
+        rmap = np.arange(self.n_users, dtype=np.int64)
+        cmap = np.arange(self.n_features, dtype=np.int64)
+        if users is not None:
+            uids, rmap = _extend_ids(uids, users, "user", "the user universe")
+        if features is not None:
+            fids, cmap = _extend_ids(fids, features, "feature", "the feature universe")
+        rows, cols = self.edges()
+        attrs = {}
+        for name, col in self._user_attributes.items():
+            full = _empty_column(col.dtype, uids.size)
+            full[rmap] = col
+            attrs[name] = full
+        return BipartiteGraph.from_indices(
+            rmap[rows], cmap[cols], n_users=uids.size, n_features=fids.size, user_ids=uids,
+            feature_ids=fids, user_attributes=attrs)
 
     # ------------------------------------------------------------------ conversions
     def to_scipy(self) -> sp.csr_array:
@@ -927,8 +995,27 @@ def _empty_column(dtype: np.dtype[Any], n: int) -> np.ndarray[Any, Any]:
     return np.full(n, None, dtype=object)
 
 
+def _extend_ids(ids: np.ndarray[Any, Any], universe: Any, what: str, where: str
+                ) -> tuple[np.ndarray[Any, Any], npt.NDArray[np.int64]]:
+    """``(universe ids sorted, position of each of ids in them)``; every id must be listed."""
+    (codes, ucodes), new_ids = encode_ids(ids, universe)
+    listed = np.zeros(new_ids.size, dtype=bool)
+    listed[ucodes] = True
+    if not listed[codes].all():
+        missing = ids[~listed[codes]]
+        raise InvalidParameterError(
+            f"{what} {missing[:1].tolist()[0]!r} of the input is not in {where} "
+            f"({missing.size} {what}s missing); the universe must list every {what}.")
+    return new_ids, codes
+
+
 def _lookup(ids: np.ndarray[Any, Any], query: Any, what: str) -> npt.NDArray[np.int64]:
-    q = np.atleast_1d(np.asarray(query, dtype=ids.dtype if ids.dtype != object else object))
+    q = canonical_ids(np.atleast_1d(np.asarray(query, dtype=object if not isinstance(
+        query, np.ndarray) or query.dtype == object else query.dtype)), f"{what} ids")
+    if ids.dtype == object:
+        q = ids_as_text(q)
+    elif q.dtype == object:  # a text id that is no canonical integer cannot be in an int column
+        raise InvalidParameterError(f"unknown {what} id {q[0]!r}.")
     order = np.argsort(ids, kind="stable")
     sorted_ids = ids[order]
     pos = np.searchsorted(sorted_ids, q)
@@ -937,18 +1024,16 @@ def _lookup(ids: np.ndarray[Any, Any], query: Any, what: str) -> npt.NDArray[np.
         q.size, dtype=bool
     )
     if not np.all(found):
-        missing = q[~found][0]
+        missing = q[~found][:1].tolist()[0]
         raise InvalidParameterError(f"unknown {what} id {missing!r}.")
     return order[pos_c].astype(np.int64)
 
 
 def _hash_ids(h: Any, ids: np.ndarray[Any, Any]) -> None:
-    if ids.dtype == object:
-        for x in ids.tolist():
-            h.update(repr(x).encode())
-            h.update(b"\x00")
-    else:
-        h.update(np.ascontiguousarray(ids).tobytes())
+    """Feed the canonical text of ``ids`` to ``h`` (the same bytes for ints and strings)."""
+    offsets, data = id_text_buffers(ids)
+    h.update(np.ascontiguousarray(offsets - offsets[0]).tobytes())
+    h.update(data[offsets[0]:offsets[-1]].tobytes())
 
 
 def iter_rows(indptr: IntArray, indices: IntArray) -> Iterable[IntArray]:

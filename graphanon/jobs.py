@@ -57,6 +57,7 @@ settings come from the environment (``NEO4J_URI``, ``NEO4J_USER``, ``NEO4J_PASSW
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 import fcntl
 import importlib
@@ -65,7 +66,6 @@ import logging
 import os
 import re
 import secrets
-import shutil
 import string
 import time
 import tomllib
@@ -93,6 +93,7 @@ __all__ = [
     "register_step",
     "render_release_id",
     "run_job",
+    "run_job_dict",
 ]
 
 log = logging.getLogger("graphanon.jobs")
@@ -122,6 +123,10 @@ class JobState:
     released_data: bool = False
     #: Folder of the job file: relative paths in step keys are resolved against it.
     base: Path = field(default_factory=Path)
+    #: The public universe named by the source (``nodes`` / ``users`` / ``features`` files,
+    #: or a Neo4j label read in full with ``universe = "label"``); passed to mechanisms that
+    #: take it (:class:`graphanon.universe.Universe`).
+    universe: Any = None
 
 
 @dataclass(frozen=True)
@@ -139,8 +144,10 @@ class JobResult:
 # ----------------------------------------------------------------------- steps
 #: The values of a step's ``noise`` key, as the CLI's ``--noise`` (``cli._common.noise_options``).
 NOISE_CHOICES = ("opendp", "numpy-insecure")
-#: Keys a job file may not set on a step: the job supplies them (see :func:`mechanism_step`).
-_RESERVED = ("rng", "backend", "seed", "progress")
+#: Keys a job file may not set on a step: the job supplies them (see :func:`mechanism_step`;
+#: the universe comes from the [source] table).
+_RESERVED = ("rng", "backend", "seed", "progress", "nodes", "users", "features")
+_UNIVERSE_KEYS = ("nodes", "users", "features")
 
 
 def _step_describe(state: JobState, params: dict[str, Any]) -> None:
@@ -230,6 +237,7 @@ def mechanism_step(
             resolved.update(
                 func=f, name=getattr(f, "__name__", "mechanism"), role=role,
                 backend="backend" in sig, seed="seed" in sig,
+                universe=[k for k in _UNIVERSE_KEYS if k in sig],
                 accepted={n for n in names if n not in _RESERVED},
                 required=required - set(_RESERVED) - set(fixed),
                 var_kw=any(p.kind is inspect.Parameter.VAR_KEYWORD for p in sig.values()),
@@ -279,11 +287,17 @@ def mechanism_step(
             kwargs["rng"] = state.rng
         if info["seed"]:
             kwargs["seed"] = state.seed
+        for key in info["universe"]:
+            value = None if state.universe is None else getattr(state.universe, key)
+            if value is not None:
+                kwargs[key] = value
         _check_data_kind(name, info["func"], state.data)
         result = info["func"](state.data, **kwargs)
         # an rng-noise mechanism (no seed argument) records the seed only when it was used
+        used_universe = [k for k in info["universe"] if k in kwargs]
         _absorb(state, result, name,
-                release_seed=state.seed if info["role"] == "noise" and insecure else None)
+                release_seed=state.seed if info["role"] == "noise" and insecure else None,
+                universe_source=state.universe.source if used_universe else None)
         if draws_noise and isinstance(state.report.get(name), dict):
             state.report[name]["noise"] = noise
 
@@ -293,7 +307,7 @@ def mechanism_step(
 
 
 def _absorb(state: JobState, result: Any, name: str, *,
-            release_seed: int | None = None) -> None:
+            release_seed: int | None = None, universe_source: str | None = None) -> None:
     from .dk.extract import DK3Distribution, DKDistribution
     from .privacy.release import Release
     from .privacy.rps import DegreeSequenceRelease
@@ -331,6 +345,9 @@ def _absorb(state: JobState, result: Any, name: str, *,
             )
         if release_seed is not None and release.seed is None:
             release = dataclasses.replace(release, seed=release_seed)
+        if universe_source is not None:  # where the public universe came from (public)
+            release = dataclasses.replace(
+                release, params={**release.params, "universe_source": universe_source})
         state.release = release
     if graph is not None:
         state.data = graph
@@ -385,7 +402,12 @@ def _step_release_personalized(state: JobState, params: dict[str, Any]) -> None:
     elif attribute is not None:
         prefs = pp.from_attribute(state.data, str(attribute), default=default)
     elif scheme == "thesis":
-        prefs = pp.thesis_scheme(state.data.node_ids, rng=state.rng)
+        nodes = None if state.universe is None else state.universe.nodes
+        if nodes is None:
+            raise InvalidParameterError(
+                "step 'release-personalized' with prefs_scheme = \"thesis\" draws the "
+                "preferences over the public node universe: give [source] nodes = FILE.")
+        prefs = pp.thesis_scheme(nodes, rng=state.rng)
     else:
         raise InvalidParameterError(
             f"The 'prefs_scheme' key of step 'release-personalized' must be 'thesis'. "
@@ -511,10 +533,44 @@ def _step_b_anonymize(state: JobState, params: dict[str, Any]) -> None:
         raise GraphAnonError("step 'b-anonymize': the output fails verify_adaptive_anonymity; "
                              "nothing is written.")
     state.masked = MaskedRelease.from_result(res)
-    state.release = res.release(source_fingerprint=B.fingerprint, seed=state.seed)
+    state.release = res.release(source_fingerprint=B.content_hash, seed=state.seed)
     summary = res.summary()  # public fields only: no owner, no rows
     summary.update(cells_written=state.masked.n_cells, masked_cells=state.masked.n_masked)
     state.report["b-anonymize"] = summary
+
+
+def _k_anonymity_step(target: str, mechanism: Callable[[dict[str, Any]], str],
+                      public: tuple[str, ...]) -> StepFn:
+    """A smooth-k / Mondrian step: run, verify (``verify_smooth_k``), record the release.
+
+    The anonymized graph becomes the job's released data and the step's k-anonymity Release
+    record (public parameters only: ``public`` keys of the step) the job's release; a release
+    that fails the verification stops the job before any sink runs.
+    """
+    inner = mechanism_step(target, rng="other")
+
+    def step(state: JobState, params: dict[str, Any]) -> None:
+        from .anonymity import verify_smooth_k
+        from .privacy.release import Release
+
+        if state.release is not None:
+            raise InvalidParameterError(
+                f"step {target.rsplit(':', 1)[1]!r} makes a second release, but a job "
+                f"publishes exactly one (the first was {state.release.mechanism!r}).")
+        original = state.data
+        inner(state, params)
+        k = int(params["k"])
+        assert isinstance(original, BipartiteGraph) and isinstance(state.data, BipartiteGraph)
+        check = verify_smooth_k(original, state.data, k)
+        if not check.ok:  # pragma: no cover - the mechanisms guarantee it
+            raise GraphAnonError("the release failed verify_smooth_k; nothing is written: "
+                                 + "; ".join(check.violations[:3]))
+        state.release = Release.k_anonymity(
+            mechanism(params), k=k, params={p: params[p] for p in public if p in params},
+            seed=state.seed, source_fingerprint=original.content_hash)
+        state.released_data = True
+
+    return step
 
 
 #: Registered steps: name -> ``step(state, params)``. A mechanism is one line through
@@ -529,9 +585,13 @@ STEPS: dict[str, StepFn] = {
     "release-degrees": _step_release_degrees,
     "release-personalized": _step_release_personalized,
     "project": mechanism_step("graphanon.projection:project", rng="other"),
-    "smooth-k": mechanism_step("graphanon.anonymity.smooth_k:smooth_k_anonymity",
-                               rng="other"),
-    "mondrian": mechanism_step("graphanon.anonymity.mondrian:mondrian"),
+    "smooth-k": _k_anonymity_step(
+        "graphanon.anonymity.smooth_k:smooth_k_anonymity",
+        lambda p: ("k-anonymity-suppression" if p.get("variant") == "suppress"
+                   else "smooth-k-anonymity"),
+        ("variant", "alpha", "restarts", "postprocess", "shard_size")),
+    "mondrian": _k_anonymity_step("graphanon.anonymity.mondrian:mondrian",
+                                  lambda p: "mondrian", ("split",)),
     "generate": _step_generate,
     "b-anonymize": _step_b_anonymize,
 }
@@ -581,6 +641,7 @@ _TEMPLATE_KEYS = ("job", "date", "datetime", "uuid")
 _JOB_KEYS = frozenset({"name", "release_id", "seed", "ledger", "budget",
                        "budget_neighbourhood", "dataset"})
 _RELEASE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,199}")
+_JOB_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 
 
 def render_release_id(template: str, *, job: str, now: datetime | None = None) -> str:
@@ -607,6 +668,37 @@ def render_release_id(template: str, *, job: str, now: datetime | None = None) -
     return rendered
 
 
+_SINK_FIELDS = ("release_id", "job")
+
+
+def render_sink_path(template: str, *, release_id: str, job: str) -> str:
+    """Fill ``{release_id}`` and ``{job}`` in a file sink's path — nothing else.
+
+    Only those two plain fields are allowed: no attribute or index access
+    (``{release_id.__class__}``), conversions or format specs, no other names, and the
+    result holds no NUL character.
+    """
+    if "\x00" in template:
+        raise InvalidParameterError("a file sink path must not contain a NUL character.")
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError as exc:
+        raise InvalidParameterError(
+            f"bad file sink path template {template!r}: {exc}.") from None
+    out = []
+    for literal, fname, spec, conv in parsed:
+        out.append(literal)
+        if fname is None:
+            continue
+        if fname not in _SINK_FIELDS or spec or conv:
+            raise InvalidParameterError(
+                f"The file sink path {template!r} uses {{{fname}{'!' + conv if conv else ''}"
+                f"{':' + spec if spec else ''}}}; only {{release_id}} and {{job}} may appear "
+                "(write a literal brace as {{ or }}).")
+        out.append(release_id if fname == "release_id" else job)
+    return "".join(out)
+
+
 def load_job(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Read and validate a job file (no connection is made)."""
     p = Path(path)
@@ -618,6 +710,13 @@ def load_job(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise InvalidParameterError(f"job file {str(p)!r} is not valid TOML: {exc}.") from None
     except IsADirectoryError:
         raise InvalidParameterError(f"job file {str(p)!r} is a folder.") from None
+    return _validate_job(cfg, p)
+
+
+def _validate_job(cfg: dict[str, Any], p: Path) -> dict[str, Any]:
+    """Validate a parsed job; ``p`` names it in messages and its folder is the job's base."""
+    if not isinstance(cfg, dict):
+        raise InvalidParameterError(f"job {str(p)!r} must be a table (a dict).")
     unknown = set(cfg) - {"job", "source", "steps", "sinks"}
     if unknown:
         raise InvalidParameterError(f"job file {str(p)!r}: unknown sections {sorted(unknown)}.")
@@ -629,8 +728,10 @@ def load_job(path: str | os.PathLike[str]) -> dict[str, Any]:
             f"{', '.join(sorted(_JOB_KEYS))}); steps go in [[steps]] tables.")
     job.setdefault("name", p.stem)
     job.setdefault("release_id", "{job}-{datetime}")
-    if not isinstance(job["name"], str) or not job["name"]:
-        raise InvalidParameterError(f"job file {str(p)!r}: [job] name must be a string.")
+    if not isinstance(job["name"], str) or not _JOB_NAME.fullmatch(job["name"]):
+        raise InvalidParameterError(
+            f"job file {str(p)!r}: [job] name must be 1-100 letters, digits, '.', '_' or '-' "
+            f"(it names the job's lock file). Got {job['name']!r}.")
     render_release_id(job["release_id"], job=job["name"])  # validates the template
     seed = job.get("seed")
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
@@ -703,6 +804,27 @@ def _check_source(src: dict[str, Any], p: Path) -> None:
             f"job file {str(p)!r}: [source] kind must be 'graph' or 'bipartite'. Got {kind!r}."
         )
     typ = src.get("type", "file")
+    for key in _UNIVERSE_KEYS:
+        if key in src and not isinstance(src[key], str):
+            raise InvalidParameterError(
+                f"job file {str(p)!r}: [source] {key} must name a file (one id per line).")
+    if "nodes" in src and kind != "graph":
+        raise InvalidParameterError(
+            f"job file {str(p)!r}: [source] nodes is the universe of a social graph; a "
+            "bipartite source takes users and features.")
+    if ("users" in src or "features" in src) and kind != "bipartite":
+        raise InvalidParameterError(
+            f"job file {str(p)!r}: [source] users / features are the universe of a bipartite "
+            "source; a social graph takes nodes.")
+    if "universe" in src:
+        if typ != "neo4j":
+            raise InvalidParameterError(
+                f"job file {str(p)!r}: [source] universe = \"label\" is for Neo4j sources; a "
+                "file source names its universe with nodes / users / features files.")
+        if any(key in src for key in _UNIVERSE_KEYS):
+            raise InvalidParameterError(
+                f"job file {str(p)!r}: [source] has universe = \"label\" and universe files; "
+                "name one universe.")
     if typ == "file":
         if not isinstance(src.get("path"), str):
             raise InvalidParameterError(f"job file {str(p)!r}: [source] needs a path.")
@@ -716,7 +838,15 @@ def _check_source(src: dict[str, Any], p: Path) -> None:
             f"job file {str(p)!r}: never put a password in a job file; use NEO4J_PASSWORD or "
             "NEO4J_PASSWORD_FILE."
         )
+    if src.get("universe") not in (None, "label"):
+        raise InvalidParameterError(
+            f"job file {str(p)!r}: [source] universe must be 'label' (every node with the "
+            f"label, isolated ones included). Got {src['universe']!r}.")
     if "query" in src:
+        if src.get("universe") is not None:
+            raise InvalidParameterError(
+                f"job file {str(p)!r}: [source] universe needs labels; a query cannot say "
+                "which nodes exist.")
         return
     needed = ("label", "rel") if kind == "graph" else ("user_label", "feature_label", "rel")
     for key in needed:
@@ -733,8 +863,14 @@ def _check_sink(sink: Any, i: int, p: Path) -> None:
         raise InvalidParameterError(
             f"job file {str(p)!r}: sink {i + 1} needs type = 'file' or 'neo4j'."
         )
-    if sink["type"] == "file" and not isinstance(sink.get("path"), str):
-        raise InvalidParameterError(f"job file {str(p)!r}: file sink {i + 1} needs a path.")
+    if sink["type"] == "file":
+        if not isinstance(sink.get("path"), str):
+            raise InvalidParameterError(f"job file {str(p)!r}: file sink {i + 1} needs a path.")
+        render_sink_path(sink["path"], release_id="r", job="j")  # validates the template
+        if "keep_ids" in sink and not isinstance(sink["keep_ids"], bool):
+            raise InvalidParameterError(
+                f"job file {str(p)!r}: file sink {i + 1} has keep_ids = {sink['keep_ids']!r}; "
+                "use true or false.")
     if sink["type"] == "neo4j" and sink.get("write", "auto") not in ("auto", "statistics",
                                                                      "graph"):
         raise InvalidParameterError(
@@ -767,14 +903,36 @@ def _event(event: str, **fields: Any) -> None:
     log.info(event, extra={"event": event, "fields": fields})
 
 
+def run_job_dict(
+    config: Mapping[str, Any],
+    *,
+    base_dir: str | os.PathLike[str] | None = None,
+    driver_factory: Callable[[dict[str, Any]], Any] | None = None,
+    lock_dir: str | os.PathLike[str] | None = None,
+    now: datetime | None = None,
+) -> JobResult:
+    """Run a job given as a dict with the TOML file's structure (``job``, ``source``,
+    ``steps``, ``sinks``), checked exactly like a job file.
+
+    ``base_dir`` (default: the current folder) stands for the job file's folder: relative
+    paths and the lock file are resolved against it. Everything else is :func:`run_job`.
+    """
+    base = Path(base_dir if base_dir is not None else os.getcwd()).resolve()
+    name = (config.get("job") or {}).get("name") if isinstance(config, Mapping) else None
+    where = base / f"<job {name or 'dict'}>"
+    cfg = _validate_job(copy.deepcopy(dict(config)) if isinstance(config, Mapping)
+                        else config, where)
+    return _run_loaded(cfg, driver_factory=driver_factory, lock_dir=lock_dir, now=now)
+
+
 def run_job(
-    path: str | os.PathLike[str],
+    path: str | os.PathLike[str] | Mapping[str, Any],
     *,
     driver_factory: Callable[[dict[str, Any]], Any] | None = None,
     lock_dir: str | os.PathLike[str] | None = None,
     now: datetime | None = None,
 ) -> JobResult:
-    """Run the job in ``path`` under its lock.
+    """Run the job in ``path`` (a TOML file, or a dict: :func:`run_job_dict`) under its lock.
 
     Parameters
     ----------
@@ -793,12 +951,30 @@ def run_job(
     DatabaseUnavailableError
         Neo4j unreachable (exit 4).
     """
+    if isinstance(path, Mapping):
+        return run_job_dict(path, driver_factory=driver_factory, lock_dir=lock_dir, now=now)
+    return _run_loaded(load_job(path), driver_factory=driver_factory, lock_dir=lock_dir,
+                       now=now)
+
+
+def _run_loaded(
+    cfg: dict[str, Any],
+    *,
+    driver_factory: Callable[[dict[str, Any]], Any] | None,
+    lock_dir: str | os.PathLike[str] | None,
+    now: datetime | None,
+) -> JobResult:
+    from .io._atomic import output_transaction
+    from .privacy.release import run_clock
+
     t0 = time.perf_counter()
-    cfg = load_job(path)
     job = cfg["job"]
     name = job["name"]
     lock = Path(lock_dir or Path(cfg["path"]).parent) / f".{name}.graphanon.lock"
-    with _job_lock(lock, name):
+    # run_clock: every record is stamped with the job's start, not when the data was read;
+    # output_transaction: the file sinks' files are put in place together, after every sink
+    # (and the ledger charge) succeeded, or not at all
+    with _job_lock(lock, name), run_clock(), output_transaction():
         release_id = render_release_id(job["release_id"], job=name, now=now)
         _event("job_start", job=name, release_id=release_id)
         drivers: dict[str, Any] = {}
@@ -817,12 +993,16 @@ def run_job(
             seed = secrets.randbits(63) if seed is None else seed
             rng = np.random.default_rng(seed)
             base = Path(cfg["path"]).parent
+            universe: Any = None
             if cfg["source"] is None:  # every step reads its own partitioned input
                 data: Graph | BipartiteGraph = Graph.from_edges([], [], n_nodes=0)
             else:
-                data = _read_source(cfg["source"], driver, base)
-                _event("source_read", job=name, **_shape(data))
-            state = JobState(data=data, rng=rng, seed=seed, base=base)
+                universe = _read_universe(cfg["source"], base)
+                data, label_universe = _read_source(cfg["source"], driver, base)
+                universe = label_universe if label_universe is not None else universe
+                _event("source_read", job=name, **_shape(data),
+                       **({"universe": universe.source} if universe is not None else {}))
+            state = JobState(data=data, rng=rng, seed=seed, base=base, universe=universe)
             state.report["seed"] = seed
             names = []
             for st in cfg["steps"]:
@@ -846,20 +1026,15 @@ def run_job(
             if job.get("ledger") is not None and state.release is not None:
                 _charge_ledger(job, state.release, Path(cfg["path"]).parent)
             outputs = []
-            staged: list[tuple[Path, Path]] = []
             try:
                 for sink in cfg["sinks"]:
                     outputs.append(_write_sink(sink, state, release_id, name, driver,
-                                               Path(cfg["path"]).parent, staged))
+                                               Path(cfg["path"]).parent))
                     _event("sink_written", job=name, sink=sink["type"], target=outputs[-1])
-                _commit_staged(staged)
             except OSError as exc:
                 raise InvalidParameterError(
                     f"job {name!r}: cannot write a sink: {exc.strerror or exc}"
                     f"{': ' + str(exc.filename) if exc.filename else ''}.") from None
-            finally:
-                for folder, _ in staged:
-                    shutil.rmtree(folder, ignore_errors=True)
         except GraphAnonError as exc:
             _event("job_failed", job=name, exit_code=exc.exit_code, error=str(exc))
             raise
@@ -877,15 +1052,6 @@ def _not_private_note() -> str:
     from .privacy.release import NOT_PRIVATE_NOTE
 
     return NOT_PRIVATE_NOTE
-
-
-def _commit_staged(staged: list[tuple[Path, Path]]) -> None:
-    """Move the files of every staged file sink into their target folders (each file by an
-    atomic rename; other files already in a target folder are left alone)."""
-    for folder, target in staged:
-        target.mkdir(parents=True, exist_ok=True)
-        for f in sorted(folder.iterdir()):
-            os.replace(f, target / f.name)
 
 
 def _charge_ledger(job: Mapping[str, Any], release: Any, base: Path) -> None:
@@ -908,6 +1074,20 @@ def _charge_ledger(job: Mapping[str, Any], release: Any, base: Path) -> None:
            budget=acc.budget)
 
 
+def _publishable(state: JobState) -> tuple[bool, str]:
+    """Whether a job's output may be published, and why (or why not)."""
+    rel = state.release
+    if rel is None:
+        return False, ("no release step: the data is the private input or derived from it "
+                       "without a privacy mechanism")
+    if rel.neighbourhood == "none":
+        return False, f"{rel.mechanism} makes no privacy claim (a reproduction or plain output)"
+    if rel.backend == "numpy-insecure":
+        return False, ("the noise came from the seeded numpy-insecure backend: reproducible "
+                       "and NOT a secure release")
+    return True, f"{rel.mechanism}: {rel.neighbourhood} guarantee with secure randomness"
+
+
 def _default_driver(settings: dict[str, Any]) -> Any:
     from .io.neo4j import connect, connection_settings
 
@@ -928,8 +1108,22 @@ def _resolve(base: Path, value: str) -> Path:
     return p if p.is_absolute() else base / p
 
 
+def _read_universe(src: dict[str, Any], base: Path) -> Any:
+    """The public universe named by ``[source] nodes / users / features`` (files), or None."""
+    from .io.universe import read_id_list
+    from .universe import Universe
+
+    given = {k: read_id_list(_resolve(base, src[k]), what=k.rstrip("s"))
+             for k in _UNIVERSE_KEYS if k in src}
+    if not given:
+        return None
+    return Universe(**given, source="given by the operator ([source] " +
+                    ", ".join(sorted(given)) + " files)")
+
+
 def _read_source(src: dict[str, Any], driver: Callable[[dict[str, Any]], Any],
-                 base: Path) -> Graph | BipartiteGraph:
+                 base: Path) -> tuple[Graph | BipartiteGraph, Any]:
+    """The source's data and, for ``universe = "label"``, its public Universe."""
     kind = src.get("kind", "graph")
     if src.get("type", "file") == "file":
         from .io.files import read_bipartite, read_graph
@@ -939,36 +1133,54 @@ def _read_source(src: dict[str, Any], driver: Callable[[dict[str, Any]], Any],
             if src.get("preset"):
                 from .io.tables import load_preset
 
-                return load_preset(path, src["preset"])
-            return read_bipartite(path)
-        return read_graph(path, format=src.get("format"))
+                return load_preset(path, src["preset"]), None
+            return read_bipartite(path), None
+        return read_graph(path, format=src.get("format")), None
     from .io.neo4j import Neo4jSource
 
     source = Neo4jSource(driver(src), database=src.get("database"),
                          fetch_size=int(src.get("fetch_size", 10_000)),
                          memory_limit=src.get("memory_limit", 4 * 2**30))
     force = bool(src.get("force", False))
+    universe = src.get("universe")
     if "query" in src:
         return source.read_query_graph(src["query"], src.get("parameters"),
-                                       bipartite=kind == "bipartite")
+                                       bipartite=kind == "bipartite"), None
     if kind == "graph":
-        return source.read_graph(label=src["label"], rel_type=src["rel"],
-                                 id_property=src.get("id_prop"),
-                                 node_properties=src.get("node_props", []), force=force)
-    return source.read_bipartite(
-        user_label=src["user_label"], feature_label=src["feature_label"], rel_type=src["rel"],
-        user_id_property=src.get("id_prop"),
-        feature_id_property=src.get("feature_id_prop", src.get("id_prop")),
-        user_properties=src.get("node_props", []), force=force,
-    )
+        read: Any = source.read_graph(label=src["label"], rel_type=src["rel"],
+                                      id_property=src.get("id_prop"),
+                                      node_properties=src.get("node_props", []), force=force,
+                                      universe=universe)
+    else:
+        read = source.read_bipartite(
+            user_label=src["user_label"], feature_label=src["feature_label"],
+            rel_type=src["rel"], user_id_property=src.get("id_prop"),
+            feature_id_property=src.get("feature_id_prop", src.get("id_prop")),
+            user_properties=src.get("node_props", []), force=force, universe=universe,
+        )
+    return read if universe is not None else (read, None)
 
 
 def _write_sink(sink: dict[str, Any], state: JobState, release_id: str, job: str,
-                driver: Callable[[dict[str, Any]], Any], base: Path,
-                staged: list[tuple[Path, Path]]) -> str:
-    """Write one sink. A file sink is written into a hidden staging folder next to its
-    target and appended to ``staged``; :func:`_commit_staged` moves it into place only after
-    every sink of the job has succeeded."""
+                driver: Callable[[dict[str, Any]], Any], base: Path) -> str:
+    """Write one sink. File sinks write through :func:`graphanon.io._atomic.atomic_path`
+    inside the job's output transaction: nothing is put in place before every sink of the
+    job has succeeded.
+
+    A file sink's folder has two parts (``docs/privacy.md``, "What may be published"):
+
+    ``publish/``
+        The release's output (``statistics.tsv``, ``masked.tsv``, the anonymized
+        ``bipartite.tsv`` with keyed per-release user pseudonyms unless ``keep_ids = true``,
+        or a generated ``graph.graphml``) and ``release.json``, its Release record — only when
+        the release is secure (a DP release with secure noise, or a verified k-anonymity
+        release).
+    ``operator/``
+        ``report.json`` (every step's numbers, including those computed against the private
+        input) and, when there is nothing publishable, the data itself: a job without a
+        release, or a release that claims no privacy or used the seeded ``numpy-insecure``
+        noise.
+    """
     if sink["type"] == "file":
         import json
 
@@ -976,34 +1188,51 @@ def _write_sink(sink: dict[str, Any], state: JobState, release_id: str, job: str
         from .io.files import write_bipartite, write_graph
         from .report import to_jsonable
 
-        target = _resolve(base, sink["path"].format(release_id=release_id, job=job))
-        target.parent.mkdir(parents=True, exist_ok=True)
-        folder = target.parent / f".{target.name}.staging-{uuid.uuid4().hex[:8]}"
-        folder.mkdir()
-        staged.append((folder, target))
+        target = _resolve(base, render_sink_path(sink["path"], release_id=release_id, job=job))
+        keep_ids = bool(sink.get("keep_ids", False))
+        publishable, why = _publishable(state)
+        folder = target / ("publish" if publishable else "operator")
         # next to a release, only its output is written: never the private input (or a
         # graph derived from it without the release, e.g. a projection)
         write_data = state.release is None or state.released_data
+        written: list[str] = []
         if write_data:
             if isinstance(state.data, Graph):
-                write_graph(state.data, folder / sink.get("graph_name", "graph.graphml"))
+                fname = sink.get("graph_name", "graph.graphml")
+                write_graph(state.data, folder / fname)
             else:
-                write_bipartite(state.data, folder / "bipartite.tsv")
+                data = state.data
+                if state.release is not None and not keep_ids:
+                    from .privacy.pseudonyms import pseudonymize
+
+                    data = BipartiteGraph(
+                        data.indptr, data.indices, data.n_features,
+                        user_ids=pseudonymize(data.user_ids, scope=release_id),
+                        feature_ids=data.feature_ids, validate=False)
+                fname = "bipartite.tsv"
+                write_bipartite(data, folder / fname)
+            written.append(f"{folder.name}/{fname}")
         if state.statistics is not None:
             from .io.dk_tables import write_dk_table
 
             write_dk_table(state.statistics, folder / "statistics.tsv")
+            written.append(f"{folder.name}/statistics.tsv")
         if state.masked is not None:
             from .io.masked import write_masked
 
             write_masked(state.masked, folder / "masked.tsv")
-        report = {"job": job, "release_id": release_id,
-                  "release": state.release.to_dict() if state.release is not None else None,
-                  "data_written": write_data,
-                  "statistics_written": state.statistics is not None,
-                  "masked_written": state.masked is not None,
+            written.append(f"{folder.name}/masked.tsv")
+        record = state.release.to_dict() if state.release is not None else None
+        if record is not None:
+            atomic_write_text(folder / "release.json",
+                              json.dumps(to_jsonable(record), indent=2) + "\n")
+            written.append(f"{folder.name}/release.json")
+        report = {"job": job, "release_id": release_id, "release": record,
+                  "publishable": publishable, "why": why, "written": written,
+                  "user_ids": ("real (keep_ids = true)" if keep_ids
+                               else "keyed per-release pseudonyms"),
                   "not_private": {"note": _not_private_note(), "steps": state.report}}
-        atomic_write_text(folder / "report.json",
+        atomic_write_text(target / "operator" / "report.json",
                           json.dumps(to_jsonable(report), indent=2) + "\n")
         return str(target)
     from .io.neo4j import Neo4jSink

@@ -68,8 +68,16 @@ def edge_set_metrics(original: BipartiteGraph, anonymized: BipartiteGraph) -> di
     ``jaccard = |E ∩ E'| / |E ∪ E'|``, ``suppressed = |E \\ E'| / |E ∪ E'|``,
     ``created = |E' \\ E| / |E ∪ E'|`` (``000_*.txt`` section 6).
     """
-    a = _cell_keys(original, original)
-    b = _cell_keys(anonymized, original)
+    from .graph import encode_ids
+
+    # one index space over both id sets (a release may range over a larger public universe)
+    (ou, au), _ = encode_ids(original.user_ids, anonymized.user_ids)
+    (of, af), fids = encode_ids(original.feature_ids, anonymized.feature_ids)
+    width = max(int(fids.size), 1)
+    r, c = original.edges()
+    a = np.unique(ou[r] * width + of[c])
+    r, c = anonymized.edges()
+    b = np.unique(au[r] * width + af[c])
     inter = np.intersect1d(a, b, assume_unique=True).size
     union = a.size + b.size - inter
     if union == 0:
@@ -79,17 +87,6 @@ def edge_set_metrics(original: BipartiteGraph, anonymized: BipartiteGraph) -> di
         "suppressed": (a.size - inter) / union,
         "created": (b.size - inter) / union,
     }
-
-
-def _cell_keys(B: BipartiteGraph, ref: BipartiteGraph) -> np.ndarray[Any, Any]:
-    """Cell keys ``user_index * F + feature_index`` in ``ref``'s index space."""
-    r, c = B.edges()
-    if B is not ref:
-        if not (np.array_equal(B.user_ids, ref.user_ids)
-                and np.array_equal(B.feature_ids, ref.feature_ids)):
-            r = ref.user_index_of(B.user_ids)[r]
-            c = ref.feature_index_of(B.feature_ids)[c]
-    return np.unique(r * max(ref.n_features, 1) + c)
 
 
 # ---------------------------------------------------------------------- distributions

@@ -36,7 +36,6 @@ differential privacy", TCC 2013.
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 import time
 import warnings
@@ -47,6 +46,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from ._ids import id_keys
 from ._validation import check_choice, check_int
 from .errors import InvalidParameterError
 from .graph import Graph
@@ -118,20 +118,11 @@ def _mix(x: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
 def node_hash(node_ids: Any, key: int) -> npt.NDArray[np.uint64]:
     """Keyed 64-bit hash of each node id (depends on the id and ``key`` only).
 
-    Integer ids are mixed with splitmix64 (vectorized); other ids with keyed BLAKE2b.
+    The hash is taken over the id's canonical text (:func:`graphanon._ids.id_keys`), so a
+    node keeps its key whether the id column around it holds integers, strings or both:
+    adding a node with a string id to an integer-id graph does not reorder the others.
     """
-    ids = np.asarray(node_ids)
-    k = np.uint64(key & 0xFFFFFFFFFFFFFFFF)
-    if ids.dtype.kind in "iu":
-        with np.errstate(over="ignore"):
-            return _mix(_mix(ids.astype(np.uint64) + _GOLD) ^ k)
-    kb = int(k).to_bytes(8, "little")
-    out = np.fromiter(
-        (int.from_bytes(hashlib.blake2b(str(x).encode(), digest_size=8, key=kb).digest(),
-                        "little") for x in ids.tolist()),
-        dtype=np.uint64, count=ids.size,
-    )
-    return out
+    return id_keys(node_ids, key)
 
 
 def _pair_hash(hu: npt.NDArray[np.uint64], hv: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:

@@ -4,7 +4,8 @@
     python scripts/neo4j_load_sample.py adult     # (:Person)-[:HAS_ATTRIBUTE]->(:Attribute)
 
 Connection from NEO4J_URI, NEO4J_USER, NEO4J_PASSWORD or NEO4J_PASSWORD_FILE. Idempotent
-(MERGE). Prints a small table of what was loaded; ``--json PATH`` writes it as JSON.
+(MERGE on ``id``, backed by a uniqueness constraint per label, which also serves the
+lookups). Prints a small table of what was loaded; ``--json PATH`` writes it as JSON.
 """
 
 from __future__ import annotations
@@ -33,6 +34,14 @@ def _plain(x: Any) -> Any:
     return x.item() if hasattr(x, "item") else x
 
 
+def _unique_id(session: Any, label: str) -> None:
+    """A uniqueness constraint on ``(:label {id})`` for the loader's MERGE; the plain lookup
+    index of earlier versions (same schema, so it would block the constraint) goes first."""
+    index = f"sample_{label.lower()}_id"
+    session.run(load("schema_drop_index", index=index)).consume()
+    session.run(load("sample_constraint", constraint=f"{index}_unique", label=label)).consume()
+
+
 def load_sample(name: str) -> dict[str, Any]:
     settings = connection_settings()
     driver = connect(settings)
@@ -50,7 +59,7 @@ def load_sample(name: str) -> dict[str, Any]:
                 u, v = G.edges()
                 rels = [{"source": _plain(G.node_ids[a]), "target": _plain(G.node_ids[b])}
                         for a, b in zip(u, v, strict=True)]
-                s.run(load("sample_index", index="sample_book_id", label="Book")).consume()
+                _unique_id(s, "Book")
                 _write(s, load("sample_load_nodes", label="Book"), nodes)
                 _write(s, load("sample_load_relationships", source_label="Book",
                                target_label="Book", rel_type="COPURCHASED"), rels)
@@ -62,9 +71,8 @@ def load_sample(name: str) -> dict[str, Any]:
                 r, c = B.edges()
                 rels = [{"source": _plain(B.user_ids[a]), "target": _plain(B.feature_ids[b])}
                         for a, b in zip(r, c, strict=True)]
-                s.run(load("sample_index", index="sample_person_id", label="Person")).consume()
-                s.run(load("sample_index", index="sample_attribute_id",
-                           label="Attribute")).consume()
+                _unique_id(s, "Person")
+                _unique_id(s, "Attribute")
                 _write(s, load("sample_load_nodes", label="Person"), users)
                 _write(s, load("sample_load_nodes", label="Attribute"), feats)
                 _write(s, load("sample_load_relationships", source_label="Person",

@@ -2,20 +2,43 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "datasets"
+TEST_DATA = ROOT / "tests" / "data"
+SHIPPED = {  # name in ../shared/datasets -> the copy shipped with the project
+    "ca-GrQc/CA-GrQc.txt": TEST_DATA / "CA-GrQc.txt.gz",
+    "facebook100/Reed98.mat": TEST_DATA / "Reed98.mat",
+    "facebook100/socfb-Caltech36.mtx": TEST_DATA / "socfb-Caltech36.mtx.gz",
+    "adult/adult.data": TEST_DATA / "adult.data.gz",
+    "polbooks/polbooks.gml": ROOT / "graphanon" / "data" / "polbooks.gml",
+}
+
+
+def _shared_root() -> Path:
+    env = os.environ.get("GRAPHANON_DATASETS")
+    return Path(env) if env else ROOT.parent / "shared" / "datasets"
 
 
 @pytest.fixture(scope="session")
-def shared_datasets() -> Path:
-    """The ../shared/datasets folder; tests that need it skip when it is absent."""
-    if not SHARED.exists():
-        pytest.skip(f"shared datasets not found at {SHARED}")
-    return SHARED
+def dataset():  # type: ignore[no-untyped-def]
+    """``dataset("ca-GrQc/CA-GrQc.txt")``: the shipped copy of a public dataset
+    (``tests/data``, see its ATTRIBUTION.md). Datasets that are not shipped exist only for
+    tests marked ``datasets`` (not in the default run): they come from ``GRAPHANON_DATASETS``
+    or ``../shared/datasets``."""
+
+    def get(name: str) -> Path:
+        if name in SHIPPED:
+            return SHIPPED[name]
+        path = _shared_root() / name
+        if not path.exists():
+            pytest.skip(f"{name} is not shipped; set GRAPHANON_DATASETS (run with -m datasets)")
+        return path
+
+    return get
 
 
 @pytest.fixture(autouse=True)

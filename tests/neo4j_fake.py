@@ -8,30 +8,45 @@ when the transaction function returns, so an exception rolls it back. Statements
 only work in auto-commit mode (``CALL ... IN TRANSACTIONS``) fail inside a transaction,
 and writes fail inside read transactions, as on a real server.
 
-``fail`` is a hook ``fail(call) -> Exception | None`` for failure injection.
+``fail`` is a hook ``fail(call) -> Exception | None`` for failure injection;
+``before_tx`` is called before every transaction (managed or auto-commit) begins, which is
+where the tests interleave two writers: every transaction of a write attempt takes the
+release record's lock first, so on a real server the transactions of two attempts are
+serialized, and interleaving them at transaction boundaries covers every execution.
+
+Write statements return a summary whose ``counters`` (``nodes_created``,
+``relationships_created``, ``nodes_deleted``, ``relationships_deleted``) are what the model
+actually did, as a server's would be. Element ids have the Neo4j 5 shape
+``4:<database uuid>:<n>``.
 """
 
 from __future__ import annotations
 
 import copy
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from graphanon.io import cypher
 
-__all__ = ["Call", "FakeDB", "FakeDriver"]
+__all__ = ["Call", "FakeDB", "FakeDriver", "Interleaver"]
 
 _WRITES = {
-    "begin_release", "delete_release_relationships", "delete_release_nodes",
-    "delete_release_record", "write_nodes", "write_relationships", "write_statistics",
-    "ledger_lock", "ledger_charge", "ledger_unlock", "ledger_set_budget", "complete_release",
-    "schema_release_id", "schema_budget_dataset", "schema_charge_id", "schema_release_index",
-    "schema_uid_index", "sample_index", "sample_load_nodes", "sample_load_relationships",
+    "begin_release", "lock_release", "claim_release_drop", "delete_release_relationships",
+    "delete_release_nodes", "delete_release_statistics", "delete_release_record",
+    "write_nodes", "write_relationships", "write_statistics", "ledger_lock", "ledger_charge",
+    "ledger_unlock", "ledger_set_budget", "complete_release", "schema_release_id",
+    "schema_budget_dataset", "schema_charge_id", "schema_release_index", "schema_uid_index",
+    "schema_drop_index", "sample_constraint", "sample_load_nodes",
+    "sample_load_relationships",
 }
-_AUTO_ONLY = {"delete_release_relationships", "delete_release_nodes"}
-_SCHEMA = {n for n in _WRITES if n.startswith("schema_")} | {"sample_index"}
+_SCHEMA = {n for n in _WRITES if n.startswith("schema_")} | {"sample_constraint"}
+#: Statements that must run in an auto-commit transaction (schema commands and waiting
+#: for indexes are never mixed with data writes).
+_AUTO_ONLY = _SCHEMA | {"await_index"}
+DB_UUID = "8f0d4a52-3c1e-4b7a-9d2e-5f6a7b8c9d0e"
 
 
 def _template_regex(name: str) -> re.Pattern[str]:
@@ -66,6 +81,8 @@ class Call:
     params: dict[str, Any]
     mode: str  # "auto", "read" or "write"
     session: dict[str, Any]
+    tx: int = 0  # the transaction it ran in (every auto-commit statement is its own)
+    thread: str = ""  # the thread that sent it (the task name under an Interleaver)
 
 
 class Record(dict):  # the driver's Record is indexable by key and position
@@ -75,10 +92,25 @@ class Record(dict):  # the driver's Record is indexable by key and position
         return super().__getitem__(key)
 
 
+@dataclass
+class Counters:
+    nodes_created: int = 0
+    nodes_deleted: int = 0
+    relationships_created: int = 0
+    relationships_deleted: int = 0
+    properties_set: int = 0
+
+
+@dataclass
+class Summary:
+    counters: Counters
+
+
 class Result:
-    def __init__(self, rows: list[dict[str, Any]]) -> None:
+    def __init__(self, rows: list[dict[str, Any]], counters: Counters | None = None) -> None:
         self._rows = [Record(r) for r in rows]
         self.consumed = False
+        self.counters = counters or Counters()
 
     def __iter__(self) -> Any:
         for row in self._rows:
@@ -90,8 +122,9 @@ class Result:
         assert len(self._rows) == 1, self._rows
         return self._rows[0]
 
-    def consume(self) -> None:
+    def consume(self) -> Summary:
         self.consumed = True
+        return Summary(self.counters)
 
 
 @dataclass
@@ -107,11 +140,25 @@ class FakeDB:
     budgets: dict[str, dict[str, Any]] = field(default_factory=dict)
     charges: dict[str, dict[str, Any]] = field(default_factory=dict)
     schema: set[str] = field(default_factory=set)
+    indexes: set[str] = field(default_factory=set)
     custom: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: what the statement being executed did (its summary counters)
+    counters: Counters = field(default_factory=Counters)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> FakeDB:
+        """A transaction's working copy. The source data is shared (copied on write by the
+        sample loaders' statements), which keeps copies cheap for large samples."""
+        shared = {"source_nodes", "source_rels", "custom"}
+        out = FakeDB.__new__(FakeDB)
+        for name, value in vars(self).items():
+            setattr(out, name, value if name in shared else copy.deepcopy(value, memo))
+        return out
 
     # ---------------------------------------------------------------- helpers
     def _eid(self, label: str, i: int) -> str:
-        return f"4:fake:{label}:{i}"
+        labels = sorted(self.source_nodes)
+        offset = sum(len(self.source_nodes[lab]) for lab in labels[:labels.index(label)])
+        return f"4:{DB_UUID}:{offset + i}"
 
     def _id(self, label: str, i: int, prop: str | None) -> Any:
         return self._eid(label, i) if prop is None else self.source_nodes[label][i].get(prop)
@@ -125,7 +172,19 @@ class FakeDB:
         name = call.name
         if name in _SCHEMA:
             self.schema.add(call.query)
+            index = ids.get("index") or ids.get("constraint")
+            if name == "schema_drop_index":
+                self.indexes.discard(ids["index"])
+            elif index:
+                self.indexes.add(index)
             return []
+        if name == "await_index":
+            assert p["index_name"] in self.indexes, f"no index {p['index_name']!r} to await"
+            assert isinstance(p["timeout_seconds"], int)
+            return []
+        if name in ("sample_load_nodes", "sample_load_relationships"):  # copy on write
+            self.source_nodes = copy.deepcopy(self.source_nodes)
+            self.source_rels = list(self.source_rels)
         if name == "sample_load_nodes":
             bucket = self.source_nodes.setdefault(ids["label"], [])
             index = {n["id"]: n for n in bucket}
@@ -169,39 +228,87 @@ class FakeDB:
             return [{"user": self._id(u[0], u[1], p["user_id_property"]),
                      "feature": self._id(f[0], f[1], p["feature_id_property"])}
                     for u, f in self._bip(ids)]
-        if name == "begin_release":
-            rec = dict(p["properties"])
-            rec.update(release_id=p["release_id"], status="pending", started_at=p["started_at"])
-            self.records[p["release_id"]] = rec
-            return [{"release_id": p["release_id"]}]
         rid = p.get("release_id")
+        c = self.counters
+        if name == "begin_release":
+            old = self.records.get(rid, {})
+            rec = dict(p["properties"])
+            rec.update(release_id=rid, status="pending", write_token=p["write_token"])
+            self.records[rid] = rec
+            return [{"previous_status": old.get("status"),
+                     "previous_token": old.get("write_token")}]
+        if name == "lock_release":
+            rec = self.records.get(rid)
+            if rec is None:
+                return []
+            return [{"write_token": rec.get("write_token"), "status": rec.get("status")}]
+        if name == "claim_release_drop":
+            rec = self.records.get(rid)
+            if rec is None:
+                return []
+            rec.update(status="dropping", write_token=p["write_token"])
+            return [{"release_id": rid}]
         if name == "delete_release_relationships":
-            self.rels = [r for r in self.rels if r["release_id"] != rid]
+            mine = [r for r in self.rels if r["release_id"] == rid
+                    and r["source_label"] == ids["label"]][:p["batch_size"]]
+            gone = {id(r) for r in mine}
+            self.rels = [r for r in self.rels if id(r) not in gone]
+            c.relationships_deleted = len(mine)
             return []
         if name == "delete_release_nodes":
-            for label in self.nodes:
-                self.nodes[label] = [n for n in self.nodes[label] if n["release_id"] != rid]
-            self.stats = [s for s in self.stats if s[1]["release_id"] != rid]
+            label = ids["label"]
+            bucket = self.nodes.get(label, [])
+            mine = [n for n in bucket if n["release_id"] == rid
+                    and n.get("uid") is not None][:p["batch_size"]]
+            uids = {n["uid"] for n in mine}
+            gone = {id(n) for n in mine}
+            self.nodes[label] = [n for n in bucket if id(n) not in gone]
+            before = len(self.rels)
+            self.rels = [r for r in self.rels if not (
+                r["release_id"] == rid and ((r["source_label"] == label and r["source"] in uids)
+                                            or (r["target_label"] == label
+                                                and r["target"] in uids)))]
+            c.nodes_deleted = len(mine)
+            c.relationships_deleted = before - len(self.rels)
+            return []
+        if name == "delete_release_statistics":
+            mine = [s for s in self.stats if s[0] == ids["label"]
+                    and s[1]["release_id"] == rid][:p["batch_size"]]
+            gone = {id(s) for s in mine}
+            self.stats = [s for s in self.stats if id(s) not in gone]
+            c.nodes_deleted = c.relationships_deleted = len(mine)
             return []
         if name == "delete_release_record":
-            return [{"deleted": 1 if self.records.pop(rid, None) is not None else 0}]
+            rec = self.records.get(rid)
+            if rec is None or rec.get("write_token") != p["write_token"]:
+                return [{"deleted": 0}]
+            del self.records[rid]
+            c.nodes_deleted = 1
+            return [{"deleted": 1}]
         if name == "write_nodes":
             bucket = self.nodes.setdefault(ids["label"], [])
             for row in p["rows"]:
                 bucket.append({**row["properties"], "release_id": rid, "uid": row["uid"]})
+            c.nodes_created = len(p["rows"])
             return []
         if name == "write_relationships":
+            sources = {n["uid"] for n in self.nodes.get(ids["source_label"], [])
+                       if n["release_id"] == rid}
+            targets = {n["uid"] for n in self.nodes.get(ids["target_label"], [])
+                       if n["release_id"] == rid}
             for row in p["rows"]:
-                a = self._find(ids["source_label"], rid, row["source"])
-                b = self._find(ids["target_label"], rid, row["target"])
-                if a and b:
+                if row["source"] in sources and row["target"] in targets:
                     self.rels.append({"type": ids["rel_type"], "release_id": rid,
-                                      "source": row["source"], "target": row["target"]})
+                                      "source": row["source"], "target": row["target"],
+                                      "source_label": ids["source_label"],
+                                      "target_label": ids["target_label"]})
+                    c.relationships_created += 1
             return []
         if name == "write_statistics":
             if rid in self.records:
                 for row in p["rows"]:
                     self.stats.append((ids["label"], {**row, "release_id": rid}))
+                c.nodes_created = c.relationships_created = len(p["rows"])
             return []
         ds = p.get("dataset")
         if name == "ledger_peek":
@@ -236,15 +343,19 @@ class FakeDB:
             return [{"epsilon_total": b["epsilon_total"], "epsilon_spent": b["epsilon_spent"]}]
         if name == "complete_release":
             rec = self.records.get(rid)
-            if rec is None or rec["status"] != "pending":
+            if (rec is None or rec["status"] != "pending"
+                    or rec.get("write_token") != p["write_token"]):
                 return []
-            rec.update(p["counts"], status="complete", completed_at=p["completed_at"])
+            rec.update(p["counts"], status="complete")
+            del rec["write_token"]
             return [{"release_id": rid}]
         if name == "list_releases":
             keys = ["release_id", "status", "kind", "mechanism", "neighbourhood", "epsilon", "k",
-                    "dataset", "created_at", "completed_at", "n_nodes", "n_relationships",
-                    "n_statistics"]
-            return [{k: r.get(k) for k in keys} for r in self.records.values()]
+                    "dataset", "created_at", "written_nodes", "written_relationships",
+                    "written_statistics"]
+            return [{k: r.get(k) for k in keys}
+                    for r in sorted(self.records.values(),
+                                    key=lambda r: (r.get("created_at") or "", r["release_id"]))]
         if name == "list_budgets":
             return [{"dataset": d, "neighbourhood": b["neighbourhood"],
                      "epsilon_total": b["epsilon_total"],
@@ -254,9 +365,6 @@ class FakeDB:
         if name == "<custom>":
             return self.custom[call.query]
         raise AssertionError(f"the fake has no model of statement {name!r}")
-
-    def _find(self, label: str, rid: str, uid: Any) -> bool:
-        return any(n["release_id"] == rid and n["uid"] == uid for n in self.nodes.get(label, []))
 
     def _bip(self, ids: dict[str, str]) -> list[tuple[tuple[str, int], tuple[str, int]]]:
         out = []
@@ -271,12 +379,12 @@ class FakeDB:
 
 
 class FakeTx:
-    def __init__(self, session: FakeSession, mode: str, db: FakeDB) -> None:
-        self.session, self.mode, self.db = session, mode, db
+    def __init__(self, session: FakeSession, mode: str, db: FakeDB, number: int) -> None:
+        self.session, self.mode, self.db, self.number = session, mode, db, number
 
     def run(self, query: Any, parameters: dict[str, Any] | None = None) -> Result:
         assert isinstance(query, str), "managed transactions take a str, not a Query"
-        return self.session._exec(query, parameters or {}, self.mode, self.db)
+        return self.session._exec(query, parameters or {}, self.mode, self.db, self.number)
 
 
 class FakeSession:
@@ -290,30 +398,42 @@ class FakeSession:
     def __exit__(self, *exc: object) -> None:
         self.open = False
 
-    def _exec(self, query: str, params: dict[str, Any], mode: str, db: FakeDB) -> Result:
+    def _exec(self, query: str, params: dict[str, Any], mode: str, db: FakeDB,
+              tx: int) -> Result:
         assert self.open
         name, ids = identify(query)
-        call = Call(name, ids, query, copy.deepcopy(params), mode, self.config)
+        call = Call(name, ids, query, copy.deepcopy(params), mode, self.config, tx,
+                    threading.current_thread().name)
         self.driver.calls.append(call)
         if self.driver.fail is not None:
             exc = self.driver.fail(call)
             if exc is not None:
                 raise exc
         if name in _AUTO_ONLY and mode != "auto":
-            raise AssertionError(f"{name}: CALL IN TRANSACTIONS needs an auto-commit session")
+            raise AssertionError(f"{name}: schema commands need an auto-commit transaction")
         if name in _WRITES and mode == "read":
             raise AssertionError(f"{name}: writing in read access mode is not allowed")
-        return Result(db.execute(call))
+        db.counters = Counters()
+        rows = db.execute(call)
+        return Result(rows, db.counters)
 
     def run(self, query: Any, parameters: dict[str, Any] | None = None) -> Result:
-        return self._exec(str(query), parameters or {}, "auto", self.driver.db)
+        number = self.driver._begin_tx()
+        try:
+            return self._exec(str(query), parameters or {}, "auto", self.driver.db, number)
+        finally:
+            self.driver._end_tx()
 
     def _transaction(self, mode: str, fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
-        staged = copy.deepcopy(self.driver.db)
-        result = fn(FakeTx(self, mode, staged), *args, **kw)
-        self.driver.db = staged  # commit
-        self.driver.commits += 1
-        return result
+        number = self.driver._begin_tx()
+        try:
+            staged = copy.deepcopy(self.driver.db)
+            result = fn(FakeTx(self, mode, staged, number), *args, **kw)
+            self.driver.db = staged  # commit
+            self.driver.commits += 1
+            return result
+        finally:
+            self.driver._end_tx()
 
     def execute_read(self, fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
         return self._transaction("read", fn, *args, **kw)
@@ -329,10 +449,23 @@ class FakeDriver:
                  fail: Callable[[Call], BaseException | None] | None = None) -> None:
         self.db = db or FakeDB()
         self.fail = fail
+        self.before_tx: Callable[[], None] | None = None
+        self.after_tx: Callable[[], None] | None = None
         self.calls: list[Call] = []
         self.sessions: list[dict[str, Any]] = []
         self.commits = 0
+        self.transactions = 0
         self.closed = False
+
+    def _begin_tx(self) -> int:
+        if self.before_tx is not None:
+            self.before_tx()
+        self.transactions += 1
+        return self.transactions
+
+    def _end_tx(self) -> None:
+        if self.after_tx is not None:
+            self.after_tx()
 
     def session(self, **config: Any) -> FakeSession:
         self.sessions.append(config)
@@ -346,3 +479,84 @@ class FakeDriver:
 
     def named(self, name: str) -> list[Call]:
         return [c for c in self.calls if c.name == name]
+
+    def transactions_of(self) -> dict[int, list[Call]]:
+        """The recorded calls grouped by transaction, in order."""
+        out: dict[int, list[Call]] = {}
+        for c in self.calls:
+            out.setdefault(c.tx, []).append(c)
+        return out
+
+
+class Interleaver:
+    """Run several callables in threads, one transaction at a time, in a given order.
+
+    ``schedule`` names, transaction by transaction, which task runs the next one (names of
+    finished tasks are skipped); once it is used up, the remaining tasks run their
+    transactions in the order the tasks were given. A task holds the turn for the whole
+    transaction (``FakeDriver.before_tx`` / ``after_tx``), so the fake's copy-on-commit
+    transactions stay exact; code between transactions may run concurrently, as it would.
+    """
+
+    def __init__(self, driver: FakeDriver, tasks: dict[str, Callable[[], Any]],
+                 schedule: list[str]) -> None:
+        import threading
+
+        self.driver = driver
+        self.tasks = tasks
+        self.schedule = list(schedule)
+        self.order = list(tasks)
+        self.cond = threading.Condition()
+        self.busy = False
+        self.done: set[str] = set()
+        self.results: dict[str, Any] = {}
+        self.errors: dict[str, BaseException] = {}
+        self.trace: list[str] = []
+
+    def _head(self) -> str | None:
+        while self.schedule and self.schedule[0] in self.done:
+            self.schedule.pop(0)
+        if self.schedule:
+            return self.schedule[0]
+        return next((n for n in self.order if n not in self.done), None)
+
+    def _begin(self) -> None:
+        import threading
+
+        me = threading.current_thread().name
+        with self.cond:
+            self.cond.wait_for(lambda: not self.busy and self._head() == me)
+            if self.schedule:
+                self.schedule.pop(0)
+            self.busy = True
+            self.trace.append(me)
+
+    def _end(self) -> None:
+        with self.cond:
+            self.busy = False
+            self.cond.notify_all()
+
+    def _body(self, name: str) -> None:
+        try:
+            self.results[name] = self.tasks[name]()
+        except BaseException as exc:  # recorded for the test to inspect
+            self.errors[name] = exc
+        finally:
+            with self.cond:
+                self.done.add(name)
+                self.cond.notify_all()
+
+    def run(self) -> Interleaver:
+        import threading
+
+        threads = [threading.Thread(target=self._body, args=(n,), name=n) for n in self.tasks]
+        self.driver.before_tx, self.driver.after_tx = self._begin, self._end
+        try:
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(timeout=120)
+                assert not t.is_alive(), "an interleaved task did not finish"
+        finally:
+            self.driver.before_tx = self.driver.after_tx = None
+        return self

@@ -43,11 +43,12 @@ def test_missing_file_and_usage_errors(capsys: pytest.CaptureFixture[str]) -> No
 
 @pytest.mark.parametrize(
     ("name", "nodes", "edges"),
-    [("ca-GrQc/CA-GrQc.txt", 5242, 14484), ("wiki-Vote/Wiki-Vote.txt", 7115, 100762)],
+    [("ca-GrQc/CA-GrQc.txt", 5242, 14484),
+     pytest.param("wiki-Vote/Wiki-Vote.txt", 7115, 100762, marks=pytest.mark.datasets)],
 )
-def test_info_matches_manifest(shared_datasets: Path, capsys: pytest.CaptureFixture[str],
+def test_info_matches_manifest(dataset, capsys: pytest.CaptureFixture[str],
                                name: str, nodes: int, edges: int) -> None:
-    assert main(["info", str(shared_datasets / name), "--json"]) == 0
+    assert main(["info", str(dataset(name)), "--json"]) == 0
     stats = json.loads(capsys.readouterr().out)
     assert (stats["nodes"], stats["edges"]) == (nodes, edges)
 
@@ -62,3 +63,21 @@ def test_demo_writes_report(tmp_path: Path) -> None:
     assert (out / "plots" / "polbooks_degrees.png").stat().st_size > 1000
     leftovers = [p for p in out.rglob("*.tmp")]
     assert leftovers == []
+    # publishable outputs and operator material are kept apart, and the report says which
+    places = {o["file"]: o["place"] for o in report["sections"][-1]["data"]["outputs"]}
+    assert places and all(f.startswith(place + "/") for f, place in places.items())
+    assert places["operator/data/polbooks.txt"] == "operator"
+    assert places["operator/dk/polbooks_2k.tsv"] == "operator"  # exact statistic
+    published = [f for f, place in places.items() if place == "publish"]
+    assert published and all((out / f).exists() for f in published)
+    for f in published:
+        if f.endswith(".tsv") or f.endswith(".txt"):
+            rec = json.loads((out / (f + ".release.json")).read_text())
+            assert rec["backend"] != "numpy-insecure" and rec["neighbourhood"] != "none"
+    assert not (out / "publish" / "data").exists()
+    # published user lists carry pseudonyms, never the sample's row ids
+    from graphanon.datasets import load_adult_sample
+    from graphanon.io.files import read_bipartite
+
+    A = read_bipartite(out / "publish" / "anonymity" / "adult_sample_smooth_k8.tsv")
+    assert not set(A.user_ids.tolist()) & set(load_adult_sample().user_ids.tolist())

@@ -123,8 +123,8 @@ def test_subgraph_and_attributes() -> None:
 def test_fingerprint_changes_with_edges() -> None:
     a = Graph.from_edges([0, 1], [1, 2])
     b = Graph.from_edges([0, 0], [1, 2])
-    assert a.fingerprint != b.fingerprint
-    assert a.fingerprint == Graph.from_edges([1, 2], [0, 1]).fingerprint
+    assert a.content_hash != b.content_hash
+    assert a.content_hash == Graph.from_edges([1, 2], [0, 1]).content_hash
 
 
 # ---------------------------------------------------------------------- bipartite

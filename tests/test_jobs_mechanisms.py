@@ -29,12 +29,23 @@ def polbooks(tmp_path: Path) -> Path:
 
 
 def run(tmp_path: Path, body: str, *, expect: int = 0) -> dict:
-    """Run the job; return the report of its single file sink (``out/``)."""
+    """Run the job; return the report of its single file sink (``out/operator/``)."""
     job = tmp_path / "job.toml"
     job.write_text(textwrap.dedent(body))
     assert main(["-q", "run", str(job)]) == expect
-    report = tmp_path / "out" / "report.json"
+    report = tmp_path / "out" / "operator" / "report.json"
     return json.loads(report.read_text()) if expect == 0 else {}
+
+
+def out(tmp_path: Path, rep: dict, name: str) -> Path:
+    """Where the sink put ``name``: ``publish/`` for a secure release, else ``operator/``."""
+    where = "publish" if rep["publishable"] else "operator"
+    assert f"{where}/{name}" in rep["written"]
+    return tmp_path / "out" / where / name
+
+
+def wrote_data(rep: dict) -> bool:
+    return any(w.split("/")[1] in ("graph.graphml", "bipartite.tsv") for w in rep["written"])
 
 
 def head(source: str, seed: int | None = 5, extra: str = "") -> str:
@@ -67,7 +78,10 @@ def test_randomized_response_job(tmp_path: Path) -> None:
     B = BipartiteGraph.from_pairs([f"u{i}" for i in range(30) for _ in range(2)],
                                   [f"f{(i * 7 + j) % 10}" for i in range(30) for j in range(2)])
     write_bipartite(B, tmp_path / "b.tsv")
-    src = 'path = "b.tsv"\n        kind = "bipartite"'
+    (tmp_path / "users.txt").write_text("".join(f"u{i}\n" for i in range(30)))
+    (tmp_path / "features.txt").write_text("".join(f"f{j}\n" for j in range(12)))
+    src = ('path = "b.tsv"\n        kind = "bipartite"\n        users = "users.txt"\n'
+           '        features = "features.txt"')
     body = head(src) + """
         [[steps]]
         name = "randomized-response"
@@ -75,17 +89,31 @@ def test_randomized_response_job(tmp_path: Path) -> None:
         noise = "numpy-insecure"
     """ + FILE_SINK
     rep = run(tmp_path, body)
-    out = (tmp_path / "out" / "bipartite.tsv").read_text()
+    data = out(tmp_path, rep, "bipartite.tsv")
+    text = data.read_text()
     assert rep["release"]["neighbourhood"] == "edge" and rep["release"]["seed"] == 5
-    assert rep["release"]["backend"] == "numpy-insecure" and rep["data_written"]
-    assert read_bipartite(tmp_path / "out" / "bipartite.tsv").n_users == B.n_users
+    assert rep["release"]["backend"] == "numpy-insecure" and not rep["publishable"]
+    assert "12 features" in rep["release"]["params"]["universe"]
+    assert "[source] features, users" in rep["release"]["params"]["universe_source"]
+    released = read_bipartite(data)
+    assert released.n_users == B.n_users
+    assert not set(released.user_ids.tolist()) & set(B.user_ids.tolist())  # pseudonyms
     assert run(tmp_path, body)["release"]["seed"] == 5
-    assert (tmp_path / "out" / "bipartite.tsv").read_text() == out  # seeded: reproducible
+    # seeded: the same cells (pseudonyms differ per release id and run)
+    assert read_bipartite(data).n_edges == released.n_edges
+    assert len(data.read_text()) == len(text)
     # default noise: secure coin flips, even in a seeded job (the seed is not recorded)
     secure = run(tmp_path, body.replace('noise = "numpy-insecure"', ""))
-    assert secure["release"]["seed"] is None
+    assert secure["release"]["seed"] is None and secure["publishable"]
     assert secure["release"]["backend"] != "numpy-insecure"
     assert secure["not_private"]["steps"]["randomized_response"]["noise"] == "opendp"
+    assert (tmp_path / "out" / "publish" / "bipartite.tsv").exists()
+    # without the universe the step is refused
+    run(tmp_path, head('path = "b.tsv"\n        kind = "bipartite"') + """
+        [[steps]]
+        name = "randomized-response"
+        epsilon = 3.0
+    """ + FILE_SINK, expect=2)
 
 
 def test_edge_dp_dk_release_and_generate(tmp_path: Path, polbooks: Path) -> None:
@@ -98,35 +126,46 @@ def test_edge_dp_dk_release_and_generate(tmp_path: Path, polbooks: Path) -> None
         noise = "numpy-insecure"
     """ + FILE_SINK
     rep = run(tmp_path, body)
-    table = read_dk_table(tmp_path / "out" / "statistics.tsv")
+    table = read_dk_table(out(tmp_path, rep, "statistics.tsv"))
     assert isinstance(table, DKDistribution) and table.kind == "joint_degree"
     assert rep["release"]["neighbourhood"] == "edge" and rep["release"]["seed"] == 3
     # the private input is never written next to a release
-    assert not rep["data_written"] and not (tmp_path / "out" / "graph.graphml").exists()
+    assert not wrote_data(rep) and not list((tmp_path / "out").rglob("graph.graphml"))
     again = run(tmp_path, body)
-    second = read_dk_table(tmp_path / "out" / "statistics.tsv")
+    second = read_dk_table(out(tmp_path, again, "statistics.tsv"))
     assert second.as_dict() == table.as_dict()  # reproducible
     assert again["release"]["epsilon"] == 1.0
     rep = run(tmp_path, body + """
         [[steps]]
         name = "generate"
     """)
-    G = read_graph(tmp_path / "out" / "graph.graphml")
-    assert rep["data_written"] and rep["not_private"]["steps"]["generate"]["edges"] == G.n_edges > 0
+    G = read_graph(out(tmp_path, rep, "graph.graphml"))
+    assert wrote_data(rep) and rep["not_private"]["steps"]["generate"]["edges"] == G.n_edges > 0
     # opendp noise: secure; the seed is recorded for the non-noise randomness only
     rep = run(tmp_path, body.replace('noise = "numpy-insecure"', ""))
-    assert rep["release"]["backend"] == "opendp"
+    assert rep["release"]["backend"] == "opendp" and rep["publishable"]
+    assert json.loads((tmp_path / "out" / "publish" / "release.json").read_text()) == (
+        rep["release"])
 
 
-def test_edge_dp_release_warns_without_degree_bound(tmp_path: Path, polbooks: Path) -> None:
-    rep = run(tmp_path, head('path = "g.txt"') + """
+def test_edge_dp_release_needs_a_bound_or_a_universe(tmp_path: Path, polbooks: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    step = """
         [[steps]]
         name = "release-dk"
         d = 1
         epsilon = 1.0
-    """ + FILE_SINK)
+    """
+    run(tmp_path, head('path = "g.txt"') + step + FILE_SINK, expect=2)
+    assert "max_degree" in capsys.readouterr().err
+    nodes = read_graph(polbooks).node_ids
+    (tmp_path / "nodes.txt").write_text("".join(f"{x}\n" for x in nodes) + "extra-node\n")
+    rep = run(tmp_path, head('path = "g.txt"\n        nodes = "nodes.txt"') + step + FILE_SINK)
     assert rep["not_private"]["steps"]["warnings"][0]["category"] == "DegreeBoundWarning"
-    assert read_dk_table(tmp_path / "out" / "statistics.tsv").kind == "degree"
+    table = read_dk_table(out(tmp_path, rep, "statistics.tsv"))
+    assert table.kind == "degree"
+    assert rep["release"]["params"]["max_degree"] == len(nodes)  # h = |nodes| - 1
+    assert rep["release"]["params"]["node_universe"].startswith("given")
 
 
 def test_node_dp_dk_release(tmp_path: Path, polbooks: Path) -> None:
@@ -141,21 +180,26 @@ def test_node_dp_dk_release(tmp_path: Path, polbooks: Path) -> None:
     assert rep["release"]["neighbourhood"] == "node"
     assert rep["release"]["sensitivity"] == 2 * 8 + 1
     assert rep["not_private"]["steps"]["theta_dk_release"]["theta"] == 8
-    table = read_dk_table(tmp_path / "out" / "statistics.tsv")
+    table = read_dk_table(out(tmp_path, rep, "statistics.tsv"))
     assert isinstance(table, DKDistribution) and table.kind == "degree"
     assert table.max_degree <= 8
 
 
 @pytest.mark.parametrize("method", ["rps", "laplace", "hay"])
 def test_degree_sequence_release(tmp_path: Path, polbooks: Path, method: str) -> None:
-    rep = run(tmp_path, head('path = "g.txt"') + f"""
+    source = 'path = "g.txt"'
+    if method == "hay":
+        (tmp_path / "nodes.txt").write_text(
+            "".join(f"{x}\n" for x in read_graph(polbooks).node_ids))
+        source += '\n        nodes = "nodes.txt"'
+    rep = run(tmp_path, head(source) + f"""
         [[steps]]
         name = "release-degrees"
         method = "{method}"
         epsilon = 1.0
         noise = "numpy-insecure"
     """ + FILE_SINK)
-    table = read_dk_table(tmp_path / "out" / "statistics.tsv")
+    table = read_dk_table(out(tmp_path, rep, "statistics.tsv"))
     assert isinstance(table, DKDistribution) and table.kind == "degree"
     assert rep["release"]["neighbourhood"] == ("edge" if method == "hay" else "node")
     if method == "hay":
@@ -170,8 +214,8 @@ def test_projection_job(tmp_path: Path, polbooks: Path) -> None:
         [[steps]]
         name = "describe"
     """ + FILE_SINK)
-    G = read_graph(tmp_path / "out" / "graph.graphml")
-    assert rep["release"] is None and G.degrees.max() <= 4
+    G = read_graph(out(tmp_path, rep, "graph.graphml"))
+    assert rep["release"] is None and G.degrees.max() <= 4 and not rep["publishable"]
     assert rep["not_private"]["steps"]["describe"]["edges"] == G.n_edges
     # projection is reproducible from the job seed (non-noise randomness)
     run(tmp_path, head('path = "g.txt"') + """
@@ -179,13 +223,16 @@ def test_projection_job(tmp_path: Path, polbooks: Path) -> None:
         name = "project"
         theta = 4
     """ + FILE_SINK)
-    assert read_graph(tmp_path / "out" / "graph.graphml").fingerprint == G.fingerprint
+    assert read_graph(tmp_path / "out" / "operator" / "graph.graphml").content_hash == (
+        G.content_hash)
 
 
 @pytest.mark.parametrize(("step", "why"), [
     ('name = "project"\n        theta = 4\n        noise = "opendp"', "draws no DP noise"),
     ('name = "release-dk"\n        d = 1\n        epsilon = 1.0\n        seed = 1',
      "cannot set 'seed'"),
+    ('name = "release-dk"\n        d = 1\n        epsilon = 1.0\n        nodes = "x"',
+     "cannot set 'nodes'"),
     ('name = "release-dk"\n        d = 1\n        epsilon = 1.0\n        noise = "numpy"',
      "noise = 'numpy'"),
     ('name = "release-dk"\n        d = 1\n        epsilon = 1.0\n        colour = 1',
@@ -236,10 +283,11 @@ def test_json_ledger_refuses_over_budget_exit_3(tmp_path: Path, polbooks: Path,
     ledger = json.loads((tmp_path / "ledger.json").read_text())
     (entry,) = ledger["datasets"]["polbooks"]["entries"]
     assert entry["epsilon"] == 1.0 and entry["neighbourhood"] == "node"
-    (tmp_path / "out" / "statistics.tsv").unlink()
+    stats = tmp_path / "out" / "publish" / "statistics.tsv"
+    stats.unlink()
     run(tmp_path, body, expect=3)  # 1.0 + 1.0 > 1.5
     assert "exceeded" in capsys.readouterr().err
-    assert not (tmp_path / "out" / "statistics.tsv").exists()  # nothing written
+    assert not stats.exists()  # nothing written
     # an edge-DP release cannot be charged to a node budget
     node_budget = body.replace("budget = 1.5", 'budget = 1.5\n        budget_neighbourhood = '
                                '"node"').replace('"release-dk-node"', '"release-dk"').replace(
@@ -255,7 +303,7 @@ def test_json_ledger_refuses_over_budget_exit_3(tmp_path: Path, polbooks: Path,
     missing = next((a, b) for a in range(G.n_nodes) for b in range(a + 1, G.n_nodes)
                    if not G.has_edge(a, b))
     write_graph(G.with_edges(np.append(u, missing[0]), np.append(v, missing[1])), polbooks)
-    (tmp_path / "out" / "statistics.tsv").unlink()
+    stats.unlink()
     run(tmp_path, body, expect=3)
     no_name = body.replace('dataset = "polbooks"', "")
     run(tmp_path, no_name, expect=2)
@@ -318,7 +366,17 @@ def test_k_anonymity_jobs_write_a_verified_release(tmp_path: Path, step: str) ->
         k = 8
     """ + FILE_SINK
     rep = run(tmp_path, body)
-    released = read_bipartite(tmp_path / "out" / "bipartite.tsv")
+    released = read_bipartite(out(tmp_path, rep, "bipartite.tsv"))
+    assert rep["publishable"] and rep["user_ids"] == "keyed per-release pseudonyms"
+    assert not set(released.user_ids.tolist()) & set(B.user_ids.tolist())
+    from graphanon.privacy.pseudonyms import pseudonymize
+
+    # the operator can map the pseudonyms back with the key and the release id
+    names = dict(zip(pseudonymize(B.user_ids, scope="r").tolist(), B.user_ids.tolist(),
+                     strict=True))
+    released = BipartiteGraph.from_pairs(
+        [names[u] for u in released.user_ids[released.edges()[0]]],
+        released.feature_ids[released.edges()[1]])
     assert verify_smooth_k(B, released, 8).ok
     summaries = [v for v in rep["not_private"]["steps"].values() if isinstance(v, dict)]
     assert summaries and all("clusters" not in v for v in summaries)  # stays private
@@ -329,7 +387,8 @@ def test_personalized_job_reads_prefs_relative_to_the_job(tmp_path: Path, polboo
     G = read_graph(polbooks)
     lines = "".join(f"{n}\t{0.05 if i % 2 else 1.0}\n" for i, n in enumerate(G.node_ids))
     (tmp_path / "prefs.tsv").write_text(lines)
-    body = head('path = "g.txt"') + """
+    (tmp_path / "nodes.txt").write_text("".join(f"{x}\n" for x in G.node_ids))
+    body = head('path = "g.txt"\n        nodes = "nodes.txt"') + """
         [[steps]]
         name = "release-personalized"
         prefs = "prefs.tsv"
@@ -344,7 +403,7 @@ def test_personalized_job_reads_prefs_relative_to_the_job(tmp_path: Path, polboo
     rel = rep["release"]
     assert rel["neighbourhood"] == "personalized-edge" and rel["backend"] == "numpy-insecure"
     assert rel["epsilon_summary"]["max"] == pytest.approx(1.0)
-    assert read_dk_table(tmp_path / "out" / "statistics.tsv").kind == "degree"
+    assert read_dk_table(out(tmp_path, rep, "statistics.tsv")).kind == "degree"
     bad = head('path = "g.txt"') + """
         [[steps]]
         name = "release-personalized"
@@ -398,18 +457,19 @@ def test_b_anonymize_job_file_sink(tmp_path: Path) -> None:
         candidates = 16
     """ + FILE_SINK
     rep = run(tmp_path, body)
-    text = (tmp_path / "out" / "report.json").read_text()
+    text = (tmp_path / "out" / "operator" / "report.json").read_text()
     assert "owner" not in text
     step = rep["not_private"]["steps"]["b-anonymize"]
     assert step["verification"]["ok"] and (step["delta_min"], step["delta_max"]) == (2, 5)
     assert rep["release"]["neighbourhood"] == "k-anonymity" and rep["release"]["epsilon"] is None
     assert rep["release"]["mechanism"] == "adaptive-anonymity" and rep["release"]["seed"] == 5
-    assert rep["masked_written"] and not rep["data_written"]
-    assert not (tmp_path / "out" / "bipartite.tsv").exists()  # the private input stays home
-    lines = (tmp_path / "out" / "masked.tsv").read_text().splitlines()
+    masked = out(tmp_path, rep, "masked.tsv")
+    assert not wrote_data(rep) and rep["publishable"]
+    assert not list((tmp_path / "out").rglob("bipartite.tsv"))  # the private input stays home
+    lines = masked.read_text().splitlines()
     assert sum(ln.endswith("\t*") for ln in lines) == step["stars"] == step["masked_cells"]
     levels = np.array([2 + k % 4 for k in range(B.n_users)])
-    _check_adaptive(B, tmp_path / "out" / "masked.tsv", levels)
+    _check_adaptive(B, masked, levels)
     # symmetric and the baseline through the same step and format
     for extra in ('symmetric = true\n        time_limit = 30', 'baseline = "k-anonymity"'):
         rep = run(tmp_path, head(src) + f"""
@@ -419,13 +479,13 @@ def test_b_anonymize_job_file_sink(tmp_path: Path) -> None:
         {extra}
     """ + FILE_SINK)
         assert rep["not_private"]["steps"]["b-anonymize"]["verification"]["ok"]
-        _check_adaptive(B, tmp_path / "out" / "masked.tsv", np.full(B.n_users, 3))
+        _check_adaptive(B, out(tmp_path, rep, "masked.tsv"), np.full(B.n_users, 3))
 
 
 @pytest.mark.parametrize("keys, message", [
     ("delta = 41", "[1, 40]"),
     ("delta = 0", "[1, 40]"),
-    ('delta_file = "missing.tsv"', "(user<TAB>delta): No such file"),
+    ('delta_file = "missing.tsv"', "(user<TAB>delta): no such file"),
     ("delta = 2\n        delta_file = \"d.tsv\"", "exactly one of"),
     ("delta = 2\n        colour = 1", "unknown keys ['colour']"),
     ('delta = 2\n        baseline = "k-anonymity"\n        candidates = 4', "unknown keys"),
@@ -476,7 +536,7 @@ def test_b_anonymize_job_neo4j_property_levels_and_sink(
     assert (step["delta_min"], step["delta_max"]) == (2, 4) and step["verification"]["ok"]
     rec = drv.db.records["r"]
     assert rec["status"] == "complete" and rec["kind"] == "masked"
-    assert rec["n_masked"] == step["stars"] and rec["neighbourhood"] == "k-anonymity"
+    assert rec["written_masked"] == step["stars"] and rec["neighbourhood"] == "k-anonymity"
     rels = drv.named("write_relationships")
     assert {c.identifiers["rel_type"] for c in rels} == {"ANON_HAS_FEATURE", "ANON_MASKED"}
     assert all(len(c.params["rows"]) <= 25 for c in rels)
@@ -484,7 +544,7 @@ def test_b_anonymize_job_neo4j_property_levels_and_sink(
                    for r in c.params["rows"]]
     assert len(masked_rows) == step["stars"]
     file_cells = {tuple(ln.split("\t")) for ln in
-                  (tmp_path / "out" / "masked.tsv").read_text().splitlines()}
+                  out(tmp_path, rep, "masked.tsv").read_text().splitlines()}
     assert {(str(r["source"]), r["target"], "*" if r["type"] == "ANON_MASKED" else "1")
             for r in drv.db.rels} == file_cells
     users = drv.db.nodes["AnonUser"]
@@ -509,8 +569,9 @@ def test_a_failing_sink_leaves_no_release_behind(tmp_path: Path, polbooks: Path)
     """
     (tmp_path / "blocked").write_text("a file where the sink wants a folder")
     run(tmp_path, body, expect=2)
-    assert not (tmp_path / "out").exists()
-    assert not [p for p in tmp_path.iterdir() if ".staging-" in p.name]
+    assert not list((tmp_path / "out").rglob("*.tsv")) if (tmp_path / "out").exists() else True
+    leftovers = [p for p in tmp_path.rglob("*") if p.is_file() and p.name.endswith(".tmp")]
+    assert not leftovers
 
 
 def test_release_id_cannot_escape_the_sink_folder(tmp_path: Path, polbooks: Path,

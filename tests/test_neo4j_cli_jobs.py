@@ -124,7 +124,7 @@ def test_write_release_table_and_bad_report(fake: FakeDriver, tmp_path: Path) ->
     rec = other(neighbourhood="k-anonymity", epsilon=None)
     assert main(["-q", "neo4j", "write-release", "--table", str(t), "--report",
                  str(_report(tmp_path, rec))]) == 0
-    assert fake.db.records[rec["release_id"]]["n_statistics"] == 2
+    assert fake.db.records[rec["release_id"]]["written_statistics"] == 2
     bad = tmp_path / "bad.json"
     bad.write_text('{"title": "no release here"}')
     assert main(["-q", "neo4j", "write-release", "--table", str(t), "--report", str(bad)]) == 2
@@ -172,9 +172,11 @@ def test_file_job_describe(tmp_path: Path) -> None:
     assert main(["-q", "run", str(job)]) == 0
     outs = list((tmp_path / "out").iterdir())
     assert len(outs) == 1 and outs[0].name.startswith("n-20")
-    report = json.loads((outs[0] / "report.json").read_text())
+    report = json.loads((outs[0] / "operator" / "report.json").read_text())
     assert report["not_private"]["steps"]["describe"]["nodes"] == 6 and report["release"] is None
-    assert read_graph(outs[0] / "graph.graphml").n_edges == 6
+    # no release: the data is the private input, written for the operator only
+    assert not report["publishable"] and not (outs[0] / "publish").exists()
+    assert read_graph(outs[0] / "operator" / "graph.graphml").n_edges == 6
 
 
 def test_neo4j_job_json_logs_and_exit_codes(fake: FakeDriver, tmp_path: Path, with_dp_step,
@@ -340,6 +342,14 @@ def test_sample_loader_round_trip(fake: FakeDriver) -> None:
     spec.loader.exec_module(mod)
     out = mod.load_sample("polbooks")
     mod.load_sample("polbooks")  # idempotent
+    # the MERGE is backed by a uniqueness constraint, created after the old lookup index
+    # (same schema, it would block the constraint) is dropped
+    schema = [(c.name, c.identifiers) for c in fake.calls
+              if c.name in ("schema_drop_index", "sample_constraint")][:2]
+    assert schema == [("schema_drop_index", {"index": "sample_book_id"}),
+                      ("sample_constraint", {"constraint": "sample_book_id_unique",
+                                             "label": "Book"})]
+    assert all(c.mode == "auto" for c in fake.named("sample_constraint"))
     G0 = load_polbooks()
     assert out["relationships"] == G0.n_edges
     G = io_neo4j.Neo4jSource(fake).read_graph(label="Book", rel_type="COPURCHASED",
@@ -373,3 +383,222 @@ def test_k_anonymity_report_writes_back(fake: FakeDriver, tmp_path: Path, comman
     assert main(["-q", "neo4j", "write-release", "--bipartite", str(out), "--report",
                  str(rep), "--release-id", "k8"]) == 0
     assert fake.db.records["k8"]["status"] == "complete"
+
+
+# ----------------------------------------------------------------------- issue 15 / 13
+def test_read_graph_universe_and_throughput(fake: FakeDriver, tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    fake.db = social_db()
+    fake.db.source_nodes["Person"].append({"uid": 99, "eps": 0.0})  # isolated
+    out, prefix = tmp_path / "g.graphml", tmp_path / "people"
+    assert main(["neo4j", "read-graph", "--label", "Person", "--rel", "KNOWS", "--id-prop",
+                 "uid", "--universe", "label", "--universe-out", str(prefix),
+                 "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "records/s" in printed and "Rust extension" in printed
+    assert (tmp_path / "people.nodes.txt").read_text().split() == [
+        "0", "1", "2", "3", "4", "5", "99"]
+    meta = json.loads((tmp_path / "people.universe.json").read_text())
+    assert meta["source"] == "neo4j label :Person (all 7 nodes, isolated included)"
+    assert meta["files"]["nodes"]["count"] == 7
+
+
+def test_read_bipartite_universe_files(fake: FakeDriver, tmp_path: Path) -> None:
+    fake.db = bipartite_db()
+    fake.db.source_nodes["Interest"].append({"name": "unused"})
+    assert main(["-q", "neo4j", "read-bipartite", "--user-label", "User", "--feature-label",
+                 "Interest", "--rel", "HAS_INTEREST", "--id-prop", "uid", "--feature-id-prop",
+                 "name", "--universe", "label", "--universe-out", str(tmp_path / "u"),
+                 "--out", str(tmp_path / "b.tsv")]) == 0
+    assert (tmp_path / "u.users.txt").read_text().split() == ["u0", "u1", "u2", "u3"]
+    assert (tmp_path / "u.features.txt").read_text().split() == [
+        "golf", "jazz", "chess", "unused"]
+    assert json.loads((tmp_path / "u.universe.json").read_text())["source"] == (
+        "neo4j labels :User (all 4 users, isolated included) and :Interest (all 4 features, "
+        "unused included)")
+
+
+@pytest.mark.parametrize("args", [
+    ["read-graph", "--label", "P", "--rel", "R", "--universe", "label"],
+    ["read-graph", "--label", "P", "--rel", "R", "--universe-out", "x"],
+    ["read-graph", "--query", "MATCH (a)-->(b) RETURN a, b", "--universe", "label",
+     "--universe-out", "x"],
+    ["read-bipartite", "--user-label", "U", "--feature-label", "F", "--rel", "R",
+     "--universe", "label"],
+])
+def test_universe_options_checked_before_connecting(args: list[str], tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_connect(*a, **k):
+        raise AssertionError("connected")
+
+    monkeypatch.setattr(io_neo4j, "connect", no_connect)
+    assert main(["-q", "neo4j", *args, "--out", str(tmp_path / "o.txt")]) == 2
+
+
+def test_a_writer_taken_over_exits_4(fake: FakeDriver, tmp_path: Path,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    g = tmp_path / "anon.graphml"
+    write_graph(ring(8), g)
+    rec = other(neighbourhood="k-anonymity", epsilon=None)
+    rep = _report(tmp_path, rec)
+    state = {"done": False}
+
+    def competing_writer() -> None:  # another writer begins between our batches
+        if fake.named("write_nodes") and not state["done"]:
+            state["done"] = True
+            io_neo4j.Neo4jSink(fake).write_release(rec, release_id="rel", graph=ring(5))
+
+    fake.before_tx = competing_writer
+    code = main(["neo4j", "write-release", "--release-id", "rel", "--graph", str(g),
+                 "--report", str(rep), "--batch-size", "3"])
+    err = capsys.readouterr().err
+    assert code == 4 and "taken over by another attempt" in err and "Traceback" not in err
+    assert fake.db.records["rel"]["status"] == "complete"
+    assert fake.db.records["rel"]["written_nodes"] == 5  # the winner's release, untouched
+
+
+def test_run_job_from_a_dict(fake: FakeDriver, tmp_path: Path, with_dp_step) -> None:
+    fake.db = social_db()
+    config = {
+        "job": {"name": "from-dict", "release_id": "dict-{date}"},
+        "source": {"type": "neo4j", "label": "Person", "rel": "KNOWS", "id_prop": "uid",
+                   "universe": "label"},
+        "steps": [{"name": "describe"}, {"name": "test-dp", "epsilon": 0.25}],
+        "sinks": [{"type": "neo4j", "dataset": "social", "budget_total": 1.0},
+                  {"type": "file", "path": "out/{release_id}"}],
+    }
+    before = json.dumps(config)
+    result = jobs.run_job_dict(config, base_dir=tmp_path)
+    assert json.dumps(config) == before  # the caller's dict is not modified
+    assert result.job == "from-dict" and result.released
+    assert (tmp_path / "out" / result.release_id / "operator" / "report.json").is_file()
+    assert fake.db.records[result.release_id]["status"] == "complete"
+    # run_job takes the dict too; a bad dict is refused like a bad file (exit 2)
+    absolute = {**config, "job": {"name": "again"},
+                "sinks": [{"type": "file", "path": str(tmp_path / "again" / "{release_id}")}]}
+    again = jobs.run_job(absolute, lock_dir=tmp_path)
+    assert again.job == "again" and (tmp_path / "again" / again.release_id).is_dir()
+    with pytest.raises(jobs.InvalidParameterError, match="universe"):
+        jobs.run_job_dict({**config, "source": {**config["source"], "universe": "all"}},
+                          base_dir=tmp_path)
+
+
+def test_job_universe_from_the_label(fake: FakeDriver, tmp_path: Path,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    fake.db = social_db()
+    seen: dict[str, object] = {}
+
+    def keep_universe(state: jobs.JobState, params: dict) -> None:
+        seen["universe"] = state.universe
+
+    jobs.register_step("keep-universe", keep_universe)
+    try:
+        job = write_job(tmp_path, """
+            [job]
+            name = "u"
+            [source]
+            type = "neo4j"
+            label = "Person"
+            rel = "KNOWS"
+            id_prop = "uid"
+            universe = "label"
+            [[steps]]
+            name = "keep-universe"
+            [[sinks]]
+            type = "file"
+            path = "out"
+        """)
+        assert main(["run", str(job), "--log-format", "json"]) == 0
+    finally:
+        jobs.STEPS.pop("keep-universe")
+    universe = seen["universe"]
+    assert isinstance(universe, io_neo4j.Universe) and universe.nodes is not None
+    assert universe.nodes.tolist() == list(range(6))
+    events = [json.loads(x) for x in capsys.readouterr().err.splitlines() if x.startswith("{")]
+    read = next(e for e in events if e["event"] == "source_read")
+    assert read["universe"] == "neo4j label :Person (all 6 nodes, isolated included)"
+    bad = write_job(tmp_path, """
+        [source]
+        type = "neo4j"
+        query = "MATCH (a)-->(b) RETURN a, b"
+        universe = "label"
+        [[sinks]]
+        type = "file"
+        path = "out"
+    """)
+    assert main(["-q", "run", str(bad)]) == 2
+
+
+def test_the_readme_python_example_runs_against_the_fake(fake: FakeDriver) -> None:
+    """The README's Python block, verbatim, through the recording fake (the integration
+    suite runs it against a server)."""
+    import importlib.util
+    import re
+
+    root = Path(__file__).resolve().parents[1]
+    block = re.search(r"<!-- neo4j-python-example -->\s*```python\n(.*?)```",
+                      (root / "README.md").read_text(encoding="utf-8"), re.S)
+    assert block is not None
+    spec = importlib.util.spec_from_file_location("load_sample_readme",
+                                                  root / "scripts" / "neo4j_load_sample.py")
+    assert spec is not None and spec.loader is not None
+    loader = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(loader)
+    loader.load_sample("adult")
+    namespace: dict = {}
+    exec(compile(block.group(1), "README.md", "exec"), namespace)
+    summary = namespace["summary"]
+    assert summary.status == "complete" and summary.epsilon_charged == pytest.approx(2.0)
+    assert [b["epsilon_spent"] for b in namespace["budgets"]] == [pytest.approx(2.0)]
+    assert namespace["releases"][0]["status"] == "complete"
+    users = {r["uid"] for c in fake.named("write_nodes") if c.identifiers["label"] == "AnonUser"
+             for r in c.params["rows"]}
+    assert users and all(u.startswith("u") and len(u) == 21 for u in users)  # pseudonyms
+    assert summary.release_id not in fake.db.records and fake.closed  # dropped, closed
+
+
+def test_randomized_response_job_over_the_label_universe(fake: FakeDriver,
+                                                         tmp_path: Path) -> None:
+    """A Neo4j label read in full is the public universe randomized response needs."""
+    fake.db = bipartite_db()
+    fake.db.source_nodes["Interest"].append({"name": "unused"})
+    body = """
+        [job]
+        name = "rr"
+        release_id = "rr-1"
+        [source]
+        type = "neo4j"
+        kind = "bipartite"
+        user_label = "User"
+        feature_label = "Interest"
+        rel = "HAS_INTEREST"
+        id_prop = "uid"
+        feature_id_prop = "name"
+        {universe}
+        [[steps]]
+        name = "randomized-response"
+        epsilon = 3.0
+        [[sinks]]
+        type = "neo4j"
+        dataset = "interests"
+        budget_total = 5.0
+    """
+    without = write_job(tmp_path, body.format(universe=""))
+    assert main(["-q", "run", str(without)]) == 2  # no universe: refused, nothing written
+    assert "rr-1" not in fake.db.records
+    job = write_job(tmp_path, body.format(universe='universe = "label"'))
+    assert main(["-q", "run", str(job)]) == 0
+    rec = fake.db.records["rr-1"]
+    assert rec["status"] == "complete" and rec["mechanism"] == "randomized-response"
+    feats = {n["uid"] for n in fake.db.nodes["AnonFeature"]}
+    assert feats == {"golf", "jazz", "chess", "unused"}  # every feature of the label
+    assert len(fake.db.nodes["AnonUser"]) == 4
+    assert fake.db.budgets["interests"]["epsilon_spent"] == pytest.approx(3.0)
+
+
+def test_drop_release_checks_the_id_before_connecting(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_connect(*a, **k):
+        raise AssertionError("connected")
+
+    monkeypatch.setattr(io_neo4j, "connect", no_connect)
+    assert main(["-q", "neo4j", "drop-release", "bad\nid"]) == 2

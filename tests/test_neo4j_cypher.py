@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import os
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from graphanon.errors import InvalidParameterError
@@ -76,3 +81,127 @@ def test_unknown_statement() -> None:
 def test_cypher_dir_is_the_top_level_folder_in_a_checkout() -> None:
     d = cypher.cypher_dir()
     assert (d / "write_nodes.cypher").is_file()
+
+
+# ----------------------------------------------------------------------- lint manifest
+MANIFEST = Path(__file__).resolve().parents[1] / "scripts" / "cypher_calls.json"
+
+
+def _shape(value: Any) -> Any:
+    """A deterministic sample of a parameter value with the same JSON shape and types."""
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int):
+        return 1
+    if isinstance(value, float):
+        return 1.0
+    if isinstance(value, str):
+        return "s"
+    if isinstance(value, list):
+        return [_shape(value[0])] if value else []
+    if isinstance(value, dict):
+        return {k: _shape(v) for k, v in sorted(value.items())}
+    raise TypeError(f"parameter value {value!r} of type {type(value).__name__}")
+
+
+def exercise_every_call_site(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Run every code path that sends a named statement through the recording fake."""
+    import importlib.util
+
+    import numpy as np
+    from neo4j_fake import FakeDB, FakeDriver
+
+    from graphanon.anonymity.bmatching import b_matching_anonymity
+    from graphanon.dk.extract import DK3Distribution, DKDistribution
+    from graphanon.graph import BipartiteGraph, Graph
+    from graphanon.io import neo4j as io_neo4j
+    from graphanon.io.masked import MaskedRelease
+    from graphanon.privacy.release import Release
+
+    db = FakeDB()
+    db.source_nodes["Member"] = [{"uid": i, "eps": 0.5} for i in range(4)]
+    db.source_nodes["Topic"] = [{"name": n} for n in ("a", "b")]
+    db.source_rels = [("KNOWS", ("Member", 0), ("Member", 1)),
+                      ("LIKES", ("Member", 0), ("Topic", 1))]
+    drv = FakeDriver(db)
+    src = io_neo4j.Neo4jSource(drv)
+    src.read_graph(label="Member", rel_type="KNOWS", id_property="uid", node_properties=["eps"],
+                   universe="label")
+    src.read_bipartite(user_label="Member", feature_label="Topic", rel_type="LIKES",
+                       user_id_property="uid", feature_id_property="name", universe="label")
+    sink = io_neo4j.Neo4jSink(drv, batch_size=2)
+    sink.set_budget("ds", 10.0)
+    dp = Release.create(mechanism="m", neighbourhood="edge", epsilon=1.0, params={"k": 2})
+    u = np.arange(5)
+    G = Graph.from_edges(u, (u + 1) % 5)
+    sink.write_release(dp, release_id="r1", graph=G, dataset="ds")
+    sink.write_release(dp, release_id="r1", graph=G, dataset="ds")  # identical: ledger_unlock
+    k = Release.create(mechanism="k", neighbourhood="k-anonymity", params={"k": 2})
+    B = BipartiteGraph.from_pairs(["u1", "u1", "u2"], ["x", "y", "x"])
+    sink.write_release(k, release_id="r2", bipartite=B)
+    sink.write_release(k, release_id="r3", statistics=DKDistribution(
+        "degree", np.array([[0], [1]]), np.array([1.0, 2.0])))
+    sink.write_release(k, release_id="r4", statistics=DKDistribution(
+        "joint_degree", np.array([[1, 2]]), np.array([1.0])))
+    sink.write_release(k, release_id="r5", statistics=DK3Distribution(
+        DKDistribution("wedge", np.array([[1, 2, 1]]), np.array([1.0])),
+        DKDistribution("triangle", np.array([[2, 2, 2]]), np.array([1.0]))))
+    res = b_matching_anonymity(np.eye(4, dtype=int), delta=2, rng=np.random.default_rng(0))
+    sink.write_release(res.release(), release_id="r6", masked=MaskedRelease.from_result(res))
+    sink.releases()
+    sink.drop_release("r2")
+    # the sample loaders
+    monkeypatch.setattr(io_neo4j, "connect", lambda settings, verify=True: drv)
+    for k_, v in {"NEO4J_URI": "bolt://fake:7687", "NEO4J_PASSWORD": "pw"}.items():
+        monkeypatch.setenv(k_, v)
+    path = Path(__file__).resolve().parents[1] / "scripts" / "neo4j_load_sample.py"
+    spec = importlib.util.spec_from_file_location("neo4j_load_sample_lint", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    mod.load_sample("polbooks")
+    mod.load_sample("adult")
+    return drv.calls
+
+
+def lint_manifest(calls: list[Any]) -> dict[str, Any]:
+    """Every distinct (statement, identifiers, parameter names) the code sent."""
+    seen: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for c in calls:
+        if c.name == "<custom>":
+            continue
+        key = (c.name, tuple(sorted(c.identifiers.items())), tuple(sorted(c.params)))
+        if key not in seen:
+            seen[key] = {"name": c.name, "identifiers": dict(sorted(c.identifiers.items())),
+                         "query": c.query, "mode": c.mode,
+                         "parameters": {k: _shape(v) for k, v in sorted(c.params.items())}}
+    entries = sorted(seen.values(), key=lambda e: (e["name"], json.dumps(e["identifiers"]),
+                                                   json.dumps(sorted(e["parameters"]))))
+    return {"format": "graphanon-cypher-calls/1",
+            "note": "Generated by tests/test_neo4j_cypher.py from the calls the code makes "
+                    "(GRAPHANON_UPDATE_CYPHER_CALLS=1 pytest tests/test_neo4j_cypher.py); "
+                    "linted by scripts/lint_cypher.mjs.",
+            "statements": entries}
+
+
+def test_lint_manifest_lists_exactly_the_calls_the_code_makes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    manifest = lint_manifest(exercise_every_call_site(monkeypatch))
+    names = {e["name"] for e in manifest["statements"]}
+    assert names == set(cypher.statement_names())  # every statement is exercised and linted
+    text = json.dumps(manifest, indent=1, sort_keys=False) + "\n"
+    if os.environ.get("GRAPHANON_UPDATE_CYPHER_CALLS"):
+        MANIFEST.write_text(text, encoding="utf-8")
+    assert MANIFEST.read_text(encoding="utf-8") == text, (
+        "scripts/cypher_calls.json is out of date: regenerate it with "
+        "GRAPHANON_UPDATE_CYPHER_CALLS=1 pytest tests/test_neo4j_cypher.py")
+    # the schema the sink relies on, rendered for every label it uses
+    ids = {(e["name"], tuple(e["identifiers"].values())) for e in manifest["statements"]}
+    for label in ("AnonNode", "AnonUser", "AnonFeature"):
+        assert ("schema_uid_index", (f"graphanon_{label}_uid", label)) in ids
+        assert ("schema_drop_index", (f"graphanon_{label}_release",)) in ids
+        assert ("schema_release_index", (f"graphanon_{label}_release", label)) not in ids
+        assert ("delete_release_nodes", (label,)) in ids
+    for label in ("DegreeCount", "JointDegreeCount", "DegreeTupleCount"):
+        assert ("write_statistics", (label,)) in ids
+        assert ("delete_release_statistics", (label,)) in ids

@@ -3,26 +3,37 @@
 The server is either the one in ``NEO4J_URI`` / ``NEO4J_USER`` / ``NEO4J_PASSWORD`` or a
 ``neo4j:5.26-community`` container started with testcontainers (needs Docker). Without
 either, every test here is skipped with the reason. The tests only touch labels with a
-random per-run prefix and release ids of their own, so they are safe on a shared server.
+random per-run prefix and release ids of their own, so they are safe on a shared server;
+the one exception, the README's Python example (it loads the Adult sample as
+``:Person``/``:Attribute`` and uses the dataset name ``adult``), runs only on a throwaway
+testcontainers server, or where ``GRAPHANON_IT_SAMPLE_DATA=1`` allows it.
 
-One command with Docker:  ``pytest -m neo4j -s tests/test_neo4j_integration.py``
+One command with Docker:  ``.venv/bin/python -m pytest -m neo4j -s tests/test_neo4j_integration.py``
 """
 
 from __future__ import annotations
 
 import os
+import re
+import secrets
 import time
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
 from graphanon.dk.extract import DKDistribution
-from graphanon.errors import InvalidParameterError, PrivacyBudgetExceeded
+from graphanon.errors import InvalidParameterError, Neo4jError, PrivacyBudgetExceeded
 from graphanon.graph import BipartiteGraph, Graph
-from graphanon.io.neo4j import Neo4jSink, Neo4jSource
+from graphanon.io.neo4j import (
+    Neo4jSink,
+    Neo4jSource,
+    ReleaseConflictError,
+    looks_like_element_id,
+)
 from graphanon.privacy.release import Release
 
 pytestmark = pytest.mark.neo4j
@@ -48,21 +59,24 @@ def _docker_available() -> str | None:
     return None
 
 
+CONNECTION: dict[str, Any] = {}
+
+
 @pytest.fixture(scope="module")
 def server() -> Iterator[tuple[Any, str | None]]:
     """(driver, database) for a live server, or skip with the reason."""
     import neo4j
 
     if os.environ.get("NEO4J_URI"):
-        driver = neo4j.GraphDatabase.driver(
-            os.environ["NEO4J_URI"],
-            auth=(os.environ.get("NEO4J_USER", "neo4j"), os.environ.get("NEO4J_PASSWORD", "")),
-        )
+        auth = (os.environ.get("NEO4J_USER", "neo4j"), os.environ.get("NEO4J_PASSWORD", ""))
+        driver = neo4j.GraphDatabase.driver(os.environ["NEO4J_URI"], auth=auth)
         try:
             driver.verify_connectivity()
         except Exception as exc:
             driver.close()
             pytest.skip(f"NEO4J_URI={os.environ['NEO4J_URI']} is not reachable: {exc}")
+        CONNECTION.update(uri=os.environ["NEO4J_URI"], user=auth[0], password=auth[1],
+                          throwaway=os.environ.get("GRAPHANON_IT_SAMPLE_DATA") == "1")
         yield driver, os.environ.get("NEO4J_DATABASE")
         driver.close()
         return
@@ -72,8 +86,11 @@ def server() -> Iterator[tuple[Any, str | None]]:
                     f"engine for testcontainers ({why})")
     from testcontainers.community.neo4j import Neo4jContainer
 
-    with Neo4jContainer(IMAGE) as container:
+    password = secrets.token_hex(12)
+    with Neo4jContainer(IMAGE, password=password) as container:
         driver = container.get_driver()
+        CONNECTION.update(uri=container.get_connection_url(), user=container.username,
+                          password=password, throwaway=True)
         yield driver, None
         driver.close()
 
@@ -146,7 +163,7 @@ def test_social_round_trip_and_idempotent_rerun(server, prefix) -> None:
             assert edge_set(back) == edge_set(G)
         rels, budgets = sink.releases()
         mine = [r for r in rels if r["release_id"] == rid]
-        assert mine[0]["status"] == "complete" and mine[0]["n_relationships"] == 4
+        assert mine[0]["status"] == "complete" and mine[0]["written_relationships"] == 4
         ledger = next(b for b in budgets if b["dataset"] == rec.source_fingerprint)
         assert ledger["epsilon_spent"] == pytest.approx(0.5) and ledger["charges"] == 1
         # source untouched
@@ -274,3 +291,157 @@ def test_one_million_relationships_read_and_write(server, prefix) -> None:
     print(f"  read  {t_read:7.1f} s  {G.n_edges / t_read:10,.0f} rel/s")
     print(f"  write {t_write:7.1f} s  {G.n_edges / t_write:10,.0f} rel/s")
     print(f"  drop  {t_drop:7.1f} s")
+
+
+# ----------------------------------------------------------------------- issue 15
+def _index_states(server: tuple[Any, str | None]) -> dict[str, str]:
+    driver, db = server
+    with driver.session(database=db) as s:
+        return {r["name"]: r["state"] for r in s.run("SHOW INDEXES YIELD name, state")}
+
+
+def test_a_second_writer_between_batches_wins_and_the_first_fails_cleanly(server) -> None:
+    driver, db = server
+    rid = "it-" + uuid.uuid4().hex
+    rec = release(neighbourhood="k-anonymity", epsilon=None)
+    first = Graph.from_edges(np.arange(9), (np.arange(9) + 1) % 9, node_ids=np.arange(9) + 100)
+    second = Graph.from_edges(np.arange(4), (np.arange(4) + 1) % 4)
+    state = {"done": False}
+
+    def competing_writer(task: str, done: int, total: int) -> None:
+        # called between the first writer's batches, outside its transactions
+        if task == "release nodes" and not state["done"]:
+            state["done"] = True
+            Neo4jSink(driver, database=db).write_release(rec, release_id=rid, graph=second,
+                                                         keep_ids=True)
+
+    sink = Neo4jSink(driver, database=db, batch_size=3, progress=competing_writer)
+    try:
+        with pytest.raises(ReleaseConflictError, match="taken over") as info:
+            sink.write_release(rec, release_id=rid, graph=first, keep_ids=True)
+        assert info.value.exit_code == 4
+        back = read_release_graph(server, rid)
+        assert edge_set(back) == edge_set(second)  # the winner's data, untouched
+        mine = [r for r in sink.releases()[0] if r["release_id"] == rid]
+        assert mine[0]["status"] == "complete" and mine[0]["written_nodes"] == 4
+    finally:
+        Neo4jSink(driver, database=db).drop_release(rid)
+
+
+def test_a_short_batch_is_refused_with_the_counts_the_database_reports(server) -> None:
+    driver, db = server
+    rid = "it-" + uuid.uuid4().hex
+    G = Graph.from_edges(np.arange(6), (np.arange(6) + 1) % 6, node_ids=np.arange(6) + 500)
+
+    def lose_a_node(task: str, done: int, total: int) -> None:
+        if task == "release nodes" and done == total:  # all node batches committed
+            with driver.session(database=db) as s:
+                s.run("MATCH (n:AnonNode {release_id: $rid, uid: 500}) DETACH DELETE n",
+                      rid=rid).consume()
+
+    sink = Neo4jSink(driver, database=db, batch_size=4, progress=lose_a_node)
+    try:
+        with pytest.raises(Neo4jError, match="relationships_created"):
+            sink.write_release(release(neighbourhood="k-anonymity", epsilon=None),
+                               release_id=rid, graph=G, keep_ids=True)
+        mine = [r for r in sink.releases()[0] if r["release_id"] == rid]
+        assert mine[0]["status"] == "pending"
+    finally:
+        Neo4jSink(driver, database=db).drop_release(rid)
+
+
+def test_schema_composite_indexes_online_and_legacy_indexes_dropped(server) -> None:
+    driver, db = server
+    with driver.session(database=db) as s:  # an index an earlier version made
+        s.run("CREATE INDEX graphanon_AnonNode_release IF NOT EXISTS "
+              "FOR (n:AnonNode) ON (n.release_id)").consume()
+    Neo4jSink(driver, database=db).ensure_schema()
+    states = _index_states(server)
+    for name in Neo4jSink.index_names():
+        assert states[name] == "ONLINE"
+    assert "graphanon_AnonNode_release" not in states
+    assert "graphanon_release_id" in states  # the constraint's index
+
+
+def test_element_ids_never_reach_a_release(server, prefix) -> None:
+    driver, db = server
+    with driver.session(database=db) as s:
+        s.run(f"UNWIND range(0, 5) AS i CREATE (:`{prefix}U` {{uid: i}})").consume()
+        s.run(f"UNWIND ['x', 'y'] AS f CREATE (:`{prefix}F` {{tag: f}})").consume()
+        s.run(f"MATCH (u:`{prefix}U`), (f:`{prefix}F`) WHERE u.uid % 2 = 0 OR f.tag = 'x' "
+              "CREATE (u)-[:HAS]->(f)").consume()
+    src = Neo4jSource(driver, database=db)
+    B = src.read_bipartite(user_label=prefix + "U", feature_label=prefix + "F", rel_type="HAS",
+                           user_id_property="uid")  # features by elementId
+    assert all(looks_like_element_id(x) for x in B.feature_ids.tolist())
+    rid = "it-" + uuid.uuid4().hex
+    sink = Neo4jSink(driver, database=db)
+    rec = release(neighbourhood="k-anonymity", epsilon=None)
+    try:
+        sink.write_release(rec, release_id=rid, bipartite=B)
+        with driver.session(database=db) as s:
+            uids = [r["uid"] for r in s.run(
+                "MATCH (f:AnonFeature {release_id: $rid}) RETURN f.uid AS uid", rid=rid)]
+            mode = s.run("MATCH (r:AnonRelease {release_id: $rid}) RETURN r.feature_ids AS m",
+                         rid=rid).single()["m"]
+        assert len(uids) == 2 and not any(looks_like_element_id(u) for u in uids)
+        assert mode == "pseudonymized"
+        G = src.read_graph(label=prefix + "U", rel_type="HAS")
+        with pytest.raises(InvalidParameterError, match="elementId"):
+            sink.write_release(rec, release_id=rid + "-k", graph=G, keep_ids=True)
+    finally:
+        sink.drop_release(rid)
+
+
+def test_canonical_ids_and_the_label_universe(server, prefix) -> None:
+    driver, db = server
+    with driver.session(database=db) as s:
+        s.run(f"CREATE (:`{prefix}P` {{uid: 7}}), (:`{prefix}P` {{uid: '7'}})").consume()
+    with pytest.raises(InvalidParameterError, match="same id"):
+        Neo4jSource(driver, database=db).read_graph(label=prefix + "P", rel_type="KNOWS",
+                                                    id_property="uid")
+    with driver.session(database=db) as s:
+        s.run(f"MATCH (n:`{prefix}P` {{uid: '7'}}) SET n.uid = 8").consume()
+        s.run(f"CREATE (:`{prefix}P` {{uid: 9}})").consume()  # isolated
+        s.run(f"MATCH (a:`{prefix}P` {{uid: 7}}), (b:`{prefix}P` {{uid: 8}}) "
+              "CREATE (a)-[:KNOWS]->(b)").consume()
+    src = Neo4jSource(driver, database=db)
+    G, universe = src.read_graph(label=prefix + "P", rel_type="KNOWS", id_property="uid",
+                                 universe="label")
+    assert G.n_edges == 1 and universe.nodes is not None
+    assert sorted(universe.nodes.tolist()) == [7, 8, 9]
+    assert universe.source == f"neo4j label :{prefix}P (all 3 nodes, isolated included)"
+    assert src.last_read is not None and src.last_read.records == 4
+
+
+def test_the_readme_python_example_runs(server, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's Python block, verbatim, against the test server."""
+    if not CONNECTION.get("throwaway"):
+        pytest.skip("the README example loads the Adult sample as :Person/:Attribute and "
+                    "charges the dataset 'adult': only on a throwaway server (testcontainers, "
+                    "or GRAPHANON_IT_SAMPLE_DATA=1)")
+    import importlib.util
+
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"<!-- neo4j-python-example -->\s*```python\n(.*?)```", text, re.S)
+    assert block is not None, "README.md lost its marked Neo4j Python example"
+    for key in ("NEO4J_PASSWORD_FILE", "NEO4J_DATABASE"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("NEO4J_URI", CONNECTION["uri"])
+    monkeypatch.setenv("NEO4J_USER", CONNECTION["user"])
+    monkeypatch.setenv("NEO4J_PASSWORD", CONNECTION["password"])
+    spec = importlib.util.spec_from_file_location("load_sample_it",
+                                                  root / "scripts" / "neo4j_load_sample.py")
+    assert spec is not None and spec.loader is not None
+    loader = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(loader)
+    loader.load_sample("adult")
+    namespace: dict[str, Any] = {}
+    exec(compile(block.group(1), "README.md", "exec"), namespace)
+    summary = namespace["summary"]
+    assert summary.status == "complete" and summary.epsilon_charged == pytest.approx(2.0)
+    mine = [r for r in namespace["releases"] if r["release_id"] == summary.release_id]
+    assert mine and mine[0]["status"] == "complete" and mine[0]["written_nodes"] > 0
+    budget = next(b for b in namespace["budgets"] if b["dataset"] == "adult")
+    assert budget["epsilon_spent"] >= 2.0

@@ -24,10 +24,12 @@ from graphanon.io.neo4j import (
     Neo4jSink,
     Neo4jSource,
     connection_settings,
+    looks_like_element_id,
     release_record,
     statistic_rows,
 )
 from graphanon.privacy.accountant import charge_epsilon
+from graphanon.privacy.pseudonyms import pseudonymize
 from graphanon.privacy.release import Release
 
 RELEASE = Release.create(
@@ -86,7 +88,7 @@ def test_read_graph_streams_with_exact_cypher_in_read_sessions() -> None:
 def test_read_graph_with_element_ids() -> None:
     drv = FakeDriver(social_db())
     G = Neo4jSource(drv).read_graph(label="Person", rel_type="KNOWS")
-    assert G.node_ids[0] == "4:fake:Person:0" and G.n_edges == 4
+    assert G.n_edges == 4 and all(looks_like_element_id(x) for x in G.node_ids.tolist())
     assert drv.calls[2].params["id_property"] is None
 
 
@@ -182,6 +184,16 @@ def sink_with_budget(db: FakeDB | None = None, total: float = 1.0, **kw) -> Neo4
     return sink
 
 
+def data_calls(drv: FakeDriver) -> list[str]:
+    """The statements of a write, without schema setup and the per-transaction locks."""
+    return [c.name for c in drv.calls if not c.name.startswith("schema_")
+            and c.name not in ("await_index", "lock_release")]
+
+
+DELETES = (["delete_release_relationships"] * 2 + ["delete_release_nodes"] * 3
+           + ["delete_release_statistics"] * 3)
+
+
 def test_write_graph_release_exact_statements_and_batches() -> None:
     sink = sink_with_budget(batch_size=4)
     drv = sink.driver
@@ -189,9 +201,8 @@ def test_write_graph_release_exact_statements_and_batches() -> None:
                                  release_id="r1", graph=ring(10), keep_ids=True)
     assert summary.status == "complete" and summary.n_nodes == 10
     assert summary.n_relationships == 10 and summary.epsilon_charged == 0.5
-    names = [c.name for c in drv.calls if not c.name.startswith("schema_")]
-    assert names == (
-        ["ledger_peek", "begin_release", "delete_release_relationships", "delete_release_nodes"]
+    assert data_calls(drv) == (
+        ["ledger_peek", "begin_release"] + DELETES
         + ["write_nodes"] * 3 + ["write_relationships"] * 3
         + ["ledger_lock", "ledger_charge", "complete_release"]
     )
@@ -204,28 +215,82 @@ def test_write_graph_release_exact_statements_and_batches() -> None:
                                  target_label="AnonNode", rel_type="ANON_EDGE")
     assert rels[0].params["rows"][0] == {"source": 1000, "target": 1001}
     assert all(c.mode == "write" for c in nodes + rels)
-    deletes = drv.named("delete_release_nodes") + drv.named("delete_release_relationships")
-    assert all(c.mode == "auto" and c.params == {"release_id": "r1", "batch_size": 4}
+    deletes = [c for c in drv.calls if c.name.startswith("delete_release_")]
+    assert all(c.mode == "write" and c.params == {"release_id": "r1", "batch_size": 4}
                for c in deletes)
+    assert {(c.name, c.identifiers["label"]) for c in deletes} == {
+        ("delete_release_relationships", "AnonNode"), ("delete_release_relationships", "AnonUser"),
+        *(("delete_release_nodes", lab) for lab in ("AnonNode", "AnonUser", "AnonFeature")),
+        *(("delete_release_statistics", lab) for lab in
+          ("DegreeCount", "JointDegreeCount", "DegreeTupleCount"))}
     rec = drv.db.records["r1"]
     assert rec["status"] == "complete" and rec["mechanism"] == "test_mechanism"
-    assert rec["k"] == 3 and rec["epsilon"] == 0.5 and rec["n_relationships"] == 10
+    assert rec["k"] == 3 and rec["epsilon"] == 0.5 and rec["written_relationships"] == 10
+    assert rec["written_nodes"] == 10 and rec["written_statistics"] == 0
+    assert "write_token" not in rec  # the attempt's token leaves with completion
     assert drv.db.budgets["fp-source"]["epsilon_spent"] == 0.5
     assert "locked_by" not in drv.db.budgets["fp-source"]
     assert len(drv.db.rels) == 10
-    # constraints and indexes come first
+    # constraints and indexes come first, and the write waits for its indexes to be online
     first_write = next(i for i, c in enumerate(drv.calls) if c.name == "begin_release")
-    assert {c.name for c in drv.calls[:first_write]} >= {
+    before = drv.calls[:first_write]
+    assert {c.name for c in before} >= {
         "schema_release_id", "schema_budget_dataset", "schema_charge_id",
-        "schema_release_index", "schema_uid_index"}
+        "schema_release_index", "schema_uid_index", "schema_drop_index", "await_index"}
+    awaited = [c.params["index_name"] for c in before if c.name == "await_index"]
+    assert sorted(awaited) == sorted(Neo4jSink.index_names())
+    assert all(c.mode == "auto" for c in before if c.name != "ledger_peek")
+    last_index = max(i for i, c in enumerate(before) if c.name.startswith("schema_"))
+    assert all(c.name != "await_index" for c in before[:last_index])  # await after creating
+
+
+def test_every_transaction_of_a_write_takes_the_record_lock_first() -> None:
+    """The protocol: each delete and write batch runs lock_release as its first statement,
+    and the completing transaction locks the budget node, then the record."""
+    sink = sink_with_budget(batch_size=3)
+    drv = sink.driver
+    sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(7))
+    data = {"write_nodes", "write_relationships", "write_statistics", "complete_release",
+            *(n for n in cypher_names() if n.startswith("delete_release_"))}
+    txs = drv.transactions_of()
+    touching = [calls for calls in txs.values() if any(c.name in data for c in calls)]
+    assert len(touching) == 8 + 3 + 3 + 1
+    for calls in touching:
+        assert all(c.mode == "write" for c in calls)
+        names = [c.name for c in calls]
+        if "complete_release" in names:
+            assert names == ["ledger_lock", "lock_release", "ledger_charge", "complete_release"]
+        else:
+            assert names[0] == "lock_release" and len(names) == 2
+            assert calls[0].params == {"release_id": "r1"}
+
+
+def cypher_names() -> list[str]:
+    from graphanon.io.cypher import statement_names
+
+    return statement_names()
 
 
 def test_pseudonymized_ids_by_default() -> None:
     sink = sink_with_budget()
-    sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(10))
-    uids = sorted(n["uid"] for n in sink.driver.db.nodes["AnonNode"])
-    assert uids == list(range(10))  # no source id appears
+    G = ring(10)
+    sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=G)
+    written = [row["uid"] for c in sink.driver.named("write_nodes") for row in c.params["rows"]]
+    expected = pseudonymize(G.node_ids, scope="r1", prefix="n").tolist()
+    assert written == sorted(expected)  # keyed per-release pseudonyms, in pseudonym order
+    assert not set(written) & {str(x) for x in G.node_ids.tolist()}
     assert sink.driver.db.records["r1"]["ids"] == "pseudonymized"
+    # each edge of the ring appears once, pointing from the endpoint written first
+    name = dict(zip(G.node_ids.tolist(), expected, strict=True))
+    edges = [(r["source"], r["target"]) for c in sink.driver.named("write_relationships")
+             for r in c.params["rows"]]
+    assert all(a < b for a, b in edges) and edges == sorted(edges)
+    assert {frozenset(e) for e in edges} == {
+        frozenset((name[1000 + i], name[1000 + (i + 1) % 10])) for i in range(10)}
+    # another release id: unrelated pseudonyms (releases cannot be joined on them)
+    sink.write_release(RELEASE, dataset="fp-source", release_id="r2", graph=G)
+    other_ids = {n["uid"] for n in sink.driver.db.nodes["AnonNode"] if n["release_id"] == "r2"}
+    assert not other_ids & set(written)
 
 
 def test_failure_in_batch_3_of_5_leaves_nothing_complete_and_rerun_succeeds() -> None:
@@ -311,12 +376,11 @@ def test_budget_checked_again_under_lock_at_completion() -> None:
     sink = sink_with_budget(total=0.5)
     drv = sink.driver
 
-    def spend_meanwhile(call: Call) -> None:
-        if call.name == "delete_release_nodes":  # a concurrent release spends the budget
+    def spend_meanwhile() -> None:
+        if drv.named("write_nodes"):  # a concurrent release spends the budget meanwhile
             drv.db.budgets["fp-source"]["epsilon_spent"] = 0.5
-        return None
 
-    drv.fail = spend_meanwhile
+    drv.before_tx = spend_meanwhile
     with pytest.raises(PrivacyBudgetExceeded):
         sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(5))
     assert drv.db.complete_looking() == [] and drv.db.charges == {}
@@ -417,6 +481,7 @@ def test_drop_and_list_releases() -> None:
     assert [r["release_id"] for r in releases] == ["r1"] and releases[0]["status"] == "complete"
     assert budgets == [{"dataset": "fp-source", "neighbourhood": "edge", "epsilon_total": 1.0,
                         "epsilon_spent": 0.5, "charges": 1}]
+    assert releases[0]["written_nodes"] == 5 and releases[0]["written_relationships"] == 5
     assert all(c.mode == "read" for c in sink.driver.named("list_releases"))
     assert sink.drop_release("r1") is True
     db = sink.driver.db

@@ -250,8 +250,14 @@ def test_theta_selection_prefers_larger() -> None:
 def test_degree_sequence_releases() -> None:
     G = load_polbooks()
     rng = np.random.default_rng(0)
-    hay = hay_degree_sequence(G, epsilon=10.0, backend=insecure(rng), rng=rng)
+    with pytest.raises(InvalidParameterError, match="'nodes' parameter of hay"):
+        hay_degree_sequence(G, epsilon=10.0, backend=insecure(rng), rng=rng)
+    hay = hay_degree_sequence(G, epsilon=10.0, nodes=G.node_ids, backend=insecure(rng),
+                              rng=rng)
     assert hay.release.neighbourhood == "edge" and hay.degrees.size == G.n_nodes
+    isolated = hay_degree_sequence(G, epsilon=10.0, nodes=[*G.node_ids.tolist(), 10**6],
+                                   backend=insecure(rng), rng=rng)
+    assert isolated.degrees.size == G.n_nodes + 1  # the universe's isolated node counts
     assert degree_sequence_metrics(G, hay)["emd"] < 0.5
     lap = laplace_degree_sequence(G, epsilon=1.0, theta=16, backend=insecure(rng), rng=rng)
     assert lap.release.neighbourhood == "node" and lap.degrees.max(initial=0) <= 16
@@ -312,7 +318,12 @@ def test_cli_project_and_release(tmp_path) -> None:
     assert json.loads(rep.read_text())["theta"] == 4
     tsv = tmp_path / "d.tsv"
     assert main(["-q", "release-degrees", str(src), "--method", "hay", "--epsilon", "1",
-                 "--seed", "1", "--out", str(tsv)]) == 0
+                 "--seed", "1", "--out", str(tsv)]) == 2
+    assert not tsv.exists()
+    nodes = tmp_path / "nodes.txt"
+    nodes.write_text("".join(f"{x}\n" for x in G.node_ids))
+    assert main(["-q", "release-degrees", str(src), "--method", "hay", "--epsilon", "1",
+                 "--seed", "1", "--nodes", str(nodes), "--out", str(tsv)]) == 0
     from graphanon.io.dk_tables import read_dk_table
 
     hist = read_dk_table(tsv)  # a 1K dK table, writable to Neo4j like any other statistic
@@ -329,7 +340,7 @@ def test_cli_project_and_release(tmp_path) -> None:
     assert payload["release"]["neighbourhood"] == "node" and payload["theta"] == 8
     assert payload["release"]["sensitivity"] == 2 * 8 + 1
     assert 0 < payload["not_private"]["preserved_edge_ratio"] <= 1
-    assert payload["seconds"] >= 0
+    assert payload["not_private"]["seconds"] >= 0 and "seconds" not in payload
     r_tsv, r_json = tmp_path / "r.tsv", tmp_path / "r.json"
     assert main(["-q", "release-degrees", str(src), "--method", "rps", "--epsilon", "2",
                  "--max-nodes", str(G.n_nodes), "--noise", "numpy-insecure", "--seed", "2",

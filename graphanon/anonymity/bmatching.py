@@ -265,10 +265,10 @@ class AdaptiveAnonymityResult:
         from ..privacy.release import Release
 
         s = self.summary()
-        params = {k: s[k] for k in ("method", "n", "d", "stars", "utility", "delta_min",
-                                    "delta_median", "delta_max", "solver", "exact_solver",
-                                    "candidates", "reweighting_epsilon", "iterations",
-                                    "privacy_model", "guarantee")}
+        # public parameters only: sizes, star counts, utility and iteration counts are read
+        # off the data (they stay in summary(), for the operator's report)
+        params = {k: s[k] for k in ("method", "solver", "exact_solver", "candidates",
+                                    "reweighting_epsilon", "privacy_model", "guarantee")}
         params["verified"] = bool(self.verification is not None and self.verification.ok)
         if self.method == "k-anonymity":
             params["k"] = int(self.delta.max())
@@ -276,7 +276,6 @@ class AdaptiveAnonymityResult:
             mechanism=self.mechanism, neighbourhood="k-anonymity",
             sensitivity_derivation="n/a: suppression anonymity, not differential privacy",
             params=params, seed=seed, source_fingerprint=source_fingerprint,
-            seconds=self.seconds,
         )
 
     def summary(self) -> dict[str, Any]:

@@ -11,20 +11,74 @@ import importlib
 import logging
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 import click
 
 from .._version import __version__
 from ..errors import GraphAnonError
-from ._common import guard_paths
 
-__all__ = ["cli", "main"]
+__all__ = ["COMMANDS", "cli", "main"]
 
-# Each module defines COMMANDS, a list of click commands. Later features add their module here.
-COMMAND_MODULES = (
-    "info", "demo", "anonymity", "bmatching", "privacy", "dk", "nodedp", "personalized",
-    "neo4j", "run", "evaluate",
-)
+#: Every command: name -> (module of graphanon.cli defining it, one-line help shown by
+#: ``graphanon --help``). A command's module is imported only when that command runs (or
+#: its own --help is asked for), so the CLI starts without numpy, pyarrow, numba, OpenDP,
+#: matplotlib or the Neo4j driver. tests/test_cli_startup.py checks the one-liners against
+#: the commands' docstrings. A new command adds one line here.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "info": ("info", "Print nodes, edges, density, degree statistics and components of PATH."),
+    "demo": ("demo", "Run every mechanism on shipped sample data (polbooks, UCI Adult) with "
+                     "sensible defaults."),
+    "smooth-k": ("anonymity", "Smooth-k-anonymize the user<TAB>feature list INPUT."),
+    "mondrian": ("anonymity", "Strict Mondrian k-anonymity by suppression of the "
+                              "user<TAB>feature list INPUT."),
+    "bipartite-from-table": ("anonymity", "Turn the table CSV into a user<TAB>feature list "
+                                          "(categorical values one-hot)."),
+    "b-anonymize": ("bmatching", "Mask cells of INPUT so that every user i hides among ≥ δ_i "
+                                 "others (b-matching)."),
+    "randomized-response": ("privacy", "Randomize every cell of INPUT (user<TAB>feature "
+                                       "pairs) and write OUT and REPORT."),
+    "dk": ("dk", "Extract the exact dK distribution of INPUT (no privacy: the true "
+                 "statistic)."),
+    "release-dk": ("dk", "Release the 1K or 2K distribution of INPUT with ε-differential "
+                         "privacy."),
+    "generate": ("dk", "Generate a simple graph realizing a 1K or 2K table (e.g. a release-dk "
+                       "output)."),
+    "project": ("nodedp", "Project INPUT to maximum degree θ (no privacy by itself: a "
+                          "preprocessing step)."),
+    "release-degrees": ("nodedp", "Release a differentially private degree sequence of "
+                                  "INPUT."),
+    "release-personalized": ("personalized", "Release the 1K/2K distribution of INPUT where "
+                                             "every node has its own ε."),
+    "neo4j": ("neo4j", "Read graphs from Neo4j, write releases back as separate subgraphs, "
+                       "list and drop them."),
+    "run": ("run", "Run the export job in JOB_FILE: read its source, run its steps, write its "
+                   "sinks."),
+    "evaluate": ("evaluate", "Report re-identification risk, empirical ε lower bounds and "
+                             "downstream utility."),
+}
+
+
+class _LazyGroup(click.Group):
+    """A group whose commands are imported on first use (see :data:`COMMANDS`)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return None
+        if cmd_name not in self.commands:
+            module = importlib.import_module(f".{COMMANDS[cmd_name][0]}", __name__)
+            for cmd in module.COMMANDS:
+                if cmd.name in COMMANDS and cmd.name not in self.commands:
+                    self.add_command(_guard_all(cmd))
+        return self.commands.get(cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: Any) -> None:
+        rows = [(name, help_) for name, (_, help_) in sorted(COMMANDS.items())]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
 
 class _DaskChatter(logging.Filter):
@@ -43,6 +97,7 @@ _DASK_CHATTER = _DaskChatter()
 
 
 @click.group(
+    cls=_LazyGroup,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
     help=(
         "graphanon publishes graphs and graph statistics privately: k-anonymity for "
@@ -63,11 +118,17 @@ _DASK_CHATTER = _DaskChatter()
     show_default=True,
     help="Library log level (to stderr).",
 )
+@click.option(
+    "--skip-bad-rows", is_flag=True,
+    help="Skip (and count) malformed rows of text inputs — a wrong number of fields, an "
+    "empty id — instead of stopping at the first one with its line number.",
+)
 @click.version_option(__version__, prog_name="graphanon")
 @click.pass_context
-def cli(ctx: click.Context, quiet: bool, log_level: str) -> None:
+def cli(ctx: click.Context, quiet: bool, log_level: str, skip_bad_rows: bool) -> None:
     ctx.ensure_object(dict)
     ctx.obj["quiet"] = quiet
+    ctx.obj["skip_bad_rows"] = skip_bad_rows
     logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     for handler in logging.getLogger().handlers:
         if log_level.lower() == "warning":
@@ -79,16 +140,13 @@ def cli(ctx: click.Context, quiet: bool, log_level: str) -> None:
 
 
 def _guard_all(cmd: click.Command) -> click.Command:
+    from ._common import guard_paths
+
     if isinstance(cmd, click.Group):
         for sub in cmd.commands.values():
             _guard_all(sub)
         return cmd
     return guard_paths(cmd)
-
-
-for _name in COMMAND_MODULES:
-    for _cmd in importlib.import_module(f".{_name}", __name__).COMMANDS:
-        cli.add_command(_guard_all(_cmd))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -108,8 +166,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         click.echo("graphanon: aborted", err=True)
         return _exit(130, argv)
     except click.ClickException as exc:
-        exc.show()
+        # one line naming the command, the option and the value (click's own usage errors
+        # print three: usage, a hint, the error)
+        where = ""
+        if isinstance(exc, click.UsageError) and exc.ctx is not None:
+            where = f"{exc.ctx.command_path}: "
+        click.echo(f"graphanon: error: {where}{_printable(exc.format_message())}"
+                   + (f" (see '{exc.ctx.command_path} --help')"
+                      if isinstance(exc, click.UsageError) and exc.ctx is not None else ""),
+                   err=True)
         return _exit(exc.exit_code, argv)
+    except BrokenPipeError:  # `graphanon info ... | head -1`: the reader has what it wanted
+        _silence_stdout()
+        return _exit(0, argv)
+    except SystemExit:
+        # click turns EPIPE on stdout into exit 1 after wrapping stdout; a closed pipe is a
+        # normal end for us
+        if type(sys.stdout).__name__ == "PacifyFlushWrapper":
+            _silence_stdout()
+            return _exit(0, argv)
+        raise
     except OSError as exc:  # unwritable output folder, disk full, ...
         click.echo(f"graphanon: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "),
                    err=True)
@@ -119,6 +195,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _exit(130, argv)
     code = rv if isinstance(rv, int) else 0
     return _exit(code, argv)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 def _printable(message: str, limit: int = 600) -> str:

@@ -37,12 +37,7 @@ FORMAT_CHOICE = click.Choice(
 
 
 def quiet() -> bool:
-    ctx = click.get_current_context(silent=True)
-    while ctx is not None:
-        if ctx.obj and ctx.obj.get("quiet"):
-            return True
-        ctx = ctx.parent
-    return False
+    return bool(_option("quiet"))
 
 
 def echo(message: str = "") -> None:
@@ -51,16 +46,59 @@ def echo(message: str = "") -> None:
         click.echo(message)
 
 
+def _option(name: str) -> Any:
+    ctx = click.get_current_context(silent=True)
+    while ctx is not None:
+        if ctx.obj and name in ctx.obj:
+            return ctx.obj[name]
+        ctx = ctx.parent
+    return None
+
+
+#: How each count of ``input_cleaning`` is reported.
+CLEANING_LABELS = {"self_loops": "self_loops_dropped",
+                   "duplicate_edges": "duplicate_edges_dropped",
+                   "duplicate_pairs": "duplicate_pairs_merged",
+                   "rows_skipped": "rows_skipped", "ignored_columns": "columns_ignored"}
+
+
+def cleaning_report(data: Any) -> dict[str, int]:
+    """``data.input_cleaning`` under the labels of :data:`CLEANING_LABELS`."""
+    return {CLEANING_LABELS.get(k, k): int(v) for k, v in data.input_cleaning.items()}
+
+
+def _noted(data: Any, path: str | Path) -> None:
+    """Say on stderr what reading ``path`` dropped, and keep it for the command's report."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.find_root().ensure_object(dict)
+        ctx.find_root().obj.setdefault("input_cleaning", {})[str(path)] = cleaning_report(
+            data)
+
+
+def _echo_input_notes() -> None:
+    """One stderr note per input from which reading dropped something."""
+    for path, counts in (_option("input_cleaning") or {}).items():
+        dropped = {k: v for k, v in counts.items() if v}
+        if dropped:
+            what = ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in dropped.items())
+            click.echo(f"graphanon: note: {path}: {what}.", err=True)
+
+
 def load_graph(path: str | Path, fmt: str | None = None) -> Graph:
     from ..io.files import read_graph
 
-    return read_graph(path, format=fmt)
+    G = read_graph(path, format=fmt, skip_bad_rows=bool(_option("skip_bad_rows")))
+    _noted(G, path)
+    return G
 
 
 def load_bipartite(path: str | Path) -> BipartiteGraph:
     from ..io.files import read_bipartite
 
-    return read_bipartite(path)
+    B = read_bipartite(path, skip_bad_rows=bool(_option("skip_bad_rows")))
+    _noted(B, path)
+    return B
 
 
 def make_rng(seed: int | None) -> tuple[np.random.Generator, int]:
@@ -74,7 +112,7 @@ def make_rng(seed: int | None) -> tuple[np.random.Generator, int]:
 
 #: Parameter names that are outputs of a command (files or folders it writes).
 OUTPUT_PARAMS = frozenset({"out", "out_path", "report", "report_path", "clusters",
-                           "clusters_path", "outdir"})
+                           "clusters_path", "outdir", "pseudonym_map"})
 
 
 def guard_paths(cmd: click.Command) -> click.Command:
@@ -111,6 +149,11 @@ def guard_paths(cmd: click.Command) -> click.Command:
         seen: dict[str, str] = {}
         for name, value in outputs.items():
             real = os.path.realpath(value)
+            if os.path.exists(value) and not os.path.isfile(value) and not os.path.isdir(value):
+                # /dev/null, a FIFO, /dev/stdout: written in place, never renamed over
+                if not os.access(value, os.W_OK):
+                    raise InvalidParameterError(f"{where(name)} cannot write {value!r}.")
+                continue
             for iname, ivalue in inputs.items():
                 if real == os.path.realpath(ivalue):
                     raise InvalidParameterError(
@@ -134,7 +177,15 @@ def guard_paths(cmd: click.Command) -> click.Command:
                     f"{where(name)} cannot write {value!r}: {exc.strerror or exc}.") from None
             os.close(fd)
             os.unlink(probe)
-        return inner(*args, **kwargs)
+        from ..io._atomic import output_transaction
+        from ..privacy.release import run_clock
+
+        # every record of the run is stamped with its start; every file it writes is
+        # committed together with the others (and after the ledger charge), or not at all
+        with run_clock(), output_transaction():
+            rv = inner(*args, **kwargs)
+        _echo_input_notes()  # after success only: a failure prints its one error line
+        return rv
 
     cmd.callback = wrapped
     return cmd
@@ -174,7 +225,15 @@ def resolve_noise(noise: str, seed: int | None) -> tuple[Any, np.random.Generato
 
 
 def write_json(path: str | Path, payload: Any) -> None:
-    """Write a JSON report atomically."""
+    """Write a JSON report atomically.
+
+    A report with a ``not_private`` block also records there what reading the command's
+    inputs dropped (self-loops, duplicate edges, skipped rows): counts of the private input.
+    """
+    cleaning = _option("input_cleaning")
+    if cleaning and isinstance(payload, dict) and isinstance(payload.get("not_private"), dict):
+        payload = {**payload, "not_private": {**payload["not_private"],
+                                              "input_cleaning": cleaning}}
     atomic_write_text(path, json.dumps(to_jsonable(payload), indent=2, sort_keys=False) + "\n")
 
 
@@ -213,3 +272,153 @@ def distributed_options(f: Any) -> Any:
                      help="Run on the Dask cluster at ADDRESS (e.g. tcp://host:8786); INPUT "
                           "and the outputs must be on storage the workers share.")(f)
     return f
+
+
+# ---------------------------------------------------------------------- privacy ledger
+def ledger_options(f: Any) -> Any:
+    """``--ledger FILE --dataset NAME [--budget EPS --budget-neighbourhood edge|node]``.
+
+    Every DP command takes them: the release is charged to the dataset's budget in the JSON
+    ledger after all its files were written and before any is put in place; a short budget
+    exits 3 and leaves no output.
+    """
+    f = click.option("--budget-neighbourhood", type=click.Choice(["edge", "node"]),
+                     default=None,
+                     help="Relation the budget is stated for (first use; default: this "
+                          "release's).")(f)
+    f = click.option("--budget", "budget", type=float, default=None, metavar="EPSILON",
+                     help="Total ε of the dataset, required the first time the ledger sees "
+                          "it (then checked against the stored value).")(f)
+    f = click.option("--dataset", default=None, metavar="NAME",
+                     help="Stable name of the data in the ledger (never a content hash).")(f)
+    f = click.option("--ledger", "ledger", type=click.Path(dir_okay=False), default=None,
+                     help="JSON privacy ledger to charge (graphanon-ledger/1; created if "
+                          "missing).")(f)
+    return f
+
+
+def open_ledger(ledger: str | None, dataset: str | None, budget: float | None,
+                budget_neighbourhood: str | None, *, neighbourhood: str,
+                epsilon: float | None = None) -> Any:
+    """The :class:`~graphanon.privacy.accountant.Accountant` of ``--ledger``/``--dataset``,
+    opened (and checked) before any work; ``None`` without ``--ledger``.
+
+    ``neighbourhood`` is the release's relation (``"edge"``/``"node"``), the default of a new
+    budget. With ``epsilon`` known in advance, an exhausted budget is refused now (exit 3)
+    rather than after the computation.
+    """
+    from ..errors import PrivacyBudgetExceeded
+    from ..privacy.accountant import Accountant
+
+    if ledger is None:
+        given = [o for o, v in (("--dataset", dataset), ("--budget", budget),
+                                ("--budget-neighbourhood", budget_neighbourhood))
+                 if v is not None]
+        if given:
+            raise InvalidParameterError(
+                f"The option(s) {', '.join(given)} need --ledger FILE (the privacy ledger to "
+                "charge).")
+        return None
+    if dataset is None:
+        raise InvalidParameterError(
+            "The '--ledger' option needs '--dataset NAME': the stable name the budget is "
+            "kept under.")
+    nb = budget_neighbourhood or (neighbourhood if budget is not None else None)
+    acc = Accountant.open(ledger, dataset=dataset, budget=budget, neighbourhood=nb)
+    if acc.neighbourhood == "node" and neighbourhood == "edge":
+        raise InvalidParameterError(
+            f"dataset {dataset!r} has a node-DP budget in {acc.ledger}; an edge-DP release "
+            "gives no node-level guarantee and cannot be charged to it.")
+    if epsilon is not None and not acc.can_spend(epsilon):
+        raise PrivacyBudgetExceeded(
+            f"privacy budget of dataset {dataset!r} exceeded: spent ε={acc.spent:.6g} of "
+            f"{acc.budget:.6g}, this release needs ε={epsilon:.6g}; nothing was computed.")
+    return acc
+
+
+def charge_on_commit(accountant: Any, release: Any) -> None:
+    """Charge ``release`` to ``accountant`` when the command's outputs are committed.
+
+    The charge runs after every output file was written (to its temporary name) and before
+    any is renamed into place: a refused charge (exit 3) leaves no output, and an output
+    that could not be written costs no budget.
+    """
+    if accountant is None:
+        return
+    from ..io._atomic import output_transaction
+    from ..privacy.accountant import charge_epsilon
+
+    charge_epsilon(release, accountant.neighbourhood)  # refuses a bad pairing right now
+    with output_transaction() as tx:
+        tx.before_commit.append(lambda: accountant.spend(release))
+
+
+# ---------------------------------------------------------------------- public universes
+def nodes_option(f: Any) -> Any:
+    """``--nodes FILE``: the public node universe of an edge-level release."""
+    return click.option(
+        "--nodes", "nodes_path", type=click.Path(dir_okay=False), default=None,
+        help="PUBLIC node universe: one node id per line. Edge-DP treats the node set as "
+             "public, but an edge list cannot say which nodes exist; without it the release "
+             "uses nothing that depends on the node count.")(f)
+
+
+def read_universe(path: str | None, what: str) -> Any:
+    """The ids of a universe file, or ``None``."""
+    if path is None:
+        return None
+    from ..io.universe import read_id_list
+
+    return read_id_list(path, what=what)
+
+
+# ---------------------------------------------------------------------- pseudonyms
+def pseudonym_options(f: Any) -> Any:
+    """``--keep-ids`` / ``--pseudonym-map FILE`` for outputs that list users."""
+    f = click.option("--pseudonym-map", "pseudonym_map", type=click.Path(dir_okay=False),
+                     default=None,
+                     help="Also write the operator's id<TAB>pseudonym mapping here (never in "
+                          "the folder of the published output).")(f)
+    f = click.option("--keep-ids", is_flag=True,
+                     help="Publish the real user ids instead of keyed pseudonyms (warns: the "
+                          "output then names who is in it).")(f)
+    return f
+
+
+def pseudonymized(B: BipartiteGraph, *, release_id: str, keep_ids: bool,
+                  out: str, pseudonym_map: str | None) -> BipartiteGraph:
+    """``B`` with user ids replaced by keyed per-release pseudonyms (unless ``keep_ids``).
+
+    The mapping is written to ``pseudonym_map`` only when asked, and never next to ``out``.
+    """
+    import os
+
+    from ..privacy.pseudonyms import pseudonymize
+
+    if keep_ids:
+        if pseudonym_map is not None:
+            raise InvalidParameterError(
+                "The '--pseudonym-map' option conflicts with '--keep-ids' (no pseudonyms).")
+        click.echo("graphanon: warning: --keep-ids: the output lists the real user ids, "
+                   "which tells anyone who is in the data.", err=True)
+        return B
+    if pseudonym_map is not None:
+        out_dir = os.path.dirname(os.path.realpath(out))
+        map_dir = os.path.dirname(os.path.realpath(pseudonym_map))
+        if out_dir == map_dir or map_dir.startswith(out_dir + os.sep):
+            raise InvalidParameterError(
+                f"The '--pseudonym-map' option names {pseudonym_map!r}, inside the folder of "
+                "the published output: the mapping is operator material; write it elsewhere.")
+    names = pseudonymize(B.user_ids, scope=release_id)
+    if pseudonym_map is not None:
+        from ..io._atomic import atomic_path
+
+        with atomic_path(pseudonym_map) as tmp, open(tmp, "w", encoding="utf-8") as fh:
+            fh.write("# graphanon pseudonym map (operator only): id<TAB>pseudonym\n")
+            from .._ids import ids_as_text
+
+            for a, b in zip(ids_as_text(B.user_ids).tolist(), names.tolist(), strict=True):
+                fh.write(f"{a}\t{b}\n")
+    return BipartiteGraph(B.indptr, B.indices, B.n_features, user_ids=names,
+                          feature_ids=B.feature_ids, user_attributes=B.user_attributes,
+                          validate=False)

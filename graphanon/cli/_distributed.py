@@ -49,21 +49,28 @@ def smooth_k_on_cluster(input_path: str, *, k: int, rng: np.random.Generator, se
     if clusters_path is not None:
         check_output_folder(clusters_path)
     check_parts(input_path, ("user", "feature"))
-    with connect(**target) as client, progress_bar() as progress:
-        res = smooth_k_distributed(input_path, out, k=k, rng=rng, client=client, alpha=alpha,
-                                   restarts=restarts, variant=variant,
-                                   postprocess=postprocess, shard_size=shard_size,
-                                   clusters_out=clusters_path, progress=progress)
+    from ..privacy.pseudonyms import scope_key
     from .anonymity import k_anonymity_release
 
+    # the record first: its release id scopes the pseudonyms the workers write
     release = k_anonymity_release(
         "smooth-k-anonymity" if variant == "smooth" else "k-anonymity-suppression", k=k,
         params={"variant": variant, "alpha": alpha, "restarts": restarts,
                 "postprocess": postprocess, "shard_size": shard_size, "engine": "dask"},
-        seed=seed, fingerprint="", seconds=float(sum(res.seconds.values())))
-    payload: dict[str, Any] = {
-        "release": release, "input": input_path, "seed": seed, **target, **res.summary(),
-        "verify_smooth_k": {"ok": True, "checked": "per chunk on the workers"}}
+        seed=seed, fingerprint="")
+    with connect(**target) as client, progress_bar() as progress:
+        res = smooth_k_distributed(input_path, out, k=k, rng=rng, client=client, alpha=alpha,
+                                   restarts=restarts, variant=variant,
+                                   postprocess=postprocess, shard_size=shard_size,
+                                   clusters_out=clusters_path,
+                                   pseudonym_key=scope_key(release["release_id"]),
+                                   progress=progress)
+    from .anonymity import _report
+
+    payload = _report(release, res.summary(),
+                      {"ok": True, "checked": "per chunk on the workers"},
+                      input=input_path, seed=seed, **target,
+                      user_ids="keyed per-release pseudonyms (written by the workers)")
     write_json(report_path, payload)
     echo(f"smooth-k ({variant}) k={k} on {res.n_workers} Dask workers: jaccard "
          f"{res.jaccard:.4f}, suppressed {res.suppressed:.4f}, created {res.created:.4f}, "

@@ -14,6 +14,8 @@ from ._common import (
     load_bipartite,
     make_rng,
     progress_bar,
+    pseudonym_options,
+    pseudonymized,
     write_json,
 )
 
@@ -37,21 +39,41 @@ def _verify_or_fail(original: Any, anonymized: Any, k: int) -> dict[str, Any]:
 
 
 def k_anonymity_release(mechanism: str, *, k: int, params: dict[str, Any], seed: int | None,
-                        fingerprint: str, seconds: float) -> dict[str, Any]:
-    """The Release record of a syntactic (k-anonymity family) release: no ε, no noise."""
+                        fingerprint: str) -> dict[str, Any]:
+    """The Release record of a syntactic (k-anonymity family) release, as a dict."""
     from ..privacy.release import Release
 
-    return Release.create(
-        mechanism=mechanism, neighbourhood="k-anonymity", params={"k": k, **params},
-        sensitivity_derivation="n/a: k-anonymity is a syntactic guarantee (every released "
-        "feature set is shared by at least k users), not differential privacy",
-        seed=seed, source_fingerprint=fingerprint, seconds=seconds).to_dict()
+    return Release.k_anonymity(mechanism, k=k, params=params, seed=seed,
+                               source_fingerprint=fingerprint).to_dict()
+
+
+#: Fields of an anonymity result's summary() that are public: the parameters, and what
+#: anyone can count in the published output. Everything else (utility against the input,
+#: cluster statistics, timings) goes under "not_private".
+_PUBLIC_SUMMARY = frozenset({"k", "variant", "postprocess", "alpha", "restarts", "shard_size",
+                             "split", "n_users", "n_features", "n_edges_out", "engine",
+                             "n_workers", "n_parts"})
+
+
+def _report(release: dict[str, Any], summary: dict[str, Any], check: dict[str, Any],
+            **extra: Any) -> dict[str, Any]:
+    from ..privacy.release import NOT_PRIVATE_NOTE
+
+    public = {k: v for k, v in summary.items() if k in _PUBLIC_SUMMARY}
+    private = {k: v for k, v in summary.items() if k not in _PUBLIC_SUMMARY}
+    return {"release": release, **public, **extra,
+            "not_private": {"note": NOT_PRIVATE_NOTE, **private, "verify_smooth_k": check}}
 
 
 def _write_release(B: Any, out: str, report: str, payload: dict[str, Any],
-                   clusters_path: str | None, clusters: Any) -> None:
+                   clusters_path: str | None, clusters: Any, *, keep_ids: bool,
+                   pseudonym_map: str | None) -> None:
     from ..io.files import write_bipartite
 
+    published = pseudonymized(B, release_id=payload["release"]["release_id"],
+                              keep_ids=keep_ids, out=out, pseudonym_map=pseudonym_map)
+    payload["user_ids"] = ("real (--keep-ids)" if keep_ids
+                           else "keyed per-release pseudonyms")
     if clusters_path:
         import numpy as np
         import pyarrow as pa
@@ -63,7 +85,7 @@ def _write_release(B: Any, out: str, report: str, payload: dict[str, Any],
             pacsv.write_csv(pa.table({"user": np.asarray(B.user_ids).tolist(),
                                       "cluster": np.asarray(clusters)}), tmp,
                             pacsv.WriteOptions(delimiter="\t", quoting_style="none"))
-    write_bipartite(B, out)
+    write_bipartite(published, out)
     write_json(report, payload)
 
 
@@ -92,16 +114,19 @@ def _write_release(B: Any, out: str, report: str, payload: dict[str, Any],
               help="JSON report.")
 @click.option("--clusters", "clusters_path", type=click.Path(), default=None,
               help="Also write the PRIVATE user<TAB>cluster assignment here.")
+@pseudonym_options
 @distributed_options
 def smooth_k(input_path: str, k: int, variant: str, postprocess: str, alpha: float,
              restarts: int, shard_size: int | None, n_jobs: int, seed: int | None, out: str,
-             report_path: str, clusters_path: str | None, scheduler: str | None,
+             report_path: str, clusters_path: str | None, keep_ids: bool,
+             pseudonym_map: str | None, scheduler: str | None,
              cluster: str | None) -> None:
     """Smooth-k-anonymize the user<TAB>feature list INPUT.
 
     Every released feature set is shared by at least K users, and in each class a feature
     is released only if most members had it. The release is checked with verify_smooth_k
-    before anything is written.
+    before anything is written. Users appear in OUT under keyed per-release pseudonyms
+    unless --keep-ids.
     """
     from ..anonymity import smooth_k_anonymity
 
@@ -110,6 +135,11 @@ def smooth_k(input_path: str, k: int, variant: str, postprocess: str, alpha: flo
     rng, seed = make_rng(seed)
     if scheduler or cluster:
         from ._distributed import smooth_k_on_cluster
+
+        if keep_ids or pseudonym_map:
+            raise InvalidParameterError(
+                "--keep-ids / --pseudonym-map are not available with --scheduler/--cluster: "
+                "the distributed release is written by the workers with pseudonymous ids.")
 
         smooth_k_on_cluster(input_path, k=k, rng=rng, seed=seed, alpha=alpha, restarts=restarts,
                             variant=variant, postprocess=postprocess, shard_size=shard_size,
@@ -126,10 +156,11 @@ def smooth_k(input_path: str, k: int, variant: str, postprocess: str, alpha: flo
         "smooth-k-anonymity" if variant == "smooth" else "k-anonymity-suppression", k=k,
         params={"variant": variant, "alpha": alpha, "restarts": restarts,
                 "postprocess": postprocess, "shard_size": shard_size},
-        seed=seed, fingerprint=B.fingerprint, seconds=res.seconds["total"])
-    payload = {"release": release, "input": input_path, "seed": seed, "n_edges_in": B.n_edges,
-               **res.summary(), "verify_smooth_k": check}
-    _write_release(res.anonymized, out, report_path, payload, clusters_path, res.clusters)
+        seed=seed, fingerprint=B.content_hash)
+    payload = _report(release, res.summary(), check, input=input_path, seed=seed)
+    payload["not_private"]["n_edges_in"] = B.n_edges
+    _write_release(res.anonymized, out, report_path, payload, clusters_path, res.clusters,
+                   keep_ids=keep_ids, pseudonym_map=pseudonym_map)
     echo(f"smooth-k ({variant}) k={k}: jaccard {res.jaccard:.4f}, suppressed "
          f"{res.suppressed:.4f}, created {res.created:.4f}, {res.n_clusters} clusters "
          f"(min size {res.min_cluster_size}) in {res.seconds['total']:.2f} s -> {out}")
@@ -144,8 +175,13 @@ def smooth_k(input_path: str, k: int, variant: str, postprocess: str, alpha: flo
               help="Output user<TAB>feature list.")
 @click.option("--report", "report_path", required=True, type=click.Path(dir_okay=False),
               help="JSON report.")
-def mondrian_cmd(input_path: str, k: int, split: str, out: str, report_path: str) -> None:
-    """Strict Mondrian k-anonymity by suppression of the user<TAB>feature list INPUT."""
+@pseudonym_options
+def mondrian_cmd(input_path: str, k: int, split: str, out: str, report_path: str,
+                 keep_ids: bool, pseudonym_map: str | None) -> None:
+    """Strict Mondrian k-anonymity by suppression of the user<TAB>feature list INPUT.
+
+    Users appear in OUT under keyed per-release pseudonyms unless --keep-ids.
+    """
     from ..anonymity import mondrian
 
     if k < 2:
@@ -154,10 +190,11 @@ def mondrian_cmd(input_path: str, k: int, split: str, out: str, report_path: str
     res = mondrian(B, k=k, split=split)
     check = _verify_or_fail(B, res.anonymized, k)
     release = k_anonymity_release("mondrian", k=k, params={"split": split}, seed=None,
-                                  fingerprint=B.fingerprint, seconds=res.seconds)
-    payload = {"release": release, "input": input_path, "n_edges_in": B.n_edges,
-               **res.summary(), "verify_smooth_k": check}
-    _write_release(res.anonymized, out, report_path, payload, None, None)
+                                  fingerprint=B.content_hash)
+    payload = _report(release, res.summary(), check, input=input_path)
+    payload["not_private"]["n_edges_in"] = B.n_edges
+    _write_release(res.anonymized, out, report_path, payload, None, None, keep_ids=keep_ids,
+                   pseudonym_map=pseudonym_map)
     echo(f"mondrian k={k}: jaccard {res.jaccard:.4f}, suppressed {res.suppressed:.4f}, "
          f"{res.n_clusters} partitions in {res.seconds:.2f} s -> {out}")
 

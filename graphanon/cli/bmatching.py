@@ -152,7 +152,7 @@ def b_anonymize(
     summary = res.summary()
     summary.update({"input": input_path, "seed": seed, "seconds_total": time.perf_counter() - t0,
                     "cells_written": cells.n_cells, "masked_cells": cells.n_masked,
-                    "release": res.release(source_fingerprint=B.fingerprint, seed=seed).to_dict()})
+                    "release": res.release(source_fingerprint=B.content_hash, seed=seed).to_dict()})
     write_json(report_path, summary)
     echo(f"{method}: n={res.n} d={res.d} stars={res.stars} utility={res.utility:.4f} "
          f"verification={'ok' if ver and ver.ok else 'FAILED'} -> {out_path}")

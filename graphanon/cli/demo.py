@@ -16,7 +16,10 @@ from ._common import echo, make_rng, progress_bar
     type=click.Path(file_okay=False),
     help="Folder for outputs and the report.",
 )
-@click.option("--seed", type=int, default=None, help="Seed for reproducible noise and sampling.")
+@click.option("--seed", type=int, default=None,
+              help="Seed of the demo's sampling and of the sections that use the seeded "
+                   "numpy-insecure noise (reproducible there); sections with secure OpenDP "
+                   "noise differ from run to run by design.")
 def demo(outdir: str, seed: int | None) -> None:
     """Run every mechanism on shipped sample data (polbooks, UCI Adult) with sensible defaults.
 

@@ -11,11 +11,16 @@ import click
 from ..errors import InvalidParameterError
 from ._common import (
     FORMAT_CHOICE,
+    charge_on_commit,
     distributed_options,
     echo,
+    ledger_options,
     load_graph,
     make_rng,
+    nodes_option,
     noise_options,
+    open_ledger,
+    read_universe,
     resolve_noise,
     write_json,
 )
@@ -99,6 +104,8 @@ def dk(input_path: str, d: int, out: str, fmt: str | None, scheduler: str | None
                    "distribution; 'auto' = sampled above 10^6 domain cells without "
                    "microaggregation.")
 @noise_options
+@nodes_option
+@ledger_options
 @click.option("--out", "out", type=click.Path(dir_okay=False), required=True,
               help="Released table (TSV).")
 @click.option("--report", "report", type=click.Path(dir_okay=False), default=None,
@@ -109,7 +116,10 @@ def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
                    select_fraction: float, microaggregation: str, k: int | None,
                    tau: int | None, domain: str, sensitivity_rule: str,
                    threshold: int | None, form: str, noise: str,
-                   seed: int | None, out: str, report: str | None, fmt: str | None) -> None:
+                   seed: int | None, nodes_path: str | None, ledger: str | None,
+                   dataset: str | None, budget: float | None,
+                   budget_neighbourhood: str | None, out: str, report: str | None,
+                   fmt: str | None) -> None:
     """Release the 1K or 2K distribution of INPUT with ε-differential privacy.
 
     edge: noise goes on every cell of the public domain (degrees 0..h for 1K; every pair
@@ -120,6 +130,14 @@ def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
     (keyed-hash) order, then the 1K / 2K table of the projection gets noise calibrated to
     the node sensitivity of the projection composed with the statistic (2θ+1 for 1K,
     θ(2θ+1) for 2K), checked by brute-force node-neighbour audits.
+
+    Edge-DP treats the node set as public; pass it with --nodes FILE. Without it the 1K
+    table covers degrees 1..h (the count of degree-0 nodes would depend on which nodes
+    exist) and --max-degree is required. Node-DP needs no universe (the node set itself is
+    protected) and refuses --nodes.
+
+    With --ledger FILE --dataset NAME the release is charged to the dataset's budget before
+    any output is put in place (exit 3 when the budget is short).
 
     The report's l1/ks/euclidean/sae compare against the private input: they are for
     evaluation and are not private.
@@ -135,15 +153,20 @@ def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
                      "--tau": tau is not None, "--microaggregation": microaggregation != "none",
                      "--domain": domain != "public",
                      "--sensitivity-rule": sensitivity_rule != "tight",
-                     "--threshold": threshold is not None, "--form": form != "auto"}
+                     "--threshold": threshold is not None, "--form": form != "auto",
+                     "--nodes": nodes_path is not None}
         used = [name for name, given in edge_only.items() if given]
         if used:
             raise InvalidParameterError(
                 f"The option(s) {', '.join(used)} apply to --privacy edge only; node-DP "
-                "releases take --theta, --projection and --select-fraction.")
+                "releases take --theta, --projection and --select-fraction (and no --nodes: "
+                "under node-DP the node set itself is private).")
+        acc = open_ledger(ledger, dataset, budget, budget_neighbourhood, neighbourhood="node",
+                          epsilon=epsilon if projection == "ead" else None)
         release_dk_node(input_path, d=d, epsilon=epsilon, theta=theta or "auto",
                         projection=projection, select_fraction=select_fraction, backend=nb,
-                        rng=rng, seed=used_seed, out=out, report=report, fmt=fmt)
+                        rng=rng, seed=used_seed, out=out, report=report, fmt=fmt,
+                        accountant=acc)
         return
     if theta is not None:
         raise InvalidParameterError(
@@ -152,18 +175,26 @@ def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
         raise InvalidParameterError("The '--k' option applies to --microaggregation mdav.")
     if tau is not None and microaggregation != "mpdc":
         raise InvalidParameterError("The '--tau' option applies to --microaggregation mpdc.")
-    record_seed: int | None = used_seed
+    if max_degree is None and nodes_path is None:
+        raise InvalidParameterError(
+            "release-dk --privacy edge needs a public degree bound (--max-degree H) or the "
+            "public node set (--nodes FILE, which makes H = |nodes| - 1 public): the default "
+            "n - 1 would read the node count off the private input.")
+    acc = open_ledger(ledger, dataset, budget, budget_neighbourhood, neighbourhood="edge",
+                      epsilon=epsilon if domain == "public" else None)
+    nodes = read_universe(nodes_path, "node")
     G = load_graph(input_path, fmt)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         rel = release_dk(G, d=d, epsilon=epsilon, max_degree=max_degree,
                          microaggregation=microaggregation, k=k, tau=tau, privacy=privacy,
                          domain=domain, sensitivity_rule=sensitivity_rule, threshold=threshold,
-                         form=form, backend=nb, rng=rng, seed=record_seed)
+                         form=form, nodes=nodes, backend=nb, rng=rng, seed=used_seed)
     _echo_warnings(caught)
     write_dk_table(rel.distribution, out)
     if report is not None:
         write_json(report, rel.to_dict())
+    charge_on_commit(acc, rel.release)
     ev = rel.evaluation
     echo(f"{out}: {rel.mechanism} ε={epsilon:g} ({rel.neighbourhood}), sensitivity "
          f"{rel.sensitivity:g}, h={rel.max_degree}, {rel.n_clusters} noisy answers"

@@ -32,9 +32,11 @@ __all__ = ["COMMANDS"]
                    "numpy (reproducible, insecure).")
 def evaluate(input_path: str | None, suite: str, quick: bool, outdir: str, seed: int | None,
              noise: str) -> None:
-    """How private, how useful: re-identification risk of anonymized releases, empirical
-    lower bounds on ε of the DP mechanisms, and downstream utility, in one report.
+    """Report re-identification risk, empirical ε lower bounds and downstream utility.
 
+    How private, how useful: the linkage risk of the anonymized user–feature releases,
+    statistically valid lower bounds on the ε of the DP mechanisms (run with OpenDP noise on
+    worst-case neighbouring inputs) and what a downstream analysis loses, in one report.
     Writes OUT/report.html (with plots), OUT/report.md and OUT/report.json; the JSON lists
     claimed_epsilon and empirical_epsilon_lower_bound for every audited mechanism. All
     numbers are computed against the private input: keep the report with the operator.

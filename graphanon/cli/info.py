@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import click
 
 from ..metrics import describe_bipartite, describe_graph
 from ..report import to_jsonable
-from ._common import FORMAT_CHOICE, load_bipartite, load_graph
+from ._common import FORMAT_CHOICE, cleaning_report, load_bipartite, load_graph
 
 
 @click.command("info")
@@ -27,14 +28,20 @@ def info(path: str, fmt: str | None, bipartite: bool, preset: str | None, as_jso
     For a bipartite list (--bipartite) or a table (--preset): users, features, edges and
     the row / column degree statistics.
     """
+    data: Any
     if preset:
         from ..io.tables import load_preset
 
-        stats = describe_bipartite(load_preset(path, preset))
+        data = load_preset(path, preset)
+        stats = describe_bipartite(data)
     elif bipartite:
-        stats = describe_bipartite(load_bipartite(path))
+        data = load_bipartite(path)
+        stats = describe_bipartite(data)
     else:
-        stats = describe_graph(load_graph(path, fmt))
+        data = load_graph(path, fmt)
+        stats = describe_graph(data)
+    # what reading dropped, so that "degree min 0" is never a surprise
+    stats.update(cleaning_report(data))
     if as_json:
         click.echo(json.dumps(to_jsonable(stats), indent=2))
         return

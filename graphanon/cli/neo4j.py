@@ -62,6 +62,41 @@ def _check_before_connecting(memory_limit: str, out: str, fmt: str | None) -> No
         detect_format(out)
 
 
+def _check_universe_options(universe: str | None, universe_out: str | None,
+                            query: str | None) -> None:
+    if (universe is None) != (universe_out is None):
+        raise InvalidParameterError(
+            "The '--universe' and '--universe-out' options go together (what to export and "
+            "where).")
+    if universe is not None and query is not None:
+        raise InvalidParameterError(
+            "The '--universe' option needs labels: a --query cannot say which nodes exist.")
+
+
+def _write_universe(universe: Any, prefix: str) -> None:
+    """One id per line per set, and a JSON sidecar naming the universe's source."""
+    from .._ids import ids_as_text
+    from ..io._atomic import atomic_write_text
+
+    files = {}
+    for name in ("nodes", "users", "features"):
+        ids = getattr(universe, name)
+        if ids is None:
+            continue
+        text = ids_as_text(ids).tolist()
+        bad = next((x for x in text if "\n" in x or "\r" in x), None)
+        if bad is not None:
+            raise InvalidParameterError(
+                f"universe {name} id {bad!r} holds a line break; it cannot be written one id "
+                "per line.")
+        path = f"{prefix}.{name}.txt"
+        atomic_write_text(path, "".join(f"{x}\n" for x in text))
+        files[name] = {"path": path, "count": len(text)}
+        echo(f"wrote {path}: {len(text)} {name} ({universe.source})")
+    atomic_write_text(f"{prefix}.universe.json", json.dumps(
+        {"source": universe.source, "files": files}, indent=2) + "\n")
+
+
 def _ident(value: str | None, option: str) -> str | None:
     from ..io.cypher import validate_identifier
 
@@ -74,13 +109,22 @@ def neo4j() -> None:
 
     Credentials come from NEO4J_USER and NEO4J_PASSWORD (or a password file), never from
     the command line. Exit codes: 2 bad input, 3 privacy budget refused, 4 database
-    unavailable.
+    unavailable or database error (also: another writer took the release over while this
+    one wrote it).
     """
 
 
 _read_options = [
     click.option("--out", required=True, type=click.Path(dir_okay=False),
                  help="Output file."),
+    click.option("--universe", type=click.Choice(["label"]),
+                 help="Also export the public universe: every node with the label(s), "
+                 "isolated ones included (for edge-DP --nodes / randomized-response "
+                 "--users/--features). Needs --universe-out."),
+    click.option("--universe-out", metavar="PREFIX",
+                 help="With --universe: write PREFIX.nodes.txt (or PREFIX.users.txt and "
+                 "PREFIX.features.txt), one id per line, and PREFIX.universe.json saying "
+                 "where the universe came from."),
     click.option("--fetch-size", type=click.IntRange(1), default=10_000, show_default=True,
                  help="Records per network batch."),
     click.option("--memory-limit", default="4GiB", show_default=True,
@@ -109,10 +153,12 @@ def _with(options: list[Callable[..., Any]]) -> Callable[..., Any]:
 @_with(_read_options)
 @_connection_options
 def read_graph(label: str | None, rel: str | None, id_prop: str | None, node_props: str | None,
-               query: str | None, fmt: str | None, out: str, fetch_size: int, memory_limit: str,
+               query: str | None, fmt: str | None, out: str, universe: str | None,
+               universe_out: str | None, fetch_size: int, memory_limit: str,
                force: bool, uri: str | None, password_file: str | None,
                database: str | None) -> None:
-    """Export a social graph from Neo4j to a file."""
+    """Export a social graph from Neo4j to a file; report the read's throughput."""
+    from ..graph import Graph
     from ..io.files import write_graph
     from ..io.neo4j import Neo4jSource
 
@@ -123,7 +169,9 @@ def read_graph(label: str | None, rel: str | None, id_prop: str | None, node_pro
         _ident(rel, "--rel")
     _ident(id_prop, "--id-prop")
     props = _props(node_props, "--node-props")
+    _check_universe_options(universe, universe_out, query)
     _check_before_connecting(memory_limit, out, fmt)
+    found = None
     with _driver(uri, password_file, database) as (drv, db), progress_bar() as bar:
         src = Neo4jSource(drv, database=db, fetch_size=fetch_size, memory_limit=memory_limit,
                           progress=bar)
@@ -131,11 +179,21 @@ def read_graph(label: str | None, rel: str | None, id_prop: str | None, node_pro
             G = src.read_query_graph(query)
         else:
             assert label is not None and rel is not None
-            G = src.read_graph(label=label, rel_type=rel, id_property=id_prop,
-                               node_properties=props, force=force)
-    assert not isinstance(G, tuple)
-    write_graph(G, out, format=fmt)  # type: ignore[arg-type]
-    echo(f"wrote {out}: {G.n_nodes} nodes, {G.n_edges} edges")  # type: ignore[union-attr]
+            if universe is None:
+                G = src.read_graph(label=label, rel_type=rel, id_property=id_prop,
+                                   node_properties=props, force=force)
+            else:
+                G, found = src.read_graph(label=label, rel_type=rel, id_property=id_prop,
+                                          node_properties=props, force=force,
+                                          universe="label")
+    assert isinstance(G, Graph)
+    if src.last_read is not None:
+        echo(src.last_read.describe())
+    write_graph(G, out, format=fmt)
+    echo(f"wrote {out}: {G.n_nodes} nodes, {G.n_edges} edges")
+    if found is not None:
+        assert universe_out is not None
+        _write_universe(found, universe_out)
 
 
 @neo4j.command("read-bipartite")
@@ -154,10 +212,11 @@ def read_graph(label: str | None, rel: str | None, id_prop: str | None, node_pro
 @_connection_options
 def read_bipartite(user_label: str | None, feature_label: str | None, rel: str | None,
                    id_prop: str | None, feature_id_prop: str | None, user_props: str | None,
-                   props_out: str | None,
-                   query: str | None, out: str, fetch_size: int, memory_limit: str, force: bool,
+                   props_out: str | None, query: str | None, out: str, universe: str | None,
+                   universe_out: str | None, fetch_size: int, memory_limit: str, force: bool,
                    uri: str | None, password_file: str | None, database: str | None) -> None:
-    """Export a user–feature graph from Neo4j to a user<TAB>feature file."""
+    """Export a user–feature graph from Neo4j to a user<TAB>feature file; report the
+    read's throughput."""
     from ..graph import BipartiteGraph
     from ..io.files import write_bipartite
     from ..io.neo4j import Neo4jSource
@@ -176,9 +235,11 @@ def read_bipartite(user_label: str | None, feature_label: str | None, rel: str |
         raise InvalidParameterError(
             "The '--user-props' option needs '--props-out PREFIX' (the list itself holds only "
             "user<TAB>feature pairs).")
+    _check_universe_options(universe, universe_out, query)
     from ..io.neo4j import parse_size
 
     parse_size(memory_limit)
+    found = None
     with _driver(uri, password_file, database) as (drv, db), progress_bar() as bar:
         src = Neo4jSource(drv, database=db, fetch_size=fetch_size, memory_limit=memory_limit,
                           progress=bar)
@@ -186,13 +247,22 @@ def read_bipartite(user_label: str | None, feature_label: str | None, rel: str |
             B = src.read_query_graph(query, bipartite=True)
         else:
             assert user_label and feature_label and rel
-            B = src.read_bipartite(user_label=user_label, feature_label=feature_label,
-                                   rel_type=rel, user_id_property=id_prop,
-                                   feature_id_property=feature_id_prop or id_prop,
-                                   user_properties=props, force=force)
+            kwargs: dict[str, Any] = dict(
+                user_label=user_label, feature_label=feature_label, rel_type=rel,
+                user_id_property=id_prop, feature_id_property=feature_id_prop or id_prop,
+                user_properties=props, force=force)
+            if universe is None:
+                B = src.read_bipartite(**kwargs)
+            else:
+                B, found = src.read_bipartite(**kwargs, universe="label")
     assert isinstance(B, BipartiteGraph)
+    if src.last_read is not None:
+        echo(src.last_read.describe())
     write_bipartite(B, out)
     echo(f"wrote {out}: {B.n_users} users, {B.n_features} features, {B.n_edges} edges")
+    if found is not None:
+        assert universe_out is not None
+        _write_universe(found, universe_out)
     for prop in props:
         from ..io._atomic import atomic_write_text
 
@@ -313,9 +383,11 @@ def releases(as_json: bool, uri: str | None, password_file: str | None,
 @_connection_options
 def drop_release(release_id: str, uri: str | None, password_file: str | None,
                  database: str | None) -> int:
-    """Delete a release subgraph (the ε it spent stays spent)."""
-    from ..io.neo4j import Neo4jSink
+    """Delete a release subgraph (the ε it spent stays spent). A writer still writing it
+    stops at its next transaction."""
+    from ..io.neo4j import Neo4jSink, validate_release_id
 
+    validate_release_id(release_id)  # before connecting
     with _driver(uri, password_file, database) as (drv, db):
         found = Neo4jSink(drv, database=db).drop_release(release_id)
     if not found:

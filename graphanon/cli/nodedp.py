@@ -18,7 +18,19 @@ from ..io.dk_tables import write_dk_table
 from ..io.files import write_graph
 from ..metrics import describe_graph
 from ..privacy.release import NOT_PRIVATE_NOTE
-from ._common import echo, load_graph, make_rng, noise_options, resolve_noise, write_json
+from ._common import (
+    charge_on_commit,
+    echo,
+    ledger_options,
+    load_graph,
+    make_rng,
+    nodes_option,
+    noise_options,
+    open_ledger,
+    read_universe,
+    resolve_noise,
+    write_json,
+)
 
 __all__ = ["COMMANDS", "release_dk_node"]
 
@@ -64,7 +76,7 @@ def release_dk_node(input_path: str, *, d: int, epsilon: float, theta: int | str
                     projection: str = "ead", select_fraction: float = 0.1,
                     backend: Any = None, rng: np.random.Generator | None = None,
                     seed: int | None = None, out: str, report: str | None = None,
-                    fmt: str | None = None) -> dict[str, Any]:
+                    fmt: str | None = None, accountant: Any = None) -> dict[str, Any]:
     """Implementation of ``graphanon release-dk --privacy node`` (θ-dKε).
 
     Reads INPUT, runs :func:`~graphanon.privacy.node_dp.theta_dk_release`, writes the released
@@ -99,11 +111,12 @@ def release_dk_node(input_path: str, *, d: int, epsilon: float, theta: int | str
     # the preserved edge ratio |E^θ|/|E| is computed from the private graph: evaluation only
     utility = {**dk_utility(G, rel), "preserved_edge_ratio": rel.preserved_edge_ratio}
     payload = {"release": rel.release.to_dict(), "theta": rel.theta, "d": d,
-               "n_rows": rel.table.n_tuples, "seconds": rel.seconds,
-               "not_private": {"note": NOT_PRIVATE_NOTE, **utility}}
+               "n_rows": rel.table.n_tuples,
+               "not_private": {"note": NOT_PRIVATE_NOTE, "seconds": rel.seconds, **utility}}
     write_dk_table(rel.table, out)
     if report:
         write_json(report, payload)
+    charge_on_commit(accountant, rel.release)
     echo(f"{out}: θ-dKε node-DP ε={epsilon:g}, θ={rel.theta}, sensitivity "
          f"{rel.release.sensitivity:g}; L1 {utility.get('l1', float('nan')):.0f} vs truth "
          "(not private)")
@@ -136,15 +149,22 @@ def release_dk_node(input_path: str, *, d: int, epsilon: float, theta: int | str
               help="RPS: spread a region's nodes along the quantile line, or put them at its "
                    "lower boundary (the seed's rule).")
 @noise_options
+@nodes_option
+@ledger_options
 @click.option("--out", required=True, type=click.Path(dir_okay=False),
               help="Released degree histogram as a 1K dK table (TSV: degree1<TAB>count).")
 @click.option("--report", type=click.Path(dir_okay=False), help="JSON report.")
 def release_degrees(input_path: str, method: str, epsilon: float, max_degree: int | None,
                     max_nodes: int | None, theta: int | None, depth: int | None,
                     rps_counts: str | None, summary: str | None, noise: str, seed: int | None,
-                    out: str,
+                    nodes_path: str | None, ledger: str | None, dataset: str | None,
+                    budget: float | None, budget_neighbourhood: str | None, out: str,
                     report: str | None) -> None:
-    """Release a differentially private degree sequence of INPUT."""
+    """Release a differentially private degree sequence of INPUT.
+
+    rps and laplace are node-DP (no --nodes: the node set itself is private); hay is
+    edge-DP and releases one degree per node, so it needs the public node set (--nodes).
+    """
     from ..errors import InvalidParameterError
     from ..privacy.rps import (
         hay_degree_sequence,
@@ -159,9 +179,18 @@ def release_degrees(input_path: str, method: str, epsilon: float, max_degree: in
             "--summary": (summary, "rps"), "--theta": (theta, "laplace")}
     misplaced = [f"{opt} (for --method {m})" for opt, (v, m) in only.items()
                  if v is not None and m != method]
+    if nodes_path is not None and method != "hay":
+        misplaced.append("--nodes (for --method hay; node-DP protects the node set itself)")
     if misplaced:
         raise InvalidParameterError(
             f"The option(s) {', '.join(misplaced)} do not apply to --method {method}.")
+    if method == "hay" and nodes_path is None:
+        raise InvalidParameterError(
+            "release-degrees --method hay (edge-DP) releases one degree per node: it needs the "
+            "public node set (--nodes FILE); reading it off the edges would leak it.")
+    acc = open_ledger(ledger, dataset, budget, budget_neighbourhood,
+                      neighbourhood="edge" if method == "hay" else "node", epsilon=epsilon)
+    nodes = read_universe(nodes_path, "node")
     G = load_graph(input_path)
     backend, rng, used_seed = resolve_noise(noise, seed)
     kw: dict[str, Any] = {"backend": backend, "rng": rng, "seed": used_seed}
@@ -173,14 +202,16 @@ def release_degrees(input_path: str, method: str, epsilon: float, max_degree: in
     elif method == "laplace":
         rel = laplace_degree_sequence(G, epsilon=epsilon, theta=theta or 64, **kw)
     else:
-        rel = hay_degree_sequence(G, epsilon=epsilon, **kw)
+        rel = hay_degree_sequence(G, epsilon=epsilon, nodes=nodes, **kw)
     payload = {"release": rel.release.to_dict(), "method": method,
-               "n_released": int(rel.degrees.size)}
+               "n_released": int(rel.degrees.size),
+               "not_private": {"note": NOT_PRIVATE_NOTE, "seconds": rel.seconds}}
     # a 1K dK table, so it can be written to Neo4j (neo4j write-release --table) or fed to
     # generate like any other released statistic; both writes are atomic
     write_dk_table(rel.histogram(), out)
     if report:
         write_json(report, payload)
+    charge_on_commit(acc, rel.release)
     echo(f"{method}: released {rel.degrees.size} degrees (ε={epsilon}, "
          f"{rel.release.neighbourhood}-DP) -> {out}")
 

@@ -8,7 +8,18 @@ import click
 
 from ..errors import InvalidParameterError
 from ..io.dk_tables import write_dk_table
-from ._common import echo, load_graph, noise_options, resolve_noise, write_json
+from ._common import (
+    charge_on_commit,
+    echo,
+    ledger_options,
+    load_graph,
+    nodes_option,
+    noise_options,
+    open_ledger,
+    read_universe,
+    resolve_noise,
+    write_json,
+)
 
 __all__ = ["COMMANDS"]
 
@@ -37,6 +48,8 @@ __all__ = ["COMMANDS"]
               show_default=True,
               help="strict: audited; thesis: chapter 8 as written (warns, no guarantee).")
 @noise_options
+@nodes_option
+@ledger_options
 @click.option("--out", required=True, type=click.Path(dir_okay=False),
               help="TSV: degree<TAB>count (1K) or deg1<TAB>deg2<TAB>count (2K).")
 @click.option("--report", type=click.Path(dir_okay=False), help="JSON report.")
@@ -44,8 +57,15 @@ def release_personalized_cmd(input_path: str, d: str, privacy: str, method: str,
                              prefs_path: str | None, prefs_scheme: str | None,
                              prefs_attribute: str | None, default_epsilon: float | None,
                              theta: int | None, mu: str, k: int | None, calibration: str,
-                             noise: str, seed: int | None, out: str, report: str | None) -> None:
-    """Release the 1K/2K distribution of INPUT where every node has its own ε."""
+                             noise: str, seed: int | None, nodes_path: str | None,
+                             ledger: str | None, dataset: str | None, budget: float | None,
+                             budget_neighbourhood: str | None, out: str,
+                             report: str | None) -> None:
+    """Release the 1K/2K distribution of INPUT where every node has its own ε.
+
+    Edge-PDP needs the public node set (--nodes FILE); node-PDP refuses it. With --ledger
+    the release is charged its largest per-node ε.
+    """
     from ..privacy.personalized import release_personalized
     from ..privacy.preferences import from_attribute, thesis_scheme
 
@@ -58,6 +78,16 @@ def release_personalized_cmd(input_path: str, d: str, privacy: str, method: str,
             "Under --privacy node the preference table must be public and independent of "
             "which nodes are present: pass --prefs FILE. --prefs-scheme and --prefs-attribute "
             "derive it from the private node set.")
+    if privacy == "edge" and nodes_path is None:
+        raise InvalidParameterError(
+            "release-personalized --privacy edge needs the public node set (--nodes FILE): "
+            "edge-PDP treats it as public, and an edge list cannot say which nodes exist.")
+    if privacy == "node" and nodes_path is not None:
+        raise InvalidParameterError(
+            "The '--nodes' option applies to --privacy edge; under node-PDP the node set "
+            "itself is private.")
+    acc = open_ledger(ledger, dataset, budget, budget_neighbourhood, neighbourhood=privacy)
+    nodes = read_universe(nodes_path, "node")
     G = load_graph(input_path)
     backend, rng, used_seed = resolve_noise(noise, seed)
     if prefs_path is not None:
@@ -67,17 +97,18 @@ def release_personalized_cmd(input_path: str, d: str, privacy: str, method: str,
     elif prefs_attribute is not None:
         prefs = from_attribute(G, prefs_attribute, default=default_epsilon)
     else:
-        prefs = thesis_scheme(G.node_ids, rng=rng)  # public preferences, seeded by --seed
+        prefs = thesis_scheme(nodes, rng=rng)  # over the public universe, seeded by --seed
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         rel = release_personalized(G, prefs, d=int(d), privacy=privacy, method=method,
                                    theta=theta, mu=mu, k=k, calibration=calibration,
-                                   backend=backend, rng=rng, seed=used_seed)
+                                   nodes=nodes, backend=backend, rng=rng, seed=used_seed)
     for w in caught:
         click.echo(f"graphanon: warning: {w.message}", err=True)
     write_dk_table(rel.table, out)
     if report:
         write_json(report, rel.to_dict())
+    charge_on_commit(acc, rel.release)
     s = rel.release.epsilon_summary
     claim = ("no privacy claim (thesis calibration)" if s is None else
              f"per-node ε in [{s['min']:.3g}, {s['max']:.3g}]")

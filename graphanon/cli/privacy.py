@@ -8,7 +8,20 @@ import click
 
 from ..errors import InvalidParameterError
 from ..privacy.release import NOT_PRIVATE_NOTE
-from ._common import echo, load_bipartite, make_rng, noise_options, progress_bar, write_json
+from ._common import (
+    charge_on_commit,
+    echo,
+    ledger_options,
+    load_bipartite,
+    make_rng,
+    noise_options,
+    open_ledger,
+    progress_bar,
+    pseudonym_options,
+    pseudonymized,
+    read_universe,
+    write_json,
+)
 
 __all__ = ["COMMANDS"]
 
@@ -28,10 +41,18 @@ __all__ = ["COMMANDS"]
 @click.option("--report", "report_path", required=True, type=click.Path(dir_okay=False),
               help="JSON report: the Release record; jaccard / suppressed / created against "
                    "the input under not_private (for the operator, not to publish).")
+@click.option("--users", "users_path", type=click.Path(dir_okay=False), required=True,
+              help="PUBLIC user universe: one user id per line (every user that may appear).")
+@click.option("--features", "features_path", type=click.Path(dir_okay=False), required=True,
+              help="PUBLIC feature universe: one feature id per line.")
 @noise_options
+@ledger_options
+@pseudonym_options
 def randomized_response_cmd(
     input_path: str, epsilon: float, level: str, out_path: str, report_path: str,
-    seed: int | None, noise: str,
+    users_path: str, features_path: str, seed: int | None, noise: str, ledger: str | None,
+    dataset: str | None, budget: float | None, budget_neighbourhood: str | None,
+    keep_ids: bool, pseudonym_map: str | None,
 ) -> None:
     """Randomize every cell of INPUT (user<TAB>feature pairs) and write OUT and REPORT.
 
@@ -40,6 +61,10 @@ def randomized_response_cmd(
     smooth-k-anonymity paper). Expect the Jaccard similarity to collapse on sparse data
     unless ε is large. The coin flips are the mechanism's noise: with --noise opendp (the
     default) they come from the OS CSPRNG and cannot be seeded.
+
+    Every cell of USERS x FEATURES is randomized, so both sets must be public: pass them
+    (--users, --features; one id per line). Users appear in OUT under keyed per-release
+    pseudonyms unless --keep-ids.
     """
     from ..metrics import edge_set_metrics
     from ..privacy.randomized_response import randomized_response
@@ -52,26 +77,36 @@ def randomized_response_cmd(
     rng = None
     if noise == "numpy-insecure":
         rng, seed = make_rng(seed)
+    acc = open_ledger(ledger, dataset, budget, budget_neighbourhood, neighbourhood=level,
+                      epsilon=epsilon)
+    users = read_universe(users_path, "user")
+    features = read_universe(features_path, "feature")
     B = load_bipartite(input_path)
     with progress_bar() as progress:
-        res = randomized_response(B, epsilon=epsilon, level=level, rng=rng, progress=progress)
+        res = randomized_response(B, epsilon=epsilon, level=level, users=users,
+                                  features=features, rng=rng, progress=progress)
     release = dataclasses.replace(res.release, seed=seed)
     metrics = edge_set_metrics(B, res.graph)
     from ..io.files import write_bipartite
 
-    write_bipartite(res.graph, out_path)
+    published = pseudonymized(res.graph, release_id=release.release_id, keep_ids=keep_ids,
+                              out=out_path, pseudonym_map=pseudonym_map)
+    write_bipartite(published, out_path)
     write_json(report_path, {
         "release": release.to_dict(),
         "output": out_path,
         "output_edges": res.graph.n_edges,
+        "user_ids": "real (--keep-ids)" if keep_ids else "keyed per-release pseudonyms",
         "not_private": {
             "note": NOT_PRIVATE_NOTE,
             "metrics": metrics,
             "kept": res.kept,
             "created": res.created,
             "input_edges": B.n_edges,
+            "seconds": res.seconds,
         },
     })
+    charge_on_commit(acc, release)
     echo(f"randomized response ({level}-DP, ε={epsilon:g}, p={res.p:.6g}): "
          f"{res.graph.n_edges} cells released; jaccard {metrics['jaccard']:.4f}, "
          f"suppressed {metrics['suppressed']:.4f}, created {metrics['created']:.4f}")

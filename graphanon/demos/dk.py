@@ -26,9 +26,9 @@ PUBLIC_MAX_DEGREE = 30  # a public cap chosen for the demo, not read from the da
 def step_dk(ctx: DemoContext) -> Section:
     """dK-series of polbooks: extraction, ε-edge-DP 2K releases, synthetic graphs."""
     G = ctx.graph
-    out = ctx.outdir / "dk"
     for d in (1, 2, 3):
-        write_dk_table(dk_distribution(G, d), out / f"polbooks_{d}k.tsv")
+        write_dk_table(dk_distribution(G, d), ctx.operator(
+            f"dk/polbooks_{d}k.tsv", "exact statistic of the private input (no privacy)"))
     rng = ctx.rng(5)
     rows, releases = [], {}
     options: tuple[tuple[str, dict[str, Any]], ...] = (
@@ -37,7 +37,10 @@ def step_dk(ctx: DemoContext) -> Section:
         R = release_dk(G, d=2, epsilon=EPSILON, max_degree=PUBLIC_MAX_DEGREE,
                        microaggregation=micro, rng=rng, **kw)
         releases[micro] = R
-        write_dk_table(R.distribution, out / f"polbooks_2k_{R.mechanism}.tsv")
+        path = ctx.publish(f"dk/polbooks_2k_{R.mechanism}.tsv",
+                           f"{R.mechanism}: ε={EPSILON:g} edge-DP, OpenDP noise")
+        write_dk_table(R.distribution, path)
+        ctx.write_record(path, R.release)
         ev = R.evaluation
         rows.append([R.mechanism, R.epsilon, R.sensitivity, R.n_clusters,
                      round(ev["l1"]), round(ev["euclidean"], 1),
@@ -46,8 +49,12 @@ def step_dk(ctx: DemoContext) -> Section:
     assert isinstance(exact_2k, DKDistribution)
     exact = generate_2k(exact_2k, rng=ctx.rng(6))
     private = generate_2k(releases["mpdc"].distribution, rng=ctx.rng(7))
-    write_graph(exact.graph, out / "polbooks_2k_graph.txt")
-    write_graph(private.graph, out / "polbooks_2k_graph_mpdc_private.txt")
+    write_graph(exact.graph, ctx.operator(
+        "dk/polbooks_2k_graph.txt", "realizes the exact 2K: as revealing as the statistic"))
+    path = ctx.publish("dk/polbooks_2k_graph_mpdc_private.txt",
+                       "generated from the MPDC-dK release: post-processing of an ε-DP output")
+    write_graph(private.graph, path)
+    ctx.write_record(path, releases["mpdc"].release)
     uex = synthetic_utility(G, exact.graph, rng=ctx.rng(8), n_sources=50)
     upr = synthetic_utility(G, private.graph, rng=ctx.rng(9), n_sources=50)
     keys = ["1k_l1", "2k_l1", "2k_euclidean", "avg_clustering_synthetic",
@@ -71,7 +78,8 @@ def step_dk(ctx: DemoContext) -> Section:
     return Section(
         title="dK-series: edge-DP joint degree releases and synthetic dK-graphs",
         text=[
-            "Exact 1K/2K/3K tables of polbooks are in dk/. The 2K distribution (161 distinct "
+            "Exact 1K/2K/3K tables of polbooks are in operator/dk/ (not private); the "
+            "releases in publish/dk/. The 2K distribution (161 distinct "
             "degree pairs) is released under ε-edge-DP with a public degree bound "
             f"h = {PUBLIC_MAX_DEGREE}: noise on every one of the h(h+1)/2 domain cells "
             "(plain), or on the sums of data-independent clusters of cells (MDAV-dK, "

@@ -40,8 +40,8 @@ def step_node_dp(ctx: DemoContext) -> Section:
                                seed=ctx.seed)
         rps = rps_degree_sequence(G, epsilon=1.0, max_degree=int(G.degrees.max()),
                                   backend=insecure(rng), rng=rng, seed=ctx.seed)
-        hay = hay_degree_sequence(G, epsilon=1.0, backend=insecure(rng), rng=rng,
-                                  seed=ctx.seed)
+        hay = hay_degree_sequence(G, epsilon=1.0, nodes=G.node_ids, backend=insecure(rng),
+                                  rng=rng, seed=ctx.seed)
     m = dk_utility(G, rel)
     deg_rows = [[r.method, r.release.neighbourhood, r.degrees.size,
                  round(degree_sequence_metrics(G, r)["emd"], 3),

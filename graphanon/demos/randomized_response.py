@@ -29,15 +29,22 @@ def step_randomized_response(ctx: DemoContext) -> Section:
     rng = ctx.rng(3)
     rows: list[Sequence[Any]] = []
     data: dict[str, Any] = {}
+    # the sample's users and one-hot values are its public universe (the table's rows and
+    # its columns' value sets are known; what is protected is which user has which value)
+    users, features = B.user_ids, B.feature_ids
     for eps in DEMO_EPSILONS:
-        res = randomized_response(B, epsilon=eps, level="edge", rng=rng)
+        res = randomized_response(B, epsilon=eps, level="edge", rng=rng, users=users,
+                                  features=features)
         m = edge_set_metrics(B, res.graph)
-        write_bipartite(res.graph, ctx.outdir / "randomized_response" / f"adult_eps{eps:g}.tsv")
+        write_bipartite(res.graph, ctx.operator(
+            f"randomized_response/adult_eps{eps:g}.tsv",
+            "seeded numpy-insecure coin flips (reproducible, not a secure release)"))
         rows.append([eps, res.p, res.graph.n_edges, m["jaccard"], m["suppressed"],
                      m["created"]])
         data[f"eps={eps:g}"] = {"metrics": m, "release": res.release.to_dict()}
     node_eps = 5.0 * B.n_features
-    node = randomized_response(B, epsilon=node_eps, level="node", rng=rng)
+    node = randomized_response(B, epsilon=node_eps, level="node", rng=rng, users=users,
+                               features=features)
     m_node = edge_set_metrics(B, node.graph)
     rows.append([f"{node_eps:g} (node)", node.p, node.graph.n_edges, m_node["jaccard"],
                  m_node["suppressed"], m_node["created"]])

@@ -280,6 +280,10 @@ def _anonymize(slices: list[dict[str, Any]], starts: list[int], seeds: list[int]
         sizes_all.append(np.bincount(labels))
     user = np.concatenate(out_u)
     feature = np.concatenate(out_f)
+    if params.get("pseudonym_key") is not None:
+        from ..privacy.pseudonyms import pseudonymize_with_key
+
+        user = pseudonymize_with_key(user, params["pseudonym_key"])
     path = None
     if not violations:
         path = write_part(folder, name, {"user": user, "feature": feature})
@@ -362,9 +366,14 @@ def smooth_k_distributed(
     n_partitions: int | None = None,
     chunks_per_task: int | None = None,
     clusters_out: str | None = None,
+    pseudonym_key: bytes | None = None,
     progress: ProgressFn = log_progress,
 ) -> DistributedSmoothKResult:
     """Smooth-k-anonymize a partitioned Parquet user × feature list on a Dask cluster.
+
+    With ``pseudonym_key`` (a scope key of :func:`graphanon.privacy.pseudonyms.scope_key`)
+    the workers write keyed pseudonyms instead of the user ids; the pairs are otherwise the
+    same.
 
     The output (the set of ``(user, feature)`` pairs, and the cluster of every user if
     ``clusters_out`` is given) is identical to
@@ -501,7 +510,7 @@ def smooth_k_distributed(
     per_task = chunks_per_task or max(1, math.ceil(n_chunks / (4 * workers)))
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     params = {"k": k, "alpha": alpha, "restarts": restarts, "postprocess": postprocess,
-              "search": search, "variant": variant}
+              "search": search, "variant": variant, "pseudonym_key": pseudonym_key}
     with output_folder(out) as folder:
         results = []
         for ti, c0 in enumerate(range(0, n_chunks, per_task)):

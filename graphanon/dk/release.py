@@ -67,12 +67,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import check_choice, check_epsilon, check_int
+from .._validation import check_choice, check_cluster_size, check_epsilon, check_int
 from ..errors import InvalidParameterError
 from ..graph import Graph
 from ..metrics import euclidean_distance, ks_distance, l1_distance
 from ..privacy.noise import NoiseBackend, dp_scale, get_backend
-from ..privacy.release import NOT_PRIVATE_NOTE, Release
+from ..privacy.release import NOT_PRIVATE_NOTE, Release, started_at
 from .extract import DKDistribution, cell_index, domain_cells
 from .microaggregation import Partition, grid_partition, mdav, mpdc, sae, tile_partition
 
@@ -180,9 +180,10 @@ class DKRelease:
             "threshold": self.release.params.get("threshold"),
             "n_released_tuples": self.distribution.n_tuples,
             "released_total": self.distribution.total,
-            "seconds": self.seconds,
-            # l1 / ks / euclidean / sae compare against the private input
-            "not_private": {"note": NOT_PRIVATE_NOTE, **self.evaluation},
+            # l1 / ks / euclidean / sae compare against the private input; the wall time
+            # depends on it too
+            "not_private": {"note": NOT_PRIVATE_NOTE, "seconds": self.seconds,
+                            **self.evaluation},
         }
 
 
@@ -588,6 +589,7 @@ def release_dk(
     sensitivity_rule: str = "tight",
     threshold: int | None = None,
     form: str = "auto",
+    nodes: Any = None,
     backend: NoiseBackend | None = None,
     rng: np.random.Generator | None = None,
     seed: int | None = None,
@@ -603,9 +605,10 @@ def release_dk(
     epsilon
         Privacy budget ε > 0.
     max_degree
-        Public degree bound ``h``. ``None`` uses ``n − 1`` (the node count is public under
-        edge-DP) with a :class:`DegreeBoundWarning`. Degrees above ``h`` are top-coded to
-        ``h`` (the guarantee holds for every graph; never the observed maximum).
+        Public degree bound ``h``. Degrees above ``h`` are top-coded to ``h`` (the guarantee
+        holds for every graph; never the observed maximum). ``None`` is allowed only with a
+        public node universe ``nodes`` and then uses ``h = |nodes| − 1`` with a
+        :class:`DegreeBoundWarning`.
     microaggregation
         ``"none"`` (plain Laplace baseline), ``"mdav"`` (needs ``k``) or ``"mpdc"`` (needs
         ``tau``); 2K only.
@@ -638,6 +641,14 @@ def release_dk(
         Noise backend; default the secure OpenDP backend.
     rng
         Randomness for post-processing (splitting cluster sums). Default: a fresh generator.
+    nodes
+        The public node universe (array-like of ids, e.g. read by
+        :func:`graphanon.io.universe.read_id_list`): it must list every node of ``G``;
+        listed nodes without edges count as degree 0. Edge-DP compares graphs on one node
+        set, so the node set is public — but an edge list cannot say which nodes exist
+        (:mod:`graphanon.universe`). Without ``nodes`` the release uses nothing that depends
+        on the node set: the 1K histogram covers degrees ``1..h`` only (degree 0 is left
+        out) and ``max_degree`` is required.
     seed
         Recorded in the Release when the run was seeded.
 
@@ -666,6 +677,7 @@ def release_dk(
     """
     owner = "release_dk"
     t0 = time.perf_counter()
+    started = started_at()
     d = check_int(d, "d", owner, low=1, high=2)
     epsilon = check_epsilon(epsilon, "epsilon", owner)
     check_choice(privacy, "privacy", owner, PRIVACY)
@@ -677,28 +689,46 @@ def release_dk(
         threshold = check_int(threshold, "threshold", owner, low=1)
     if not isinstance(G, Graph):
         raise InvalidParameterError(f"{owner} needs a graphanon Graph. Got {type(G).__name__}.")
-    n = G.n_nodes
+    universe = nodes is not None
+    if universe:
+        G = G.with_nodes(nodes)
+    n = G.n_nodes if universe else None  # public only when the universe is given
     if max_degree is None:
+        if n is None:
+            raise InvalidParameterError(
+                f"The 'max_degree' parameter of {owner} is required without a public node "
+                "universe: h = n - 1 would read the node count off the private data. Pass a "
+                "public degree bound (--max-degree), or the public node set (nodes=, "
+                "--nodes FILE).")
         h = max(n - 1, 1)
         warnings.warn(
-            f"No public degree bound given: using h = n - 1 = {h}. The noise grows with h; "
-            "pass a public bound (--max-degree).", DegreeBoundWarning, stacklevel=2)
+            f"No public degree bound given: using h = |nodes| - 1 = {h}. The noise grows "
+            "with h; pass a public bound (--max-degree).", DegreeBoundWarning, stacklevel=2)
     else:
         h = check_int(max_degree, "max_degree", owner, low=1)
+    lo = 0 if (universe or d == 2) else 1  # 1K without a universe: degrees 1..h
     if d == 1 and microaggregation != "none":
         raise InvalidParameterError(
             "The 'microaggregation' parameter of release_dk must be 'none' for d = 1 "
             "(dK-microaggregation is defined on 2K).")
+    n_cells = h + 1 - lo if d == 1 else h * (h + 1) // 2
+    # parameters that would make a microaggregation another mechanism are refused: k = 1 or
+    # tau = 0 aggregates nothing (the plain release), k >= the domain one cluster (a total)
     if microaggregation == "mdav":
-        if k is None:
-            raise InvalidParameterError("The 'k' parameter of release_dk is required for mdav.")
-        k = check_int(k, "k", owner, low=1)
+        k = check_cluster_size(k, owner, cells=n_cells, mechanism=f"MDAV-dK (h = {h})",
+                               plain="--microaggregation none")
     if microaggregation == "mpdc":
         if tau is None:
             raise InvalidParameterError(
                 "The 'tau' parameter of release_dk is required for mpdc.")
         tau = check_int(tau, "tau", owner, low=0)
-    n_cells = h + 1 if d == 1 else h * (h + 1) // 2
+        if not 1 <= tau <= max(h - 2, 1):
+            raise InvalidParameterError(
+                f"The 'tau' parameter of release_dk must be an int in [1, {max(h - 2, 1)}] for "
+                f"MPDC-dK with h = {h}. Got {tau}: "
+                + ("tau = 0 puts every cell in a box of its own (that is --microaggregation "
+                   "none)." if tau < 1 else
+                   "one box of side tau + 1 would cover the whole domain (a noisy total)."))
     if form == "sampled" and (microaggregation != "none" or domain != "public"):
         raise InvalidParameterError(
             "The 'form' parameter of release_dk can be 'sampled' only without "
@@ -724,9 +754,12 @@ def release_dk(
     if sampled:
         return _release_sampled(G, d=d, h=h, n_cells=n_cells, epsilon=epsilon,
                                 privacy=privacy, sensitivity_rule=sensitivity_rule,
-                                threshold=threshold, backend=backend, seed=seed, t0=t0)
+                                threshold=threshold, backend=backend, seed=seed, t0=t0,
+                                started=started, n=n, lo=lo)
 
     x = dk_query(G, d=d, h=h)
+    if lo:
+        x[:lo] = 0  # not released: the degree-0 count depends on the private node set
     part: Partition | None = None
     observed: npt.NDArray[np.int64] | None = None
     if d == 2 and domain == "observed":
@@ -753,7 +786,7 @@ def release_dk(
             f"{sensitivity(d, h)[0]:g}: valid, but adds needless noise.",
             LooseSensitivityWarning, stacklevel=2)
 
-    answers = x if observed is None else x[observed]
+    answers = x[lo:] if observed is None else x[observed]
     if part is not None:
         answers = np.bincount(part.labels, weights=answers,
                               minlength=part.n_clusters).astype(np.int64)
@@ -763,7 +796,8 @@ def release_dk(
         noisy = np.where(noisy >= threshold, noisy, 0)
     per_point = split_evenly(noisy, part, rng) if part is not None else noisy
     if d == 1:
-        dist = postprocess_1k(per_point, n_nodes=n)
+        dist = _without_low(postprocess_1k(np.concatenate([np.zeros(lo, np.int64), per_point]),
+                                           n_nodes=n), lo)
     else:
         full = per_point
         if observed is not None:
@@ -777,7 +811,7 @@ def release_dk(
     params: dict[str, Any] = {"d": d, "max_degree": h, "microaggregation": microaggregation,
                               "domain": domain, "sensitivity_rule": sensitivity_rule,
                               "top_coding": f"degrees >= {h} counted as {h}",
-                              "n_nodes": n}
+                              "node_universe": _universe_note(nodes, d)}
     if k is not None and microaggregation == "mdav":
         params["k"] = k
     if tau is not None and microaggregation == "mpdc":
@@ -807,10 +841,8 @@ def release_dk(
         params=params,
         backend=getattr(backend, "name", type(backend).__name__),
         seed=seed,
-        source_fingerprint=G.fingerprint,
-        seconds=seconds,
-    )
-    tcells = np.flatnonzero(x)
+        source_fingerprint=G.content_hash, created_at=started)
+    tcells = np.flatnonzero(x)  # (degree 0 is already zeroed when it is not released)
     evaluation = _errors(tcells, x[tcells], dist, h)
     if part is not None and points is not None:
         evaluation["sae"] = sae(points, part)
@@ -839,8 +871,13 @@ def _errors(tcells: npt.NDArray[np.int64], tvals: npt.NDArray[np.int64],
 
 def _release_sampled(G: Graph, *, d: int, h: int, n_cells: int, epsilon: float,
                      privacy: str, sensitivity_rule: str, threshold: int | None,
-                     backend: NoiseBackend, seed: int | None, t0: float) -> DKRelease:
-    """The sampled form of the plain release (validated inputs; see :func:`release_dk`)."""
+                     backend: NoiseBackend, seed: int | None, t0: float,
+                     started: str, n: int | None, lo: int) -> DKRelease:
+    """The sampled form of the plain release (validated inputs; see :func:`release_dk`).
+
+    ``lo = 1``: a 1K release without a node universe; its domain is degrees ``1..h``
+    (``n_cells = h``, cell ``c`` holds degree ``c + 1``).
+    """
     sens, derivation = sensitivity(d, h, privacy=privacy, rule=sensitivity_rule)
     if sensitivity_rule == "thesis":
         warnings.warn(
@@ -850,18 +887,22 @@ def _release_sampled(G: Graph, *, d: int, h: int, n_cells: int, epsilon: float,
     scale = dp_scale(sens, epsilon)
     tau = default_threshold(scale, n_cells) if threshold is None else threshold
     tcells, tvals, _ = dk_query_sparse(G, d=d, h=h)
-    cells, vals = sampled_threshold_noise(tcells, tvals, n_cells, sensitivity=sens,
+    if lo:
+        keep = tcells >= lo
+        tcells, tvals = tcells[keep], tvals[keep]
+    cells, vals = sampled_threshold_noise(tcells - lo, tvals, n_cells, sensitivity=sens,
                                           epsilon=epsilon, threshold=tau, backend=backend)
+    cells = cells + lo
     if d == 1:
-        dense = np.zeros(n_cells, dtype=np.int64)
+        dense = np.zeros(n_cells + lo, dtype=np.int64)
         dense[cells] = vals
-        dist = postprocess_1k(dense, n_nodes=G.n_nodes)
+        dist = _without_low(postprocess_1k(dense, n_nodes=n), lo)
     else:
         dist = postprocess_2k_sparse(cells, vals, h)
     params: dict[str, Any] = {
         "d": d, "max_degree": h, "microaggregation": "none", "domain": "public",
         "sensitivity_rule": sensitivity_rule, "top_coding": f"degrees >= {h} counted as {h}",
-        "n_nodes": G.n_nodes, "form": "sampled", "threshold": tau,
+        "node_universe": _universe_note(n, d), "form": "sampled", "threshold": tau,
         "threshold_rule": ("default: ceil(noise_scale * ln(n_domain_cells))"
                            if threshold is None else "given"),
         "noise_scale": scale, "n_domain_cells": n_cells,
@@ -873,10 +914,27 @@ def _release_sampled(G: Graph, *, d: int, h: int, n_cells: int, epsilon: float,
         mechanism=f"dk{d}-laplace-thresholded", neighbourhood=privacy, epsilon=epsilon,
         sensitivity=sens, sensitivity_derivation=derivation, params=params,
         backend=getattr(backend, "name", type(backend).__name__), seed=seed,
-        source_fingerprint=G.fingerprint, seconds=seconds)
+        source_fingerprint=G.content_hash, created_at=started)
     evaluation = _errors(tcells, tvals, dist, h)
     return DKRelease(dist, vals, None, rec.mechanism, rec.neighbourhood, rec.epsilon, sens, h,
                      rec, evaluation, seconds, noisy_cells=cells)
+
+
+def _without_low(dist: DKDistribution, lo: int) -> DKDistribution:
+    """A 1K table without the degrees below ``lo`` (post-processing may move a node there)."""
+    if not lo:
+        return dist
+    keep = dist.degrees[:, 0] >= lo
+    return DKDistribution(dist.kind, dist.degrees[keep], dist.counts[keep])
+
+
+def _universe_note(universe: Any, d: int) -> str:
+    """The ``node_universe`` parameter of a record (public: the universe is given)."""
+    if universe is not None:
+        return "given by the operator (public node set; its size fixes the degree-0 bin)"
+    if d == 1:
+        return "none: degree 0 is left out (its count depends on which nodes exist)"
+    return "none needed (2K counts edges only)"
 
 
 def true_distribution(G: Graph, d: int, h: int) -> npt.NDArray[np.float64]:

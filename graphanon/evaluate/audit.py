@@ -637,7 +637,8 @@ def _rr_mechanism(epsilon: float, level: str) -> Mechanism:
 
     def run(B: BipartiteGraph, backend: NoiseBackend) -> tuple[Any, Release]:
         rng = backend.rng if isinstance(backend, NumpyInsecureBackend) else None
-        res = randomized_response(B, epsilon=epsilon, level=level, rng=rng)
+        res = randomized_response(B, epsilon=epsilon, level=level, users=B.user_ids,
+                                  features=B.feature_ids, rng=rng)
         return res.graph.to_dense().ravel().astype(np.float64), res.release
 
     return run
@@ -711,8 +712,9 @@ def audit_targets(
     def dk(d: int, micro: str = "none") -> Mechanism:
         def run(G: Graph, backend: NoiseBackend) -> tuple[Any, Release]:
             kw: dict[str, Any] = {"tau": tau} if micro == "mpdc" else {}
+            # the pair's node set is the public universe (edge neighbours share it)
             r = release_dk(G, d=d, epsilon=eps, max_degree=h, microaggregation=micro,
-                           form="dense", backend=backend, rng=post, **kw)
+                           form="dense", nodes=G.node_ids, backend=backend, rng=post, **kw)
             return r.noisy, r.release
         return run
 
@@ -723,7 +725,7 @@ def audit_targets(
         return run
 
     def hay(G: Graph, backend: NoiseBackend) -> tuple[Any, Release]:
-        r = hay_degree_sequence(G, epsilon=eps, backend=backend)
+        r = hay_degree_sequence(G, epsilon=eps, nodes=G.node_ids, backend=backend)
         return None, r.release  # the raw noisy sequence is not exposed: the call's output is
 
     def pdp(G: Graph, backend: NoiseBackend) -> tuple[Any, Release]:
@@ -731,7 +733,7 @@ def audit_targets(
         prefs = from_pairs(G.node_ids, np.where(np.arange(G.n_nodes) == 0, eps, 4 * eps),
                            default=4 * eps)
         r = release_personalized(G, prefs, d=1, privacy="edge", method="min", theta=h,
-                                 key=0, backend=backend, rng=post)
+                                 key=0, nodes=G.node_ids, backend=backend, rng=post)
         return r.noisy, r.release
 
     def control(G: Graph, backend: NoiseBackend) -> tuple[Any, Release]:

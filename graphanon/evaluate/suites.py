@@ -414,7 +414,8 @@ def _run_risk(B: Any, cfg: RiskConfig, *, rng: np.random.Generator, backend: Any
     rr_rng = backend.rng if isinstance(backend, NumpyInsecureBackend) else None
 
     def rr(eps: float) -> Any:
-        res = randomized_response(B, epsilon=eps, level="edge", rng=rr_rng)
+        res = randomized_response(B, epsilon=eps, level="edge", users=B.user_ids,
+                                  features=B.feature_ids, rng=rr_rng)
         return ReleasedRows.from_bipartite(
             "randomized-response", f"ε={eps:g}", "randomized", res.graph,
             flip=res.release.params["q"], epsilon=res.release.params["epsilon_per_entry"])

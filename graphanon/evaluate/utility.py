@@ -220,7 +220,8 @@ def _adult_mechanisms(ks: Sequence[int], epsilons: Sequence[float], *, b_max_use
 
     def rr(eps: float) -> Anonymizer:
         return lambda B, rng: randomized_response(
-            B, epsilon=eps, level="edge", rng=rr_rng).graph.to_dense().astype(np.float64)
+            B, epsilon=eps, level="edge", users=B.user_ids, features=B.feature_ids,
+            rng=rr_rng).graph.to_dense().astype(np.float64)
 
     for k in ks:
         out += [("smooth-k", f"k={k}", smooth(k, "smooth")),
@@ -370,7 +371,12 @@ class GraphUtility:
 
 def _release_for(name: str, G: Graph, eps: float, *, h: int, theta: int, mpdc_tau: int,
                  backend: NoiseBackend, rng: np.random.Generator) -> tuple[Any, Any]:
-    """(released table, Release) of one social mechanism at ε, public parameters given."""
+    """(released table, Release) of one social mechanism at ε, public parameters given.
+
+    Edge-DP and edge-PDP releases get the input's node set as their public universe (what
+    ``--nodes FILE`` gives the CLI): edge neighbours share one node set, and the evaluation
+    takes it to be public. Node-DP releases get none (the node set is what they protect).
+    """
     from ..dk.release import release_dk
     from ..privacy.node_dp import theta_dk_release
     from ..privacy.personalized import release_personalized
@@ -383,7 +389,8 @@ def _release_for(name: str, G: Graph, eps: float, *, h: int, theta: int, mpdc_ta
             kw = {"microaggregation": "mpdc", "tau": mpdc_tau}
         elif name == "dk2-edge-thresholded":
             kw = {"form": "sampled"}  # thresholded at the public default τ = ceil(b ln N)
-        r = release_dk(G, d=d, epsilon=eps, max_degree=h, backend=backend, rng=rng, **kw)
+        r = release_dk(G, d=d, epsilon=eps, max_degree=h, nodes=G.node_ids, backend=backend,
+                       rng=rng, **kw)
         return r.distribution, r.release
     if name in ("theta-dk1-node", "theta-dk2-node"):
         r2 = theta_dk_release(G, d=1 if name == "theta-dk1-node" else 2, epsilon=eps,
@@ -393,7 +400,7 @@ def _release_for(name: str, G: Graph, eps: float, *, h: int, theta: int, mpdc_ta
     # is `eps` (conservative 0.01 eps, moderate 0.2 eps)
     prefs = thesis_scheme(G.node_ids, rng=rng, eps_c=0.01 * eps, eps_m=0.2 * eps, eps_l=eps)
     r3 = release_personalized(G, prefs, d=2, privacy="edge", method="st", theta=h,
-                              backend=backend, rng=rng)
+                              nodes=G.node_ids, backend=backend, rng=rng)
     return r3.table, r3.release
 
 

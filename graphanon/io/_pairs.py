@@ -6,7 +6,8 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..errors import InputFormatError
+from ..errors import InputFormatError, InvalidParameterError
+from ._input import read_input_text
 
 __all__ = ["iter_id_value_lines"]
 
@@ -30,12 +31,14 @@ def iter_id_value_lines(
     :class:`~graphanon.errors.InputFormatError` naming the file, line and content.
     """
     p = Path(path)
+    if not p.exists():
+        raise InputFormatError(f"cannot read {str(p)!r} ({what}): no such file.", path=str(p))
     try:
-        lines = p.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = getattr(exc, "strerror", None) or str(exc)
-        raise InputFormatError(f"cannot read {str(p)!r} ({what}): {reason}.",
-                               path=str(p)) from None
+        lines = read_input_text(p, what=what).splitlines()
+    except InputFormatError:
+        raise
+    except InvalidParameterError as exc:
+        raise InputFormatError(f"cannot read {str(p)!r} ({what}): {exc}", path=str(p)) from None
     first = True
     for no, line in enumerate(lines, 1):
         s = line.strip()

@@ -22,6 +22,7 @@ import numpy as np
 from ..dk.extract import DK3Distribution, DKDistribution
 from ..errors import InputFormatError, InvalidParameterError
 from ._atomic import atomic_write_text
+from ._input import read_input_text
 
 __all__ = ["read_dk_table", "write_dk_table"]
 
@@ -72,12 +73,9 @@ def read_dk_table(path: str | os.PathLike[str]) -> DKDistribution | DK3Distribut
         message names the file, the number of the first bad line and its content.
     """
     p = Path(path)
-    if not p.is_file():
+    if not p.exists():
         raise InputFormatError(f"{str(p)!r}: no such dK table file.", path=str(p))
-    try:
-        lines = p.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as exc:
-        raise InputFormatError(f"{str(p)!r}: not UTF-8 text ({exc}).", path=str(p)) from None
+    lines = read_input_text(p, what="dK table").splitlines()
     first = lines[0] if lines else ""
     kind = first[len(_HEADER):].strip() if first.startswith(_HEADER) else None
     if kind not in _WIDTH:

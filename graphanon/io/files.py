@@ -18,7 +18,6 @@ Formats
 
 from __future__ import annotations
 
-import gzip
 import io
 import os
 import re
@@ -31,6 +30,7 @@ import numpy as np
 from ..errors import InputFormatError, InvalidParameterError
 from ..graph import BipartiteGraph, Graph
 from ._atomic import atomic_path
+from ._input import _check_exists, _read_bytes
 
 __all__ = [
     "GRAPH_FORMATS",
@@ -85,29 +85,6 @@ def detect_format(path: str | os.PathLike[str]) -> str:
     return fmt
 
 
-def _check_exists(path: str | os.PathLike[str]) -> Path:
-    p = Path(path)
-    if not p.exists():
-        raise InvalidParameterError(f"input file {str(p)!r} does not exist.")
-    if p.is_dir():
-        raise InvalidParameterError(f"input path {str(p)!r} is a directory, not a file.")
-    return p
-
-
-def _read_bytes(path: Path) -> bytes:
-    with path.open("rb") as fh:
-        head = fh.read(2)
-    if head == b"\x1f\x8b":
-        try:
-            with gzip.open(path, "rb") as fh:
-                return fh.read()
-        except (OSError, EOFError) as exc:
-            raise InputFormatError(
-                f"{str(path)!r} is not a readable gzip file: {exc}", path=str(path)
-            ) from exc
-    return path.read_bytes()
-
-
 _COMMENT = re.compile(rb"(?m)^[ \t]*#[^\n]*(\n|$)")
 _RUNS = re.compile(rb"[ \t]+")
 _EDGE_SPACES = re.compile(rb"(?m)^[ \t]+|[ \t]+(?=\r?$)")
@@ -132,7 +109,8 @@ def _normalize_whitespace(data: bytes) -> bytes:
     return data
 
 
-def _first_bad_line(path: Path, data: bytes, min_fields: int, split_tabs: bool) -> InputFormatError:
+def _first_bad_line(path: Path, data: bytes, min_fields: int, split_tabs: bool,
+                    max_fields: int | None = None) -> InputFormatError:
     """Scan the original text for the first line that breaks the format."""
     expected: int | None = None
     for lineno, raw in enumerate(data.split(b"\n"), start=1):
@@ -151,8 +129,16 @@ def _first_bad_line(path: Path, data: bytes, min_fields: int, split_tabs: bool) 
         fields = text.strip().split("\t") if split_tabs else text.split()
         if len(fields) < min_fields or any(f == "" for f in fields[:min_fields]):
             return InputFormatError(
-                f"{str(path)!r} line {lineno}: expected at least {min_fields} fields, "
-                f"got {len(fields)}: {text[:120]!r}",
+                f"{str(path)!r} line {lineno}: expected at least {min_fields} non-empty "
+                f"fields, got {sum(bool(f) for f in fields)}: {text[:120]!r}",
+                path=str(path),
+                line=lineno,
+            )
+        if max_fields is not None and len(fields) > max_fields:
+            return InputFormatError(
+                f"{str(path)!r} line {lineno}: expected {max_fields} tab-separated fields, got "
+                f"{len(fields)} (nothing is dropped silently; pass --skip-bad-rows to skip "
+                f"such rows): {text[:120]!r}",
                 path=str(path),
                 line=lineno,
             )
@@ -168,43 +154,80 @@ def _first_bad_line(path: Path, data: bytes, min_fields: int, split_tabs: bool) 
     return InputFormatError(f"{str(path)!r}: could not be parsed.", path=str(path))
 
 
-def _parse_columns(path: Path, *, min_fields: int = 2, tabs_only: bool = False) -> list[Any]:
-    """Parse a delimited text into pyarrow columns (ints stay int64, anything else strings)."""
+class _RowSkipper:
+    """pyarrow's ``invalid_row_handler`` for ``--skip-bad-rows``: skip the row, count it."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, row: Any) -> str:
+        self.count += 1
+        return "skip"
+
+
+def _parse_columns(path: Path, *, min_fields: int = 2, tabs_only: bool = False,
+                   exact: bool = False, skip_bad_rows: bool = False
+                   ) -> tuple[list[Any], dict[str, int]]:
+    """Parse a delimited text into pyarrow text columns (ids keep their exact text).
+
+    Returns the first ``min_fields`` columns and what was left out: ``rows_skipped`` (only
+    with ``skip_bad_rows``: rows with another number of fields than the first data row, or
+    with an empty id) and ``ignored_columns`` (further columns, e.g. an edge weight; with
+    ``exact`` such columns are an error).
+    """
     import pyarrow as pa
+    import pyarrow.compute as pc
     import pyarrow.csv as pacsv
 
     raw = _read_bytes(path)
-    if tabs_only and b"\t" in raw:
+    split_tabs = tabs_only and b"\t" in raw
+    if split_tabs:
         data = _COMMENT.sub(b"", raw) if b"#" in raw else raw
     else:
         data = _normalize_whitespace(raw)
     if not data.strip():
         raise InputFormatError(f"{str(path)!r} holds no data lines.", path=str(path))
+    skip = _RowSkipper()
     try:
         table = pacsv.read_csv(
             io.BytesIO(data),
             read_options=pacsv.ReadOptions(autogenerate_column_names=True, block_size=1 << 24),
             parse_options=pacsv.ParseOptions(
-                delimiter="\t", quote_char=False, double_quote=False, newlines_in_values=False
+                delimiter="\t", quote_char=False, double_quote=False, newlines_in_values=False,
+                invalid_row_handler=skip if skip_bad_rows else None,
             ),
+            # ids are text (graphanon._ids): "007" and "0x10" must not become 7 and 16
             convert_options=pacsv.ConvertOptions(
-                strings_can_be_null=False, quoted_strings_can_be_null=False
+                column_types={f"f{i}": pa.large_string() for i in range(min_fields)},
+                strings_can_be_null=False, quoted_strings_can_be_null=False,
             ),
         )
-    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-        raise _first_bad_line(path, raw, min_fields, tabs_only and b"\t" in raw) from exc
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:  # also: invalid UTF-8 in an id
+        raise _first_bad_line(path, raw, min_fields, split_tabs,
+                              min_fields if exact else None) from exc
     if table.num_columns < min_fields:
-        raise _first_bad_line(path, raw, min_fields, tabs_only and b"\t" in raw)
-    cols = []
-    for i in range(min_fields):
-        col = table.column(i)
-        if not pa.types.is_integer(col.type):
-            try:
-                col = col.cast(pa.large_string())
-            except pa.ArrowInvalid as exc:  # binary column: invalid UTF-8 somewhere
-                raise _first_bad_line(path, raw, min_fields, tabs_only and b"\t" in raw) from exc
-        cols.append(col)
-    return cols
+        raise _first_bad_line(path, raw, min_fields, split_tabs)
+    notes = {"rows_skipped": skip.count}
+    if table.num_columns > min_fields:
+        if exact and not skip_bad_rows:
+            raise _first_bad_line(path, raw, min_fields, split_tabs, min_fields)
+        if exact:  # every row has the same (too large) number of fields: all are bad
+            raise InputFormatError(
+                f"{str(path)!r}: the first data row has {table.num_columns} fields; expected "
+                f"{min_fields} (rows like it cannot be told from bad ones).", path=str(path))
+        notes["ignored_columns"] = table.num_columns - min_fields
+    cols = [table.column(i) for i in range(min_fields)]
+    empty = None
+    for col in cols:
+        e = pc.equal(pc.utf8_length(col), 0)
+        empty = e if empty is None else pc.or_(empty, e)
+    if empty is not None and pc.any(empty).as_py():
+        if not skip_bad_rows:
+            raise _first_bad_line(path, raw, min_fields, split_tabs)
+        keep = pc.invert(empty)
+        notes["rows_skipped"] += int(pc.sum(empty).as_py())
+        cols = [pc.filter(c, keep) for c in cols]
+    return cols, notes
 
 
 # ---------------------------------------------------------------------- readers
@@ -216,8 +239,10 @@ def read_graph(
     target: str = "target",
     delimiter: str | None = None,
     id_attribute: str | None = None,
+    skip_bad_rows: bool = False,
 ) -> Graph:
-    """Read an undirected graph; self-loops and duplicate edges are dropped.
+    """Read an undirected graph; self-loops and duplicate edges are dropped (and counted in
+    ``G.input_cleaning``).
 
     Parameters
     ----------
@@ -231,6 +256,9 @@ def read_graph(
         Override the ``csv`` / ``tsv`` delimiter.
     id_attribute
         GraphML / GML node attribute used as id (default: ``id``, then ``name``).
+    skip_bad_rows
+        Text formats: skip (and count in ``G.input_cleaning["rows_skipped"]``) rows with a
+        wrong number of fields or an empty id, instead of stopping at the first one.
 
     Raises
     ------
@@ -240,11 +268,16 @@ def read_graph(
     p = _check_exists(path)
     fmt = format or detect_format(p)
     if fmt == "edgelist":
-        src, dst = _parse_columns(p)
-        return Graph.from_id_edges(src, dst)
+        (src, dst), notes = _parse_columns(p, skip_bad_rows=skip_bad_rows)
+        G = Graph.from_id_edges(src, dst)
+        G._note_input(**notes)
+        return G
     if fmt in ("csv", "tsv"):
-        table = _read_delimited(p, delimiter or ("," if fmt == "csv" else "\t"))
-        return _graph_from_table(p, table, source, target)
+        raw = _read_bytes(p)
+        table = _read_delimited(p, raw, delimiter or ("," if fmt == "csv" else "\t"),
+                                (source, target), skip_bad_rows)
+        return _graph_from_table(p, table, source, target, raw=raw,
+                                 skip_bad_rows=skip_bad_rows)
     if fmt == "parquet":
         import pyarrow.parquet as pq
 
@@ -266,20 +299,46 @@ def read_graph(
     )
 
 
-def _read_delimited(path: Path, delimiter: str) -> Any:
+def _read_delimited(path: Path, raw: bytes, delimiter: str, id_columns: Sequence[str] = (),
+                    skip_bad_rows: bool = False) -> Any:
+    """A CSV/TSV with a header (quoted fields allowed); the id columns as exact text."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
     try:
-        return pacsv.read_csv(
-            io.BytesIO(_read_bytes(path)),
-            parse_options=pacsv.ParseOptions(delimiter=delimiter),
+        raw.split(b"\n", 1)[0].decode("utf-8")  # the header names the columns
+    except UnicodeDecodeError:
+        raise InputFormatError(f"{str(path)!r} line 1: the header is not valid UTF-8 text.",
+                               path=str(path), line=1) from None
+    skip = _RowSkipper()
+    try:
+        table = pacsv.read_csv(
+            io.BytesIO(raw),
+            parse_options=pacsv.ParseOptions(
+                delimiter=delimiter, invalid_row_handler=skip if skip_bad_rows else None),
+            # id columns keep their exact text (graphanon._ids); an empty field is "", which
+            # is refused below with its line number
+            convert_options=pacsv.ConvertOptions(
+                column_types={c: pa.large_string() for c in id_columns},
+                strings_can_be_null=False, quoted_strings_can_be_null=False),
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-        raise InputFormatError(f"{str(path)!r}: {exc}", path=str(path)) from exc
+        msg = str(exc).split("\n")[0]
+        raise InputFormatError(f"{str(path)!r}: {msg}", path=str(path)) from None
+    return table.replace_schema_metadata(
+        {b"graphanon_rows_skipped": str(skip.count).encode()})
 
 
-def _graph_from_table(path: Path, table: Any, source: str, target: str) -> Graph:
+def _text_line(raw: bytes, lineno: int) -> str:
+    lines = raw.split(b"\n", lineno)
+    line = lines[lineno - 1] if len(lines) >= lineno else b""
+    return line.rstrip(b"\r").decode("utf-8", errors="replace")[:120]
+
+
+def _graph_from_table(path: Path, table: Any, source: str, target: str, *,
+                      raw: bytes | None = None, skip_bad_rows: bool = False) -> Graph:
+    """A graph from ``source``/``target`` columns. In Parquet a null target marks an isolated
+    node; in CSV/TSV (``raw`` given) an empty id is an error naming its line (header = 1)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -289,12 +348,26 @@ def _graph_from_table(path: Path, table: Any, source: str, target: str) -> Graph
             raise InputFormatError(
                 f"{str(path)!r} has no column {col!r}; columns are {names}.", path=str(path)
             )
+    skipped = int((table.schema.metadata or {}).get(b"graphanon_rows_skipped", b"0"))
     src = table.column(source)
     dst = table.column(target)
+    if raw is not None:  # CSV / TSV: no nulls, but "" for an empty field
+        empty = pc.or_(pc.equal(pc.utf8_length(src), 0), pc.equal(pc.utf8_length(dst), 0))
+        if pc.any(empty).as_py():
+            if not skip_bad_rows:
+                row = int(pc.index(empty, True).as_py())
+                lineno = row + 2  # 1-based, after the header line
+                raise InputFormatError(
+                    f"{str(path)!r} line {lineno}: an empty {source!r} or {target!r} id "
+                    f"(nothing is dropped silently; pass --skip-bad-rows to skip such rows): "
+                    f"{_text_line(raw, lineno)!r}", path=str(path), line=lineno)
+            keep = pc.invert(empty)
+            skipped += int(pc.sum(empty).as_py())
+            src, dst = pc.filter(src, keep), pc.filter(dst, keep)
     if src.null_count:
         raise InputFormatError(f"{str(path)!r}: column {source!r} has missing ids.", path=str(path))
     nodes = None
-    if dst.null_count:  # rows with a null target are isolated nodes
+    if dst.null_count:  # Parquet: rows with a null target are isolated nodes
         has = pc.is_valid(dst)
         nodes = src
         src = pc.filter(src, has)
@@ -306,7 +379,9 @@ def _graph_from_table(path: Path, table: Any, source: str, target: str) -> Graph
                 f"{str(path)!r}: id columns must be integers or strings, got {col.type}.",
                 path=str(path),
             )
-    return Graph.from_id_edges(src, dst, nodes=nodes)
+    G = Graph.from_id_edges(src, dst, nodes=nodes)
+    G._note_input(rows_skipped=skipped)
+    return G
 
 
 def _read_igraph(path: Path, fmt: str, id_attribute: str | None) -> Graph:
@@ -408,6 +483,17 @@ def _read_mat(path: Path) -> Graph:
         raise InputFormatError(f"{str(path)!r} has no adjacency matrix 'A'; keys: {keys}.",
                                path=str(path))
     A = mat["A"]
+    import scipy.sparse as sp
+
+    if not (sp.issparse(A) or (isinstance(A, np.ndarray) and A.dtype.kind in "biuf")):
+        kind = getattr(A, "dtype", type(A).__name__)
+        raise InputFormatError(
+            f"{str(path)!r}: the matrix 'A' must be a numeric adjacency matrix; it holds "
+            f"{kind} values.", path=str(path))
+    if A.ndim != 2 or A.shape[0] != A.shape[1]:
+        raise InputFormatError(
+            f"{str(path)!r}: the adjacency matrix 'A' must be square; it has shape "
+            f"{A.shape}.", path=str(path))
     n = A.shape[0]
     g = Graph.from_scipy(A)
     info = mat.get("local_info")
@@ -420,12 +506,15 @@ def _read_mat(path: Path) -> Graph:
     return g
 
 
-def read_bipartite(path: str | os.PathLike[str]) -> BipartiteGraph:
+def read_bipartite(path: str | os.PathLike[str], *,
+                   skip_bad_rows: bool = False) -> BipartiteGraph:
     """Read ``user<TAB>feature`` lines (or a Parquet file) into a :class:`BipartiteGraph`.
 
     Text: tab separated when the file contains tabs (ids may then contain spaces), else
-    whitespace separated; ``#`` lines are comments; further columns are ignored.
-    ``.parquet``: columns ``user`` and ``feature``.
+    whitespace separated; ``#`` lines are comments. A row with more or fewer than two fields
+    or an empty id is an error naming its line — or, with ``skip_bad_rows``, skipped and
+    counted (``B.input_cleaning["rows_skipped"]``). Repeated pairs are merged and counted
+    (``duplicate_pairs``). ``.parquet``: columns ``user`` and ``feature``.
     """
     p = _check_exists(path)
     if p.suffix.lower() in (".parquet", ".pq"):
@@ -443,37 +532,79 @@ def read_bipartite(path: str | os.PathLike[str]) -> BipartiteGraph:
                     path=str(p),
                 )
         return BipartiteGraph.from_pairs(table.column("user"), table.column("feature"))
-    users, features = _parse_columns(p, tabs_only=True)
-    return BipartiteGraph.from_pairs(users, features)
+    (users, features), notes = _parse_columns(p, tabs_only=True, exact=True,
+                                              skip_bad_rows=skip_bad_rows)
+    B = BipartiteGraph.from_pairs(users, features)
+    B._note_input(**notes)
+    return B
 
 
 # ---------------------------------------------------------------------- writers
-def _check_writable_ids(ids: np.ndarray[Any, Any], what: str) -> None:
+#: Characters an id may not contain in each text format, and why.
+_TEXT_RULES = {
+    "edgelist": (r"[ \t\r\n]", "whitespace separates the two ids of an edge list line"),
+    "tsv-raw": (r"[\t\r\n]", "tabs and newlines separate fields and lines"),
+}
+
+
+def _text_ids(ids: np.ndarray[Any, Any]) -> Any:
+    """The canonical text of ``ids`` as a pyarrow ``large_string`` array."""
+    import pyarrow as pa
+
     if ids.dtype == object:
-        for x in ids:
-            s = str(x)
-            if "\t" in s or "\n" in s or "\r" in s:
-                raise InvalidParameterError(
-                    f"{what} id {s!r} contains a tab or newline and cannot be written as text."
-                )
+        return pa.array(ids.tolist(), pa.large_string())
+    return pa.array(ids).cast(pa.large_string())
 
 
-def _write_pairs(tmp: Path, a: np.ndarray[Any, Any], b: np.ndarray[Any, Any], header: str,
-                 delimiter: str = "\t", column_names: Sequence[str] | None = None) -> None:
+def _check_writable_ids(ids: np.ndarray[Any, Any], what: str, rule: str, fmt: str) -> Any:
+    """The ids as text, if ``fmt`` can hold every one of them so that it reads back equal."""
+    import pyarrow.compute as pc
+
+    text = _text_ids(ids)
+    if ids.dtype != object:  # canonical integers: always writable
+        return text
+    pattern, why = _TEXT_RULES[rule]
+    bad = pc.or_(pc.match_substring_regex(text, pattern),
+                 pc.match_substring_regex(text, r"^[ \t]*#"))
+    if pc.any(bad).as_py():
+        x = text[int(pc.index(bad, True).as_py())].as_py()
+        reason = why if not x.lstrip(" \t").startswith("#") else "'#' starts a comment line"
+        raise InvalidParameterError(
+            f"the {what} id {x!r} cannot be written to a {fmt} file ({reason}); write "
+            ".parquet or .graphml instead, which hold any id.")
+    return text
+
+
+def _write_lines(tmp: Path, a: Any, b: Any, header: str) -> None:
+    """Write ``a<TAB>b`` lines verbatim (no quoting: the readers of these formats take every
+    character literally), built in Arrow without a Python object per line."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    tab = pa.scalar("\t", pa.large_string())
+    nl = pa.scalar("\n", pa.large_string())
+    empty = pa.scalar("", pa.large_string())
+    with tmp.open("wb") as fh:
+        fh.write(header.encode("utf-8"))
+        step = 1 << 22
+        for lo in range(0, len(a), step):
+            lines = pc.binary_join_element_wise(
+                pc.binary_join_element_wise(a[lo:lo + step], b[lo:lo + step], tab), empty, nl)
+            lines = lines.combine_chunks() if isinstance(lines, pa.ChunkedArray) else lines
+            offsets = np.frombuffer(lines.buffers()[1], dtype=np.int64,
+                                    count=len(lines) + 1, offset=lines.offset * 8)
+            data = lines.buffers()[2]
+            fh.write(memoryview(data)[int(offsets[0]):int(offsets[-1])])
+
+
+def _write_csv(tmp: Path, a: Any, b: Any, delimiter: str, names: Sequence[str]) -> None:
+    """A delimited file with a header; fields quoted where needed (the reader unquotes)."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    table = pa.table({"a": a, "b": b})
-    with tmp.open("wb") as fh:
-        fh.write(header.encode("utf-8"))
-        if column_names:
-            fh.write((delimiter.join(column_names) + "\n").encode("utf-8"))
-        if table.num_rows:
-            pacsv.write_csv(
-                table,
-                fh,
-                pacsv.WriteOptions(include_header=False, delimiter=delimiter, quoting_style="none"),
-            )
+    table = pa.table({names[0]: a, names[1]: b})
+    pacsv.write_csv(table, tmp, pacsv.WriteOptions(include_header=True, delimiter=delimiter,
+                                                   quoting_style="needed"))
 
 
 def write_graph(G: Graph, path: str | os.PathLike[str], *, format: str | None = None) -> Path:
@@ -490,18 +621,21 @@ def write_graph(G: Graph, path: str | os.PathLike[str], *, format: str | None = 
             f"{', '.join(f for f in GRAPH_FORMATS if f != 'mat')}. Got {fmt!r} instead."
         )
     ids = G.node_ids
-    if fmt in ("edgelist", "csv", "tsv"):
-        _check_writable_ids(ids, "node")
     u, v = G.edges()
+    text: Any = None
+    if fmt == "edgelist":
+        text = _check_writable_ids(ids, "node", "edgelist", "edge list")
+    elif fmt in ("csv", "tsv"):
+        text = _text_ids(ids)
     with atomic_path(target) as tmp:
         if fmt == "edgelist":
             header = (
                 f"# graphanon edge list (undirected)\n# Nodes: {G.n_nodes} Edges: {G.n_edges}\n"
             )
-            _write_pairs(tmp, ids[u], ids[v], header)
+            _write_lines(tmp, text.take(u), text.take(v), header)
         elif fmt in ("csv", "tsv"):
-            _write_pairs(tmp, ids[u], ids[v], "", "," if fmt == "csv" else "\t",
-                         ("source", "target"))
+            _write_csv(tmp, text.take(u), text.take(v), "," if fmt == "csv" else "\t",
+                       ("source", "target"))
         elif fmt == "parquet":
             import pyarrow as pa
             import pyarrow.parquet as pq
@@ -548,12 +682,12 @@ def write_bipartite(B: BipartiteGraph, path: str | os.PathLike[str]) -> Path:
         with atomic_path(path) as tmp:
             pq.write_table(pa.table({"user": B.user_ids[r], "feature": B.feature_ids[c]}), tmp)
         return Path(path)
-    _check_writable_ids(B.user_ids, "user")
-    _check_writable_ids(B.feature_ids, "feature")
+    users = _check_writable_ids(B.user_ids, "user", "tsv-raw", "user<TAB>feature")
+    features = _check_writable_ids(B.feature_ids, "feature", "tsv-raw", "user<TAB>feature")
     with atomic_path(path) as tmp:
         header = (
             f"# graphanon bipartite list: user<TAB>feature\n"
             f"# Users: {B.n_users} Features: {B.n_features} Edges: {B.n_edges}\n"
         )
-        _write_pairs(tmp, B.user_ids[r], B.feature_ids[c], header)
+        _write_lines(tmp, users.take(r), features.take(c), header)
     return Path(path)

@@ -23,6 +23,7 @@ import numpy.typing as npt
 
 from ..errors import InputFormatError, InvalidParameterError
 from ._atomic import atomic_path
+from ._input import read_input_text
 
 __all__ = ["MaskedRelease", "read_masked", "write_masked"]
 
@@ -135,40 +136,42 @@ def read_masked(path: str | os.PathLike[str], *, n_rows: int | None = None) -> M
         number ``>= n_rows``; the message names the file and line.
     """
     p = Path(path)
-    if not p.is_file():
+    if not p.exists():
         raise InvalidParameterError(f"the masked release file {str(p)!r} does not exist.")
+    text_all = read_input_text(p, what="masked release")
     rows: list[int] = []
     attrs: list[str] = []
     flags: list[bool] = []
     seen: dict[tuple[int, str], int] = {}
-    with open(p, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            text = line.rstrip("\r\n")
-            if not text.strip() or text.startswith("#"):
-                continue
-            parts = text.split("\t")
+    for lineno, line in enumerate(text_all.splitlines(), 1):
+        text = line.rstrip("\r\n")
+        if not text.strip() or text.startswith("#"):
+            continue
+        parts = text.split("\t")
 
-            def bad(why: str, lineno: int = lineno, text: str = text) -> InputFormatError:
-                return InputFormatError(
-                    f"{p}:{lineno}: {why}; expected 'row<TAB>attribute<TAB>1' or "
-                    f"'row<TAB>attribute<TAB>*', got {text[:80]!r}.", path=str(p), line=lineno)
+        def bad(why: str, lineno: int = lineno, text: str = text) -> InputFormatError:
+            return InputFormatError(
+                f"{p}:{lineno}: {why}; expected 'row<TAB>attribute<TAB>1' or "
+                f"'row<TAB>attribute<TAB>*', got {text[:80]!r}.", path=str(p), line=lineno)
 
-            if len(parts) != 3:
-                raise bad(f"{len(parts)} tab-separated fields")
-            r, a, v = parts
-            if not r.isascii() or not r.isdigit():
-                raise bad("the row is not a non-negative integer")
-            if not a:
-                raise bad("the attribute is empty")
-            if v not in ("1", "*"):
-                raise bad(f"the value {v!r} is neither 1 nor *")
-            key = (int(r), a)
-            if key in seen:
-                raise bad(f"cell (row {r}, attribute {a!r}) already listed on line {seen[key]}")
-            seen[key] = lineno
-            rows.append(int(r))
-            attrs.append(a)
-            flags.append(v == "*")
+        if len(parts) != 3:
+            raise bad(f"{len(parts)} tab-separated fields")
+        r, a, v = parts
+        if not r.isascii() or not r.isdigit():
+            raise bad("the row is not a non-negative integer")
+        if not a:
+            raise bad("the attribute is empty")
+        if v not in ("1", "*"):
+            raise bad(f"the value {v!r} is neither 1 nor *")
+        key = (int(r), a)
+        if key in seen:
+            raise bad(f"cell (row {r}, attribute {a!r}) already listed on line {seen[key]}")
+        seen[key] = lineno
+        rows.append(int(r))
+        attrs.append(a)
+        flags.append(v == "*")
+    if not rows:
+        raise InputFormatError(f"{str(p)!r}: the masked release lists no cell.", path=str(p))
     top = max(rows, default=-1) + 1
     if n_rows is None:
         n_rows = top

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..errors import InputFormatError, InvalidParameterError
 from ..graph import BipartiteGraph
+from ._input import read_input_bytes
 
 __all__ = ["PRESETS", "TablePreset", "read_table", "table_to_bipartite"]
 
@@ -85,11 +86,10 @@ def read_table(
     import pyarrow.csv as pacsv
 
     p = Path(path)
-    if not p.exists():
-        raise InvalidParameterError(f"input file {str(p)!r} does not exist.")
+    raw = read_input_bytes(p)
     try:
         table = pacsv.read_csv(
-            io.BytesIO(p.read_bytes()),
+            io.BytesIO(raw),
             read_options=pacsv.ReadOptions(
                 column_names=list(column_names) if column_names else None
             ),

@@ -23,6 +23,14 @@ Composition rules (pure ε-DP):
 The ledger is a JSON file ``{"format": "graphanon-ledger/1", "datasets": {name:
 {"budget", "neighbourhood", "entries": [...]}}}``; it is re-read under a file lock before each
 charge (so two processes share one budget) and rewritten atomically (temp file + rename).
+
+One ledger, one budget, however it is reached: the ledger is identified by its resolved real
+path (symbolic links and ``..`` resolved anew before every charge), locked through
+``REALPATH.lock`` and replaced at the real path, so a symlink stays a symlink and every
+spelling of the path shares one lock. A ledger file with several hard links is refused (the
+replacement would split them into two budgets). The file is validated against its schema on
+every read (:func:`validate_ledger`): a malformed or hand-edited ledger is an error, never a
+silently larger budget.
 """
 
 from __future__ import annotations
@@ -32,7 +40,8 @@ import fcntl
 import json
 import math
 import os
-import tempfile
+import re
+import stat
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -41,11 +50,13 @@ from typing import Any
 
 import numpy as np
 
+from .._tempfiles import new_temp
 from .._validation import check_choice, check_float
 from ..errors import InvalidParameterError, PrivacyBudgetExceeded
 from .release import Release
 
-__all__ = ["Accountant", "LedgerEntry", "charge_epsilon", "fits_budget"]
+__all__ = ["Accountant", "LedgerEntry", "charge_epsilon", "check_dataset_name", "fits_budget",
+           "validate_ledger"]
 
 LEDGER_FORMAT = "graphanon-ledger/1"
 # Relative slack for float sums (ten charges of 0.1 must fit a budget of 1.0).
@@ -150,6 +161,81 @@ def _charge_of(release: Release, budget_neighbourhood: str) -> float:
     return eps
 
 
+_HEXLIKE = re.compile(r"^(hmac-sha256:|sha256:)?[0-9a-fA-F]{32,}$")
+
+
+def check_dataset_name(dataset: Any, owner: str = "Accountant") -> str:
+    """A budget key must be a stable name chosen by the operator, never a content hash.
+
+    A hash of the data changes with the very edge or node that DP protects, so a budget keyed
+    by it silently resets when the data changes. Names that look like a hex digest (32 or
+    more hex digits, optionally ``sha256:`` / ``hmac-sha256:``-prefixed) are refused.
+    """
+    if not isinstance(dataset, str) or not dataset.strip():
+        raise InvalidParameterError(
+            f"The 'dataset' parameter of {owner} must be a non-empty str naming the data "
+            f"(e.g. 'social-prod'). Got {dataset!r} instead.")
+    if _HEXLIKE.match(dataset.strip()):
+        raise InvalidParameterError(
+            f"The 'dataset' parameter of {owner} looks like a content hash ({dataset[:20]}…): "
+            "a budget keyed by the data's hash resets when one edge changes. Use a stable "
+            "name chosen for the dataset (e.g. 'social-prod').")
+    if any(not c.isprintable() for c in dataset) or len(dataset) > 200:
+        raise InvalidParameterError(
+            f"The 'dataset' parameter of {owner} must be printable text of at most 200 "
+            f"characters. Got {dataset[:40]!r}.")
+    return dataset
+
+
+_ENTRY_KEYS = {"release_id": str, "mechanism": str, "neighbourhood": str, "epsilon": float,
+               "composition": str, "created_at": str}
+
+
+def validate_ledger(data: Any, where: str) -> dict[str, Any]:
+    """Check a ledger document against the ``graphanon-ledger/1`` schema; return it.
+
+    Raises ``InvalidParameterError`` naming ``where`` and the first problem: a wrong format
+    tag, unknown keys, a budget that is not a finite number > 0, an unknown neighbourhood, an
+    entry with unknown or missing keys, or an entry ε that is not a finite number >= 0.
+    """
+    def bad(msg: str) -> InvalidParameterError:
+        return InvalidParameterError(f"privacy ledger {where} is invalid: {msg}")
+
+    if not isinstance(data, dict) or data.get("format") != LEDGER_FORMAT:
+        raise InvalidParameterError(f"privacy ledger {where} is not a {LEDGER_FORMAT} file.")
+    if set(data) != {"format", "datasets"}:
+        raise bad(f"top-level keys must be 'format' and 'datasets', got {sorted(data)}.")
+    datasets = data["datasets"]
+    if not isinstance(datasets, dict):
+        raise bad("'datasets' must be an object.")
+    for name, ds in datasets.items():
+        if not isinstance(ds, dict) or set(ds) != {"budget", "neighbourhood", "entries"}:
+            raise bad(f"dataset {name!r} must hold exactly 'budget', 'neighbourhood' and "
+                      "'entries'.")
+        b = ds["budget"]
+        if isinstance(b, bool) or not isinstance(b, (int, float)) or not (
+                math.isfinite(b) and b > 0):
+            raise bad(f"dataset {name!r}: budget must be a number > 0, got {b!r}.")
+        if ds["neighbourhood"] not in ("edge", "node"):
+            raise bad(f"dataset {name!r}: neighbourhood must be 'edge' or 'node', got "
+                      f"{ds['neighbourhood']!r}.")
+        if not isinstance(ds["entries"], list):
+            raise bad(f"dataset {name!r}: entries must be a list.")
+        for i, e in enumerate(ds["entries"]):
+            if not isinstance(e, dict) or set(e) != set(_ENTRY_KEYS):
+                raise bad(f"dataset {name!r} entry {i} must hold exactly "
+                          f"{sorted(_ENTRY_KEYS)}.")
+            eps = e["epsilon"]
+            if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not (
+                    math.isfinite(eps) and eps >= 0):
+                raise bad(f"dataset {name!r} entry {i}: epsilon must be a number >= 0, "
+                          f"got {eps!r}.")
+            for key, typ in _ENTRY_KEYS.items():
+                if typ is str and not isinstance(e[key], str):
+                    raise bad(f"dataset {name!r} entry {i}: {key} must be a string.")
+    return data
+
+
 class Accountant:
     """Pure-ε budget of one dataset, persisted in a JSON ledger.
 
@@ -194,19 +280,57 @@ class Accountant:
         self.neighbourhood = check_choice(
             neighbourhood, "neighbourhood", "Accountant", ("edge", "node")
         )
-        if not isinstance(dataset, str) or not dataset:
-            raise InvalidParameterError(
-                f"The 'dataset' parameter of Accountant must be a non-empty str. "
-                f"Got {dataset!r} instead."
-            )
-        self.dataset = dataset
-        self.ledger = None if ledger is None else Path(ledger)
+        self.dataset = check_dataset_name(dataset)
+        self._ledger_arg = None if ledger is None else Path(ledger)
         self._entries: list[LedgerEntry] = []
-        if self.ledger is not None:
+        self._locked_path: Path | None = None
+        if self._ledger_arg is not None:
             with self._locked():
                 data = self._read()
                 self._adopt(data)
                 self._write(data)
+
+    @classmethod
+    def open(cls, ledger: str | os.PathLike[str], *, dataset: str,
+             budget: float | None = None, neighbourhood: str | None = None) -> Accountant:
+        """The accountant of ``dataset`` in the JSON ``ledger``.
+
+        With ``budget`` (and ``neighbourhood``, default ``"edge"``) the dataset is created on
+        first use or checked against the stored values; without, it must already be in the
+        ledger and its stored budget is used.
+
+        Raises
+        ------
+        InvalidParameterError
+            No budget given for a dataset the ledger does not hold yet; a budget or
+            neighbourhood that disagrees with the stored one; a malformed ledger.
+        """
+        dataset = check_dataset_name(dataset, "the ledger")
+        if budget is not None:
+            return cls(budget, dataset=dataset, neighbourhood=neighbourhood or "edge",
+                       ledger=ledger)
+        real = Path(os.path.realpath(ledger))
+        probe = cls.__new__(cls)
+        probe._locked_path = None
+        probe._ledger_arg = real
+        stored = probe._read()["datasets"].get(dataset)
+        if stored is None:
+            raise InvalidParameterError(
+                f"privacy ledger {real} has no budget for dataset {dataset!r} yet: give one "
+                "on first use (--budget EPSILON, and --budget-neighbourhood edge|node).")
+        if neighbourhood is not None and neighbourhood != stored["neighbourhood"]:
+            raise InvalidParameterError(
+                f"privacy ledger {real} holds dataset {dataset!r} with a "
+                f"{stored['neighbourhood']}-DP budget; got neighbourhood {neighbourhood!r}.")
+        return cls(float(stored["budget"]), dataset=dataset,
+                   neighbourhood=stored["neighbourhood"], ledger=ledger)
+
+    @property
+    def ledger(self) -> Path | None:
+        """The ledger's real path (symbolic links and ``..`` resolved now)."""
+        if self._ledger_arg is None:
+            return None
+        return Path(os.path.realpath(self._ledger_arg))
 
     # ------------------------------------------------------------------ state
     @property
@@ -320,33 +444,49 @@ class Accountant:
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
-        if self.ledger is None:
+        real = self.ledger
+        if real is None:
             yield
             return
-        self.ledger.parent.mkdir(parents=True, exist_ok=True)
-        lock = self.ledger.with_name(self.ledger.name + ".lock")
-        with open(lock, "a") as fh:
+        try:
+            real.parent.mkdir(parents=True, exist_ok=True)
+            lock = real.with_name(real.name + ".lock")
+            fh = open(lock, "a")  # closed below, after unlocking
+        except OSError as exc:
+            raise InvalidParameterError(
+                f"privacy ledger {real}: cannot create its lock file: "
+                f"{exc.strerror or exc}.") from None
+        with fh:
             fcntl.flock(fh, fcntl.LOCK_EX)
             try:
+                self._locked_path = real
                 yield
             finally:
+                self._locked_path = None
                 fcntl.flock(fh, fcntl.LOCK_UN)
 
     def _read(self) -> dict[str, Any]:
-        assert self.ledger is not None
-        if not self.ledger.exists():
-            return {"format": LEDGER_FORMAT, "datasets": {}}
+        real = self._locked_path if self._locked_path is not None else self.ledger
+        assert real is not None
         try:
-            data = json.loads(self.ledger.read_text(encoding="utf-8"))
+            st = os.stat(real)
+        except FileNotFoundError:
+            return {"format": LEDGER_FORMAT, "datasets": {}}
+        except OSError as exc:
+            raise InvalidParameterError(
+                f"privacy ledger {real} is unreadable: {exc.strerror or exc}.") from None
+        if not stat.S_ISREG(st.st_mode):
+            raise InvalidParameterError(f"privacy ledger {real} is not a regular file.")
+        if st.st_nlink > 1:
+            raise InvalidParameterError(
+                f"privacy ledger {real} has {st.st_nlink} hard links: each link would become "
+                "a budget of its own. Keep one name (symbolic links are fine).")
+        try:
+            data = json.loads(real.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise InvalidParameterError(
-                f"privacy ledger {self.ledger} is unreadable: {exc}"
-            ) from exc
-        if not isinstance(data, dict) or data.get("format") != LEDGER_FORMAT:
-            raise InvalidParameterError(
-                f"privacy ledger {self.ledger} is not a {LEDGER_FORMAT} file."
-            )
-        return data
+                f"privacy ledger {real} is unreadable: {exc}") from None
+        return validate_ledger(data, str(real))
 
     def _adopt(self, data: dict[str, Any]) -> None:
         ds = data["datasets"].get(self.dataset)
@@ -365,15 +505,17 @@ class Accountant:
         self._entries = [LedgerEntry(**e) for e in ds["entries"]]
 
     def _write(self, data: dict[str, Any]) -> None:
-        assert self.ledger is not None
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.ledger.name}.", suffix=".tmp",
-                                   dir=self.ledger.parent)
+        real = self._locked_path
+        assert real is not None
+        tmp = new_temp(real)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            with open(tmp, "w", encoding="utf-8") as fh:
                 json.dump(data, fh, indent=2)
                 fh.flush()
                 os.fsync(fh.fileno())
-            os.replace(tmp, self.ledger)
+            with contextlib.suppress(FileNotFoundError):
+                os.chmod(tmp, os.stat(real).st_mode & 0o7777)
+            os.replace(tmp, real)  # the real file: a symlink to it stays a symlink
         except BaseException:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)

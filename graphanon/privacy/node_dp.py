@@ -76,7 +76,7 @@ from ..graph import Graph
 from ..metrics import ks_distance, l1_distance
 from ..projection import Projection, project
 from .noise import NoiseBackend, get_backend
-from .release import Release
+from .release import Release, started_at
 
 __all__ = [
     "DEFAULT_THETA_GRID",
@@ -296,6 +296,7 @@ def theta_dk_release(
     ``004_*.txt`` §7.3–7.4 (Lemma 8, Algorithm 6); Day, Li & Lyu, SIGMOD 2016, §4.
     """
     t0 = time.perf_counter()
+    started = started_at()
     owner = "theta_dk_release"
     if not isinstance(G, Graph):
         raise InvalidParameterError(
@@ -370,8 +371,7 @@ def theta_dk_release(
         epsilon=epsilon if audited else None, sensitivity=sens,
         sensitivity_derivation=derivation if audited else "NO PRIVACY CLAIM: " + derivation,
         params=params, backend=backend.name, seed=seed,
-        source_fingerprint=G.fingerprint, seconds=seconds,
-    )
+        source_fingerprint=G.content_hash, created_at=started)
     return NodeDKRelease(table, noisy, d, theta, projection, proj.preserved_edge_ratio,
                          release, seconds)
 
@@ -398,6 +398,7 @@ def plain_node_dk_release(
         If ``G`` has a node of degree ``> degree_bound``.
     """
     t0 = time.perf_counter()
+    started = started_at()
     owner = "plain_node_dk_release"
     d = check_int(d, "d", owner, low=1, high=2)
     epsilon = check_epsilon(epsilon, "epsilon", owner)
@@ -416,8 +417,7 @@ def plain_node_dk_release(
         sensitivity=sens,
         sensitivity_derivation="public degree bound D: 2D+1 (1K) / D(2D+1) (2K, Lemma 7)",
         params={"d": d, "degree_bound": D}, backend=backend.name, seed=seed,
-        source_fingerprint=G.fingerprint, seconds=seconds,
-    )
+        source_fingerprint=G.content_hash, created_at=started)
     return NodeDKRelease(_table_from_dense(d, noisy, D), noisy, d, D, "none", 1.0, release,
                          seconds)
 

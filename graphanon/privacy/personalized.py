@@ -95,7 +95,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import check_choice, check_degree_bound, check_int
+from .._validation import check_choice, check_cluster_size, check_degree_bound, check_int
 from ..dk.extract import DKDistribution, domain_cells
 from ..dk.microaggregation import Partition, aggregate, mdav, tile_partition
 from ..dk.release import DegreeBoundWarning, dk_query, domain_partition, split_evenly
@@ -106,7 +106,7 @@ from ..projection import edge_addition
 from .node_dp import dk_utility, node_sensitivity
 from .noise import NoiseBackend, dp_scale, get_backend, secure_uniform
 from .preferences import GROUPS, Preferences, group_labels
-from .release import NOT_PRIVATE_NOTE, Release
+from .release import NOT_PRIVATE_NOTE, Release, started_at
 
 __all__ = [
     "CALIBRATIONS",
@@ -460,9 +460,9 @@ class PersonalizedRelease:
         return {"release": self.release.to_dict(), "d": self.d, "privacy": self.privacy,
                 "method": self.method, "calibration": self.calibration,
                 "degree_bound": self.h, "mu": self.mu, "k": self.k,
-                "n_rows": self.table.n_tuples, "seconds": self.seconds,
-                "groups": self.groups,
-                "not_private": {"note": NOT_PRIVATE_NOTE, **self.evaluation}}
+                "n_rows": self.table.n_tuples, "groups": self.groups,
+                "not_private": {"note": NOT_PRIVATE_NOTE, "seconds": self.seconds,
+                                **self.evaluation}}
 
 
 def _summ(a: npt.NDArray[np.float64]) -> dict[str, float]:
@@ -502,6 +502,7 @@ def release_personalized(
     k: int | None = None,
     calibration: str = "strict",
     key: int | None = None,
+    nodes: Any = None,
     backend: NoiseBackend | None = None,
     rng: np.random.Generator | None = None,
     seed: int | None = None,
@@ -523,8 +524,8 @@ def release_personalized(
     method : {"min", "ll", "tp", "st", "ag"}
         PDP_min, LL-dK, TP-dK (Algorithm 7), ST-dK (Algorithm 8), AG-dK (Algorithm 9).
     theta : int, optional
-        Public degree bound. Edge-PDP: degrees top-coded at θ (default ``n − 1``, the node
-        count being public under edge-PDP). Node-PDP: EAD projection bound (required).
+        Public degree bound. Edge-PDP: degrees top-coded at θ (default ``|nodes| − 1``, the
+        node set being public under edge-PDP). Node-PDP: EAD projection bound (required).
     mu : float or {"max", "avg"}
         TP / ST threshold (``"avg"``: the table's mean, the ``*_avg`` variants).
     k : int, optional
@@ -536,6 +537,12 @@ def release_personalized(
         (:class:`PersonalizedCalibrationWarning`) and its Release claims no privacy.
     key : int, optional
         EAD ordering key (public); drawn if None.
+    nodes : array-like
+        Edge-PDP only, and required there: the public node universe (every node of ``G``;
+        listed nodes without edges have degree 0). Edge-PDP compares graphs on one node set,
+        and the per-node ε summary and the degree-0 count range over it; an edge list cannot
+        say which nodes exist (:mod:`graphanon.universe`). Node-PDP refuses it (the node
+        set is what it protects).
     backend : NoiseBackend, optional
         Source of the noise and of the ST-dK sampling (default: OpenDP, secure); pass
         ``get_backend("numpy-insecure", rng=...)`` for reproducible, insecure runs.
@@ -568,6 +575,7 @@ def release_personalized(
     ``004_*.txt`` §8.2–8.4 (Definitions 30–32, Lemmas 10–17, Algorithms 7–9).
     """
     t0 = time.perf_counter()
+    started = started_at()
     owner = "release_personalized"
     if not isinstance(G, Graph):
         raise InvalidParameterError(f"The 'G' parameter of {owner} must be a graphanon Graph. "
@@ -579,23 +587,33 @@ def release_personalized(
     check_choice(privacy, "privacy", owner, PRIVACY)
     check_choice(method, "method", owner, METHODS)
     check_choice(calibration, "calibration", owner, CALIBRATIONS)
+    if privacy == "edge":
+        if nodes is None:
+            raise InvalidParameterError(
+                f"The 'nodes' parameter of {owner} is required for edge-PDP: the public node "
+                "universe (the CLI's --nodes FILE). Edge-PDP treats the node set as public, "
+                "but an edge list cannot say which nodes exist.")
+        G = G.with_nodes(nodes)
+    elif nodes is not None:
+        raise InvalidParameterError(
+            f"The 'nodes' parameter of {owner} applies to edge-PDP only: under node-PDP the "
+            "node set itself is private.")
     if theta is None:
         if privacy == "node":
             raise InvalidParameterError(
                 f"The 'theta' parameter of {owner} is required for node-PDP (the public EAD "
                 "projection bound).")
         h = max(G.n_nodes - 1, 1)
-        warnings.warn(f"No public degree bound given: using theta = n - 1 = {h} (the node "
-                      "count is public under edge-PDP). Pass --theta.", DegreeBoundWarning,
+        warnings.warn(f"No public degree bound given: using theta = |nodes| - 1 = {h} (the "
+                      "node set is public under edge-PDP). Pass --theta.", DegreeBoundWarning,
                       stacklevel=2)
     else:
         h = theta
     h = check_degree_bound(h, "theta", owner, d=d)
     mu_val: float | None = prefs.resolve_mu(mu) if method in ("tp", "st") else None
     if method == "ag":
-        if k is None:
-            raise InvalidParameterError(f"The 'k' parameter of {owner} is required for 'ag'.")
-        k = check_int(k, "k", owner, low=1)
+        k = check_cluster_size(k, owner, cells=h + 1 if d == 1 else h * (h + 1) // 2,
+                               mechanism=f"AG-dK ({d}K, theta = {h})", plain="LL-dK")
     else:
         k = None
     if privacy == "node" and prefs.source.startswith("attribute:"):
@@ -658,7 +676,7 @@ def release_personalized(
         "degree_bounding": (f"degrees top-coded at {h}" if privacy == "edge"
                             else f"EAD projection at theta={h} (key {key})"),
         "epsilon_min_public": prefs.epsilon_min, "preferences": prefs.summary(),
-        "epsilon_summary_over": ("the nodes of the graph (public under edge-PDP)"
+        "epsilon_summary_over": ("the given public node universe (edge-PDP)"
                                  if privacy == "edge" else
                                  "the public preference table and its default (node-PDP)"),
         "guarantee": ("per-node epsilon as in epsilon_summary / groups (strict calibration)"
@@ -689,7 +707,7 @@ def release_personalized(
         epsilon_summary=(Release.summarize_epsilons(summary_got) if summary_got is not None
                          else None),
         sensitivity=q.sensitivity, sensitivity_derivation=derivation, params=params,
-        backend=backend.name, seed=seed, source_fingerprint=G.fingerprint, seconds=seconds)
+        backend=backend.name, seed=seed, source_fingerprint=G.content_hash, created_at=started)
     evaluation = dk_utility(G, table)
     return PersonalizedRelease(table, noisy, d, privacy, method, calibration, h, mu_val, k,
                                got, eps, _groups(summary_req, summary_got), rec, evaluation,

@@ -21,7 +21,7 @@ from .._validation import EPSILON_RANGE, check_choice, check_epsilon, check_floa
 from ..errors import InfeasibleError, InvalidParameterError
 from ..graph import BipartiteGraph
 from .noise import secure_uniform
-from .release import Release
+from .release import Release, started_at
 
 __all__ = [
     "RandomizedResponseResult",
@@ -128,6 +128,8 @@ def randomized_response(
     *,
     epsilon: float,
     level: str = "edge",
+    users: Any = None,
+    features: Any = None,
     rng: np.random.Generator | None = None,
     max_output_cells: int = 50_000_000,
     progress: ProgressFn = log_progress,
@@ -148,6 +150,14 @@ def randomized_response(
     level : {"edge", "node"}
         ``"edge"``: neighbouring inputs differ in one cell, ``ε_entry = ε``. ``"node"``:
         they differ in one user's row (any of its ``|F|`` cells), ``ε_entry = ε / |F|``.
+    users, features : array-like
+        The public universe (both required): every user and every feature that may appear.
+        The mechanism randomizes every cell of ``users × features`` and node level divides
+        ε by ``|features|``, so both sets must be public; read off the pairs they would leak
+        (a feature held by one user would appear only when that user has it). They must
+        list every user / feature of ``B``; the others become empty rows / columns.
+        ``users=B.user_ids, features=B.feature_ids`` states that the data's own sets are
+        public (a full table, for example).
     rng : numpy.random.Generator, optional
         ``None`` (default): the coin flips are drawn from the operating system's CSPRNG
         (``os.urandom``, 53-bit uniforms). A generator makes the run reproducible and is
@@ -208,6 +218,14 @@ def randomized_response(
         raise InvalidParameterError(
             f"randomized_response needs a BipartiteGraph. Got {type(B).__name__} instead."
         )
+    if users is None or features is None:
+        missing = [n for n, v in (("users", users), ("features", features)) if v is None]
+        raise InvalidParameterError(
+            f"The {' and '.join(repr(m) for m in missing)} parameter(s) of randomized_response "
+            "are required: the public universe of users and features (the CLI's --users FILE "
+            "--features FILE). Read off the pairs, a user or feature would appear only when "
+            "it holds a 1-cell, which leaks exactly what the mechanism protects.")
+    B = B.with_universe(users=users, features=features)
     n, F = B.n_users, B.n_features
     if n == 0 or F == 0:
         raise InvalidParameterError("randomized_response needs at least one user and feature.")
@@ -222,6 +240,7 @@ def _impl(
     rng: np.random.Generator | None, max_cells: int, progress: ProgressFn,
 ) -> RandomizedResponseResult:
     t0 = time.perf_counter()
+    started = started_at()
     uniform = _uniform_source(rng)
     n, F = B.n_users, B.n_features
     total = n * F
@@ -261,16 +280,13 @@ def _impl(
             f"cells changed by a neighbouring input: |F| = {F} (one user's row, node level)"
         ) + f"; each cell costs ln((1+p)/(1-p)) = {per_entry:.6g}",
         params={"p": p, "q": q, "epsilon_per_entry": per_entry, "level": level,
-                "n_users": n, "n_features": F},
+                "universe": f"given by the operator: {n} users x {F} features (public)"},
         backend="os-urandom" if rng is None else "numpy-insecure",
-        source_fingerprint=B.fingerprint,
-        seconds=seconds,
-    )
+        source_fingerprint=B.content_hash, created_at=started)
     return RandomizedResponseResult(
         graph=graph, release=release, mechanism=release.mechanism, neighbourhood=level,
         epsilon=eps, sensitivity=sensitivity, p=p, epsilon_per_entry=per_entry,
-        kept=int(kept.size), created=int(created.size), seconds=seconds,
-    )
+        kept=int(kept.size), created=int(created.size), seconds=seconds)
 
 
 def _bernoulli_positions(

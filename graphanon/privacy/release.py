@@ -18,8 +18,15 @@ A release record is written next to every private output (``*.release.json`` / t
   seed of the run's randomness that is *not* DP noise (sampling of public keys,
   post-processing); it seeds the noise too only with the ``numpy-insecure`` backend, and only
   then is the output reproducible and **not** a secure release (:attr:`Release.reproducible`);
-- ``graphanon_version``, ``source_fingerprint``, ``seconds``, ``created_at`` (UTC ISO 8601)
-  and ``release_id`` (a UUID4).
+- ``graphanon_version``, ``source_fingerprint``, ``created_at`` (UTC ISO 8601, when the run
+  *started*: see below) and ``release_id`` (a UUID4).
+
+A record holds only things that are public or protected by the release's own guarantee: no
+wall time and no count read from the input (how long a run took, or how many nodes it read,
+tells neighbouring inputs apart — a hub adds measurable seconds). Those go into the report's
+``not_private`` block. ``created_at`` is the start of the run (:func:`run_clock`): the CLI and
+the job runner stamp it before reading any data, a library call at its entry, so it carries
+no run time.
 
 The source fingerprint is **keyed**: ``HMAC-SHA256(operator key, content hash of the input)``.
 A plain content hash would break every guarantee at once: the DP adversary knows the input
@@ -33,6 +40,8 @@ use an operator-chosen dataset name.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 import hashlib
 import hmac
@@ -42,6 +51,7 @@ import math
 import os
 import secrets
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -51,7 +61,8 @@ from .._validation import check_choice
 from .._version import __version__
 from ..errors import InvalidParameterError
 
-__all__ = ["NEIGHBOURHOODS", "NOT_PRIVATE_NOTE", "Release", "keyed_fingerprint"]
+__all__ = ["NEIGHBOURHOODS", "NOT_PRIVATE_NOTE", "Release", "keyed_fingerprint", "run_clock",
+           "started_at"]
 
 #: Every report groups the numbers computed against the private input (utility against the
 #: truth, input counts, step summaries) under a ``"not_private"`` key with this note.
@@ -61,6 +72,39 @@ NOT_PRIVATE_NOTE = (
 
 _log = logging.getLogger(__name__)
 _PROCESS_KEY: bytes | None = None
+_RUN_STARTED: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "graphanon_run_started", default=None)
+
+
+def _utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def started_at() -> str:
+    """The ``created_at`` of a release made now: the start of the enclosing
+    :func:`run_clock` block if there is one, else the current time.
+
+    Mechanisms call it at their entry, so a record never says how long the mechanism ran.
+    """
+    return _RUN_STARTED.get() or _utc_now()
+
+
+@contextlib.contextmanager
+def run_clock() -> Iterator[str]:
+    """Stamp every release made inside the block with the block's start time.
+
+    The CLI and the job runner open one before reading any input: a record's ``created_at``
+    then says when the run was started (known to whoever scheduled it), not when the data had
+    been read and processed.
+    """
+    if _RUN_STARTED.get() is not None:  # an outer run already stamped it
+        yield _RUN_STARTED.get() or ""
+        return
+    token = _RUN_STARTED.set(_utc_now())
+    try:
+        yield _RUN_STARTED.get() or ""
+    finally:
+        _RUN_STARTED.reset(token)
 
 
 def _fingerprint_key() -> bytes:
@@ -100,7 +144,7 @@ def _process_key() -> bytes:
 def keyed_fingerprint(content_hash: str) -> str:
     """``HMAC-SHA256(key, content_hash)`` under the operator's secret key ("" stays "").
 
-    ``content_hash`` is ``Graph.fingerprint`` / ``BipartiteGraph.fingerprint``; the result is
+    ``content_hash`` is ``Graph.content_hash`` / ``BipartiteGraph.content_hash``; the result is
     what a published :class:`Release` may carry.
     """
     if not content_hash:
@@ -146,7 +190,6 @@ class Release:
     seed: int | None
     graphanon_version: str
     source_fingerprint: str
-    seconds: float
     created_at: str
     release_id: str = field(default_factory=lambda: str(uuid.uuid4()))
 
@@ -185,12 +228,14 @@ class Release:
         backend: str | None = None,
         seed: int | None = None,
         source_fingerprint: str = "",
-        seconds: float = 0.0,
+        created_at: str | None = None,
     ) -> Release:
         """Build a record, filling ``graphanon_version``, ``created_at`` and ``release_id``.
 
-        ``source_fingerprint`` is the input's *content* hash (``G.fingerprint``); the record
+        ``source_fingerprint`` is the input's *content* hash (``G.content_hash``); the record
         stores its keyed form (:func:`keyed_fingerprint`), never the content hash itself.
+        ``created_at`` is the value of :func:`started_at` taken when the mechanism started
+        (default: :func:`started_at` now).
         """
         return cls(
             mechanism=mechanism,
@@ -206,10 +251,23 @@ class Release:
             source_fingerprint=(source_fingerprint
                                 if source_fingerprint.startswith("hmac-sha256:")
                                 else keyed_fingerprint(source_fingerprint)),
-            seconds=float(seconds),
-            created_at=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+            created_at=created_at or started_at(),
             release_id=str(uuid.uuid4()),
         )
+
+    @classmethod
+    def k_anonymity(cls, mechanism: str, *, k: int, params: dict[str, Any] | None = None,
+                    seed: int | None = None, source_fingerprint: str = "") -> Release:
+        """The record of a syntactic (k-anonymity family) release: no ε, no noise.
+
+        ``params`` must hold public parameters only (the method's options), never numbers
+        read from the input.
+        """
+        return cls.create(
+            mechanism=mechanism, neighbourhood="k-anonymity", params={"k": k, **(params or {})},
+            sensitivity_derivation="n/a: k-anonymity is a syntactic guarantee (every released "
+            "feature set is shared by at least k users), not differential privacy",
+            seed=seed, source_fingerprint=source_fingerprint)
 
     @staticmethod
     def summarize_epsilons(epsilons: Any) -> dict[str, float]:
@@ -231,10 +289,6 @@ class Release:
         """
         return self.seed is not None and self.backend == "numpy-insecure"
 
-    def with_seconds(self, seconds: float) -> Release:
-        """A copy with ``seconds`` replaced (handy when timing wraps the construction)."""
-        return dataclasses.replace(self, seconds=float(seconds))
-
     # ------------------------------------------------------------------ serialization
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able dict of every field."""
@@ -245,7 +299,12 @@ class Release:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Release:
-        """Inverse of :meth:`to_dict`; unknown keys are an error (a record is a contract)."""
+        """Inverse of :meth:`to_dict`; unknown keys are an error (a record is a contract).
+
+        Records written by graphanon 0.1 carried ``seconds`` (the wall time, which is not
+        public); it is dropped on reading.
+        """
+        data = {k: v for k, v in data.items() if k != "seconds"}
         names = {f.name for f in dataclasses.fields(cls)}
         unknown = set(data) - names
         missing = names - set(data)

@@ -39,7 +39,7 @@ from ..graph import Graph
 from ..metrics import emd_distance, ks_distance
 from .node_dp import theta_dk_release
 from .noise import NoiseBackend, get_backend
-from .release import Release
+from .release import Release, started_at
 
 __all__ = [
     "DegreeSequenceRelease",
@@ -326,6 +326,7 @@ def rps_degree_sequence(
     privacy", FOCS 2007 (exponential mechanism).
     """
     t0 = time.perf_counter()
+    started = started_at()
     owner = "rps_degree_sequence"
     _check_graph(G, owner)
     epsilon = check_epsilon(epsilon, "epsilon", owner)
@@ -414,8 +415,7 @@ def rps_degree_sequence(
                 "partition_fraction": frac if counts == "cauchy" else 1.0,
                 "n_regions": k, "epsilon_partition": eps_p, "epsilon_split": eps_split,
                 "epsilon_counts": eps_c},
-        backend=backend.name, seed=seed, source_fingerprint=G.fingerprint, seconds=seconds,
-    )
+        backend=backend.name, seed=seed, source_fingerprint=G.content_hash, created_at=started)
     return DegreeSequenceRelease(np.sort(seq), "rps", release, reg, seconds)
 
 
@@ -448,15 +448,28 @@ def hay_degree_sequence(
     G: Graph,
     *,
     epsilon: float,
+    nodes: Any = None,
     backend: NoiseBackend | None = None,
     rng: np.random.Generator | None = None,
     seed: int | None = None,
 ) -> DegreeSequenceRelease:
     """Edge-DP baseline: Hay et al.'s constrained inference on the sorted degree sequence.
 
+    Parameters
+    ----------
+    G : Graph
+    epsilon : float
+    nodes : array-like
+        The public node universe (required): the release holds one degree per node, so its
+        length is the node count, which must not be read off the edges
+        (:mod:`graphanon.universe`). Listed nodes without edges have degree 0.
+    backend, rng, seed
+        As for :func:`rps_degree_sequence`.
+
     Notes
     -----
-    Neighbourhood: **edge** (one edge added/removed; the node set, hence ``n``, is public).
+    Neighbourhood: **edge** (one edge added/removed; the node set — the given universe —
+    and hence ``n`` is public).
     The sorted degree sequence ``S(G)`` changes in at most two positions by 1 when an edge is
     added (two degrees rise by one; in sorted order that is two unit increments), so its
     L1 sensitivity is 2; discrete Laplace noise of that sensitivity is ε-edge-DP. Constrained
@@ -469,9 +482,16 @@ def hay_degree_sequence(
     private networks", ICDM 2009, §3.
     """
     t0 = time.perf_counter()
+    started = started_at()
     owner = "hay_degree_sequence"
     _check_graph(G, owner)
     epsilon = check_epsilon(epsilon, "epsilon", owner)
+    if nodes is None:
+        raise InvalidParameterError(
+            f"The 'nodes' parameter of {owner} is required: the released sequence has one "
+            "degree per node of the public node universe (the CLI's --nodes FILE); the node "
+            "count of an edge list is a function of its private edges.")
+    G = G.with_nodes(nodes)
     backend = backend or get_backend("opendp")
     s = np.sort(G.degrees)
     noisy = backend.discrete_laplace(s, sensitivity=2, epsilon=epsilon)
@@ -482,7 +502,7 @@ def hay_degree_sequence(
         mechanism="hay-constrained-inference", neighbourhood="edge", epsilon=epsilon,
         sensitivity=2.0,
         sensitivity_derivation="sorted degree sequence: one edge raises two entries by 1",
-        params={"n": G.n_nodes, "postprocessing": "isotonic regression, round, clip"},
-        backend=backend.name, seed=seed, source_fingerprint=G.fingerprint, seconds=seconds,
-    )
+        params={"node_universe": "given by the operator (public: one degree per node)",
+                "postprocessing": "isotonic regression, round, clip"},
+        backend=backend.name, seed=seed, source_fingerprint=G.content_hash, created_at=started)
     return DegreeSequenceRelease(np.sort(seq), "hay", release, None, seconds)

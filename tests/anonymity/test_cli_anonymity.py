@@ -11,8 +11,20 @@ from graphanon.anonymity import verify_smooth_k
 from graphanon.cli import main
 from graphanon.io.files import read_bipartite
 
-REPORT_KEYS = {"k", "variant", "n_users", "n_features", "n_edges_in", "n_edges_out", "jaccard",
-               "suppressed", "created", "n_clusters", "min_cluster_size", "seconds"}
+PUBLIC_KEYS = {"k", "variant", "n_users", "n_features", "n_edges_out", "release", "user_ids"}
+PRIVATE_KEYS = {"n_edges_in", "jaccard", "suppressed", "created", "n_clusters",
+                "min_cluster_size", "seconds", "verify_smooth_k"}
+
+
+def _unpseudonymize(A, B, release_id):  # type: ignore[no-untyped-def]
+    """The operator's view: pseudonyms mapped back with the key and the release id."""
+    from graphanon.graph import BipartiteGraph
+    from graphanon.privacy.pseudonyms import pseudonymize
+
+    names = dict(zip(pseudonymize(B.user_ids, scope=release_id).tolist(),
+                     B.user_ids.tolist(), strict=True))
+    r, c = A.edges()
+    return BipartiteGraph.from_pairs([names[u] for u in A.user_ids[r]], A.feature_ids[c])
 
 
 def _write_input(path: Path, n: int = 60, seed: int = 0) -> Path:
@@ -33,11 +45,15 @@ def test_smooth_k_end_to_end(tmp_path: Path) -> None:
                      "--out", str(out), "--report", str(rep), "--clusters", str(clu)])
         assert code == 0
         report = json.loads(rep.read_text())
-        assert REPORT_KEYS <= report.keys()
+        priv = report["not_private"]
+        assert PUBLIC_KEYS <= report.keys() and PRIVATE_KEYS <= priv.keys()
+        assert not (PRIVATE_KEYS - {"n_clusters"}) & report.keys()
         assert report["variant"] == variant and report["seed"] == 3
-        assert report["verify_smooth_k"]["ok"] is True
-        assert abs(report["jaccard"] + report["suppressed"] + report["created"] - 1) < 1e-9
+        assert priv["verify_smooth_k"]["ok"] is True
+        assert abs(priv["jaccard"] + priv["suppressed"] + priv["created"] - 1) < 1e-9
         B, A = read_bipartite(inp), read_bipartite(out)
+        assert not set(A.user_ids.tolist()) & set(B.user_ids.tolist())  # pseudonyms
+        A = _unpseudonymize(A, B, report["release"]["release_id"])
         assert verify_smooth_k(B, A, 4).ok  # checked again from the files
         assert "cluster" in clu.read_text().splitlines()[0]
 
@@ -56,7 +72,12 @@ def test_mondrian_cli(tmp_path: Path) -> None:
                  "--report", str(tmp_path / "r.json")])
     assert code == 0
     report = json.loads((tmp_path / "r.json").read_text())
-    assert REPORT_KEYS <= report.keys() and report["created"] == 0.0
+    assert PUBLIC_KEYS <= report.keys() and report["not_private"]["created"] == 0.0
+    # --keep-ids publishes the real ids, with a warning
+    assert main(["-q", "mondrian", str(inp), "--k", "5", "--out", str(tmp_path / "k.tsv"),
+                 "--report", str(tmp_path / "k.json"), "--keep-ids"]) == 0
+    kept = read_bipartite(tmp_path / "k.tsv")
+    assert verify_smooth_k(read_bipartite(inp), kept, 5).ok
 
 
 def test_bad_input_exit_2_and_no_output(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]

@@ -244,10 +244,10 @@ def test_rng_must_be_a_generator() -> None:
 
 
 # ---------------------------------------------------------------------- real data
-def test_adult_smooth_k8_quality(shared_datasets) -> None:  # type: ignore[no-untyped-def]
+def test_adult_smooth_k8_quality(dataset) -> None:  # type: ignore[no-untyped-def]
     from graphanon.io.tables import load_preset
 
-    B = load_preset(shared_datasets / "adult" / "adult.data", "adult")
+    B = load_preset(dataset("adult/adult.data"), "adult")
     res = smooth_k_anonymity(B, k=8, rng=np.random.default_rng(0), restarts=2)
     assert res.jaccard >= 0.85  # Table 1 of 001_*.txt: 85.0 %
     assert verify_smooth_k(B, res.anonymized, 8).ok

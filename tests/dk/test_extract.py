@@ -82,11 +82,11 @@ def test_thesis_example_6() -> None:
         d * (d - 1) // 2 for d in G.degrees.tolist())
 
 
-def test_distinct_2k_tuples_polbooks_and_grqc(shared_datasets) -> None:
+def test_distinct_2k_tuples_polbooks_and_grqc(dataset) -> None:
     from graphanon.io.files import read_graph
 
     assert dk_distribution(load_polbooks(), 2).n_tuples == 161
-    grqc = read_graph(shared_datasets / "ca-GrQc" / "CA-GrQc.txt")
+    grqc = read_graph(dataset("ca-GrQc/CA-GrQc.txt"))
     assert dk_distribution(grqc, 2).n_tuples == 1233
 
 

@@ -48,8 +48,8 @@ def test_2k_seeds_reproduce_and_differ() -> None:
     a = generate_2k(D, rng=np.random.default_rng(1)).graph
     b = generate_2k(D, rng=np.random.default_rng(1)).graph
     c = generate_2k(D, rng=np.random.default_rng(2)).graph
-    assert a.fingerprint == b.fingerprint
-    assert a.fingerprint != c.fingerprint
+    assert a.content_hash == b.content_hash
+    assert a.content_hash != c.content_hash
 
 
 def test_2k_randomness_is_spread() -> None:

@@ -73,10 +73,10 @@ def test_table_6_1_mdav_counts_polbooks() -> None:
             rel=0.1)
 
 
-def test_table_6_2_grqc(shared_datasets) -> None:
+def test_table_6_2_grqc(dataset) -> None:
     from graphanon.io.files import read_graph
 
-    D = dk_distribution(read_graph(shared_datasets / "ca-GrQc" / "CA-GrQc.txt"), 2)
+    D = dk_distribution(read_graph(dataset("ca-GrQc/CA-GrQc.txt")), 2)
     for tau, z in GRQC_MPDC.items():
         part = mpdc(D.degrees, tau=tau)
         assert part.n_clusters == z

@@ -136,8 +136,8 @@ def test_release_runs_and_generates(micro: str, kw: dict) -> None:
     S = generate_2k(R.distribution, rng=rng)
     assert S.graph.n_edges > 0
     rep = R.to_dict()
-    assert {"n_clusters", "seconds", "release"} <= set(rep)
-    assert {"l1", "ks", "euclidean"} <= set(rep["not_private"]) and "l1" not in rep
+    assert {"n_clusters", "release"} <= set(rep) and "seconds" not in rep
+    assert {"l1", "ks", "euclidean", "seconds"} <= set(rep["not_private"]) and "l1" not in rep
 
 
 def test_release_is_noisy_and_unbiased_at_large_epsilon() -> None:
@@ -181,8 +181,11 @@ def test_opendp_backend_default() -> None:
 
 def test_warnings_and_errors() -> None:
     G = load_polbooks()
-    with pytest.warns(DegreeBoundWarning, match="n - 1 = 104"):
-        R = release_dk(G, d=1, epsilon=1.0, max_degree=None)
+    with pytest.raises(InvalidParameterError, match="'max_degree' parameter of release_dk is "
+                       "required without a public node universe"):
+        release_dk(G, d=1, epsilon=1.0, max_degree=None)
+    with pytest.warns(DegreeBoundWarning, match=r"\|nodes\| - 1 = 104"):
+        R = release_dk(G, d=1, epsilon=1.0, max_degree=None, nodes=G.node_ids)
     assert R.max_degree == 104
     rng = np.random.default_rng(0)
     nb = get_backend("numpy-insecure", rng=rng)

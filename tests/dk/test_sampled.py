@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import numpy as np
@@ -245,14 +244,11 @@ def test_auto_form_switches_on_public_domain_size(monkeypatch: pytest.MonkeyPatc
 def test_large_domain_is_not_materialized() -> None:
     G = load_polbooks()
     rng = np.random.default_rng(0)
-    t0 = time.perf_counter()
     R = release_dk(G, d=2, epsilon=1.0, max_degree=20_000,
                    backend=get_backend("numpy-insecure", rng=rng), rng=rng)
-    took = time.perf_counter() - t0
     assert R.release.params["form"] == "sampled"
     assert R.release.params["n_domain_cells"] == 200_010_000  # 10x the dense limit
-    assert R.noisy.size < 100
-    assert took < 20  # generous (shared machine); the dense form would need 1.6 GB
+    assert R.noisy.size < 100  # the dense form would hold 2·10⁸ cells (1.6 GB)
     # a low public threshold: many released cells, still a consistent, generable table
     R = release_dk(G, d=2, epsilon=1.0, max_degree=300, threshold=300,
                    backend=get_backend("numpy-insecure", rng=rng), rng=rng)

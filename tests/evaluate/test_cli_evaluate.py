@@ -157,6 +157,7 @@ def test_demo_step(tmp_path: Path) -> None:
     verdicts = {r[0].split(" (")[0]: r[4] for r in audit}
     assert verdicts["CONTROL dk1 with half sensitivity"] == "caught"
     assert all(v == "ok" for k, v in verdicts.items() if not k.startswith("CONTROL"))
-    assert (tmp_path / "evaluation" / "report.html").exists()
+    assert (tmp_path / "operator" / "evaluation" / "report.html").exists()
+    assert [o[1] for o in ctx.outputs] == ["operator"]  # operator material, never publish/
     for fig, _ in section.figures:
         assert (tmp_path / fig).exists()

@@ -176,7 +176,8 @@ def test_randomized_response_risk_grows_with_epsilon(adult: BipartiteGraph,
     rng = np.random.default_rng(9)
     links = []
     for eps in (0.5, 3.0, 12.0):
-        res = randomized_response(adult, epsilon=eps, rng=rng)
+        res = randomized_response(adult, epsilon=eps, users=adult.user_ids,
+                                  features=adult.feature_ids, rng=rng)
         rel = ReleasedRows.from_bipartite(
             "randomized-response", f"ε={eps}", "randomized", res.graph,
             flip=res.release.params["q"], epsilon=res.release.params["epsilon_per_entry"])

@@ -38,8 +38,8 @@ def test_bad_columns(tmp_path: Path) -> None:
         table_to_bipartite(t, binarize="mean")
 
 
-def test_adult_preset_matches_paper_setting(shared_datasets: Path) -> None:
-    B = load_preset(shared_datasets / "adult/adult.data", "adult")
+def test_adult_preset_matches_paper_setting(dataset) -> None:
+    B = load_preset(dataset("adult/adult.data"), "adult")
     assert B.n_users == 30162  # complete records
     assert set(B.user_degrees.tolist()) == {8}  # one value per categorical attribute
 

@@ -19,6 +19,7 @@ def _input(tmp_path):
     rng = np.random.default_rng(0)
     prefs.write_text("node\tepsilon\n" + "".join(
         f"{i}\t{rng.choice([0.05, 0.5, 1.0])}\n" for i in G.node_ids))
+    (tmp_path / "nodes.txt").write_text("".join(f"{i}\n" for i in G.node_ids))
     return path, prefs
 
 
@@ -43,7 +44,8 @@ def test_release_personalized_scheme_and_thesis(tmp_path):
     g, _ = _input(tmp_path)
     out, rep = tmp_path / "t.tsv", tmp_path / "r.json"
     rc = main(["release-personalized", str(g), "--d", "1", "--privacy", "edge", "--method",
-               "ag", "--prefs-scheme", "thesis", "--k", "3", "--theta", "20",
+               "ag", "--prefs-scheme", "thesis", "--k", "3", "--theta", "20", "--nodes",
+               str(tmp_path / "nodes.txt"),
                "--calibration", "thesis", "--noise", "numpy-insecure", "--seed", "1", "--out",
                str(out), "--report", str(rep)])
     assert rc == 0
@@ -56,9 +58,14 @@ def test_release_personalized_bad_input_writes_nothing(tmp_path, capsys):
     bad = tmp_path / "bad.tsv"
     bad.write_text("1\t0.5\n2\t-1\n")
     rc = main(["release-personalized", str(g), "--d", "1", "--privacy", "edge", "--method",
-               "min", "--prefs", str(bad), "--out", str(out)])
+               "min", "--prefs", str(bad), "--nodes", str(tmp_path / "nodes.txt"), "--out",
+               str(out)])
     assert rc == 2 and not out.exists()
     assert "bad.tsv:2" in capsys.readouterr().err
+    rc = main(["release-personalized", str(g), "--d", "1", "--privacy", "edge", "--method",
+               "min", "--prefs", str(prefs), "--out", str(out)])
+    assert rc == 2 and not out.exists()
+    assert "--nodes FILE" in capsys.readouterr().err
     rc = main(["release-personalized", str(g), "--d", "1", "--privacy", "node", "--method",
                "min", "--prefs", str(prefs), "--out", str(out)])
     assert rc == 2 and not out.exists()

@@ -289,7 +289,8 @@ def test_strict_release_record_and_guarantee(polbooks, method):
 
 def test_opendp_backend_release(polbooks):
     G, P = polbooks
-    r = release_personalized(G, P, d=2, privacy="edge", method="ag", theta=10, k=4)
+    r = release_personalized(G, P, d=2, privacy="edge", method="ag", theta=10, k=4,
+                             nodes=G.node_ids)
     assert r.release.backend == "opendp" and r.release.seed is None
     assert r.table.kind == "joint_degree"
 
@@ -299,7 +300,8 @@ def test_thesis_release_warns_and_claims_nothing(polbooks):
     with pytest.warns(PersonalizedCalibrationWarning), warnings.catch_warnings():
         warnings.simplefilter("ignore", InsecureNoiseWarning)
         r = release_personalized(G, P, d=2, privacy="edge", method="ll", theta=10,
-                                 calibration="thesis", rng=np.random.default_rng(0),
+                                 calibration="thesis", nodes=G.node_ids,
+                                 rng=np.random.default_rng(0),
                                  backend=get_backend("numpy-insecure",
                                                      rng=np.random.default_rng(0)))
     assert r.release.neighbourhood == "none" and r.guaranteed is None
@@ -312,17 +314,20 @@ def test_bad_parameters(polbooks):
     with pytest.raises(InvalidParameterError, match="'theta'"):
         release_personalized(G, P, d=1, privacy="node", method="min")
     with pytest.raises(InvalidParameterError, match="'k'"):
-        release_personalized(G, P, d=1, privacy="edge", method="ag", theta=5)
+        release_personalized(G, P, d=1, privacy="edge", method="ag", theta=5, nodes=G.node_ids)
     with pytest.raises(InvalidParameterError, match="'method'"):
         release_personalized(G, P, d=1, privacy="edge", method="xx", theta=5)
+    with pytest.raises(InvalidParameterError, match=r"'nodes' parameter .* required for edge"):
+        release_personalized(G, P, d=1, privacy="edge", method="min", theta=5)
+    with pytest.raises(InvalidParameterError, match=r"'nodes' parameter .* edge-PDP only"):
+        release_personalized(G, P, d=1, privacy="node", method="min", theta=5,
+                             nodes=G.node_ids)
     with pytest.raises(InvalidParameterError, match="'prefs'"):
         release_personalized(G, {"a": 1}, d=1, privacy="edge", method="min", theta=5)
     assert isinstance(P, Preferences)
 
 
 def test_demo_step(tmp_path):
-    import time
-
     from graphanon.datasets import load_adult_sample
     from graphanon.demo import DEMO_STEPS, DemoContext
     from graphanon.demos.personalized import step_personalized
@@ -330,9 +335,7 @@ def test_demo_step(tmp_path):
 
     assert dict(DEMO_STEPS)["personalized"] == "graphanon.demos.personalized:step_personalized"
     ctx = DemoContext(tmp_path, 1, Report("t", tmp_path), load_polbooks(), load_adult_sample())
-    t0 = time.perf_counter()
     section = step_personalized(ctx)
-    assert time.perf_counter() - t0 < 30  # generous: shared machine
     rows = section.tables[0].rows
     assert len(rows) == 10
     assert {r[1] for r in rows} == {"strict", "thesis"}

@@ -17,4 +17,4 @@ def test_demo_step(tmp_path):
     jaccards = [r[3] for r in rows[:3]]
     assert jaccards == sorted(jaccards)
     assert (tmp_path / "plots" / "randomized_response.png").exists()
-    assert (tmp_path / "randomized_response" / "adult_eps5.tsv").exists()
+    assert (tmp_path / "operator" / "randomized_response" / "adult_eps5.tsv").exists()

@@ -21,6 +21,11 @@ from graphanon.privacy.randomized_response import (
 from graphanon.privacy.release import keyed_fingerprint
 
 
+def _rr(B, **kw):
+    """Randomized response with the matrix's own rows and columns as the public universe."""
+    return randomized_response(B, users=B.user_ids, features=B.feature_ids, **kw)
+
+
 @pytest.mark.parametrize("eps", [0.01, 0.1, 1.0, 5.0, 10.0])
 def test_epsilon_formula_edge(eps):
     p = randomized_response_probability(eps, level="edge")
@@ -53,7 +58,7 @@ def test_per_cell_probabilities_match_algorithm_1():
     runs = 3000
     freq = np.zeros((3, 4))
     for _ in range(runs):
-        freq += randomized_response(B, epsilon=1.0, rng=rng).graph.to_dense()
+        freq += _rr(B, epsilon=1.0, rng=rng).graph.to_dense()
     p = randomized_response_probability(1.0)
     expect = np.where(dense, (1 + p) / 2, (1 - p) / 2)
     z = (freq - runs * expect) / np.sqrt(runs * expect * (1 - expect))
@@ -66,7 +71,7 @@ def test_large_sample_rates_and_uniform_positions(secure):
     n, F = 3000, 400
     r, c = rng.integers(0, n, 30_000), rng.integers(0, F, 30_000)
     B = BipartiteGraph.from_indices(r, c, n_users=n, n_features=F)
-    res = randomized_response(B, epsilon=3.0, rng=None if secure else np.random.default_rng(1))
+    res = _rr(B, epsilon=3.0, rng=None if secure else np.random.default_rng(1))
     p = res.p
     ones, zeros = B.n_edges, n * F - B.n_edges
     z_keep = (res.kept - ones * (1 + p) / 2) / math.sqrt(ones * (1 - p * p) / 4)
@@ -84,15 +89,15 @@ def test_large_sample_rates_and_uniform_positions(secure):
 
 def test_reproducible_with_rng_and_release_record():
     B = load_adult_sample()
-    a = randomized_response(B, epsilon=5.0, rng=np.random.default_rng(3))
-    b = randomized_response(B, epsilon=5.0, rng=np.random.default_rng(3))
+    a = _rr(B, epsilon=5.0, rng=np.random.default_rng(3))
+    b = _rr(B, epsilon=5.0, rng=np.random.default_rng(3))
     assert a.graph == b.graph
     rel = a.release
     assert rel.mechanism == "randomized-response" and rel.neighbourhood == "edge"
     assert rel.epsilon == 5.0 and rel.sensitivity == 1.0
-    assert rel.source_fingerprint == keyed_fingerprint(B.fingerprint) != B.fingerprint
-    assert rel.params["n_features"] == B.n_features
-    node = randomized_response(B, epsilon=5.0, level="node", rng=np.random.default_rng(3))
+    assert rel.source_fingerprint == keyed_fingerprint(B.content_hash) != B.content_hash
+    assert f"x {B.n_features} features" in rel.params["universe"]
+    node = _rr(B, epsilon=5.0, level="node", rng=np.random.default_rng(3))
     assert node.release.sensitivity == B.n_features and node.neighbourhood == "node"
     assert np.array_equal(a.graph.user_ids, B.user_ids)
 
@@ -103,7 +108,7 @@ def test_jaccard_collapses_on_sparse_data_at_moderate_epsilon():
     N, E = B.n_users * B.n_features, B.n_edges
     js = {}
     for eps in (1.0, 5.0, 10.0):
-        res = randomized_response(B, epsilon=eps, rng=np.random.default_rng(int(eps)))
+        res = _rr(B, epsilon=eps, rng=np.random.default_rng(int(eps)))
         m = edge_set_metrics(B, res.graph)
         p, q = res.p, (1 - res.p) / 2
         expected = E * (1 + p) / 2 / (E + q * (N - E))
@@ -118,11 +123,11 @@ def test_sparse_sampling_on_a_huge_matrix():
     n = 200_000
     B = BipartiteGraph.from_indices(rng.integers(0, n, 20_000), rng.integers(0, n, 20_000),
                                     n_users=n, n_features=n)
-    res = randomized_response(B, epsilon=16.0, rng=rng)
+    res = _rr(B, epsilon=16.0, rng=rng)
     q = (1 - res.p) / 2
     assert res.created == pytest.approx(q * n * n, rel=0.1)
     with pytest.raises(InfeasibleError, match="max_output_cells"):
-        randomized_response(B, epsilon=1.0, rng=rng)
+        _rr(B, epsilon=1.0, rng=rng)
 
 
 def test_validation():
@@ -133,3 +138,28 @@ def test_validation():
         randomized_response(B, epsilon=1.0, level="user")
     with pytest.raises(InvalidParameterError, match="needs a BipartiteGraph"):
         randomized_response([[1]], epsilon=1.0)
+
+
+def test_the_universe_is_required_and_public():
+    """Issue 13 point 3: {u1: a, u2: a, b} and {u1: a, u2: a} are edge neighbours; read off
+    the pairs, feature b appears in the output with probability 0.81 versus 0. With the
+    public universe both outputs range over the same cells."""
+    with_b = BipartiteGraph.from_pairs(["u1", "u2", "u2"], ["a", "a", "b"])
+    without = BipartiteGraph.from_pairs(["u1", "u2"], ["a", "a"])
+    with pytest.raises(InvalidParameterError, match="'users' and 'features'"):
+        randomized_response(without, epsilon=1.0)
+    with pytest.raises(InvalidParameterError, match="'features'"):
+        randomized_response(without, epsilon=1.0, users=["u1", "u2"])
+    with pytest.raises(InvalidParameterError, match="not in the feature universe"):
+        randomized_response(with_b, epsilon=1.0, users=["u1", "u2"], features=["a"])
+    rng = np.random.default_rng(5)
+    seen = {"with": 0, "without": 0}
+    for _ in range(400):
+        for name, B in (("with", with_b), ("without", without)):
+            out = randomized_response(B, epsilon=1.0, users=["u1", "u2"], features=["a", "b"],
+                                      rng=rng).graph
+            assert out.feature_ids.tolist() == ["a", "b"]
+            seen[name] += int("b" in out.feature_ids[out.indices].tolist())
+    # b shows up in both (it is in the public universe) at rates within e^ε of each other
+    assert seen["without"] > 50 and seen["with"] > seen["without"]
+    assert seen["with"] / seen["without"] < math.exp(2.0)

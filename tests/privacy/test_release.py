@@ -16,7 +16,7 @@ from graphanon.privacy.release import Release
 def _release(**kw):
     base = dict(mechanism="randomized-response", neighbourhood="edge", epsilon=1.0,
                 sensitivity=1.0, sensitivity_derivation="one cell", params={"p": np.float64(0.4)},
-                backend="opendp", source_fingerprint="abc", seconds=0.5)
+                backend="opendp", source_fingerprint="abc")
     base.update(kw)
     return Release.create(**base)
 
@@ -67,11 +67,11 @@ def test_published_fingerprint_is_keyed(monkeypatch):
 
     G = Graph.from_edges([0, 1], [1, 2])
     rec = Release.create(mechanism="m", neighbourhood="edge", epsilon=1.0,
-                         source_fingerprint=G.fingerprint)
-    assert G.fingerprint not in rec.to_json()
-    assert rec.source_fingerprint == keyed_fingerprint(G.fingerprint)
+                         source_fingerprint=G.content_hash)
+    assert G.content_hash not in rec.to_json()
+    assert rec.source_fingerprint == keyed_fingerprint(G.content_hash)
     monkeypatch.setenv("GRAPHANON_FINGERPRINT_KEY", "another operator")
-    assert keyed_fingerprint(G.fingerprint) != rec.source_fingerprint
+    assert keyed_fingerprint(G.content_hash) != rec.source_fingerprint
 
 
 def test_key_file_is_created_once_and_private(monkeypatch, tmp_path):

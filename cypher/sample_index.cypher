@@ -1,2 +1,0 @@
-// Placeholders: {index}, {label}. Lookup index for loading sample data.
-CREATE INDEX {index} IF NOT EXISTS FOR (n:{label}) ON (n.id)

@@ -1,0 +1,208 @@
+"""One canonical encoding of external ids (node, user and feature ids).
+
+**An id is text.** An id read from a text file is exactly its token; an integer id (a
+Parquet integer column, a Python ``int``, a Neo4j integer property) is the text of its
+canonical decimal form. Nothing else is ever parsed out of a token: ``"007"``, ``"+7"``,
+``"0x10"``, ``"7.0"`` and ``" 7"`` are ids distinct from ``7``.
+
+Representation. A column whose every id is a canonical decimal integer in the ``int64``
+range (``0``, ``7``, ``-12``; the pattern ``-?(0|[1-9][0-9]*)``) is held as an ``int64``
+array — a lossless, faster representation of the same text. Any other column is an
+``object`` array of ``str`` (and its integer-looking ids are plain strings such as
+``"7"``). Columns that meet in one graph are brought to one representation
+(:func:`unify_ids`): if any of them is text, the integer ones are written as their decimal
+text.
+
+Why it matters for privacy. The node-DP projections order edges by a keyed hash of node ids
+(:func:`id_keys`). The key of a node must depend on that node's id alone: if adding one node
+``x`` turned a whole integer column into strings and so changed every other node's key, the
+projection of the neighbouring graph would be reshuffled and its sensitivity bound would no
+longer hold. :func:`id_keys` therefore hashes the canonical *text* of an id, whatever the
+representation of the column around it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .errors import InvalidParameterError
+
+__all__ = ["canonical_ids", "id_keys", "id_text_buffers", "ids_as_text", "unify_ids"]
+
+_I64_MIN = np.iinfo(np.int64).min
+_I64_MAX = np.iinfo(np.int64).max
+
+
+def _kernels() -> Any:
+    from . import _ids_kernels
+
+    return _ids_kernels
+
+
+def _text_buffers(arr: Any) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint8]]:
+    """``(offsets, data)`` of a pyarrow ``large_string`` array without nulls."""
+    import pyarrow as pa
+
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+    if arr.type != pa.large_string():
+        arr = arr.cast(pa.large_string())
+    bufs = arr.buffers()
+    n = len(arr)
+    offsets = np.frombuffer(bufs[1], dtype=np.int64, count=n + 1, offset=arr.offset * 8)
+    data = (np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None
+            else np.zeros(0, dtype=np.uint8))
+    return offsets, data
+
+
+def _from_text(arr: Any, what: str) -> np.ndarray[Any, Any]:
+    """Canonical ids of a pyarrow string column: ``int64`` when every token is canonical."""
+    if arr.null_count:
+        raise InvalidParameterError(f"{what} must not be missing (null/empty).")
+    if len(arr) == 0:
+        return np.zeros(0, dtype=np.int64)
+    offsets, data = _text_buffers(arr)
+    if np.any(offsets[1:] == offsets[:-1]):
+        raise InvalidParameterError(f"{what} must not be empty strings.")
+    values, ok = _kernels().parse_canonical_int64(offsets, data)
+    if ok:
+        return values  # type: ignore[no-any-return]
+    return np.asarray(arr.to_numpy(zero_copy_only=False), dtype=object)
+
+
+def canonical_ids(values: Any, what: str = "ids") -> np.ndarray[Any, Any]:
+    """Validate a column of ids and return its canonical representation.
+
+    Parameters
+    ----------
+    values : array-like, pyarrow Array or ChunkedArray
+        Integers (any width; integral floats are accepted as integers), strings, or an
+        ``object`` mix of ``int`` and ``str``.
+    what : str
+        Name used in error messages.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``int64`` if every id is a canonical decimal integer in the ``int64`` range, else an
+        ``object`` array of ``str`` (see the module docstring).
+
+    Raises
+    ------
+    InvalidParameterError
+        Missing values, booleans, non-integral floats, or other types.
+    """
+    import pyarrow as pa
+
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        t = values.type
+        if pa.types.is_string(t) or pa.types.is_large_string(t):
+            return _from_text(values, what)
+        if values.null_count:
+            raise InvalidParameterError(f"{what} must not be missing (null/empty).")
+        if pa.types.is_dictionary(t):
+            return canonical_ids(values.cast(t.value_type), what)
+        values = values.to_numpy(zero_copy_only=False) if isinstance(values, pa.Array) else (
+            values.combine_chunks().to_numpy(zero_copy_only=False) if len(values)
+            else np.zeros(0, dtype=np.int64))
+    arr = values if isinstance(values, np.ndarray) else np.asarray(values)
+    if arr.ndim != 1:
+        raise InvalidParameterError(f"{what} must be one-dimensional. Got shape {arr.shape}.")
+    kind = arr.dtype.kind
+    if arr.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    if kind == "i":
+        return arr.astype(np.int64, copy=False)
+    if kind == "u":
+        if arr.dtype.itemsize < 8 or int(arr.max()) <= _I64_MAX:
+            return arr.astype(np.int64)
+        return _from_text(pa.array(arr).cast(pa.large_string()), what)
+    if kind == "b":
+        raise InvalidParameterError(f"{what} must be ints or strings, not booleans.")
+    if kind == "f":
+        if not np.all(np.isfinite(arr) & (arr == np.round(arr))):
+            raise InvalidParameterError(f"{what} must be ints or strings; got non-integral floats.")
+        if float(arr.min()) >= -2.0**63 and float(arr.max()) < 2.0**63:
+            return arr.astype(np.int64)
+        return _from_text(pa.array([str(int(x)) for x in arr.tolist()], pa.large_string()), what)
+    if kind in "US":
+        if kind == "S":
+            try:
+                arr = np.char.decode(arr, "utf-8")
+            except UnicodeDecodeError:
+                raise InvalidParameterError(f"{what} must be valid UTF-8 text.") from None
+        return _from_text(pa.array(arr.tolist(), pa.large_string()), what)
+    if kind == "O":
+        items = arr.tolist()
+        texts: list[str] = []
+        all_int = True
+        for x in items:
+            if isinstance(x, str):
+                all_int = False
+                texts.append(x)
+            elif isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)):
+                xi = int(x)
+                if not _I64_MIN <= xi <= _I64_MAX:
+                    all_int = False
+                texts.append(str(xi))
+            else:
+                missing = x is None or (isinstance(x, float) and x != x)
+                raise InvalidParameterError(
+                    f"{what} must not be missing (null/empty)." if missing else
+                    f"{what} must be hashable scalars (int or str). Got {x!r} of type "
+                    f"{type(x).__name__}.")
+        if all_int:
+            return np.asarray([int(x) for x in items], dtype=np.int64)
+        return _from_text(pa.array(texts, pa.large_string()), what)
+    raise InvalidParameterError(f"{what} must be ints or strings. Got dtype {arr.dtype}.")
+
+
+def ids_as_text(ids: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """The ``object`` array of ``str`` holding the canonical text of canonical ``ids``."""
+    if ids.dtype == object:
+        return ids
+    import pyarrow as pa
+
+    return np.asarray(pa.array(ids).cast(pa.large_string()).to_numpy(zero_copy_only=False),
+                      dtype=object)
+
+
+def id_text_buffers(ids: np.ndarray[Any, Any]) -> tuple[npt.NDArray[np.int64],
+                                                         npt.NDArray[np.uint8]]:
+    """``(offsets, data)``: the UTF-8 text of canonical ``ids``, as one Arrow string buffer."""
+    import pyarrow as pa
+
+    arr = (pa.array(ids.tolist(), pa.large_string()) if ids.dtype == object
+           else pa.array(ids).cast(pa.large_string()))
+    return _text_buffers(arr)
+
+
+def unify_ids(columns: list[np.ndarray[Any, Any]]) -> list[np.ndarray[Any, Any]]:
+    """Bring canonical columns to one representation: text if any of them is text."""
+    if any(c.dtype == object for c in columns):
+        return [ids_as_text(c) for c in columns]
+    return columns
+
+
+def id_keys(ids: Any, key: int) -> npt.NDArray[np.uint64]:
+    """Keyed 64-bit hash of the canonical text of each id.
+
+    The result for an id depends on that id and ``key`` only — not on the representation
+    of the column around it: ``id_keys([7], k) == id_keys(["7", "x"], k)[:1]``.
+
+    Parameters
+    ----------
+    ids : array-like
+        Ids in any form :func:`canonical_ids` accepts.
+    key : int
+        64-bit key (data-independent; for example a projection's public ordering key).
+    """
+    arr = canonical_ids(ids)
+    k = np.uint64(int(key) & 0xFFFFFFFFFFFFFFFF)
+    if arr.dtype == object:
+        offsets, data = id_text_buffers(arr)
+        return _kernels().hash_text(offsets, data, k)  # type: ignore[no-any-return]
+    return _kernels().hash_int_text(arr, k)  # type: ignore[no-any-return]

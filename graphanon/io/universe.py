@@ -1,0 +1,45 @@
+"""Universe files: one id per line (the ``--nodes``, ``--users`` and ``--features`` options)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._ids import canonical_ids
+from ..errors import InputFormatError
+from ._input import read_input_text
+
+__all__ = ["read_id_list"]
+
+
+def read_id_list(path: str | os.PathLike[str], *, what: str = "node") -> np.ndarray[Any, Any]:
+    """Read a public universe: one id per line (its exact text, surrounding blanks removed).
+
+    Blank lines and lines starting with ``#`` are skipped; a repeated id is listed once.
+    Ids follow the canonical encoding of :mod:`graphanon._ids` (``7`` in the file is the
+    node ``7`` of any input).
+
+    Raises
+    ------
+    InputFormatError
+        Unreadable, not UTF-8, empty, or a line holding a tab (a second column).
+    """
+    p = Path(path)
+    text = read_input_text(p, what=f"{what} universe")
+    ids: list[str] = []
+    for no, line in enumerate(text.splitlines(), 1):
+        s = line.strip()
+        if not s or s.startswith("#"):
+            continue
+        if "\t" in s:
+            raise InputFormatError(
+                f"{str(p)!r} line {no}: a {what} universe file holds one id per line, got "
+                f"{s[:80]!r}.", path=str(p), line=no)
+        ids.append(s)
+    if not ids:
+        raise InputFormatError(f"{str(p)!r} lists no {what} id.", path=str(p))
+    unique = list(dict.fromkeys(ids))  # hash-based; no object-array sort
+    return canonical_ids(np.asarray(unique, dtype=object), f"{what} ids")

@@ -1,0 +1,414 @@
+"""Hostile input against every command: nothing crashes, nothing is destroyed, nothing is
+half-written (issue 14).
+
+Every case runs a command in-process and asserts the contract of the CLI:
+
+* the exit code is 0, 2, or a documented 3 / 4;
+* a failure prints exactly one line on stderr, ``graphanon: error: ...``, and no traceback;
+  on success every stderr line is a ``graphanon:`` warning or note;
+* every input is unchanged (same bytes);
+* no temporary file (``.NAME.graphanon-*.tmp``, probes, staging folders) is left behind, and
+  a failed command leaves none of its outputs.
+"""
+
+from __future__ import annotations
+
+import errno
+import gzip
+import hashlib
+import os
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from graphanon.cli import main
+from graphanon.datasets import load_adult_sample, load_polbooks
+from graphanon.io.files import write_bipartite, write_graph
+
+
+# ---------------------------------------------------------------------- the contract
+def _digest(paths: list[Path]) -> dict[Path, str]:
+    out = {}
+    for p in paths:
+        if p.is_file():
+            out[p] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return out
+
+
+def _leftovers(root: Path) -> list[Path]:
+    return [p for p in root.rglob("*")
+            if ".graphanon-" in p.name or p.name.endswith(".tmp") or ".staging-" in p.name]
+
+
+def check(args: list[str], root: Path, capsys: pytest.CaptureFixture[str], *,
+          outputs: tuple[str, ...] = (), allowed: tuple[int, ...] = (0, 2)) -> int:
+    """Run ``graphanon -q ARGS`` under the contract above; return its exit code."""
+    inputs = [root / a for a in os.listdir(root)]
+    before = _digest(inputs)
+    code = main(["-q", *args])
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert code in allowed, (args, code, err)
+    assert "Traceback" not in err, err
+    if code != 0:
+        assert len(lines) == 1 and lines[0].startswith("graphanon: error:"), (args, err)
+        for o in outputs:
+            assert not (root / o).exists(), (args, o)
+    else:
+        assert all(ln.startswith("graphanon: ") for ln in lines), err
+    assert _digest(list(before)) == before, f"an input changed: {args}"
+    assert _leftovers(root) == [], _leftovers(root)
+    return code
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    """A folder with a valid graph, bipartite list, universes, preferences and a table."""
+    G = load_polbooks()
+    write_graph(G, tmp_path / "g.txt")
+    B = load_adult_sample()
+    write_bipartite(B, tmp_path / "b.tsv")
+    (tmp_path / "nodes.txt").write_text("".join(f"{x}\n" for x in G.node_ids))
+    (tmp_path / "users.txt").write_text("".join(f"{u}\n" for u in B.user_ids))
+    (tmp_path / "features.txt").write_text("".join(f"{f}\n" for f in B.feature_ids))
+    (tmp_path / "prefs.tsv").write_text("".join(f"{x}\t0.5\n" for x in G.node_ids))
+    return tmp_path
+
+
+# ---------------------------------------------------------------------- hostile files
+HOSTILE = {
+    "empty.txt": b"",
+    "comments.txt": b"# only a comment\n# and another\n",
+    "binary.txt": bytes(range(256)) * 4,
+    "truncated.txt.gz": gzip.compress(b"1 2\n2 3\n" * 100)[:40],
+    "crlf.txt": b"1 2\r\n2 3\r\n3 1\r\n",
+    "unicode.txt": "α β\nβ γ\nγ α\n".encode(),
+    "huge_ids.txt": b"99999999999999999999999 1\n1 2\n",
+    "one_field.txt": b"1 2\n3\n",
+    "ragged.tsv": b"source\ttarget\n1\t2\n3\n",
+    "empty_target.csv": b"source,target\n1,2\n2,\n",
+    "quoted.csv": b'source,target\n"a""b",c\n"x,y",z\n',
+    "three_cols.tsv": b"u1\tf1\nu2\tf2\tf3\n",
+    "latin1.txt": "é è\n".encode("latin-1"),
+    "nul.txt": b"1\x002 3\n",
+    "not_mat.mat": b"MATLAB 5.0 MAT-file, garbage",
+    "not_parquet.parquet": b"PAR1 not really",
+    "bad.graphml": b"<graphml><graph><node id='a'/><edge source='a' target='zz'",
+    "selfloops.txt": b"1 1\n1 2\n2 1\n2 2\n",
+}
+
+READ_COMMANDS = [
+    ["info", "{f}"],
+    ["info", "--bipartite", "{f}"],
+    ["dk", "{f}", "--d", "2", "--out", "{o}/t.tsv"],
+    ["dk", "{f}", "--d", "3", "--out", "{o}/t.tsv"],
+    ["project", "{f}", "--theta", "3", "--out", "{o}/p.txt"],
+    ["release-dk", "{f}", "--d", "1", "--epsilon", "1", "--max-degree", "10", "--out",
+     "{o}/r.tsv", "--report", "{o}/r.json"],
+    ["release-dk", "{f}", "--d", "2", "--epsilon", "1", "--privacy", "node", "--theta", "4",
+     "--out", "{o}/r.tsv"],
+    ["release-degrees", "{f}", "--epsilon", "1", "--max-nodes", "50", "--out", "{o}/d.tsv"],
+    ["smooth-k", "{f}", "--k", "2", "--out", "{o}/s.tsv", "--report", "{o}/s.json"],
+    ["mondrian", "{f}", "--k", "2", "--out", "{o}/m.tsv", "--report", "{o}/m.json"],
+    ["randomized-response", "{f}", "--epsilon", "1", "--users", "{w}/users.txt",
+     "--features", "{w}/features.txt", "--out", "{o}/rr.tsv", "--report", "{o}/rr.json"],
+    ["generate", "{f}", "--d", "2", "--out", "{o}/g.txt"],
+]
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_hostile_files_through_every_reader(work: Path, name: str,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    (work / name).write_bytes(HOSTILE[name])
+    out = work / "out"
+    for template in READ_COMMANDS:
+        args = [a.format(f=str(work / name), o=str(out), w=str(work)) for a in template]
+        outs = tuple(str(Path(a).relative_to(work)) for a in args if a.startswith(str(out)))
+        check(args, work, capsys, outputs=outs)
+
+
+def test_non_regular_inputs(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    fifo = work / "pipe.txt"
+    os.mkfifo(fifo)  # no writer: must end at once, not hang
+    assert check(["info", str(fifo)], work, capsys) == 2
+    for dev in ("/dev/zero", "/dev/null"):
+        assert check(["info", dev, "--format", "edgelist"], work, capsys) == 2
+    assert check(["info", str(work)], work, capsys) == 2  # a folder
+    loop = work / "loop.txt"
+    loop.symlink_to(loop)
+    assert check(["info", str(loop)], work, capsys) == 2
+
+
+def test_inputs_are_bounded(work: Path, capsys: pytest.CaptureFixture[str],
+                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GRAPHANON_MAX_INPUT_BYTES", "1000")
+    bomb = work / "bomb.txt.gz"
+    bomb.write_bytes(gzip.compress(b"1 2\n" * 100_000))  # 400 kB from 1 kB
+    assert bomb.stat().st_size < 1000
+    assert check(["info", str(bomb)], work, capsys) == 2
+    assert check(["info", str(work / "g.txt")], work, capsys) == 2
+
+
+# ---------------------------------------------------------------------- hostile parameters
+PARAMETERS = [
+    ["release-dk", "{g}", "--d", "1", "--epsilon", "nan", "--max-degree", "5"],
+    ["release-dk", "{g}", "--d", "1", "--epsilon", "inf", "--max-degree", "5"],
+    ["release-dk", "{g}", "--d", "1", "--epsilon", "-1", "--max-degree", "5"],
+    ["release-dk", "{g}", "--d", "1", "--epsilon", "1e-300", "--max-degree", "5"],
+    ["release-dk", "{g}", "--d", "2", "--epsilon", "1", "--max-degree", "9999999999"],
+    ["release-dk", "{g}", "--d", "2", "--epsilon", "1", "--max-degree", "25",
+     "--microaggregation", "mpdc", "--tau", "0"],
+    ["release-dk", "{g}", "--d", "2", "--epsilon", "1", "--max-degree", "25",
+     "--microaggregation", "mdav", "--k", "100000"],
+    ["release-dk", "{g}", "--d", "1", "--epsilon", "1"],  # no bound, no universe
+    ["release-dk", "{g}", "--d", "1", "--epsilon", "1", "--nodes", "{w}/missing.txt"],
+    ["release-dk", "{g}", "--d", "1", "--epsilon", "1", "--nodes", "{w}/features.txt"],
+    ["release-dk", "{g}", "--d", "2", "--epsilon", "1", "--privacy", "node", "--theta", "0"],
+    ["release-dk", "{g}", "--d", "2", "--epsilon", "1", "--privacy", "node", "--theta",
+     "10000000000"],
+    ["release-degrees", "{g}", "--epsilon", "1", "--method", "hay"],
+    ["release-personalized", "{g}", "--d", "1", "--privacy", "edge", "--method", "ag",
+     "--prefs", "{w}/prefs.tsv", "--nodes", "{w}/nodes.txt", "--k", "100000", "--theta", "5"],
+    ["smooth-k", "{b}", "--k", "1000000"],
+    ["smooth-k", "{b}", "--k", "1"],
+    ["smooth-k", "{b}", "--k", "3", "--alpha", "nan"],
+    ["mondrian", "{b}", "--k", "0"],
+    ["randomized-response", "{b}", "--epsilon", "1"],  # no universe
+    ["randomized-response", "{b}", "--epsilon", "1", "--users", "{w}/users.txt",
+     "--features", "{w}/nodes.txt"],  # a universe that misses features
+    ["b-anonymize", "{b}", "--delta", "100000"],
+    ["b-anonymize", "{b}", "--delta", "0"],
+    ["generate", "{w}/prefs.tsv", "--d", "2"],
+    ["release-dk", "{g}", "--d", "1", "--epsilon", "1", "--max-degree", "5", "--ledger",
+     "{w}/l.json"],  # no --dataset
+    ["release-dk", "{g}", "--d", "1", "--epsilon", "1", "--max-degree", "5", "--ledger",
+     "{w}/l.json", "--dataset", "0123456789abcdef0123456789abcdef", "--budget", "1"],
+    ["release-dk", "{g}", "--d", "1", "--epsilon", "1", "--max-degree", "5", "--budget", "1"],
+]
+
+
+@pytest.mark.parametrize("i", range(len(PARAMETERS)))
+def test_hostile_parameters(work: Path, i: int, capsys: pytest.CaptureFixture[str]) -> None:
+    args = [a.format(g=str(work / "g.txt"), b=str(work / "b.tsv"), w=str(work))
+            for a in PARAMETERS[i]]
+    needs_out = args[0] in ("release-dk", "release-degrees", "release-personalized",
+                            "generate", "b-anonymize", "smooth-k", "mondrian",
+                            "randomized-response")
+    outs: tuple[str, ...] = ()
+    if needs_out:
+        args += ["--out", str(work / "o" / "x.tsv")]
+        outs = ("o/x.tsv",)
+        if args[0] in ("smooth-k", "mondrian", "randomized-response", "b-anonymize"):
+            args += ["--report", str(work / "o" / "x.json")]
+            outs += ("o/x.json",)
+    assert check(args, work, capsys, outputs=outs) == 2
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(eps=st.one_of(st.floats(allow_nan=True, allow_infinity=True),
+                     st.sampled_from(["1e309", "-0", "0x10", "", " ", "1,5"])),
+       bound=st.one_of(st.integers(-5, 10**12), st.sampled_from(["x", "", "1.5"])))
+def test_random_epsilon_and_bound(work: Path, capsys: pytest.CaptureFixture[str],
+                                  eps: object, bound: object) -> None:
+    check(["release-dk", str(work / "g.txt"), "--d", "1", "--epsilon", str(eps),
+           "--max-degree", str(bound), "--out", str(work / "o" / "x.tsv")], work, capsys,
+          outputs=("o/x.tsv",))
+    for p in (work / "o").glob("*"):
+        p.unlink()
+
+
+@settings(max_examples=30, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.binary(max_size=300))
+def test_random_bytes_as_every_input_kind(work: Path, capsys: pytest.CaptureFixture[str],
+                                          data: bytes) -> None:
+    for name, args in (("x.txt", ["info", "{f}"]), ("x.tsv", ["info", "--bipartite", "{f}"]),
+                       ("x.csv", ["info", "{f}"]),
+                       ("x.dk.tsv", ["generate", "{f}", "--d", "1", "--out", "{o}"])):
+        f = work / name
+        f.write_bytes(data)
+        out = work / "o" / "g.txt"
+        check([a.format(f=str(f), o=str(out)) for a in args], work, capsys,
+              outputs=("o/g.txt",))
+        f.unlink()
+        if out.exists():
+            out.unlink()
+
+
+# ---------------------------------------------------------------------- outputs
+def test_outputs_that_are_not_regular_files(work: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["release-dk", str(work / "g.txt"), "--d", "1", "--epsilon", "1", "--max-degree",
+            "10"]
+    assert check([*args, "--out", "/dev/null"], work, capsys) == 0
+    assert Path("/dev/null").is_char_device()  # written in place, never renamed over
+    if Path("/dev/full").exists():
+        assert check([*args, "--out", str(work / "r.tsv"), "--report", "/dev/full"], work,
+                     capsys, outputs=("r.tsv",)) == 2
+        assert Path("/dev/full").is_char_device()
+    (work / "adir").mkdir()
+    assert check([*args, "--out", str(work / "adir")], work, capsys) == 2
+    assert check([*args, "--out", str(work / "g.txt")], work, capsys) == 2  # its own input
+    assert check([*args, "--out", str(work / "a.tsv"), "--report", str(work / "a.tsv")], work,
+                 capsys, outputs=("a.tsv",)) == 2
+    # a folder that does not exist yet is created (documented)
+    assert check([*args, "--out", str(work / "new" / "deep" / "r.tsv")], work, capsys) == 0
+
+
+def test_full_disk_while_writing_leaves_nothing(work: Path, capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fault-injecting writer: the second file of a command hits ENOSPC."""
+    from graphanon.io import _atomic
+
+    real = _atomic.atomic_path
+    calls = {"n": 0}
+
+    def failing(path):  # type: ignore[no-untyped-def]
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(path)
+
+    monkeypatch.setattr(_atomic, "atomic_path", failing)
+    for mod in ("graphanon.io.files", "graphanon.io.dk_tables"):
+        import importlib
+
+        m = importlib.import_module(mod)
+        if hasattr(m, "atomic_path"):
+            monkeypatch.setattr(m, "atomic_path", failing)
+    monkeypatch.setattr("graphanon.io._atomic.atomic_write_text",
+                        lambda p, t: _write_text_via(failing, p, t))
+    monkeypatch.setattr("graphanon.io.dk_tables.atomic_write_text",
+                        lambda p, t: _write_text_via(failing, p, t))
+    monkeypatch.setattr("graphanon.cli._common.atomic_write_text",
+                        lambda p, t: _write_text_via(failing, p, t))
+    code = check(["smooth-k", str(work / "b.tsv"), "--k", "5", "--out", str(work / "s.tsv"),
+                  "--report", str(work / "s.json")], work, capsys, outputs=("s.tsv", "s.json"))
+    assert code == 2
+
+
+def _write_text_via(factory, path, text):  # type: ignore[no-untyped-def]
+    with factory(path) as tmp:
+        Path(tmp).write_text(text, encoding="utf-8")
+
+
+def test_temporaries_of_a_killed_run_are_removed(work: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """``kill -9`` leaves ``.NAME.graphanon-PID-X.tmp``; the next write of NAME removes the
+    ones whose process is gone (and keeps those of live processes)."""
+    dead = 2**22 + 12345  # no such pid (pid_max is at most 2**22)
+    stale = work / f".r.tsv.graphanon-{dead}-abcd1234.tmp"
+    stale.write_text("partial")
+    live = work / f".r.tsv.graphanon-{os.getppid()}-abcd1234.tmp"
+    live.write_text("another run in progress")
+    main(["-q", "release-dk", str(work / "g.txt"), "--d", "1", "--epsilon", "1",
+          "--max-degree", "10", "--out", str(work / "r.tsv")])
+    capsys.readouterr()
+    assert not stale.exists() and live.exists()
+    live.unlink()
+
+
+# ---------------------------------------------------------------------- job files
+JOBS = {
+    "ledger_without_datasets": ('ledger = "l.json"\nbudget = 2.0\ndataset = "d"',
+                                '{"format": "graphanon-ledger/1"}'),
+    "ledger_string_budget": ('ledger = "l.json"\nbudget = 2.0\ndataset = "d"',
+                             '{"format": "graphanon-ledger/1", "datasets": {"d": {"budget": '
+                             '"2", "neighbourhood": "edge", "entries": []}}}'),
+    "ledger_unknown_key": ('ledger = "l.json"\nbudget = 2.0\ndataset = "d"',
+                           '{"format": "graphanon-ledger/1", "datasets": {"d": {"budget": 2, '
+                           '"neighbourhood": "edge", "entries": [{"colour": 1}]}}}'),
+    "ledger_negative_epsilon": (
+        'ledger = "l.json"\nbudget = 2.0\ndataset = "d"',
+        '{"format": "graphanon-ledger/1", "datasets": {"d": {"budget": 2, "neighbourhood": '
+        '"edge", "entries": [{"release_id": "r", "mechanism": "m", "neighbourhood": "edge", '
+        '"epsilon": -100, "composition": "sequential", "created_at": "t"}]}}}'),
+    "sink_unknown_field": ("", None, "out/{nope}"),
+    "sink_attribute_access": ("", None, "out/{release_id.__class__}"),
+    "sink_format_spec": ("", None, "out/{release_id:>40}"),
+    "name_with_nul": ('name = "a\\u0000b"', None),
+    "name_with_slash": ('name = "../x"', None),
+}
+
+
+@pytest.mark.parametrize("case", sorted(JOBS))
+def test_bad_job_files(work: Path, case: str, capsys: pytest.CaptureFixture[str]) -> None:
+    job_extra, ledger, *sink = JOBS[case]
+    if ledger is not None:
+        (work / "l.json").write_text(ledger)
+    sink_path = sink[0] if sink else "out/{release_id}"
+    (work / "job.toml").write_text(textwrap.dedent(f"""
+        [job]
+        release_id = "r1"
+        {job_extra}
+        [source]
+        path = "g.txt"
+        [[steps]]
+        name = "release-dk-node"
+        d = 1
+        epsilon = 1.0
+        theta = 4
+        [[sinks]]
+        type = "file"
+        path = "{sink_path}"
+    """))
+    assert check(["run", str(work / "job.toml")], work, capsys, outputs=("out",)) == 2
+    assert not any("class" in p.name for p in work.rglob("*"))
+
+
+def test_random_job_files(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rng = np.random.default_rng(3)
+    pieces = ["[job]", "[source]", "[[steps]]", "[[sinks]]", 'name = "release-dk"',
+              'type = "file"', 'path = "g.txt"', 'path = "out/{release_id}"', "d = 2",
+              "epsilon = 1.0", "epsilon = -1", "k = 3", 'noise = "numpy-insecure"',
+              'kind = "bipartite"', "seed = -1", 'release_id = "../x"', "max_degree = 0",
+              'type = "neo4j"', 'password = "x"', "[other]"]
+    for _ in range(60):
+        body = "\n".join(rng.choice(pieces, size=int(rng.integers(1, 12))))
+        (work / "job.toml").write_text(body)
+        check(["run", str(work / "job.toml")], work, capsys, allowed=(0, 2, 4))
+        for p in sorted(work.glob("out*"), reverse=True):
+            if p.is_dir():
+                import shutil
+
+                shutil.rmtree(p)
+
+
+@pytest.mark.parametrize("matrix", ["a string", np.array([[1, 2], [3, 4]]), np.ones((2, 3)),
+                                    np.array([[0.5, 0], [0, 0]])])
+def test_mat_files_with_the_wrong_matrix(work: Path, matrix: object,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    import scipy.io
+
+    scipy.io.savemat(work / "x.mat", {"A": matrix})
+    check(["info", str(work / "x.mat")], work, capsys)
+
+
+def test_neo4j_arguments_are_checked_before_connecting(
+        work: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing listens on port 1: an argument error must be found (exit 2) before a
+    connection is tried (exit 4)."""
+    monkeypatch.setenv("NEO4J_URI", "bolt://127.0.0.1:1")
+    monkeypatch.setenv("NEO4J_PASSWORD", "x")
+    (work / "pw.bin").write_bytes(bytes(range(256)))
+    (work / "empty.tsv").write_text("")
+    (work / "bin.tsv").write_bytes(b"\x80\x81\x00\xff")
+    (work / "rec.json").write_text('{"release": {"mechanism": "m"}}')
+    cases = [
+        ["neo4j", "releases", "--password-file", str(work / "pw.bin")],
+        ["neo4j", "write-release", "--masked", str(work / "bin.tsv"), "--release-id", "r",
+         "--dataset", "d", "--report", str(work / "rec.json")],
+        ["neo4j", "write-release", "--masked", str(work / "empty.tsv"), "--release-id", "r",
+         "--dataset", "d", "--report", str(work / "rec.json")],
+        ["neo4j", "drop-release", "x" * 300],
+        ["neo4j", "budget", "0123456789abcdef0123456789abcdef", "--epsilon-total", "1"],
+        ["neo4j", "read-graph", "--label", "Bad Label", "--rel", "R", "--out",
+         str(work / "o.txt")],
+    ]
+    for args in cases:
+        assert check(args, work, capsys) == 2, args

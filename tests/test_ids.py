@@ -1,0 +1,142 @@
+"""The canonical id encoding (graphanon._ids) and the attack it closes (issue 13, point 1).
+
+One added node with a non-integer id used to turn a whole integer id column into strings,
+which changed the hash key of every node and so the whole EAD edge order: the θ-projected 1K
+of a 3,000-node graph moved by 57 (bound 2θ+1 = 9). A node's key must depend on its own id
+only, for every input path.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from graphanon import Graph
+from graphanon._ids import canonical_ids, id_keys
+from graphanon.errors import InvalidParameterError
+from graphanon.io import read_graph
+from graphanon.privacy.node_dp import dense_dk, node_sensitivity
+from graphanon.projection import edge_addition
+
+
+# ---------------------------------------------------------------------- the encoding
+def test_canonical_integers_become_int64() -> None:
+    out = canonical_ids(np.array(["12", "-3", "0", "9223372036854775807"]))
+    assert out.dtype == np.int64
+    assert out.tolist() == [12, -3, 0, 9223372036854775807]
+    assert canonical_ids(pa.array(["-9223372036854775808"])).tolist() == [-(2**63)]
+
+
+@pytest.mark.parametrize("token", ["007", "+7", "0x10", "7.0", " 7", "-0", "1e3",
+                                   "9223372036854775808", "٣"])
+def test_non_canonical_tokens_stay_text(token: str) -> None:
+    out = canonical_ids(np.array(["1", token], dtype=object))
+    assert out.dtype == object
+    assert out.tolist() == ["1", token]
+
+
+def test_mixed_python_values_and_big_ints() -> None:
+    assert canonical_ids([1, "x"]).tolist() == ["1", "x"]
+    assert canonical_ids(np.array([1, 2**70], dtype=object)).tolist() == ["1", str(2**70)]
+    assert canonical_ids(np.array([2**64 - 1], dtype=np.uint64)).tolist() == [str(2**64 - 1)]
+    assert canonical_ids(np.array([3.0, 4.0])).dtype == np.int64
+
+
+@pytest.mark.parametrize("bad", [[True, False], [1.5], ["a", None], ["a", ""], [object()]])
+def test_bad_ids_are_refused(bad: list[object]) -> None:
+    with pytest.raises(InvalidParameterError):
+        canonical_ids(np.array(bad, dtype=object) if bad and bad[0] is not True else bad)
+
+
+def test_key_depends_on_the_id_only() -> None:
+    ints = np.array([0, 7, -5, 123456789012, -(2**63), 2**63 - 1])
+    text = np.array([str(x) for x in ints.tolist()] + ["x", "007"], dtype=object)
+    for key in (0, 1, 2**64 - 1, 0xDEADBEEF):
+        a = id_keys(ints, key)
+        b = id_keys(text, key)
+        assert np.array_equal(a, b[: ints.size])
+        assert len(set(b.tolist())) == b.size  # "007" is not 7
+    assert not np.array_equal(id_keys(ints, 1), id_keys(ints, 2))
+
+
+def test_seven_and_quoted_seven_are_one_node() -> None:
+    G = Graph.from_id_edges(np.array([7, 1], dtype=object), np.array(["7", "x"], dtype=object))
+    assert G.n_nodes == 3  # {"1", "7", "x"}: the loop 7–"7" was dropped
+    assert G.n_edges == 1
+    assert G.index_of([7]).tolist() == G.index_of(["7"]).tolist()
+
+
+def test_text_file_keeps_leading_zeros_and_hex(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    p = tmp_path / "g.txt"
+    p.write_text("007 7\n0x10 16\n")
+    G = read_graph(p)
+    assert sorted(G.node_ids.tolist()) == sorted(["007", "7", "0x10", "16"])
+    assert G.n_edges == 2
+
+
+# ---------------------------------------------------------------------- the attack
+def _random_int_graph(n: int = 3000, m: int = 15000, seed: int = 5) -> tuple[np.ndarray, ...]:
+    rng = np.random.default_rng(seed)
+    u = rng.integers(0, n, 3 * m)
+    v = rng.integers(0, n, 3 * m)
+    keep = u != v
+    a, b = np.minimum(u[keep], v[keep]), np.maximum(u[keep], v[keep])
+    key = np.unique(a * n + b)[:m]
+    return key // n, key % n
+
+
+def _projected_change(G: Graph, H: Graph, theta: int, key: int) -> tuple[float, float]:
+    P = edge_addition(G, theta=theta, key=key).graph
+    Q = edge_addition(H, theta=theta, key=key).graph
+    out = []
+    for d in (1, 2):
+        a, b = dense_dk(P, d, theta), dense_dk(Q, d, theta)
+        out.append(float(np.abs(a - b).sum()))
+    return out[0], out[1]
+
+
+def _write(path, src, dst, fmt: str) -> None:  # type: ignore[no-untyped-def]
+    if fmt == "edgelist":
+        path.write_text("".join(f"{a} {b}\n" for a, b in zip(src, dst, strict=True)))
+    elif fmt == "csv":
+        path.write_text("source,target\n"
+                        + "".join(f"{a},{b}\n" for a, b in zip(src, dst, strict=True)))
+    else:
+        typed = all(isinstance(x, int) for x in [*src, *dst])
+        t = pa.int64() if typed else pa.large_string()
+        cast = (lambda xs: list(xs)) if typed else (lambda xs: [str(x) for x in xs])
+        pq.write_table(pa.table({"source": pa.array(cast(src), t),
+                                 "target": pa.array(cast(dst), t)}), path)
+
+
+@pytest.mark.parametrize("fmt,ext", [("edgelist", "txt"), ("csv", "csv"),
+                                      ("parquet", "parquet")])
+@pytest.mark.parametrize("extra", ["x", "99999999999999999999", "007"])
+def test_one_foreign_id_moves_the_projection_within_the_bound(tmp_path, fmt, ext,  # type: ignore[no-untyped-def]
+                                                              extra: str) -> None:
+    a, b = _random_int_graph()
+    src, dst = a.tolist(), b.tolist()
+    base, plus = tmp_path / f"g.{ext}", tmp_path / f"h.{ext}"
+    _write(base, src, dst, fmt)
+    _write(plus, [*src, extra], [*dst, 0], fmt)
+    G, H = read_graph(base), read_graph(plus)
+    assert G.node_ids.dtype == np.int64 and H.node_ids.dtype == object
+    assert H.n_nodes == G.n_nodes + 1
+    theta = 4
+    for key in (11, 2**63 + 5):
+        d1, d2 = _projected_change(G, H, theta, key)
+        assert d1 <= node_sensitivity(1, theta), (d1, key)
+        assert d2 <= node_sensitivity(2, theta), (d2, key)
+
+
+def test_python_api_mixed_types_keep_keys() -> None:
+    a, b = _random_int_graph(n=500, m=2000, seed=2)
+    G = Graph.from_id_edges(a, b)
+    H = Graph.from_id_edges(np.array([*a.tolist(), "node-x"], dtype=object),
+                            np.array([*b.tolist(), 3], dtype=object))
+    for key in (1, 99):
+        d1, d2 = _projected_change(G, H, 3, key)
+        assert d1 <= node_sensitivity(1, 3)
+        assert d2 <= node_sensitivity(2, 3)
