@@ -118,6 +118,7 @@ DEMO_STEPS: list[tuple[str, str]] = [
     ("dk", "graphanon.demos.dk:step_dk"),
     ("node-dp", "graphanon.demos.node_dp:step_node_dp"),
     ("personalized", "graphanon.demos.personalized:step_personalized"),
+    ("evaluation", "graphanon.demos.evaluation:step_evaluation"),
 ]
 
 

@@ -54,6 +54,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                        "list and drop them."),
     "run": ("run", "Run the export job in JOB_FILE: read its source, run its steps, write its "
                    "sinks."),
+    "evaluate": ("evaluate", "Report re-identification risk, empirical ε lower bounds and "
+                             "downstream utility."),
 }
 
 
