@@ -847,10 +847,12 @@ class BipartiteGraph(_InputNotes):
         uids, fids = self._user_ids, self._feature_ids
         rmap = np.arange(self.n_users, dtype=np.int64)
         cmap = np.arange(self.n_features, dtype=np.int64)
-        if users is not None:
+        if users is not None and users is not uids:  # the graph's own ids: nothing to add
             uids, rmap = _extend_ids(uids, users, "user", "the user universe")
-        if features is not None:
+        if features is not None and features is not fids:
             fids, cmap = _extend_ids(fids, features, "feature", "the feature universe")
+        if uids is self._user_ids and fids is self._feature_ids:
+            return self
         rows, cols = self.edges()
         attrs = {}
         for name, col in self._user_attributes.items():
