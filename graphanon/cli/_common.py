@@ -7,16 +7,17 @@ import json
 import secrets
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-import numpy as np
 
-from .._progress import ProgressFn
 from ..errors import InvalidParameterError
-from ..graph import BipartiteGraph, Graph
-from ..io._atomic import atomic_write_text
-from ..report import to_jsonable
+
+if TYPE_CHECKING:  # pragma: no cover - the CLI imports numpy and the core only when used
+    import numpy as np
+
+    from .._progress import ProgressFn
+    from ..graph import BipartiteGraph, Graph
 
 __all__ = [
     "distributed_options",
@@ -107,6 +108,8 @@ def make_rng(seed: int | None) -> tuple[np.random.Generator, int]:
         seed = secrets.randbits(63)
     if seed < 0:
         raise InvalidParameterError(f"The '--seed' option must be a non-negative int. Got {seed}.")
+    import numpy as np
+
     return np.random.default_rng(seed), seed
 
 
@@ -234,6 +237,9 @@ def write_json(path: str | Path, payload: Any) -> None:
     if cleaning and isinstance(payload, dict) and isinstance(payload.get("not_private"), dict):
         payload = {**payload, "not_private": {**payload["not_private"],
                                               "input_cleaning": cleaning}}
+    from ..io._atomic import atomic_write_text
+    from ..report import to_jsonable
+
     atomic_write_text(path, json.dumps(to_jsonable(payload), indent=2, sort_keys=False) + "\n")
 
 
@@ -419,6 +425,8 @@ def pseudonymized(B: BipartiteGraph, *, release_id: str, keep_ids: bool,
 
             for a, b in zip(ids_as_text(B.user_ids).tolist(), names.tolist(), strict=True):
                 fh.write(f"{a}\t{b}\n")
+    from ..graph import BipartiteGraph
+
     return BipartiteGraph(B.indptr, B.indices, B.n_features, user_ids=names,
                           feature_ids=B.feature_ids, user_attributes=B.user_attributes,
                           validate=False)
