@@ -153,3 +153,24 @@ def test_progress_of_projection_and_release() -> None:
     grid_steps = [(d, n) for t, d, n in calls if t == "EAD sizes for θ selection"]
     assert grid_steps[-1] == (9, 9)  # the order, then one step per θ of the default grid
     assert any(t.startswith("EAD projection") for t in tasks)
+
+
+def test_cli_project_and_node_release_show_progress(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    src = str(data_path("polbooks.gml"))
+    out, rep = tmp_path / "p.txt", tmp_path / "p.json"
+    assert main(["project", src, "--theta", "5", "--seed", "1", "--out", str(out),
+                 "--report", str(rep)]) == 0
+    text = capsys.readouterr().out
+    assert "EAD projection θ=5" in text and "reading" in text
+    assert json.loads(rep.read_text())["projected"]["degree_max"] <= 5
+    table = tmp_path / "n.tsv"
+    assert main(["release-dk", src, "--d", "2", "--epsilon", "1", "--privacy", "node",
+                 "--noise", "numpy-insecure", "--seed", "2", "--out", str(table)]) == 0
+    text = capsys.readouterr().out
+    assert "θ selection" in text and "utility" in text
+    monkeypatch.setenv(ENV_VAR, "1KiB")
+    assert main(["-q", "project", src, "--theta", "5", "--out", str(tmp_path / "q.txt")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and ENV_VAR in err and not (tmp_path / "q.txt").exists()

@@ -200,3 +200,22 @@ def test_hash_set_deletion_keeps_lookups_right() -> None:
             present.add(key)
         assert all(gen._set_find(table, k) >= 0 for k in present)
         assert all(gen._set_find(table, k) < 0 for k in range(40) if k not in present)
+
+
+def test_cli_generate_refuses_huge_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                         ) -> None:
+    table = tmp_path / "huge.tsv"
+    table.write_text("# graphanon dK table: kind=joint_degree\ndegree1\tdegree2\tcount\n"
+                     f"1\t{BIG}\t{BIG}\n")
+    out = tmp_path / "g.txt"
+    assert main(["-q", "generate", str(table), "--d", "2", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "implied 1,000,000,001 nodes" in err
+    assert not out.exists()
+    small = tmp_path / "small.tsv"
+    small.write_text("# graphanon dK table: kind=joint_degree\ndegree1\tdegree2\tcount\n"
+                     f"1\t{BIG}\t3\n{BIG}\t{BIG}\t1\n")
+    assert main(["generate", str(small), "--d", "2", "--seed", "1", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "2K placement" in text and "target not realizable" in text
+    assert Path(out).exists()

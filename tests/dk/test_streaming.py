@@ -171,3 +171,18 @@ def test_writer_blocks_give_the_same_file(tmp_path: Path, monkeypatch: pytest.Mo
     assert isinstance(back, DK3Distribution)
     assert back.wedges.as_dict() == three.wedges.as_dict()
     assert back.triangles.as_dict() == three.triangles.as_dict()
+
+
+def test_cli_dk3_with_progress_and_refusal(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    src = str(data_path("polbooks.gml"))
+    out = tmp_path / "t3.tsv"
+    assert main(["dk", src, "--d", "3", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "3K 2-paths" in text and "3K triangles" in text and "reading" in text
+    assert read_dk_table(out).triangles.total == 560
+    monkeypatch.setenv(ENV_VAR, "1KiB")
+    out2 = tmp_path / "t3b.tsv"
+    assert main(["-q", "dk", src, "--d", "3", "--out", str(out2)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and ENV_VAR in err and not out2.exists()
