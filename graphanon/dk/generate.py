@@ -1,15 +1,20 @@
 """Synthetic dK-graphs: simple graphs realizing a 1K or 2K distribution, and their utility.
 
 * 1K: a graphical degree sequence is realized exactly (Havel–Hakimi followed by degree-
-  preserving edge switching, igraph's ``edge_switching_simple``); a non-graphical one (e.g. a
-  noisy release) by the configuration model with erasure of loops and multi-edges, and the
-  deviation is reported.
+  preserving edge switching, the chain of igraph's ``edge_switching_simple``, in numba); a
+  non-graphical one (e.g. a noisy release) by the configuration model with erasure of loops
+  and multi-edges, and the deviation is reported.
 * 2K: the construction of Stanton & Pinar / Gjoka, Tillman & Markopoulou (the algorithm of
   ``networkx.joint_degree_graph``) compiled with numba: pick random nodes ``v, w`` of degrees
   ``k, l`` that are not adjacent; if one has no free stub, a *neighbour switch* frees one
   without changing the joint degrees. A realizable target is reproduced exactly. A target that
   is not realizable is first made feasible (``n_k = ⌈s_k / k⌉`` nodes per class,
   ``m(k, l) <= n_k n_l``) and the deviation of the realized 1K/2K from the target reported.
+
+Memory is ``O(n + m + table rows)`` — never a function of the degree *values* — and checked
+against the available memory before anything is allocated (:func:`generate_1k_memory`,
+:func:`generate_2k_memory`, :mod:`graphanon._memory`). The long loops run in blocks of about
+1 % of their work and report to a ``progress(task, done, total)`` callback.
 
 References
 ----------
@@ -753,8 +758,6 @@ def generate_2k(target: DKDistribution | dict[Any, int], *, rng: np.random.Gener
         dev = _deviation_2k(G, deg, cnt, plan)
     return SyntheticGraph(G, 2, "gjoka-numba", dev["2k_l1"] == 0, dev,
                           time.perf_counter() - t0)
-
-
 
 
 def _deviation_2k(G: Graph, deg: npt.NDArray[np.int64], cnt: npt.NDArray[np.int64],
