@@ -114,3 +114,11 @@ def test_require_memory_message(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "\n" not in msg
     assert "generate_2k" in msg and "1,000,000,001 nodes" in msg
     assert "5.0 GiB" in msg and "1.0 MiB" in msg and ENV_VAR in msg
+
+
+def test_small_estimates_skip_the_detection(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    monkeypatch.setattr(_memory, "available_memory", lambda: 1)  # as if nothing were free
+    require_memory(_memory.NEGLIGIBLE_BYTES - 1, what="small", parameter="x")
+    with pytest.raises(InvalidParameterError, match="big"):
+        require_memory(_memory.NEGLIGIBLE_BYTES, what="big", parameter="x")
