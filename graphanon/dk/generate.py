@@ -295,8 +295,7 @@ def _simple_csr(u: Any, v: Any, n: int, indptr: Any, indices: Any) -> None:  # p
         fill[a] += 1
         indices[fill[b]] = a
         fill[b] += 1
-    for x in range(n):
-        indices[indptr[x]:indptr[x + 1]].sort()
+    _sort_rows(indptr, indices)
 
 
 def _graph_from_simple_edges(u: npt.NDArray[np.int64], v: npt.NDArray[np.int64], n: int
@@ -461,7 +460,7 @@ def _jdg_init(cls_deg: Any, cls_n: Any, cls_slots: Any, seed: int) -> Any:  # pr
     return cls_first, node_cls, resid, start, adj, ln, unsat, pos, n_unsat
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _drop_unsat(v: int, node_cls: Any, cls_first: Any, unsat: Any, pos: Any,
                 n_unsat: Any) -> None:  # pragma: no cover
     c = node_cls[v]
@@ -477,7 +476,7 @@ def _drop_unsat(v: int, node_cls: Any, cls_first: Any, unsat: Any, pos: Any,
     n_unsat[c] -= 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _switch(w: int, avoid: int, node_cls: Any, cls_first: Any, resid: Any, start: Any,
             adj: Any, ln: Any, unsat: Any, pos: Any, n_unsat: Any) -> None:  # pragma: no cover
     """Neighbour switch: move one edge ``(w, s)`` of the saturated ``w`` to an unsaturated
@@ -571,9 +570,28 @@ def _jdg_csr(start: Any, adj: Any, ln: Any, indptr: Any, indices: Any) -> None: 
     for v in range(n):
         indptr[v + 1] = indptr[v] + ln[v]
     for v in range(n):
-        row = adj[start[v]:start[v] + ln[v]].copy()
-        row.sort()
-        indices[indptr[v]:indptr[v + 1]] = row
+        a, out = start[v], indptr[v]
+        for i in range(ln[v]):
+            indices[out + i] = adj[a + i]
+    _sort_rows(indptr, indices)
+
+
+@numba.njit(cache=True)
+def _sort_rows(indptr: Any, indices: Any) -> None:  # pragma: no cover - numba
+    """Sort every CSR row in place (insertion sort for the many short rows: no call or
+    allocation per row)."""
+    for v in range(indptr.size - 1):
+        a, b = indptr[v], indptr[v + 1]
+        if b - a > 16:
+            indices[a:b].sort()
+            continue
+        for i in range(a + 1, b):
+            x = indices[i]
+            j = i - 1
+            while j >= a and indices[j] > x:
+                indices[j + 1] = indices[j]
+                j -= 1
+            indices[j + 1] = x
 
 
 @numba.njit(cache=True)
