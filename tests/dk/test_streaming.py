@@ -49,8 +49,10 @@ def _brute_3k(G: Graph) -> tuple[Counter, Counter]:
 
 @pytest.fixture
 def tiny_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Blocks of a single work unit: every class boundary and block boundary is exercised."""
+    """Blocks of a single work unit (every class and block boundary is exercised) and the
+    in-place sort that large tables use."""
     monkeypatch.setattr(ex, "_MIN_CHUNK_WORK", 1)
+    monkeypatch.setattr(ex, "_GATHER_MAX_ROWS", 0)
 
 
 @settings(max_examples=15, deadline=None)
@@ -60,6 +62,7 @@ def test_3k_blocks_match_brute_force(n: int, m: int, seed: int) -> None:
     wedges, tris = _brute_3k(G)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(ex, "_MIN_CHUNK_WORK", 1)
+        mp.setattr(ex, "_GATHER_MAX_ROWS", 0)  # the in-place sort of large tables
         blocked = dk_distribution(G, 3)
     whole = dk_distribution(G, 3)
     for D in (blocked, whole):
