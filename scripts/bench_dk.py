@@ -224,6 +224,7 @@ def main() -> None:
     # warm the numba caches outside the timings
     dk_distribution(graphs["polbooks"], 3)
     generate_2k(joint_degree_distribution(graphs["polbooks"]), rng=np.random.default_rng(0))
+    generate_1k(degree_distribution(graphs["polbooks"]), rng=np.random.default_rng(0))
     print("Timings on a shared 2-core machine: noisy, compare ratios, not absolutes.\n")
     results: dict[str, Any] = {"extraction": bench_extraction(graphs, args.repeat)}
     largest = max((n for n in graphs if not n.startswith("powerlaw-")),
