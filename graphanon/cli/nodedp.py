@@ -27,6 +27,8 @@ from ._common import (
     nodes_option,
     noise_options,
     open_ledger,
+    progress_bar,
+    progress_task,
     read_universe,
     resolve_noise,
     write_json,
@@ -52,21 +54,25 @@ def project_cmd(input_path: str, theta: int, method: str, order: str, seed: int 
     """Project INPUT to maximum degree θ (no privacy by itself: a preprocessing step)."""
     from ..projection import project
 
-    G = load_graph(input_path)
+    with progress_task(f"reading {input_path}"):
+        G = load_graph(input_path)
     rng = make_rng(seed)[0]
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as caught, progress_bar() as bar:
         warnings.simplefilter("always")
-        P = project(G, theta=theta, method=method, order=order, rng=rng)
+        P = project(G, theta=theta, method=method, order=order, rng=rng, progress=bar)
     for w in caught:
         click.echo(f"graphanon: warning: {w.message}", err=True)
-    write_graph(P.graph, out)
-    payload = {
+    del G
+    with progress_task(f"writing {out}"):
+        write_graph(P.graph, out)
+    payload: dict[str, Any] = {
         "input": input_path, "method": P.method, "order": P.order, "theta": P.theta,
         "key": P.key, "n_edges_before": P.n_edges_before, "n_edges_after": P.n_edges_after,
         "preserved_edge_ratio": P.preserved_edge_ratio, "seconds": P.seconds,
-        "projected": describe_graph(P.graph),
     }
     if report:
+        with progress_task("statistics of the projection"):
+            payload["projected"] = describe_graph(P.graph)
         write_json(report, payload)
     echo(f"{method} θ={theta}: kept {P.n_edges_after}/{P.n_edges_before} edges "
          f"({P.preserved_edge_ratio:.3f}) -> {out}")
@@ -100,20 +106,23 @@ def release_dk_node(input_path: str, *, d: int, epsilon: float, theta: int | str
         if th < 1:
             raise InvalidParameterError(
                 f"The '--theta' option must be a positive int or 'auto'. Got {theta!r}.")
-    G = load_graph(input_path, fmt)
-    with warnings.catch_warnings(record=True) as caught:
+    with progress_task(f"reading {input_path}"):
+        G = load_graph(input_path, fmt)
+    with warnings.catch_warnings(record=True) as caught, progress_bar() as bar:
         warnings.simplefilter("always")
         rel = theta_dk_release(G, d=d, epsilon=epsilon, theta=th, projection=projection,
                                select_fraction=select_fraction, backend=backend, rng=rng,
-                               seed=seed)
+                               seed=seed, progress=bar)
     for w in caught:
         click.echo(f"graphanon: warning: {w.message}", err=True)
     # the preserved edge ratio |E^θ|/|E| is computed from the private graph: evaluation only
-    utility = {**dk_utility(G, rel), "preserved_edge_ratio": rel.preserved_edge_ratio}
+    with progress_task("utility against the input (not private)"):
+        utility = {**dk_utility(G, rel), "preserved_edge_ratio": rel.preserved_edge_ratio}
     payload = {"release": rel.release.to_dict(), "theta": rel.theta, "d": d,
                "n_rows": rel.table.n_tuples,
                "not_private": {"note": NOT_PRIVATE_NOTE, "seconds": rel.seconds, **utility}}
-    write_dk_table(rel.table, out)
+    with progress_task(f"writing {out}"):
+        write_dk_table(rel.table, out)
     if report:
         write_json(report, payload)
     charge_on_commit(accountant, rel.release)
