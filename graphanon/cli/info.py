@@ -8,8 +8,6 @@ from typing import Any
 
 import click
 
-from ..metrics import describe_bipartite, describe_graph
-from ..report import to_jsonable
 from ._common import FORMAT_CHOICE, cleaning_report, load_bipartite, load_graph, progress_task
 
 
@@ -29,6 +27,9 @@ def info(path: str, fmt: str | None, bipartite: bool, preset: str | None, as_jso
     For a bipartite list (--bipartite) or a table (--preset): users, features, edges and
     the row / column degree statistics.
     """
+    from ..metrics import describe_bipartite, describe_graph
+    from ..report import to_jsonable
+
     data: Any
     # --json keeps stdout for the JSON: no progress bar there
     step = (lambda task: contextlib.nullcontext()) if as_json else progress_task

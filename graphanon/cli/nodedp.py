@@ -8,15 +8,12 @@ dK module and calls it).
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
 import click
-import numpy as np
 
-from ..io.dk_tables import write_dk_table
-from ..io.files import write_graph
-from ..metrics import describe_graph
 from ..privacy.release import NOT_PRIVATE_NOTE
 from ._common import (
     charge_on_commit,
@@ -52,6 +49,8 @@ __all__ = ["COMMANDS", "release_dk_node"]
 def project_cmd(input_path: str, theta: int, method: str, order: str, seed: int | None,
                 out: str, report: str | None) -> None:
     """Project INPUT to maximum degree θ (no privacy by itself: a preprocessing step)."""
+    from ..io.files import write_graph
+    from ..metrics import describe_graph
     from ..projection import project
 
     with progress_task(f"reading {input_path}"):
@@ -80,7 +79,7 @@ def project_cmd(input_path: str, theta: int, method: str, order: str, seed: int 
 
 def release_dk_node(input_path: str, *, d: int, epsilon: float, theta: int | str,
                     projection: str = "ead", select_fraction: float = 0.1,
-                    backend: Any = None, rng: np.random.Generator | None = None,
+                    backend: Any = None, rng: Any = None,
                     seed: int | None = None, out: str, report: str | None = None,
                     fmt: str | None = None, accountant: Any = None) -> dict[str, Any]:
     """Implementation of ``graphanon release-dk --privacy node`` (θ-dKε).
@@ -94,6 +93,7 @@ def release_dk_node(input_path: str, *, d: int, epsilon: float, theta: int | str
     ``select_fraction · ε``).
     """
     from ..errors import InvalidParameterError
+    from ..io.dk_tables import write_dk_table
     from ..privacy.node_dp import dk_utility, theta_dk_release
 
     if theta == "auto":
@@ -175,13 +175,14 @@ def release_degrees(input_path: str, method: str, epsilon: float, max_degree: in
     edge-DP and releases one degree per node, so it needs the public node set (--nodes).
     """
     from ..errors import InvalidParameterError
+    from ..io.dk_tables import write_dk_table
     from ..privacy.rps import (
         hay_degree_sequence,
         laplace_degree_sequence,
         rps_degree_sequence,
     )
 
-    if not (epsilon > 0 and np.isfinite(epsilon)):
+    if not (epsilon > 0 and math.isfinite(epsilon)):
         raise InvalidParameterError(f"The '--epsilon' option must be a float > 0. Got {epsilon}.")
     only = {"--max-degree": (max_degree, "rps"), "--max-nodes": (max_nodes, "rps"),
             "--depth": (depth, "rps"), "--counts": (rps_counts, "rps"),
