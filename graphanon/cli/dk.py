@@ -194,10 +194,17 @@ def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
         G = load_graph(input_path, fmt)
     with warnings.catch_warnings(record=True) as caught, progress_task(f"edge-DP {d}K release"):
         warnings.simplefilter("always")
-        rel = release_dk(G, d=d, epsilon=epsilon, max_degree=max_degree,
-                         microaggregation=microaggregation, k=k, tau=tau, privacy=privacy,
-                         domain=domain, sensitivity_rule=sensitivity_rule, threshold=threshold,
-                         form=form, nodes=nodes, backend=nb, rng=rng, seed=used_seed)
+        common: dict[str, Any] = dict(
+            d=d, epsilon=epsilon, max_degree=max_degree, microaggregation=microaggregation,
+            k=k, tau=tau, privacy=privacy, threshold=threshold, form=form, nodes=nodes,
+            backend=nb, rng=rng, seed=used_seed)
+        if domain == "public" and sensitivity_rule == "tight":
+            rel = release_dk(G, **common)
+        else:  # the thesis's own variants (graphanon.reproduce)
+            from ..reproduce.dk_thesis import release_dk_thesis
+
+            rel = release_dk_thesis(G, domain=domain, sensitivity_rule=sensitivity_rule,
+                                    **common)
     _echo_warnings(caught)
     with progress_task(f"writing {out}"):
         write_dk_table(rel.distribution, out)
