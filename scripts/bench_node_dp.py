@@ -28,6 +28,7 @@ from graphanon.privacy.rps import (
     rps_degree_sequence,
 )
 from graphanon.projection import project
+from graphanon.reproduce.rps_seed import rps_degree_sequence_seed
 
 
 def insecure(rng):
@@ -159,13 +160,14 @@ def degree_sequences(args: argparse.Namespace, out: dict[str, object]) -> None:
                 G, epsilon=e, max_degree=dm, backend=insecure(rng), rng=rng),
             "rps N=n Λ=dmax": lambda G, e, dm=dmax, n=n: rps_degree_sequence(
                 G, epsilon=e, max_degree=dm, max_nodes=n, backend=insecure(rng), rng=rng),
-            "rps cauchy-counts N=n Λ=dmax": lambda G, e, dm=dmax, n=n: rps_degree_sequence(
-                G, epsilon=e, max_degree=dm, max_nodes=n, counts="cauchy",
+            "rps cauchy-counts N=n Λ=dmax": lambda G, e, dm=dmax, n=n: rps_degree_sequence_seed(
+                G, epsilon=e, max_degree=dm, max_nodes=n, counts="cauchy", summary="interpolate",
                 backend=insecure(rng), rng=rng),
             "laplace θ=64 (node)": lambda G, e: laplace_degree_sequence(
                 G, epsilon=e, theta=64, key=1, backend=insecure(rng), rng=rng),
-            "hay (edge-DP)": lambda G, e: hay_degree_sequence(G, epsilon=e,
-                                                              backend=insecure(rng), rng=rng),
+            # the benchmark treats the graph's node set as the public universe
+            "hay (edge-DP)": lambda G, e: hay_degree_sequence(
+                G, epsilon=e, nodes=G.node_ids, backend=insecure(rng), rng=rng),
         }
         for eps in EPS:
             for label, f in methods.items():

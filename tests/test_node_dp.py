@@ -10,7 +10,7 @@ import pytest
 
 from graphanon.cli import main
 from graphanon.datasets import load_polbooks
-from graphanon.errors import InvalidParameterError
+from graphanon.errors import InvalidParameterError, ReproductionWarning
 from graphanon.graph import Graph
 from graphanon.privacy.audit import audit_sensitivity, random_graphs, small_graphs
 from graphanon.privacy.node_dp import (
@@ -28,9 +28,9 @@ from graphanon.privacy.rps import (
     laplace_degree_sequence,
     rank_envelope,
     rps_degree_sequence,
-    rps_smooth_sensitivity,
 )
 from graphanon.projection import UnstableOrderingWarning, project
+from graphanon.reproduce.rps_seed import rps_degree_sequence_seed, rps_smooth_sensitivity
 
 
 def insecure(rng):
@@ -281,7 +281,9 @@ def test_degree_sequence_releases() -> None:
     # the released sequence has exactly N degrees (counts made consistent with N̂)
     assert rps.degrees.size == params["max_nodes"]
     assert params["epsilon_partition"] + params["epsilon_node_count"] == pytest.approx(1.0)
-    low = rps_degree_sequence(G, epsilon=1.0, summary="lower", backend=insecure(rng), rng=rng)
+    with pytest.warns(ReproductionWarning, match="seed"):
+        low = rps_degree_sequence_seed(G, epsilon=1.0, summary="lower", counts="partition",
+                                       backend=insecure(rng), rng=rng)
     assert np.isin(low.degrees, low.regions[:, 0]).all()
     # with a public node count nothing about n is estimated, and N degrees are released
     pub = rps_degree_sequence(G, epsilon=1.0, max_nodes=200, backend=insecure(rng), rng=rng)
@@ -289,15 +291,39 @@ def test_degree_sequence_releases() -> None:
     assert pub.degrees.size == 200
     assert G.n_nodes not in pub.release.params.values()
     # seed-style Cauchy counts: post-processed to sum to N, ε split recorded
-    cau = rps_degree_sequence(G, epsilon=4.0, max_nodes=G.n_nodes, counts="cauchy", depth=2,
-                              backend=insecure(rng), rng=rng)
+    with pytest.warns(ReproductionWarning):
+        cau = rps_degree_sequence_seed(G, epsilon=4.0, max_nodes=G.n_nodes, depth=2,
+                                       backend=insecure(rng), rng=rng)
     cp = cau.release.params
     assert cau.degrees.size == G.n_nodes and cp["n_regions"] <= 4
+    assert cp["counts"] == "cauchy" and cau.release.sensitivity is None
     assert cp["epsilon_partition"] + cp["epsilon_counts"] == pytest.approx(4.0)
+    assert "counts" not in rps.release.params or rps.release.params["counts"] == "partition"
     with pytest.raises(InvalidParameterError, match="depth"):
         rps_degree_sequence(G, epsilon=1.0, depth=0)
-    with pytest.raises(InvalidParameterError, match="counts"):
+    with pytest.raises(InvalidParameterError, match="counts"), \
+            pytest.warns(DeprecationWarning, match="rps_seed"):
         rps_degree_sequence(G, epsilon=1.0, counts="laplace")
+
+
+def test_rps_old_keywords_reach_the_seed_variant() -> None:
+    """counts= / summary= on the secure function forward (DeprecationWarning) to the seed's
+    summarization, with the same noise draws as calling it directly."""
+    G = _er(120, 0.08, 5)
+    with pytest.warns(DeprecationWarning, match="rps_degree_sequence_seed"), \
+            pytest.warns(ReproductionWarning):
+        old = rps_degree_sequence(G, epsilon=2.0, max_nodes=120, counts="cauchy",
+                                  summary="lower", backend=insecure(np.random.default_rng(3)))
+    with pytest.warns(ReproductionWarning):
+        new = rps_degree_sequence_seed(G, epsilon=2.0, max_nodes=120,
+                                       backend=insecure(np.random.default_rng(3)))
+    assert np.array_equal(old.degrees, new.degrees)
+    assert old.release.params == new.release.params
+    # the defaults pass through silently to the secure path
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rps_degree_sequence(G, epsilon=2.0, max_nodes=120, counts="partition",
+                            summary="interpolate", backend=insecure(np.random.default_rng(3)))
 
 
 def test_rps_is_accurate_at_large_epsilon() -> None:

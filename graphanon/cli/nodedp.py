@@ -211,11 +211,16 @@ def release_degrees(input_path: str, method: str, epsilon: float, max_degree: in
     G = load_graph(input_path)
     backend, rng, used_seed = resolve_noise(noise, seed)
     kw: dict[str, Any] = {"backend": backend, "rng": rng, "seed": used_seed}
-    if method == "rps":
-        rel = rps_degree_sequence(G, epsilon=epsilon, max_degree=max_degree,
-                                  max_nodes=max_nodes, depth=depth,
-                                  counts=rps_counts or "partition",
-                                  summary=summary or "interpolate", **kw)
+    rps_kw: dict[str, Any] = {"epsilon": epsilon, "max_degree": max_degree,
+                              "max_nodes": max_nodes, "depth": depth}
+    if method == "rps" and (rps_counts or "partition", summary or "interpolate") == (
+            "partition", "interpolate"):
+        rel = rps_degree_sequence(G, **rps_kw, **kw)
+    elif method == "rps":  # the seed's summarization (graphanon.reproduce): node-DP, looser
+        from ..reproduce.rps_seed import rps_degree_sequence_seed
+
+        rel = rps_degree_sequence_seed(G, **rps_kw, counts=rps_counts or "partition",
+                                       summary=summary or "interpolate", **kw)
     elif method == "laplace":
         rel = laplace_degree_sequence(G, epsilon=epsilon, theta=theta or 64, **kw)
     else:

@@ -26,8 +26,8 @@ import numpy as np
 import numpy.typing as npt
 from scipy.optimize import isotonic_regression
 
+from .._compat import moved_names, paper_variants
 from .._validation import (
-    check_choice,
     check_degree_bound,
     check_epsilon,
     check_float,
@@ -45,11 +45,17 @@ __all__ = [
     "DegreeSequenceRelease",
     "degree_sequence_metrics",
     "hay_degree_sequence",
+    "interpolate_summary",
     "laplace_degree_sequence",
+    "largest_remainder",
     "rank_envelope",
     "rps_degree_sequence",
-    "rps_smooth_sensitivity",
+    "rps_partition",
+    "rps_setup",
 ]
+
+__getattr__ = moved_names(__name__, {
+    "rps_smooth_sensitivity": "graphanon.reproduce.rps_seed:rps_smooth_sensitivity"})
 
 
 @dataclass(frozen=True)
@@ -92,39 +98,6 @@ def degree_sequence_metrics(G: Graph, released: DegreeSequenceRelease | Any) -> 
 
 
 # ---------------------------------------------------------------------- RPS
-def rps_smooth_sensitivity(hist: npt.NDArray[np.int64], boundaries: npt.NDArray[np.int64],
-                           beta: float) -> float:
-    """β-smooth upper bound on the L1 local sensitivity of the region-count vector.
-
-    ``hist[g]`` = number of nodes of (clipped) degree ``g`` over ``0..Λ``; ``boundaries`` are
-    the lower ends ``b > 0`` of the regions. ``S = max_t e^{−βt} A(t)`` with
-    ``A(t) = 1 + 2 Σ_b (2 W_b(t) + 2t)`` and ``W_b(t) = #{v : deg(v) ∈ [b − 1 − t, b + t]}``
-    (see :func:`rps_degree_sequence`, Notes).
-    """
-    lam = hist.size - 1
-    cum = np.concatenate([[0], np.cumsum(hist)]).astype(np.float64)
-    n = cum[-1]
-    b = np.asarray(boundaries, dtype=np.int64)
-    k = b.size
-
-    def A(t: int) -> float:
-        hi = np.minimum(b + t + 1, lam + 1)
-        lo = np.maximum(b - 1 - t, 0)
-        w = cum[hi] - cum[lo]
-        return float(1.0 + 2.0 * np.sum(2.0 * w + 2.0 * t))
-
-    best = 0.0
-    t_star = lam + 2
-    for t in range(t_star + 1):
-        best = max(best, math.exp(-beta * t) * A(t))
-    # t > t*: every window holds all n nodes, A(t) = a + c t with c = 4k
-    a, c = 1.0 + 4.0 * k * n, 4.0 * k
-    if c > 0:
-        t_opt = max(1.0 / beta - a / c, float(t_star))
-        best = max(best, math.exp(-beta * t_opt) * (a + c * t_opt))
-    return best
-
-
 def rank_envelope(degrees: npt.NDArray[np.int64], *, max_degree: int,
                   rank_scale: float) -> npt.NDArray[np.float64]:
     """Node-Lipschitz rank function ``V(s)`` for ``s = 0..Λ+1`` (quality of the RPS splits).
@@ -154,7 +127,7 @@ def _auto_depth(epsilon: float) -> int:
     return int(min(8, max(1, 1 + math.floor(math.log2(epsilon / 4.0)))))
 
 
-def _largest_remainder(weights: npt.NDArray[np.float64], total: int) -> npt.NDArray[np.int64]:
+def largest_remainder(weights: npt.NDArray[np.float64], total: int) -> npt.NDArray[np.int64]:
     """Non-negative integers proportional to ``weights`` summing to ``total``."""
     w = np.clip(weights, 0.0, None)
     if total <= 0 or w.sum() <= 0:
@@ -167,18 +140,15 @@ def _largest_remainder(weights: npt.NDArray[np.float64], total: int) -> npt.NDAr
     return np.asarray(out, dtype=np.int64)
 
 
-def _summarize(reg: npt.NDArray[np.int64], counts: npt.NDArray[np.int64], lam: int,
-               summary: str) -> npt.NDArray[np.int64]:
+def interpolate_summary(reg: npt.NDArray[np.int64], counts: npt.NDArray[np.int64],
+                        lam: int) -> npt.NDArray[np.int64]:
     """Post-processing: a sorted sequence from regions and their (released) counts.
 
-    ``lower``: each region's nodes at its lower boundary (the seed's rule). ``interpolate``:
-    the piecewise-linear quantile function through the knots ``(rank below boundary,
+    The piecewise-linear quantile function through the knots ``(rank below boundary,
     boundary − ½)`` for boundaries strictly inside ``(0, N)`` in rank, extrapolated to
     ranks 0 and ``N`` with the first / last slope (kept within ``[0, Λ]``; with one
     boundary ``s``, the range ``[0, 2s]``), evaluated at the ``N`` mid-ranks.
     """
-    if summary == "lower":
-        return np.repeat(reg[:, 0], counts)
     total = int(counts.sum())
     if total == 0:
         return np.zeros(0, np.int64)
@@ -203,6 +173,105 @@ def _summarize(reg: npt.NDArray[np.int64], counts: npt.NDArray[np.int64], lam: i
     return np.clip(np.rint(vals), 0, lam).astype(np.int64)
 
 
+@dataclass(frozen=True)
+class RpsSetup:
+    """Validated RPS parameters; every field is public (given, or released: ``N̂``)."""
+
+    epsilon: float
+    max_nodes: int  # N: the release has N degrees
+    max_nodes_source: str
+    epsilon_node_count: float  # ε_N, 0 when N was given
+    max_degree: int  # Λ
+    max_degree_source: str
+    rank_scale: float  # c
+    backend: NoiseBackend
+
+    @property
+    def epsilon_rest(self) -> float:
+        return self.epsilon - self.epsilon_node_count
+
+
+def rps_setup(G: Any, *, epsilon: float, max_degree: int | None, max_nodes: int | None,
+              rank_scale: float | None, count_fraction: float, backend: NoiseBackend | None,
+              owner: str) -> RpsSetup:
+    """Validate RPS's arguments and release ``N̂`` when ``N`` is not public (ε_N, Δ = 1)."""
+    _check_graph(G, owner)
+    epsilon = check_epsilon(epsilon, "epsilon", owner)
+    backend = backend or get_backend("opendp")
+    eps_n = 0.0
+    if max_nodes is not None:
+        cap, cap_source = check_degree_bound(max_nodes, "max_nodes", owner), "caller"
+    else:
+        eps_n = check_float(count_fraction, "count_fraction", owner, low=0.0, high=1.0,
+                            closed="neither") * epsilon
+        # node sensitivity of n is 1: one node added or removed
+        n_hat = int(backend.discrete_laplace(np.array([G.n_nodes]), sensitivity=1,
+                                             epsilon=eps_n)[0])
+        cap, cap_source = max(n_hat, 1), "private estimate"
+    if max_degree is None:
+        lam = check_degree_bound(max(cap - 1, 1), "max_nodes", owner)
+    else:
+        lam = check_degree_bound(max_degree, "max_degree", owner)
+    c_rank = (max(1.0, cap / 64.0) if rank_scale is None
+              else check_float(rank_scale, "rank_scale", owner, low=1.0))
+    return RpsSetup(epsilon, cap, cap_source, eps_n, lam,
+                    "caller" if max_degree is not None else "N-1", c_rank, backend)
+
+
+def rps_partition(degrees: npt.NDArray[np.int64], setup: RpsSetup, *, epsilon_partition: float,
+                  depth: int | None, owner: str
+                  ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], int, float]:
+    """The private partition: ``(regions (k, 2), public target counts, depth, ε per split)``.
+
+    Each split is the exponential mechanism with quality ``−|V(s) − m| / c`` (node
+    sensitivity 1, :func:`rank_envelope`) and ``ε_p / (2^d − 1)``; see
+    :func:`rps_degree_sequence`, Notes.
+    """
+    if depth is not None:
+        depth = check_int(depth, "depth", owner, low=1, high=20)
+    d = _auto_depth(epsilon_partition) if depth is None else depth
+    eps_split = epsilon_partition / (2 ** d - 1)
+    lam, c_rank = setup.max_degree, setup.rank_scale
+    V = rank_envelope(degrees, max_degree=lam, rank_scale=c_rank)
+    # (lo, hi, a, b): degree range and public target-rank range
+    regions: list[tuple[int, int, float, float]] = [(0, lam, 0.0, float(setup.max_nodes))]
+    for _ in range(d):
+        nxt: list[tuple[int, int, float, float]] = []
+        for lo, hi, a, b in regions:
+            if hi == lo:
+                nxt.append((lo, hi, a, b))
+                continue
+            m = (a + b) / 2.0
+            s = np.arange(lo + 1, hi + 1)
+            q = -np.abs(V[s] - m) / c_rank  # node sensitivity 1
+            u = setup.backend.uniform(s.size)
+            gumbel = -np.log(-np.log(np.clip(u, 1e-300, 1.0 - 1e-16)))
+            # ∝ μ(s) exp(ε_s q / (2·1)) with the public base measure μ(s) ∝ 1/s
+            cut = int(s[np.argmax(eps_split * q / 2.0 - np.log(s) + gumbel)])
+            nxt.extend([(lo, cut - 1, a, m), (cut, hi, m, b)])
+        regions = nxt
+    reg = np.asarray([(lo, hi) for lo, hi, _, _ in regions], dtype=np.int64).reshape(-1, 2)
+    target = np.asarray([b - a for _, _, a, b in regions], dtype=np.float64)
+    return reg, target, d, eps_split
+
+
+PARTITION_DERIVATION = ("partition: EM, quality -|V(s) - m|/c with node sensitivity 1 "
+                        "(Lipschitz rank envelope), eps_p/(2^d - 1) per split")
+
+
+def rps_params(setup: RpsSetup, *, depth: int, depth_given: bool, n_regions: int,
+               epsilon_partition: float, epsilon_split: float) -> dict[str, Any]:
+    """The Release parameters every RPS variant records (all public)."""
+    return {"max_degree": setup.max_degree, "max_degree_source": setup.max_degree_source,
+            "max_nodes": setup.max_nodes, "max_nodes_source": setup.max_nodes_source,
+            "epsilon_node_count": setup.epsilon_node_count, "depth": depth,
+            "depth_source": "caller" if depth_given else "auto",
+            "rank_scale": setup.rank_scale, "n_regions": n_regions,
+            "epsilon_partition": epsilon_partition, "epsilon_split": epsilon_split}
+
+
+@paper_variants("graphanon.reproduce.rps_seed:rps_degree_sequence_seed",
+                counts="partition", summary="interpolate", partition_fraction=0.5)
 def rps_degree_sequence(
     G: Graph,
     *,
@@ -210,10 +279,7 @@ def rps_degree_sequence(
     max_degree: int | None = None,
     max_nodes: int | None = None,
     depth: int | None = None,
-    counts: str = "partition",
-    summary: str = "interpolate",
     rank_scale: float | None = None,
-    partition_fraction: float = 0.5,
     count_fraction: float = 0.05,
     backend: NoiseBackend | None = None,
     rng: np.random.Generator | None = None,
@@ -241,24 +307,12 @@ def rps_degree_sequence(
         Recursion depth ``d`` (at most ``2^d`` regions). Default: a public rule of the split
         budget ε_p, ``1 + ⌊log2(ε_p / 4)⌋`` clipped to ``[1, 8]`` (1 level up to ε_p < 8,
         2 up to 16, …). The paper's fixed 15 spends ε_p / (2^15 − 1) per split.
-    counts : {"partition", "cauchy"}
-        ``partition`` (default): every split targets a public rank (the region's middle
-        target rank under ``N``), so each leaf's count is its public target share and all
-        of ε (after ``N̂``) goes to the splits. ``cauchy``: the seed's summarization —
-        ``1 − partition_fraction`` of ε buys smooth-sensitivity Cauchy counts per region,
-        post-processed (clipped at 0, rescaled and rounded to sum to ``N``).
-    summary : {"interpolate", "lower"}
-        How a region's nodes get degrees (post-processing): ``interpolate`` spreads them
-        along the piecewise-linear quantile function through the region boundaries;
-        ``lower`` puts them at the region's lower boundary (the seed's rule).
     rank_scale : float, optional
         ``c >= 1`` of :func:`rank_envelope`; public. Default ``max(1, N / 64)`` (measured
         on Facebook100; ``N / 16`` was worse there). ``V`` equals the rank ``R`` where at
         most ``c`` nodes share a degree; a smaller ``c`` biases the splits where degrees are
         denser, a larger one coarsens them (the exponential mechanism resolves ``V`` to
         about ``c · 2 ln(Λ) / ε_s`` ranks).
-    partition_fraction : float
-        ``counts="cauchy"`` only: share of the remaining ε spent on the partition.
     count_fraction : float
         Share of ε spent on the node-count estimate when ``max_nodes`` is not given.
     backend, rng, seed
@@ -277,12 +331,11 @@ def rps_degree_sequence(
     Notes
     -----
     *Budget* (sequential composition; node-DP has no parallel composition over regions,
-    because one node changes degrees in many regions): ``ε = ε_N + ε_p + ε_c`` with
-    ``ε_N = count_fraction · ε`` (0 if ``N`` is public), ``ε_c = 0`` for
-    ``counts="partition"`` and ``(1 − partition_fraction)(ε − ε_N)`` for ``"cauchy"``.
-    The depth is public (an argument or a function of ε only), so the number of split
-    decisions ``2^d − 1`` is public and each gets ``ε_s = ε_p / (2^d − 1)``; a region of
-    one degree is not split (its share is simply unspent).
+    because one node changes degrees in many regions): ``ε = ε_N + ε_p`` with
+    ``ε_N = count_fraction · ε`` (0 if ``N`` is public). The depth is public (an argument or
+    a function of ε only), so the number of split decisions ``2^d − 1`` is public and each
+    gets ``ε_s = ε_p / (2^d − 1)``; a region of one degree is not split (its share is simply
+    unspent).
 
     *Partition.* A region ``[lo, hi]`` holds the public target ranks ``[a, b]`` (the root
     ``[0, N]``); it is split at ``s ∈ (lo, hi]`` into ``[lo, s−1]`` (ranks ``[a, m]``) and
@@ -301,122 +354,45 @@ def rps_degree_sequence(
     outweigh the data by its sheer size; Gumbel-max with the backend's uniforms). ``m`` is a
     function of the released ``N`` only.
 
-    *Counts* (``counts="cauchy"``, ε_c). The vector ``c`` of region counts has unbounded
-    global node sensitivity; its local sensitivity at ``G*`` is ``<= 1 + 2 Σ_b (n*_{b−1} +
-    n*_b)`` (the added/removed node itself, and each neighbour whose degree crosses a
-    boundary ``b`` moves between two regions). A graph at node distance ``t`` has
-    ``n*_g <= #{v : |deg(v) − g| <= t} + t``, giving ``A(t)`` of
-    :func:`rps_smooth_sensitivity`; ``A(t)(G) <= A(t+1)(G')`` for node neighbours, so
-    ``S = max_t e^{−βt} A(t)`` is β-smooth (Nissim, Raskhodnikova & Smith 2007, Def. 2.1).
-    Noise: i.i.d. Cauchy per region with scale ``2S/ε_c``. Product Cauchy noise is
-    (α, β)-admissible with ``α = ε_c/2`` (``|d/dz ln(1+z²)| <= 1``: a shift of L1 size
-    ``α`` changes the log-density by ``<= α``) and ``β = ε_c/(6k)`` (a dilation ``e^λ``
-    changes it by ``<= 3k|λ|``), so ``c + (S/α)·Z`` is ε_c-node-DP (NRS Lemma 2.6).
-    Clipping at 0, rescaling to ``N``, rounding (largest remainder) and summarization
-    use only released values (``N``, the partition, the noisy counts): post-processing.
-    Nothing else about ``n`` is published. Floating-point Cauchy sampling caveat: see
-    :meth:`graphanon.privacy.noise.OpenDPBackend.cauchy`.
+    *Summary* (post-processing). Every leaf's count is its public target share of ``N``
+    (largest remainder), so no count is queried; its nodes are spread along the
+    piecewise-linear quantile function through the released boundaries
+    (:func:`interpolate_summary`). Nothing else about ``n`` is published.
+
+    The seed's summarization (smooth-sensitivity Cauchy counts per region, nodes at the lower
+    boundary) is :func:`graphanon.reproduce.rps_seed.rps_degree_sequence_seed`; the keywords
+    ``counts``, ``summary`` and ``partition_fraction`` still reach it with a
+    ``DeprecationWarning``.
 
     References
     ----------
     W. Qardaji, N. Li, "Recursive partitioning and summarization: a practical framework for
     differentially private data publishing", ASIACCS 2012 (``002_*.txt`` §5);
-    K. Nissim, S. Raskhodnikova, A. Smith, "Smooth sensitivity and sampling in private data
-    analysis", STOC 2007; F. McSherry, K. Talwar, "Mechanism design via differential
-    privacy", FOCS 2007 (exponential mechanism).
+    F. McSherry, K. Talwar, "Mechanism design via differential privacy", FOCS 2007
+    (exponential mechanism).
     """
     t0 = time.perf_counter()
     started = started_at()
     owner = "rps_degree_sequence"
-    _check_graph(G, owner)
-    epsilon = check_epsilon(epsilon, "epsilon", owner)
-    counts = check_choice(counts, "counts", owner, ("partition", "cauchy"))
-    summary = check_choice(summary, "summary", owner, ("interpolate", "lower"))
-    frac = check_float(partition_fraction, "partition_fraction", owner, low=0.0, high=1.0,
-                       closed="neither")
-    if depth is not None:
-        depth = check_int(depth, "depth", owner, low=1, high=20)
-    backend = backend or get_backend("opendp")
-    n = G.n_nodes
-    eps_n = 0.0
-    if max_nodes is not None:
-        cap = check_degree_bound(max_nodes, "max_nodes", owner)
-        cap_source = "caller"
-    else:
-        eps_n = check_float(count_fraction, "count_fraction", owner, low=0.0, high=1.0,
-                            closed="neither") * epsilon
-        n_hat = int(backend.discrete_laplace(np.array([n]), sensitivity=1, epsilon=eps_n)[0])
-        cap = max(n_hat, 1)
-        cap_source = "private estimate"
-    if max_degree is None:
-        lam = check_degree_bound(max(cap - 1, 1), "max_nodes", owner)
-    else:
-        lam = check_degree_bound(max_degree, "max_degree", owner)
-    c_rank = (max(1.0, cap / 64.0) if rank_scale is None
-              else check_float(rank_scale, "rank_scale", owner, low=1.0))
-    eps_rest = epsilon - eps_n
-    if counts == "partition":
-        eps_p, eps_c = eps_rest, 0.0
-    else:
-        eps_p, eps_c = frac * eps_rest, (1.0 - frac) * eps_rest
-    d = _auto_depth(eps_p) if depth is None else depth
-    eps_split = eps_p / (2 ** d - 1)
-    deg = np.minimum(G.degrees, lam)
-    V = rank_envelope(deg, max_degree=lam, rank_scale=c_rank)
-    # (lo, hi, a, b): degree range and public target-rank range
-    regions: list[tuple[int, int, float, float]] = [(0, lam, 0.0, float(cap))]
-    for _ in range(d):
-        nxt: list[tuple[int, int, float, float]] = []
-        for lo, hi, a, b in regions:
-            if hi == lo:
-                nxt.append((lo, hi, a, b))
-                continue
-            m = (a + b) / 2.0
-            s = np.arange(lo + 1, hi + 1)
-            q = -np.abs(V[s] - m) / c_rank  # node sensitivity 1
-            u = backend.uniform(s.size)
-            gumbel = -np.log(-np.log(np.clip(u, 1e-300, 1.0 - 1e-16)))
-            # ∝ μ(s) exp(ε_s q / (2·1)) with the public base measure μ(s) ∝ 1/s
-            cut = int(s[np.argmax(eps_split * q / 2.0 - np.log(s) + gumbel)])
-            nxt.extend([(lo, cut - 1, a, m), (cut, hi, m, b)])
-        regions = nxt
-    reg = np.asarray([(lo, hi) for lo, hi, _, _ in regions], dtype=np.int64).reshape(-1, 2)
-    target = np.asarray([b - a for _, _, a, b in regions], dtype=np.float64)
-    k = reg.shape[0]
-    if counts == "cauchy":
-        hist = np.bincount(deg, minlength=lam + 1)
-        cum = np.concatenate([[0], np.cumsum(hist)])
-        true_counts = cum[reg[:, 1] + 1] - cum[reg[:, 0]]
-        beta = eps_c / (6.0 * k)
-        S = rps_smooth_sensitivity(hist, reg[1:, 0], beta)
-        noisy = backend.cauchy(true_counts.astype(np.float64), scale=2.0 * S / eps_c)
-        weights = np.clip(noisy, 0.0, None)  # post-processing of released values only
-        if weights.sum() <= 0:
-            weights = target
-    else:
-        weights = target
-    released = _largest_remainder(weights, cap)
-    seq = _summarize(reg, released, lam, summary)
-    seconds = time.perf_counter() - t0
-    derivation = ("partition: EM, quality -|V(s) - m|/c with node sensitivity 1 "
-                  "(Lipschitz rank envelope), eps_p/(2^d - 1) per split")
-    if counts == "cauchy":
-        derivation += ("; counts: beta-smooth sensitivity (value not published), Cauchy "
-                       "scale 2S/eps_c, beta = eps_c/(6k)")
+    setup = rps_setup(G, epsilon=epsilon, max_degree=max_degree, max_nodes=max_nodes,
+                      rank_scale=rank_scale, count_fraction=count_fraction, backend=backend,
+                      owner=owner)
+    eps_p = setup.epsilon_rest
+    deg = np.minimum(G.degrees, setup.max_degree)
+    reg, target, d, eps_split = rps_partition(deg, setup, epsilon_partition=eps_p, depth=depth,
+                                              owner=owner)
+    seq = interpolate_summary(reg, largest_remainder(target, setup.max_nodes),
+                              setup.max_degree)
     release = Release.create(
-        mechanism="rps-degree-sequence", neighbourhood="node", epsilon=epsilon,
-        sensitivity=None if counts == "cauchy" else 1.0,
-        sensitivity_derivation=derivation,
-        params={"max_degree": lam, "max_degree_source": "caller" if max_degree is not None
-                else "N-1", "max_nodes": cap, "max_nodes_source": cap_source,
-                "epsilon_node_count": eps_n, "depth": d,
-                "depth_source": "caller" if depth is not None else "auto",
-                "counts": counts, "summary": summary, "rank_scale": c_rank,
-                "partition_fraction": frac if counts == "cauchy" else 1.0,
-                "n_regions": k, "epsilon_partition": eps_p, "epsilon_split": eps_split,
-                "epsilon_counts": eps_c},
-        backend=backend.name, seed=seed, source_fingerprint=G.content_hash, created_at=started)
-    return DegreeSequenceRelease(np.sort(seq), "rps", release, reg, seconds)
+        mechanism="rps-degree-sequence", neighbourhood="node", epsilon=setup.epsilon,
+        sensitivity=1.0, sensitivity_derivation=PARTITION_DERIVATION,
+        params={**rps_params(setup, depth=d, depth_given=depth is not None,
+                             n_regions=reg.shape[0], epsilon_partition=eps_p,
+                             epsilon_split=eps_split),
+                "counts": "partition", "summary": "interpolate"},
+        backend=setup.backend.name, seed=seed, source_fingerprint=G.content_hash,
+        created_at=started)
+    return DegreeSequenceRelease(np.sort(seq), "rps", release, reg, time.perf_counter() - t0)
 
 
 # ---------------------------------------------------------------------- baselines
