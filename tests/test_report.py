@@ -1,4 +1,5 @@
-"""Reports: self-contained HTML (no broken references)."""
+"""Reports: self-contained HTML (no broken references), and the demo sections' tables hold
+what their headers say."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import networkx as nx
+import numpy as np
 import pytest
 
 from graphanon.report import Report, Section, Table, broken_references, slug
@@ -122,3 +125,98 @@ def test_slug_and_duplicate_titles(tmp_path: Path) -> None:
     rep.write()
     assert [s["anchor"] for s in rep.json()["sections"]] == ["same", "same-2"]
     assert broken_references(tmp_path / "report.html") == []
+
+
+# ---------------------------------------------------------------------- demo sections
+@pytest.fixture
+def ctx(tmp_path: Path) -> Any:
+    from graphanon.datasets import load_adult_sample, load_polbooks
+    from graphanon.demo import DemoContext
+
+    return DemoContext(tmp_path, 1, Report("t", tmp_path), load_polbooks(), load_adult_sample())
+
+
+def _table(section: Section, caption: str) -> tuple[list[str], dict[str, list[Any]]]:
+    t = next(t for t in section.tables if t.caption.startswith(caption))
+    assert all(len(r) == len(t.header) for r in t.rows)
+    return list(t.header), {str(r[0]): list(r) for r in t.rows}
+
+
+def _stats(G: Any) -> dict[str, float]:
+    g = G.to_networkx() if hasattr(G, "to_networkx") else G
+    return {"nodes": g.number_of_nodes(), "edges": g.number_of_edges(),
+            "average clustering": nx.average_clustering(g),
+            "degree assortativity": nx.degree_assortativity_coefficient(g)}
+
+
+def test_synthetic_dk_table_columns_hold_what_their_headers_say(ctx: Any) -> None:
+    """Regression (issue 17): the original clustering sat under "exact 2K" and the original
+    assortativity under "MPDC". Each column must describe the graph its header names."""
+    from graphanon.demos.dk import step_dk
+    from graphanon.io.files import read_graph
+
+    section = step_dk(ctx)
+    header, rows = _table(section, "Synthetic dK-graphs")
+    col = {h: i for i, h in enumerate(header)}
+    original = col["original"]
+    exact = next(i for h, i in col.items() if "exact 2K" in h)
+    private = next(i for h, i in col.items() if "MPDC" in h)
+    published = read_graph(ctx.outdir / "publish" / "dk" / "polbooks_2k_graph_mpdc_private.txt")
+    for j, truth in ((original, _stats(ctx.graph)), (private, _stats(published))):
+        for stat, value in truth.items():
+            assert rows[stat][j] == pytest.approx(value, abs=1e-3), (header[j], stat)
+    # the exact 2K-graph has the original's 2K: same size, same degree assortativity
+    assert rows["nodes"][exact] == ctx.graph.n_nodes and rows["edges"][exact] == 441
+    assert rows["degree assortativity"][exact] == pytest.approx(
+        rows["degree assortativity"][original], abs=1e-3)
+    # distances to the original: none in the original's own column, 0 for the exact 2K
+    for stat in ("1K L1 vs original (÷ true total)", "2K L1 vs original (÷ true total)"):
+        assert rows[stat][original] == "–" and rows[stat][exact] == "0 (0.00)"
+    # relative errors next to absolute ones, with the stated definition (÷ true total)
+    l1, rel = re.fullmatch(r"(\d+) \(([\d.]+)\)",
+                           rows["2K L1 vs original (÷ true total)"][private]).groups()
+    assert float(rel) == pytest.approx(int(l1) / 441, abs=0.006)
+    header2, releases = _table(section, "2K releases")
+    i, j = header2.index("L1"), header2.index("L1 ÷ true total")
+    for r in releases.values():
+        assert r[j] == pytest.approx(r[i] / 441, abs=0.01)
+    assert section.for_dpo and all(t.lead for t in section.tables)
+
+
+def test_node_dp_plot_and_errors_show_the_projection(ctx: Any) -> None:
+    from graphanon.demos.node_dp import THETA, step_node_dp
+
+    section = step_node_dp(ctx)
+    above = int((ctx.graph.degrees > THETA).sum())
+    assert above == 34 and f"{above} of the 105 books" in section.text[1]
+    _, rows = _table(section, "Where the error")
+    proj, noise, both = rows.values()
+    assert proj[1] > 0 and noise[1] > 0  # the projection alone already costs L1
+    assert both[1] <= proj[1] + noise[1]  # and the two parts bound the total
+    assert both[2] == pytest.approx(both[1] / 105, abs=1e-3)
+    fig, caption = section.figures[0]
+    assert (ctx.outdir / fig).stat().st_size > 1000 and "projection" in caption
+    assert ctx.report.image(fig)[:4] == b"\x89PNG"
+
+
+def test_personalized_table_explains_guaranteed_epsilon(ctx: Any) -> None:
+    from graphanon.demos.personalized import step_personalized
+    from graphanon.privacy.preferences import thesis_scheme
+
+    section = step_personalized(ctx)
+    header, _ = _table(section, "Personalized 1K")
+    t = section.tables[0]
+    col = {h: i for i, h in enumerate(header)}
+    by = {(r[0], r[1]): r for r in t.rows}
+    tp = by[("pdp-tp-avg-dk1", "strict")]
+    mu = section.data["tp"]["mu"]
+    prefs = thesis_scheme(ctx.graph.node_ids, rng=ctx.rng(7)).for_graph(ctx.graph)
+    below = int((prefs < mu).sum())
+    assert tp[col["books at ε 0"]] == below > 105 / 2
+    assert tp[col["median guaranteed ε"]] == "0"
+    assert f"here {below} of the 105 books" in section.text[1] and "median" in section.text[1]
+    assert by[("pdp-min-dk1", "strict")][col["books at ε 0"]] == 0
+    for r in t.rows:
+        assert r[col["L1 ÷ true total"]] == pytest.approx(r[col["L1"]] / 105, abs=0.01)
+    assert t.lead and section.for_dpo
+    assert np.isfinite(mu)
