@@ -73,7 +73,8 @@ def _fmt(x: Any) -> str:
     return str(x)
 
 
-_NUMERIC_TEXT = re.compile(r"^(?:[−–-]|[−-]?\d[\d.,]*(?:e[+-]?\d+)?(?: ?[%×])?(?: \([^)]*\))?)$")
+_NUMERIC_TEXT = re.compile(
+    r"^(?:[−–-]|nan|[−-]?\d[\d.,]*(?:e[+-]?\d+)?(?: ?[%×])?(?: \([^)]*\))?)$")
 
 
 def _cell(x: Any) -> str:
@@ -128,11 +129,11 @@ def to_jsonable(obj: Any) -> Any:
 
 
 _STYLE = (
-    "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:62em;"
+    "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:70em;"
     "margin:2em auto;padding:0 1em;color:#222;line-height:1.45}"
     "h1{margin-bottom:.3em}h2{margin-top:2.2em;border-bottom:1px solid #ddd;"
     "padding-bottom:.2em}"
-    "div.tbl{margin:1.2em 0 1.6em;overflow-x:auto}"
+    "div.tbl{margin:1.2em 0 1.6em;overflow-x:auto}div.wide table{font-size:.8em}"
     "table{border-collapse:collapse;margin:.3em 0}"
     "td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left;vertical-align:top}"
     "td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
@@ -289,7 +290,8 @@ class Report:
                 parts.append(f"<div class='dpo'><b>For the data-protection officer</b>"
                              f"{_inline(s.for_dpo)}</div>")
             for t in s.tables:
-                parts.append("<div class='tbl'>")
+                wide = " wide" if len(t.header) > 8 else ""
+                parts.append(f"<div class='tbl{wide}'>")
                 if t.caption:
                     parts.append(f"<p class='tcap'>{e(t.caption)}</p>")
                 if t.lead:

@@ -49,6 +49,8 @@ def test_html_is_self_contained(tmp_path: Path) -> None:
     assert "<b>escaped</b>" not in text and "&lt;b&gt;escaped&lt;/b&gt;" in text
     assert "<a href='#results'>the results</a>" in text and "<code>code</code>" in text
     assert "For the data-protection officer" in text and "<dt>ε</dt>" in text
+    # numbers (and texts that read as one) right-aligned, words left-aligned
+    assert "<td>a</td><td class='n'>1.5</td>" in text and "<td class='n'>0 (0.00)</td>" in text
     # copied alone, it still renders everything
     alone = tmp_path / "alone"
     alone.mkdir()
