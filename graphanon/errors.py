@@ -9,12 +9,20 @@ from __future__ import annotations
 
 __all__ = [
     "DatabaseUnavailableError",
+    "DegreeBoundWarning",
     "GraphAnonError",
+    "GraphAnonWarning",
     "InfeasibleError",
     "InputFormatError",
+    "InsecureReproductionWarning",
     "InvalidParameterError",
+    "LooseSensitivityWarning",
     "Neo4jError",
+    "NodeSensitivityWarning",
+    "PersonalizedCalibrationWarning",
     "PrivacyBudgetExceeded",
+    "ReproductionWarning",
+    "UnstableOrderingWarning",
 ]
 
 
@@ -57,3 +65,38 @@ class DatabaseUnavailableError(Neo4jError):
     """The database could not be reached."""
 
     exit_code = 4
+
+
+# ---------------------------------------------------------------------- warnings
+class GraphAnonWarning(UserWarning):
+    """Base class of graphanon's warnings."""
+
+
+class DegreeBoundWarning(GraphAnonWarning):
+    """No public degree bound was given; ``|nodes| − 1`` of the public universe is used."""
+
+
+class ReproductionWarning(GraphAnonWarning):
+    """A paper variant (:mod:`graphanon.reproduce`) ran: it reproduces a paper as written and
+    is weaker than — or not at all — the secure mechanism of the same name."""
+
+
+class InsecureReproductionWarning(ReproductionWarning):
+    """The thesis's observed-domain dK release: not differentially private."""
+
+
+class LooseSensitivityWarning(ReproductionWarning):
+    """The thesis's Lemma 5 calibration: valid, but needlessly noisy."""
+
+
+class NodeSensitivityWarning(ReproductionWarning):
+    """Stable-Edge-Removal as a release projection: its cascades break the node sensitivity
+    bound, so the release claims no privacy."""
+
+
+class PersonalizedCalibrationWarning(ReproductionWarning):
+    """The chapter-8 personalized calibrations, which fail the personalized audit."""
+
+
+class UnstableOrderingWarning(ReproductionWarning):
+    """A projection ordering that is not stable under node-neighbouring graphs was used."""

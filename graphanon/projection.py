@@ -39,6 +39,7 @@ from __future__ import annotations
 import secrets
 import time
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,6 +48,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ._ids import id_keys
+from ._memory import require_memory
+from ._progress import ProgressFn, log_progress
 from ._validation import check_choice, check_int
 from .errors import InvalidParameterError
 from .graph import Graph
@@ -57,8 +60,10 @@ __all__ = [
     "Projection",
     "UnstableOrderingWarning",
     "edge_addition",
+    "edge_addition_sizes",
     "node_hash",
     "project",
+    "projection_memory",
     "stable_edge_removal",
     "truncation",
 ]
@@ -147,6 +152,33 @@ def _ead_kernel(u: Any, v: Any, order: Any, n: int, theta: int) -> Any:  # pragm
 
 
 @numba.njit(cache=True)
+def _kept_arcs(indptr: Any, indices: Any, keep: Any) -> Any:  # pragma: no cover - numba
+    """Arc mask of the kept edges: ``keep`` is indexed like :meth:`Graph.edges` (the upper
+    arcs ``r < c`` in CSR order); each kept edge marks its arc and, by binary search in the
+    sorted row of ``c``, its reverse arc."""
+    n = indptr.size - 1
+    alive = np.zeros(indices.size, dtype=np.bool_)
+    e = 0
+    for r in range(n):
+        for p in range(indptr[r], indptr[r + 1]):
+            c = indices[p]
+            if c <= r:
+                continue
+            if keep[e]:
+                alive[p] = True
+                lo, hi = indptr[c], indptr[c + 1]
+                while lo < hi:
+                    mid = (lo + hi) // 2
+                    if indices[mid] < r:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                alive[lo] = True
+            e += 1
+    return alive
+
+
+@numba.njit(cache=True)
 def _reverse_arcs(indptr: Any, indices: Any) -> Any:  # pragma: no cover
     """Position of arc ``(c, r)`` for every arc ``(r, c)`` (rows sorted: binary search)."""
     n = indptr.size - 1
@@ -213,9 +245,12 @@ def _resolve_key(key: Any, rng: np.random.Generator | None, owner: str) -> int:
 
 
 def _from_arcs(G: Graph, alive: npt.NDArray[np.bool_]) -> Graph:
+    """The subgraph of ``G`` with the arcs marked ``alive`` (a symmetric mask); rows stay
+    sorted, nodes, ids and attributes are kept."""
     n = G.n_nodes
     rows = np.repeat(np.arange(n), np.diff(G.indptr))
     counts = np.bincount(rows[alive], minlength=n)
+    del rows
     indptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(counts, out=indptr[1:])
     indices = np.ascontiguousarray(G.indices[alive])
@@ -231,8 +266,32 @@ def _result(G: Graph, H: Graph, method: str, order: str, theta: int, key: int,
 
 
 # ---------------------------------------------------------------------- projections
+def _ead_order(G: Graph, key: int) -> tuple[Any, Any, Any]:
+    """The edges ``u < v`` of ``G`` and their stable keyed-hash order (see
+    :func:`edge_addition`)."""
+    u, v = G.edges()
+    h = node_hash(G.node_ids, key)
+    return u, v, np.argsort(_pair_hash(h[u], h[v]), kind="stable")
+
+
+def projection_memory(G: Graph) -> int:
+    """Estimated peak bytes of a projection of ``G`` beyond ``G`` itself.
+
+    The edge list with its hash keys and their order (about 56 bytes per edge while it is
+    sorted), then the projected graph's CSR build (about 64 bytes per kept edge, at most
+    ``m``), plus 24 bytes per node (hashes, degrees).
+    """
+    return 120 * G.n_edges + 24 * G.n_nodes
+
+
+def _require(G: Graph, owner: str) -> None:
+    require_memory(projection_memory(G), what=owner,
+                   parameter=f"the input's {G.n_edges:,} edges and {G.n_nodes:,} nodes")
+
+
 def edge_addition(G: Graph, *, theta: int, key: int | None = None,
-                  rng: np.random.Generator | None = None) -> Projection:
+                  rng: np.random.Generator | None = None,
+                  progress: ProgressFn = log_progress) -> Projection:
     """Edge-addition projection (EAD) in a stable, keyed-hash edge order.
 
     Parameters
@@ -244,10 +303,18 @@ def edge_addition(G: Graph, *, theta: int, key: int | None = None,
         64-bit ordering key. If ``None`` it is drawn from ``rng`` (reproducible) or from the
         OS CSPRNG. The key is data-independent and may be published.
     rng : numpy.random.Generator, optional
+    progress : callable, optional
+        ``progress(task, done, total)`` over the three steps (order, scan, build).
 
     Returns
     -------
     Projection
+
+    Raises
+    ------
+    InvalidParameterError
+        Bad parameters, or a graph whose projection does not fit in the available memory
+        (:func:`projection_memory`).
 
     Notes
     -----
@@ -259,18 +326,45 @@ def edge_addition(G: Graph, *, theta: int, key: int | None = None,
     """
     theta = _check(G, theta, "edge_addition")
     key = _resolve_key(key, rng, "edge_addition")
+    _require(G, "edge_addition")
     t0 = time.perf_counter()
-    u, v = G.edges()
-    h = node_hash(G.node_ids, key)
-    order = np.argsort(_pair_hash(h[u], h[v]), kind="stable")
+    task = f"EAD projection θ={theta}"
+    progress(task, 0, 3)
+    u, v, order = _ead_order(G, key)
+    progress(task, 1, 3)
     keep = _ead_kernel(u, v, order, G.n_nodes, theta)
-    H = Graph.from_edges(u[keep], v[keep], n_nodes=G.n_nodes, node_ids=G.node_ids,
-                         attributes=G.attributes)
+    del order
+    progress(task, 2, 3)
+    del u, v
+    H = _from_arcs(G, _kept_arcs(G.indptr, G.indices, keep))
+    progress(task, 3, 3)
     return _result(G, H, "ead", "hash", theta, key, t0)
 
 
+def edge_addition_sizes(G: Graph, *, thetas: Sequence[int], key: int,
+                        progress: ProgressFn = log_progress) -> list[int]:
+    """``|E^θ|`` of the EAD projection for each ``θ`` in ``thetas`` (same ``key``).
+
+    Equal to ``[edge_addition(G, theta=t, key=key).n_edges_after for t in thetas]``, but the
+    edge order is computed once and no projected graph is built.
+    """
+    thetas = [_check(G, t, "edge_addition_sizes") for t in thetas]
+    key = check_int(key, "key", "edge_addition_sizes", low=0, high=2**64 - 1)
+    _require(G, "edge_addition_sizes")
+    task = "EAD sizes for θ selection"
+    progress(task, 0, len(thetas) + 1)
+    u, v, order = _ead_order(G, key)
+    progress(task, 1, len(thetas) + 1)
+    sizes = []
+    for i, t in enumerate(thetas):
+        sizes.append(int(np.count_nonzero(_ead_kernel(u, v, order, G.n_nodes, t))))
+        progress(task, i + 2, len(thetas) + 1)
+    return sizes
+
+
 def stable_edge_removal(G: Graph, *, theta: int, order: str = "hash", key: int | None = None,
-                        rng: np.random.Generator | None = None) -> Projection:
+                        rng: np.random.Generator | None = None,
+                        progress: ProgressFn = log_progress) -> Projection:
     """Stable-Edge-Removal (``004_*.txt`` Algorithm 5).
 
     Parameters
@@ -286,6 +380,8 @@ def stable_edge_removal(G: Graph, *, theta: int, order: str = "hash", key: int |
     key : int, optional
         64-bit ordering key (see :func:`edge_addition`).
     rng : numpy.random.Generator, optional
+    progress : callable, optional
+        ``progress(task, done, total)`` over the three steps (order, scan, build).
 
     Returns
     -------
@@ -314,7 +410,10 @@ def stable_edge_removal(G: Graph, *, theta: int, order: str = "hash", key: int |
             "order; the node-DP sensitivity argument does not cover this projection.",
             UnstableOrderingWarning, stacklevel=2,
         )
+    _require(G, "stable_edge_removal")
     t0 = time.perf_counter()
+    task = f"SER projection θ={theta}"
+    progress(task, 0, 3)
     n = G.n_nodes
     h = node_hash(G.node_ids, key)
     rank = np.empty(n, dtype=np.int64)
@@ -331,8 +430,13 @@ def stable_edge_removal(G: Graph, *, theta: int, order: str = "hash", key: int |
     rows = np.repeat(np.arange(n), np.diff(G.indptr))
     arc_order = np.lexsort((arc_key, rows))
     rev = _reverse_arcs(G.indptr, G.indices)
+    progress(task, 1, 3)
     alive = _ser_kernel(G.indptr, G.indices, arc_order, node_order, rev, theta)
-    return _result(G, _from_arcs(G, alive), "ser", order, theta, key, t0)
+    del arc_order, rev
+    progress(task, 2, 3)
+    H = _from_arcs(G, alive)
+    progress(task, 3, 3)
+    return _result(G, H, "ser", order, theta, key, t0)
 
 
 def truncation(G: Graph, *, theta: int) -> Projection:
@@ -350,16 +454,18 @@ def truncation(G: Graph, *, theta: int) -> Projection:
 
 
 def project(G: Graph, *, theta: int, method: str = "ead", order: str = "hash",
-            key: int | None = None, rng: np.random.Generator | None = None) -> Projection:
+            key: int | None = None, rng: np.random.Generator | None = None,
+            progress: ProgressFn = log_progress) -> Projection:
     """Project ``G`` to maximum degree ``θ`` with ``method`` in {"ser", "ead", "truncate"}.
 
     See :func:`stable_edge_removal`, :func:`edge_addition` and :func:`truncation`.
-    ``order`` applies to ``"ser"`` only.
+    ``order`` applies to ``"ser"`` only; ``progress`` to ``"ser"`` and ``"ead"``.
     """
     check_choice(method, "method", "project", METHODS)
     check_choice(order, "order", "project", ORDERS)
     if method == "ead":
-        return edge_addition(G, theta=theta, key=key, rng=rng)
+        return edge_addition(G, theta=theta, key=key, rng=rng, progress=progress)
     if method == "ser":
-        return stable_edge_removal(G, theta=theta, order=order, key=key, rng=rng)
+        return stable_edge_removal(G, theta=theta, order=order, key=key, rng=rng,
+                                   progress=progress)
     return truncation(G, theta=theta)

@@ -3,15 +3,21 @@
 1. Extraction: our 1K + 2K vs ``networkx.degree_histogram`` + ``degree_mixing_dict`` on every
    shared dataset (best of ``--repeat``; networkx timed on a prebuilt nx graph).
 2. 2K generation: ours vs ``networkx.joint_degree_graph`` on the largest shared graph, with a
-   check that both realize the input 2K exactly.
+   check that both realize the input 2K exactly (networkx is skipped above
+   ``NX_MAX_EDGES``), and 1K generation (ours).
 3. Tables 6.1 / 6.2: MDAV-dK / MPDC-dK cluster counts and SAE over the observed 2K tuples.
 4. Figure 6.4 (shape): Euclidean error of the released 2K (after post-processing) vs the true
    top-coded 2K for plain ε-DP, MDAV-dK (k) and MPDC-dK (τ), ε ∈ {0.01, 0.1, 1, 10}, mean over
    ``--reps`` runs; PNG plots in ``--outdir``.
 
+``--powerlaw-edges M`` adds a synthetic Chung–Lu power-law graph with ``M`` edges (the
+generator of ``scripts/bench_memory.py``, ``n = M / 5``) to the extraction and generation
+benchmarks: the shared graphs are small, hubs make 3K and generation expensive.
+
 Usage::
 
     python scripts/bench_dk.py [--datasets PATH] [--json out.json] [--outdir bench-dk]
+                               [--powerlaw-edges 1000000] [--skip-figure]
 """
 
 from __future__ import annotations
@@ -28,9 +34,10 @@ import numpy as np
 
 from graphanon.dk import dk_distribution
 from graphanon.dk.extract import degree_distribution, joint_degree_distribution
-from graphanon.dk.generate import generate_2k
+from graphanon.dk.generate import generate_1k, generate_2k
 from graphanon.dk.microaggregation import mdav, mpdc, sae
 from graphanon.dk.release import release_dk
+from graphanon.graph import Graph
 from graphanon.io.files import read_graph
 from graphanon.privacy.noise import get_backend
 
@@ -43,6 +50,7 @@ DATASETS = {
     "Caltech36": "facebook100/socfb-Caltech36.mtx",
 }
 EPSILONS = (0.01, 0.1, 1.0, 10.0)
+NX_MAX_EDGES = 200_000
 PARAMS = (1, 3, 5, 7, 9, 11, 13, 15)
 
 
@@ -84,19 +92,25 @@ def bench_generation(graphs: dict[str, Any], repeat: int) -> list[dict[str, Any]
     out = []
     for name, G in graphs.items():
         D = joint_degree_distribution(G)
-        jd = nx.degree_mixing_dict(G.to_networkx())
+        D1 = degree_distribution(G)
         S = generate_2k(D, rng=np.random.default_rng(0))
         t_ours = best(lambda D=D: generate_2k(D, rng=np.random.default_rng(1)), repeat)
-        t0 = time.perf_counter()
-        H = nx.joint_degree_graph(jd, seed=1)
-        t_nx = time.perf_counter() - t0
-        same = (joint_degree_distribution(S.graph).as_dict() == D.as_dict()
-                and nx.degree_mixing_dict(H) == jd)
+        t_1k = best(lambda D1=D1: generate_1k(D1, rng=np.random.default_rng(1)), repeat)
+        same = joint_degree_distribution(S.graph).as_dict() == D.as_dict()
+        t_nx = float("nan")
+        if G.n_edges <= NX_MAX_EDGES:
+            jd = nx.degree_mixing_dict(G.to_networkx())
+            t0 = time.perf_counter()
+            H = nx.joint_degree_graph(jd, seed=1)
+            t_nx = time.perf_counter() - t0
+            same = same and nx.degree_mixing_dict(H) == jd
         out.append({"dataset": name, "edges": G.n_edges, "ours_s": t_ours, "networkx_s": t_nx,
-                    "speedup": t_nx / t_ours, "identical_2k": same})
+                    "speedup": t_nx / t_ours, "identical_2k": same, "ours_1k_s": t_1k})
     table([[r["dataset"], r["edges"], f"{r['ours_s'] * 1e3:.1f}", f"{r['networkx_s'] * 1e3:.0f}",
-            f"{r['speedup']:.1f}x", r["identical_2k"]] for r in out],
-          ["dataset", "edges", "ours ms", "nx ms", "speedup", "identical 2K"])
+            f"{r['speedup']:.1f}x", r["identical_2k"], f"{r['ours_1k_s'] * 1e3:.1f}"]
+           for r in out],
+          ["dataset", "edges", "ours 2K ms", "nx 2K ms", "speedup", "identical 2K",
+           "ours 1K ms"])
     return out
 
 
@@ -191,20 +205,34 @@ def main() -> None:
     ap.add_argument("--outdir", default="bench-dk")
     ap.add_argument("--json", default=None)
     ap.add_argument("--skip-figure", action="store_true")
+    ap.add_argument("--powerlaw-edges", type=int, default=0,
+                    help="Add a synthetic power-law graph with this many edges (0: none).")
     args = ap.parse_args()
     root = Path(args.datasets)
     if not root.exists():
         root = Path("/work/shared/datasets")
     graphs = {n: read_graph(root / p) for n, p in DATASETS.items() if (root / p).exists()}
+    if args.powerlaw_edges:
+        import sys
+
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from bench_memory import powerlaw_edges
+
+        n = max(args.powerlaw_edges // 5, 2)
+        u, v = powerlaw_edges(n, args.powerlaw_edges, 0.66, 3)
+        graphs[f"powerlaw-{args.powerlaw_edges}"] = Graph.from_edges(u, v, n_nodes=n)
     # warm the numba caches outside the timings
     dk_distribution(graphs["polbooks"], 3)
     generate_2k(joint_degree_distribution(graphs["polbooks"]), rng=np.random.default_rng(0))
+    generate_1k(degree_distribution(graphs["polbooks"]), rng=np.random.default_rng(0))
     print("Timings on a shared 2-core machine: noisy, compare ratios, not absolutes.\n")
     results: dict[str, Any] = {"extraction": bench_extraction(graphs, args.repeat)}
-    largest = max(graphs, key=lambda n: graphs[n].n_edges)
-    results["generation"] = bench_generation(
-        {n: graphs[n] for n in ("polbooks", "ca-GrQc", largest) if n in graphs},
-        max(1, args.repeat // 2))
+    largest = max((n for n in graphs if not n.startswith("powerlaw-")),
+                  key=lambda n: graphs[n].n_edges)
+    gen_sets = ("polbooks", "ca-GrQc", largest,
+                *(n for n in graphs if n.startswith("powerlaw-")))
+    results["generation"] = bench_generation({n: graphs[n] for n in gen_sets if n in graphs},
+                                             max(1, args.repeat // 2))
     results["tables_6_1_6_2"] = bench_tables(graphs)
     if not args.skip_figure:
         with warnings.catch_warnings():

@@ -283,10 +283,7 @@ def test_full_disk_while_writing_leaves_nothing(work: Path, capsys: pytest.Captu
             monkeypatch.setattr(m, "atomic_path", failing)
     monkeypatch.setattr("graphanon.io._atomic.atomic_write_text",
                         lambda p, t: _write_text_via(failing, p, t))
-    monkeypatch.setattr("graphanon.io.dk_tables.atomic_write_text",
-                        lambda p, t: _write_text_via(failing, p, t))
-    monkeypatch.setattr("graphanon.cli._common.atomic_write_text",
-                        lambda p, t: _write_text_via(failing, p, t))
+    # graphanon.io.dk_tables streams through atomic_path (patched in the loop above)
     code = check(["smooth-k", str(work / "b.tsv"), "--k", "5", "--out", str(work / "s.tsv"),
                   "--report", str(work / "s.json")], work, capsys, outputs=("s.tsv", "s.json"))
     assert code == 2

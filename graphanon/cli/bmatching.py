@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-import numpy as np
 
-from ..anonymity.bmatching import adaptive_anonymize, delta_from_degree
 from ..errors import GraphAnonError, InvalidParameterError
-from ..graph import BipartiteGraph
-from ..io.levels import levels_from_values, read_delta_file
-from ..io.masked import MaskedRelease, write_masked
 from ._common import echo, load_bipartite, load_graph, make_rng, progress_bar, write_json
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..graph import BipartiteGraph
 
 __all__ = ["COMMANDS", "b_anonymize"]
 
@@ -111,6 +109,12 @@ def b_anonymize(
     INPUT is a 'user<TAB>attribute' list (binary data) or a table. The rows are released
     in a random order; the key (which released row is whose) is not written.
     """
+    import numpy as np
+
+    from ..anonymity.bmatching import adaptive_anonymize, delta_from_degree
+    from ..io.levels import levels_from_values, read_delta_file
+    from ..io.masked import MaskedRelease, write_masked
+
     t0 = time.perf_counter()
     chosen = [o for o, v in (("--delta", delta), ("--delta-file", delta_file),
                              ("--delta-column", delta_column),

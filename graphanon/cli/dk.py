@@ -20,6 +20,8 @@ from ._common import (
     nodes_option,
     noise_options,
     open_ledger,
+    progress_bar,
+    progress_task,
     read_universe,
     resolve_noise,
     write_json,
@@ -58,8 +60,13 @@ def dk(input_path: str, d: int, out: str, fmt: str | None, scheduler: str | None
     else:
         from ..dk import dk_distribution
 
-        dist = dk_distribution(load_graph(input_path, fmt), d)
-    write_dk_table(dist, out)
+        with progress_task(f"reading {input_path}"):
+            G = load_graph(input_path, fmt)
+        with progress_bar() as bar:
+            dist = dk_distribution(G, d, progress=bar)
+        del G
+    with progress_task(f"writing {out}"):
+        write_dk_table(dist, out)
     echo(f"{out}: {dist.n_tuples} distinct {d}K tuples ({dist.seconds:.3f} s)")
 
 
@@ -183,15 +190,24 @@ def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
     acc = open_ledger(ledger, dataset, budget, budget_neighbourhood, neighbourhood="edge",
                       epsilon=epsilon if domain == "public" else None)
     nodes = read_universe(nodes_path, "node")
-    G = load_graph(input_path, fmt)
-    with warnings.catch_warnings(record=True) as caught:
+    with progress_task(f"reading {input_path}"):
+        G = load_graph(input_path, fmt)
+    with warnings.catch_warnings(record=True) as caught, progress_task(f"edge-DP {d}K release"):
         warnings.simplefilter("always")
-        rel = release_dk(G, d=d, epsilon=epsilon, max_degree=max_degree,
-                         microaggregation=microaggregation, k=k, tau=tau, privacy=privacy,
-                         domain=domain, sensitivity_rule=sensitivity_rule, threshold=threshold,
-                         form=form, nodes=nodes, backend=nb, rng=rng, seed=used_seed)
+        common: dict[str, Any] = dict(
+            d=d, epsilon=epsilon, max_degree=max_degree, microaggregation=microaggregation,
+            k=k, tau=tau, privacy=privacy, threshold=threshold, form=form, nodes=nodes,
+            backend=nb, rng=rng, seed=used_seed)
+        if domain == "public" and sensitivity_rule == "tight":
+            rel = release_dk(G, **common)
+        else:  # the thesis's own variants (graphanon.reproduce)
+            from ..reproduce.dk_thesis import release_dk_thesis
+
+            rel = release_dk_thesis(G, domain=domain, sensitivity_rule=sensitivity_rule,
+                                    **common)
     _echo_warnings(caught)
-    write_dk_table(rel.distribution, out)
+    with progress_task(f"writing {out}"):
+        write_dk_table(rel.distribution, out)
     if report is not None:
         write_json(report, rel.to_dict())
     charge_on_commit(acc, rel.release)
@@ -224,7 +240,8 @@ def generate(table: str, d: int, seed: int | None, out: str, report: str | None)
     from ..io.dk_tables import read_dk_table
     from ..io.files import write_graph
 
-    dist = read_dk_table(table)
+    with progress_task(f"reading {table}"):
+        dist = read_dk_table(table)
     want = {1: "degree", 2: "joint_degree"}[d]
     if not isinstance(dist, DKDistribution) or dist.kind != want:
         got = "3k" if not isinstance(dist, DKDistribution) else dist.kind
@@ -232,8 +249,10 @@ def generate(table: str, d: int, seed: int | None, out: str, report: str | None)
             f"The '--d' option is {d} but {table} holds a {got} table (need {want}).")
     rng, used_seed = make_rng(seed)
     t0 = time.perf_counter()
-    S = dk_graph(dist, rng=rng)
-    write_graph(S.graph, out)
+    with progress_bar() as bar:
+        S = dk_graph(dist, rng=rng, progress=bar)
+    with progress_task(f"writing {out}"):
+        write_graph(S.graph, out)
     payload: dict[str, Any] = {"d": d, "method": S.method, "exact": S.exact,
                                "deviation": S.deviation, "nodes": S.graph.n_nodes,
                                "edges": S.graph.n_edges, "seed": used_seed,

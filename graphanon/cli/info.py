@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import Any
 
 import click
 
-from ..metrics import describe_bipartite, describe_graph
-from ..report import to_jsonable
-from ._common import FORMAT_CHOICE, cleaning_report, load_bipartite, load_graph
+from ._common import FORMAT_CHOICE, cleaning_report, load_bipartite, load_graph, progress_task
 
 
 @click.command("info")
@@ -28,18 +27,27 @@ def info(path: str, fmt: str | None, bipartite: bool, preset: str | None, as_jso
     For a bipartite list (--bipartite) or a table (--preset): users, features, edges and
     the row / column degree statistics.
     """
+    from ..metrics import describe_bipartite, describe_graph
+    from ..report import to_jsonable
+
     data: Any
+    # --json keeps stdout for the JSON: no progress bar there
+    step = (lambda task: contextlib.nullcontext()) if as_json else progress_task
     if preset:
         from ..io.tables import load_preset
 
-        data = load_preset(path, preset)
+        with step(f"reading {path}"):
+            data = load_preset(path, preset)
         stats = describe_bipartite(data)
     elif bipartite:
-        data = load_bipartite(path)
+        with step(f"reading {path}"):
+            data = load_bipartite(path)
         stats = describe_bipartite(data)
     else:
-        data = load_graph(path, fmt)
-        stats = describe_graph(data)
+        with step(f"reading {path}"):
+            data = load_graph(path, fmt)
+        with step("statistics"):
+            stats = describe_graph(data)
     # what reading dropped, so that "degree min 0" is never a surprise
     stats.update(cleaning_report(data))
     if as_json:

@@ -16,7 +16,6 @@ from typing import Any
 import click
 
 from ..errors import InvalidParameterError
-from ..report import to_jsonable
 from ._common import FORMAT_CHOICE, echo, load_bipartite, load_graph, progress_bar
 
 __all__ = ["COMMANDS", "neo4j"]
@@ -360,6 +359,7 @@ def releases(as_json: bool, uri: str | None, password_file: str | None,
              database: str | None) -> None:
     """List the releases and the privacy-budget ledger."""
     from ..io.neo4j import Neo4jSink
+    from ..report import to_jsonable
 
     with _driver(uri, password_file, database) as (drv, db):
         rel, bud = Neo4jSink(drv, database=db).releases()

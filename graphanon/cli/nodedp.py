@@ -8,15 +8,12 @@ dK module and calls it).
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
 import click
-import numpy as np
 
-from ..io.dk_tables import write_dk_table
-from ..io.files import write_graph
-from ..metrics import describe_graph
 from ..privacy.release import NOT_PRIVATE_NOTE
 from ._common import (
     charge_on_commit,
@@ -27,6 +24,8 @@ from ._common import (
     nodes_option,
     noise_options,
     open_ledger,
+    progress_bar,
+    progress_task,
     read_universe,
     resolve_noise,
     write_json,
@@ -50,23 +49,29 @@ __all__ = ["COMMANDS", "release_dk_node"]
 def project_cmd(input_path: str, theta: int, method: str, order: str, seed: int | None,
                 out: str, report: str | None) -> None:
     """Project INPUT to maximum degree θ (no privacy by itself: a preprocessing step)."""
+    from ..io.files import write_graph
+    from ..metrics import describe_graph
     from ..projection import project
 
-    G = load_graph(input_path)
+    with progress_task(f"reading {input_path}"):
+        G = load_graph(input_path)
     rng = make_rng(seed)[0]
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as caught, progress_bar() as bar:
         warnings.simplefilter("always")
-        P = project(G, theta=theta, method=method, order=order, rng=rng)
+        P = project(G, theta=theta, method=method, order=order, rng=rng, progress=bar)
     for w in caught:
         click.echo(f"graphanon: warning: {w.message}", err=True)
-    write_graph(P.graph, out)
-    payload = {
+    del G
+    with progress_task(f"writing {out}"):
+        write_graph(P.graph, out)
+    payload: dict[str, Any] = {
         "input": input_path, "method": P.method, "order": P.order, "theta": P.theta,
         "key": P.key, "n_edges_before": P.n_edges_before, "n_edges_after": P.n_edges_after,
         "preserved_edge_ratio": P.preserved_edge_ratio, "seconds": P.seconds,
-        "projected": describe_graph(P.graph),
     }
     if report:
+        with progress_task("statistics of the projection"):
+            payload["projected"] = describe_graph(P.graph)
         write_json(report, payload)
     echo(f"{method} θ={theta}: kept {P.n_edges_after}/{P.n_edges_before} edges "
          f"({P.preserved_edge_ratio:.3f}) -> {out}")
@@ -74,7 +79,7 @@ def project_cmd(input_path: str, theta: int, method: str, order: str, seed: int 
 
 def release_dk_node(input_path: str, *, d: int, epsilon: float, theta: int | str,
                     projection: str = "ead", select_fraction: float = 0.1,
-                    backend: Any = None, rng: np.random.Generator | None = None,
+                    backend: Any = None, rng: Any = None,
                     seed: int | None = None, out: str, report: str | None = None,
                     fmt: str | None = None, accountant: Any = None) -> dict[str, Any]:
     """Implementation of ``graphanon release-dk --privacy node`` (θ-dKε).
@@ -88,6 +93,7 @@ def release_dk_node(input_path: str, *, d: int, epsilon: float, theta: int | str
     ``select_fraction · ε``).
     """
     from ..errors import InvalidParameterError
+    from ..io.dk_tables import write_dk_table
     from ..privacy.node_dp import dk_utility, theta_dk_release
 
     if theta == "auto":
@@ -100,20 +106,23 @@ def release_dk_node(input_path: str, *, d: int, epsilon: float, theta: int | str
         if th < 1:
             raise InvalidParameterError(
                 f"The '--theta' option must be a positive int or 'auto'. Got {theta!r}.")
-    G = load_graph(input_path, fmt)
-    with warnings.catch_warnings(record=True) as caught:
+    with progress_task(f"reading {input_path}"):
+        G = load_graph(input_path, fmt)
+    with warnings.catch_warnings(record=True) as caught, progress_bar() as bar:
         warnings.simplefilter("always")
         rel = theta_dk_release(G, d=d, epsilon=epsilon, theta=th, projection=projection,
                                select_fraction=select_fraction, backend=backend, rng=rng,
-                               seed=seed)
+                               seed=seed, progress=bar)
     for w in caught:
         click.echo(f"graphanon: warning: {w.message}", err=True)
     # the preserved edge ratio |E^θ|/|E| is computed from the private graph: evaluation only
-    utility = {**dk_utility(G, rel), "preserved_edge_ratio": rel.preserved_edge_ratio}
+    with progress_task("utility against the input (not private)"):
+        utility = {**dk_utility(G, rel), "preserved_edge_ratio": rel.preserved_edge_ratio}
     payload = {"release": rel.release.to_dict(), "theta": rel.theta, "d": d,
                "n_rows": rel.table.n_tuples,
                "not_private": {"note": NOT_PRIVATE_NOTE, "seconds": rel.seconds, **utility}}
-    write_dk_table(rel.table, out)
+    with progress_task(f"writing {out}"):
+        write_dk_table(rel.table, out)
     if report:
         write_json(report, payload)
     charge_on_commit(accountant, rel.release)
@@ -166,13 +175,14 @@ def release_degrees(input_path: str, method: str, epsilon: float, max_degree: in
     edge-DP and releases one degree per node, so it needs the public node set (--nodes).
     """
     from ..errors import InvalidParameterError
+    from ..io.dk_tables import write_dk_table
     from ..privacy.rps import (
         hay_degree_sequence,
         laplace_degree_sequence,
         rps_degree_sequence,
     )
 
-    if not (epsilon > 0 and np.isfinite(epsilon)):
+    if not (epsilon > 0 and math.isfinite(epsilon)):
         raise InvalidParameterError(f"The '--epsilon' option must be a float > 0. Got {epsilon}.")
     only = {"--max-degree": (max_degree, "rps"), "--max-nodes": (max_nodes, "rps"),
             "--depth": (depth, "rps"), "--counts": (rps_counts, "rps"),

@@ -7,7 +7,6 @@ import warnings
 import click
 
 from ..errors import InvalidParameterError
-from ..io.dk_tables import write_dk_table
 from ._common import (
     charge_on_commit,
     echo,
@@ -66,6 +65,7 @@ def release_personalized_cmd(input_path: str, d: str, privacy: str, method: str,
     Edge-PDP needs the public node set (--nodes FILE); node-PDP refuses it. With --ledger
     the release is charged its largest per-node ε.
     """
+    from ..io.dk_tables import write_dk_table
     from ..privacy.personalized import release_personalized
     from ..privacy.preferences import from_attribute, thesis_scheme
 

@@ -10,9 +10,15 @@ Every table is a :class:`DKDistribution`: one row per degree tuple with a non-ze
   ``u - c - w`` (``u`` and ``w`` not adjacent); ``triangles`` keyed by the sorted degree
   triple.
 
-Extraction is vectorized over the CSR; wedges are counted per centre node from the histogram
-of its neighbours' degrees (``n_a · n_b`` or ``C(n_a, 2)`` paths per end-degree pair), minus
-the closed paths of the triangles, which are enumerated once by a merge over sorted rows.
+Degrees are replaced by their ranks among the ``D`` distinct degrees of the graph
+(``D(D+1)/2 <= 2m + 1``), so every dense scratch array is ``O(m)`` whatever the degree values.
+2K is one numba pass over the CSR into a packed ``D × D`` upper triangle. 3K streams over the
+nodes in (degree, id) order (:func:`three_k_distribution`): 2-paths are counted per centre from
+the histogram of its neighbours' degrees (``n_a · n_b`` or ``C(n_a, 2)`` per end-degree pair)
+and triangles through a degree-ordered orientation, both summed per degree class in one
+scratch triangle; no wedge or triangle is ever materialized. The passes run in blocks of
+about 1 % of the work, reported to a ``progress(task, done, total)`` callback, and check the
+available memory (:mod:`graphanon._memory`) before they start.
 
 References
 ----------
@@ -23,6 +29,7 @@ correlations", SIGCOMM 2006.
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +38,8 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from .._memory import require_memory
+from .._progress import ProgressFn, log_progress, progress_step
 from .._validation import check_int
 from ..errors import InvalidParameterError
 from ..graph import Graph
@@ -45,6 +54,7 @@ __all__ = [
 ]
 
 KINDS = ("degree", "joint_degree", "wedge", "triangle")
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -163,14 +173,6 @@ def domain_cells(h: int) -> npt.NDArray[np.int64]:
     return np.stack([i + 1, j + 1], axis=1).astype(np.int64)
 
 
-def _aggregate(keys: npt.NDArray[np.int64], weights: Any = None) -> tuple[Any, Any]:
-    uniq, inv = np.unique(keys, return_inverse=True)
-    counts = np.bincount(inv, weights=weights, minlength=uniq.size)
-    if weights is None or np.asarray(weights).dtype.kind in "iu":
-        counts = np.rint(counts).astype(np.int64)
-    return uniq, counts
-
-
 def degree_distribution(G: Graph) -> DKDistribution:
     """The 1K distribution: number of nodes of each degree (zero counts dropped).
 
@@ -183,62 +185,502 @@ def degree_distribution(G: Graph) -> DKDistribution:
                           time.perf_counter() - t0)
 
 
-def joint_degree_distribution(G: Graph) -> DKDistribution:
-    """The 2K distribution: edges by the ordered degree pair ``(g1 <= g2)`` of their ends."""
-    t0 = time.perf_counter()
-    deg = G.degrees
-    u, v = G.edges()
-    a, b = deg[u], deg[v]
-    lo, hi = np.minimum(a, b), np.maximum(a, b)
-    base = int(deg.max()) + 1 if deg.size else 1
-    keys, counts = _aggregate(lo * base + hi)
-    tuples = np.stack([keys // base, keys % base], axis=1)
-    return DKDistribution("joint_degree", tuples, counts, time.perf_counter() - t0)
+# ----------------------------------------------------------------------------- helpers
+#: Work units (adjacency reads) per progress step of the block passes, at least.
+_MIN_CHUNK_WORK = 1 << 22
 
 
 @numba.njit(cache=True)
-def _triangle_pass(indptr: Any, indices: Any, out: Any) -> int:  # pragma: no cover - numba
-    """Triangles ``u < v < w`` by merging the upper parts of sorted rows: returns their
-    number, and writes them into ``out`` (shape ``(count, 3)``) when it is not empty."""
-    n = indptr.size - 1
-    fill = out.shape[0] > 0
-    t = 0
-    for u in range(n):
+def _packed(i: int, j: int, n_ranks: int) -> int:  # pragma: no cover - numba
+    """Index of cell ``(i, j)``, ``i <= j``, in a packed upper triangle of side ``n_ranks``."""
+    return i * n_ranks - i * (i - 1) // 2 + (j - i)
+
+
+def _blocks(work: npt.NDArray[np.int64], steps: int = 100) -> npt.NDArray[np.int64]:
+    """Block boundaries ``0 = b_0 < ... < b_k = len(work)`` of about equal total work
+    (``steps`` blocks, each at least :data:`_MIN_CHUNK_WORK` units unless the whole is
+    smaller)."""
+    n = work.size
+    if n == 0:
+        return np.zeros(1, dtype=np.int64)
+    cum = np.cumsum(work)
+    total = int(cum[-1])
+    step = max(total // steps, _MIN_CHUNK_WORK)
+    cuts = np.searchsorted(cum, np.arange(step, total, step), side="right")
+    return np.unique(np.concatenate([[0], cuts, [n]])).astype(np.int64)
+
+
+# ----------------------------------------------------------------------------- 2K
+@numba.njit(cache=True)
+def _jdd_block(indptr: Any, indices: Any, rank: Any, start: int, stop: int, n_ranks: int,
+               mat: Any) -> None:  # pragma: no cover - numba
+    """Count the edges ``u < v`` of the rows ``start..stop`` in the packed upper triangle
+    ``mat`` over the degree ranks ``(min, max)``."""
+    for u in range(start, stop):
+        ru = rank[u]
         for p in range(indptr[u], indptr[u + 1]):
             v = indices[p]
-            if v <= u:
-                continue
-            a, b = p + 1, indptr[v]
-            ea, eb = indptr[u + 1], indptr[v + 1]
-            while a < ea and b < eb:
-                x, y = indices[a], indices[b]
-                if x < y:
-                    a += 1
-                elif y < x:
-                    b += 1
-                else:
-                    if x > v:
-                        if fill:
-                            out[t, 0] = u
-                            out[t, 1] = v
-                            out[t, 2] = x
-                        t += 1
-                    a += 1
-                    b += 1
-    return t
+            if v > u:
+                rv = rank[v]
+                lo, hi = (ru, rv) if ru <= rv else (rv, ru)
+                mat[_packed(lo, hi, n_ranks)] += 1
 
 
-def _triangles(indptr: Any, indices: Any) -> Any:
-    """All triangles ``u < v < w`` as a ``(count, 3)`` array (a counting pass, then a fill)."""
-    total = _triangle_pass(indptr, indices, np.empty((0, 3), dtype=np.int64))
-    out = np.empty((total, 3), dtype=np.int64)
-    _triangle_pass(indptr, indices, out)
+def joint_degree_distribution(G: Graph, *, progress: ProgressFn = log_progress
+                              ) -> DKDistribution:
+    """The 2K distribution: edges by the ordered degree pair ``(g1 <= g2)`` of their ends.
+
+    One pass over the CSR (numba, in blocks of about 1 % of the edges for ``progress``)
+    counts the edges in a packed upper triangle over the ranks of the ``D`` distinct degrees
+    (``D(D+1)/2 <= 2m + 1`` cells, 8 bytes each); its non-zero cells, in index order, are the
+    table in lexicographic order.
+    """
+    t0 = time.perf_counter()
+    deg = G.degrees
+    vals = np.unique(deg)
+    n_ranks = int(vals.size)
+    cells = n_ranks * (n_ranks + 1) // 2
+    require_memory(8 * cells + 8 * G.n_nodes, what="the 2K extraction",
+                   parameter=f"the graph's {n_ranks:,} distinct degrees")
+    rank = np.searchsorted(vals, deg)
+    mat = np.zeros(cells, dtype=np.int64)
+    bounds = _blocks(deg, steps=100)
+    total = int(bounds[-1])
+    progress("2K extraction", 0, total)
+    for b in range(bounds.size - 1):
+        _jdd_block(G.indptr, G.indices, rank, int(bounds[b]), int(bounds[b + 1]), n_ranks, mat)
+        progress("2K extraction", int(bounds[b + 1]), total)
+    idx = np.flatnonzero(mat)
+    row_start = np.arange(n_ranks, dtype=np.int64)
+    row_start = row_start * n_ranks - row_start * (row_start - 1) // 2
+    i = np.searchsorted(row_start, idx, side="right") - 1
+    j = i + (idx - row_start[i])
+    tuples = np.stack([vals[i], vals[j]], axis=1).astype(np.int64)
+    return DKDistribution("joint_degree", tuples, mat[idx], time.perf_counter() - t0)
+
+
+# ----------------------------------------------------------------------------- 3K
+#: Degree ranks must keep ``(a·D + c)·D + b`` below 2**63.
+_MAX_RANKS = 1 << 21
+#: Bytes per 3K table row still to be allocated after a pass: the sort order (8) and the
+#: degree triples (24); the keys and counts (16) are already held.
+_TABLE_BYTES_PER_ROW = 32
+
+
+@numba.njit(cache=True)
+def _flush(cls: int, centre_first: bool, n_ranks: int, mat: Any, touched: Any, n_touched: int,
+           keys: Any, counts: Any, t: int) -> Any:  # pragma: no cover - numba
+    """Move the ``n_touched`` non-zero cells of ``mat`` (one class) to ``keys``/``counts``
+    (grown when needed) and zero them. A cell ``(i, j)`` of class ``cls`` becomes the key
+    ``(cls·D + i)·D + j`` (``centre_first``, triangles) or ``(i·D + cls)·D + j`` (wedges)."""
+    if t + n_touched > keys.size:
+        cap = max(t + n_touched, 2 * keys.size)
+        grown_k = np.empty(cap, dtype=np.int64)
+        grown_c = np.empty(cap, dtype=np.int64)
+        grown_k[:t] = keys[:t]
+        grown_c[:t] = counts[:t]
+        keys, counts = grown_k, grown_c
+    for q in range(n_touched):
+        cell = touched[q]
+        i = cell // n_ranks
+        j = cell - i * n_ranks
+        idx = _packed(i, j, n_ranks)
+        if centre_first:
+            keys[t] = (cls * n_ranks + i) * n_ranks + j
+        else:
+            keys[t] = (i * n_ranks + cls) * n_ranks + j
+        counts[t] = mat[idx]
+        mat[idx] = 0
+        t += 1
+    return keys, counts, t
+
+
+@numba.njit(cache=True)
+def _path_block(indptr: Any, indices: Any, order: Any, nrank: Any, start: int, stop: int,
+                n_ranks: int, mat: Any, touched: Any, state: Any, cnt: Any,
+                seen: Any) -> Any:  # pragma: no cover - numba
+    """2-paths ``a - c - b`` of the centres ``order[start:stop]`` (sorted by degree), summed
+    per centre-degree class in the packed matrix ``mat`` over end-degree ranks ``a <= b``.
+
+    A centre contributes ``n_a n_b`` paths (``C(n_a, 2)`` for ``a == b``) from the histogram
+    of its neighbours' degree ranks; a class is flushed to the returned ``(keys, counts)``
+    when its last centre is done. ``state[0]`` carries the number of touched cells of the
+    class in progress from one block to the next."""
+    n = order.size
+    keys = np.empty(1024, dtype=np.int64)
+    counts = np.empty(1024, dtype=np.int64)
+    t = 0
+    nt = state[0]
+    for p in range(start, stop):
+        c = order[p]
+        rc = nrank[c]
+        k = 0
+        for q in range(indptr[c], indptr[c + 1]):
+            r = nrank[indices[q]]
+            if cnt[r] == 0:
+                seen[k] = r
+                k += 1
+            cnt[r] += 1
+        ranks = seen[:k]
+        ranks.sort()
+        for x in range(k):
+            a = ranks[x]
+            na = cnt[a]
+            base = a * n_ranks - a * (a - 1) // 2 - a
+            for y in range(x, k):
+                b = ranks[y]
+                w = na * (na - 1) // 2 if x == y else na * cnt[b]
+                if w == 0:
+                    continue
+                idx = base + b
+                if mat[idx] == 0:
+                    touched[nt] = a * n_ranks + b
+                    nt += 1
+                mat[idx] += w
+        for x in range(k):
+            cnt[ranks[x]] = 0
+        if p + 1 == n or nrank[order[p + 1]] != rc:
+            keys, counts, t = _flush(rc, False, n_ranks, mat, touched, nt, keys, counts, t)
+            nt = 0
+    state[0] = nt
+    return keys[:t].copy(), counts[:t].copy()  # exact size: the buffer grew by doubling
+
+
+@numba.njit(cache=True)
+def _orient(indptr: Any, indices: Any, pos: Any, out_idx: Any) -> Any:  # pragma: no cover
+    """Out-lists in position space: ``p -> q`` for every edge with ``pos`` ``p < q`` (the
+    (degree, id) order). Fills ``out_idx`` (``m`` slots) and returns the row offsets."""
+    n = pos.size
+    optr = np.zeros(n + 1, dtype=np.int64)
+    for v in range(n):
+        pv = pos[v]
+        for q in range(indptr[v], indptr[v + 1]):
+            if pos[indices[q]] > pv:
+                optr[pv + 1] += 1
+    for p in range(n):
+        optr[p + 1] += optr[p]
+    fill = optr[:n].copy()
+    for v in range(n):
+        pv = pos[v]
+        for q in range(indptr[v], indptr[v + 1]):
+            w = pos[indices[q]]
+            if w > pv:
+                out_idx[fill[pv]] = w
+                fill[pv] += 1
+    return optr
+
+
+@numba.njit(cache=True)
+def _triangle_work(optr: Any, out_idx: Any) -> Any:  # pragma: no cover - numba
+    """Adjacency reads of the triangle pass at each position: ``Σ_{v in out(p)} |out(v)|``."""
+    n = optr.size - 1
+    work = np.empty(n, dtype=np.int64)
+    for p in range(n):
+        s = optr[p + 1] - optr[p]
+        for q in range(optr[p], optr[p + 1]):
+            v = out_idx[q]
+            s += optr[v + 1] - optr[v]
+        work[p] = s
+    return work
+
+
+@numba.njit(cache=True)
+def _triangle_block(optr: Any, out_idx: Any, prank: Any, start: int, stop: int, n_ranks: int,
+                    mat: Any, touched: Any, state: Any, mark: Any) -> Any:  # pragma: no cover
+    """Triangles ``p < v < w`` (positions in the (degree, id) order, so their degree ranks are
+    sorted) whose lowest node ``p`` is in ``start..stop``: ``w`` is a common out-neighbour of
+    ``p`` and ``v``, found through ``mark``. Summed per class of ``p`` over ``(rank v, rank w)``
+    and flushed like :func:`_path_block`. Out-degrees are at most ``sqrt(2m)``."""
+    n = prank.size
+    keys = np.empty(1024, dtype=np.int64)
+    counts = np.empty(1024, dtype=np.int64)
+    t = 0
+    nt = state[0]
+    for p in range(start, stop):
+        rp = prank[p]
+        stamp = p + 1
+        for q in range(optr[p], optr[p + 1]):
+            mark[out_idx[q]] = stamp
+        for q in range(optr[p], optr[p + 1]):
+            v = out_idx[q]
+            rv = prank[v]
+            base = rv * n_ranks - rv * (rv - 1) // 2 - rv
+            for s in range(optr[v], optr[v + 1]):
+                w = out_idx[s]
+                if mark[w] == stamp:
+                    rw = prank[w]
+                    idx = base + rw
+                    if mat[idx] == 0:
+                        touched[nt] = rv * n_ranks + rw
+                        nt += 1
+                    mat[idx] += 1
+        if p + 1 == n or prank[p + 1] != rp:
+            keys, counts, t = _flush(rp, True, n_ranks, mat, touched, nt, keys, counts, t)
+            nt = 0
+    state[0] = nt
+    return keys[:t].copy(), counts[:t].copy()
+
+
+def _run_blocks(task: str, bounds: npt.NDArray[np.int64], kernel: Any, head: tuple[Any, ...],
+                tail: tuple[Any, ...], progress: ProgressFn) -> tuple[Any, Any]:
+    """Run ``kernel(*head, start, stop, *tail)`` over the node blocks, report the nodes done
+    after each block, and concatenate the ``(keys, counts)`` it returns.
+
+    After each block the rows found so far must leave room for the final sort of the table
+    (:data:`_TABLE_BYTES_PER_ROW` more per row): a table that cannot fit is refused as soon
+    as that is certain, not when the machine runs out of memory."""
+    total = int(bounds[-1])
+    keys: list[Any] = []
+    counts: list[Any] = []
+    rows = 0
+    progress(task, 0, total)
+    for b in range(bounds.size - 1):
+        k, c = kernel(*head, int(bounds[b]), int(bounds[b + 1]), *tail)
+        keys.append(k)
+        counts.append(c)
+        rows += k.size
+        require_memory(_TABLE_BYTES_PER_ROW * rows, what="the 3K extraction",
+                       parameter=f"the size of the 3K table ({rows:,} rows so far)")
+        progress(task, int(bounds[b + 1]), total)
+    if not keys:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    all_keys = np.concatenate(keys)
+    del keys  # one list at a time: the peak is 1.5x the output, not 2x
+    return all_keys, np.concatenate(counts)
+
+
+def three_k_memory(G: Graph) -> int:
+    """Estimated peak bytes of :func:`three_k_distribution` beyond the graph itself.
+
+    Per node: ranks, the (degree, id) order and its inverse, the oriented row offsets, the
+    triangle pass's marks and work (about 56 bytes); per edge: the oriented out-lists (one
+    index); per rank pair: the class scratch (a packed triangle of counts and as many cell
+    keys, 16 bytes per cell). The output tables come on top (about 48 bytes per table row
+    while they are sorted); their size is known only at the end.
+    """
+    n, m = G.n_nodes, G.n_edges
+    n_ranks = int(np.unique(G.degrees).size) if n else 0
+    return 56 * n + G.indices.itemsize * m + 16 * (n_ranks * (n_ranks + 1) // 2) + (1 << 20)
+
+
+def three_k_distribution(G: Graph, *, progress: ProgressFn = log_progress) -> DK3Distribution:
+    """The 3K distribution: open wedges ``(end, centre, end)`` and triangles (sorted triple).
+
+    Streams over the nodes; nothing per wedge or per triangle is materialized.
+
+    * Degrees are replaced by their ranks ``0..D-1`` among the ``D`` distinct degrees
+      (``D(D+1)/2 <= 2m``). Nodes are sorted by (degree, id), so each degree class is a run.
+    * **2-paths** (open and closed): per centre, the histogram of its neighbours' degree ranks
+      gives ``n_a n_b`` paths for end ranks ``a < b`` and ``C(n_a, 2)`` for ``a == b``; they
+      are summed per centre class into a packed ``D × D`` upper triangle, whose non-zero cells
+      are emitted when the class ends.
+    * **Triangles**: edges oriented from the lower to the higher (degree, id), so out-degrees
+      are at most ``sqrt(2m)`` and each triangle ``u < v < w`` is found once, at ``u``, as a
+      marked common out-neighbour ``w`` of ``u`` and ``v``; its degree ranks are already
+      sorted. Summed per class of ``u`` over ``(rank v, rank w)`` like the paths.
+    * **Open wedges** = 2-paths minus the three closed paths of each triangle ``(x, y, z)``:
+      ``(y, x, z)``, ``(x, y, z)``, ``(x, z, y)``; zero rows dropped.
+
+    Memory: ``O(n + m + D²)`` working space (:func:`three_k_memory`, checked before the
+    start with :func:`graphanon._memory.require_memory`) plus about 40 bytes per table row
+    (keys and counts, then the sorted degree triples; the sort permutes in place). The table
+    size is known only as the passes go: after every block the rows found so far must still
+    fit, otherwise the extraction stops with an error before the machine runs out of memory.
+    The 10M-edge power-law graph of ``scripts/bench_memory.py`` (max degree 45,030) has 64.5M
+    wedge rows; its 3K takes about 3 GB. Time: ``O(Σ_c k_c² + m·sqrt(m))`` with ``k_c``
+    the number of distinct neighbour degrees of ``c``. Progress is reported per block of
+    about 1 % of the work of each pass.
+
+    Parameters
+    ----------
+    G
+        An undirected simple graph.
+    progress
+        ``progress(task, done, total)`` callback (tasks ``"3K 2-paths"`` and
+        ``"3K triangles"``, counted in nodes).
+
+    Raises
+    ------
+    InvalidParameterError
+        If the working space or the table does not fit in the available memory, or the graph
+        has more than 2**21 distinct degrees.
+    """
+    t0 = time.perf_counter()
+    deg = G.degrees
+    n = G.n_nodes
+    vals = np.unique(deg)
+    n_ranks = max(int(vals.size), 1)
+    if n_ranks >= _MAX_RANKS:
+        raise InvalidParameterError(
+            f"three_k_distribution supports up to {_MAX_RANKS - 1} distinct degrees; the "
+            f"graph has {n_ranks}.")
+    require_memory(three_k_memory(G), what="the 3K extraction",
+                   parameter=f"the graph's {n:,} nodes, {G.n_edges:,} edges and "
+                             f"{n_ranks:,} distinct degrees")
+    _log.info("3K of %d nodes, %d edges, %d distinct degrees", n, G.n_edges, n_ranks)
+    nrank = np.searchsorted(vals, deg).astype(np.int64)
+    order = np.argsort(deg, kind="stable").astype(np.int64)  # (degree, id) order
+    indptr, indices = G.indptr, G.indices
+    cells = n_ranks * (n_ranks + 1) // 2
+    mat = np.zeros(cells, dtype=np.int64)
+    touched = np.empty(cells, dtype=np.int64)
+    state = np.zeros(1, dtype=np.int64)
+
+    # 2-paths, centres in (degree, id) order; work ~ degree + (distinct neighbour ranks)^2
+    cnt = np.zeros(n_ranks, dtype=np.int64)
+    seen = np.empty(n_ranks, dtype=np.int64)
+    dsorted = deg[order]
+    k_bound = np.minimum(dsorted, n_ranks)
+    bounds = _blocks(dsorted + k_bound * (k_bound + 1) // 2)
+    pk, pv = _run_blocks("3K 2-paths", bounds, _path_block, (indptr, indices, order, nrank),
+                         (n_ranks, mat, touched, state, cnt, seen), progress)
+    del cnt, seen, dsorted, k_bound
+
+    # triangles in position space of the same order
+    pos = np.empty(n, dtype=np.int64)
+    pos[order] = np.arange(n, dtype=np.int64)
+    prank = nrank[order]
+    del order, nrank
+    out_idx = np.empty(G.n_edges, dtype=indices.dtype)
+    optr = _orient(indptr, indices, pos, out_idx)
+    del pos
+    mark = np.zeros(n, dtype=np.int64)
+    state[0] = 0
+    bounds = _blocks(_triangle_work(optr, out_idx))
+    tk, tc = _run_blocks("3K triangles", bounds, _triangle_block, (optr, out_idx, prank),
+                         (n_ranks, mat, touched, state, mark), progress)
+    del optr, out_idx, mark, prank, mat, touched
+    # open wedges = 2-paths minus the closed paths; both tables sorted by their (rank) keys
+    with progress_step(progress, "3K tables"):
+        pk, pv = _sort_by_key(pk, pv)
+        tk, tc = _sort_by_key(tk, tc)
+        x, y, z = _split_key(tk, n_ranks)
+        for closed in ((y * n_ranks + x) * n_ranks + z, (x * n_ranks + y) * n_ranks + z,
+                       (x * n_ranks + z) * n_ranks + y):
+            np.subtract.at(pv, np.searchsorted(pk, closed), tc)
+        kept = _drop_zero_counts(pk, pv)
+        pk, pv = pk[:kept], pv[:kept]
+        wedge_degrees = _key_degrees(pk, vals, n_ranks)
+        del pk
+        seconds = time.perf_counter() - t0
+        wedges = DKDistribution("wedge", wedge_degrees, pv, seconds)
+        triangles = DKDistribution("triangle", _key_degrees(tk, vals, n_ranks), tc, seconds)
+        _log.info("3K: %d wedge and %d triangle tuples in %.1f s", wedges.n_tuples,
+                  triangles.n_tuples, seconds)
+    return DK3Distribution(wedges, triangles, seconds)
+
+
+#: Tables up to this many rows are sorted by a gather (a second copy, fast); larger ones by an
+#: in-place permutation (no copy; about 2x slower: random writes).
+_GATHER_MAX_ROWS = 1 << 24
+
+
+def _sort_by_key(keys: npt.NDArray[np.int64], counts: npt.NDArray[np.int64]
+                 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """``keys`` sorted and ``counts`` in the same order (consumes both arrays)."""
+    order = np.argsort(keys)
+    if keys.size <= _GATHER_MAX_ROWS:
+        return keys[order], counts[order]
+    _permute_in_place(keys, counts, order)
+    return keys, counts
+
+
+@numba.njit(cache=True)
+def _permute_in_place(keys: Any, counts: Any, order: Any) -> None:  # pragma: no cover
+    """``keys[:] = keys[order]`` and ``counts[:] = counts[order]`` without copies: cycles of
+    the permutation are followed; ``order`` is consumed (visited entries are negated)."""
+    n = order.size
+    for i in range(n):
+        if order[i] < 0:
+            continue
+        k0, c0 = keys[i], counts[i]
+        j = i
+        while True:
+            src = order[j]
+            order[j] = -1 - src
+            if src == i:
+                keys[j], counts[j] = k0, c0
+                break
+            keys[j], counts[j] = keys[src], counts[src]
+            j = src
+
+
+@numba.njit(cache=True)
+def _drop_zero_counts(keys: Any, counts: Any) -> int:  # pragma: no cover - numba
+    """Move the rows with a non-zero count to the front (order kept); return their number."""
+    k = 0
+    for i in range(keys.size):
+        if counts[i] != 0:
+            keys[k] = keys[i]
+            counts[k] = counts[i]
+            k += 1
+    return k
+
+
+@numba.njit(cache=True)
+def _key_degrees(keys: Any, vals: Any, n_ranks: int) -> Any:  # pragma: no cover - numba
+    """The ``(rows, 3)`` degree triples of the rank keys ``(a·D + c)·D + b`` (no temporaries
+    the size of the table)."""
+    out = np.empty((keys.size, 3), dtype=np.int64)
+    for i in range(keys.size):
+        k = keys[i]
+        out[i, 0] = vals[k // (n_ranks * n_ranks)]
+        out[i, 1] = vals[(k // n_ranks) % n_ranks]
+        out[i, 2] = vals[k % n_ranks]
     return out
+
+
+def _split_key(keys: npt.NDArray[np.int64], n_ranks: int) -> tuple[Any, Any, Any]:
+    return keys // (n_ranks * n_ranks), (keys // n_ranks) % n_ranks, keys % n_ranks
+
+
+def dk_distribution(G: Graph, d: int, *, progress: ProgressFn = log_progress
+                    ) -> DKDistribution | DK3Distribution:
+    """The exact dK distribution of ``G`` for ``d`` in {1, 2, 3}.
+
+    Parameters
+    ----------
+    G
+        An undirected simple graph.
+    d
+        1 (degree histogram), 2 (joint degree distribution) or 3 (wedges and triangles).
+    progress
+        ``progress(task, done, total)`` callback of the passes that can take long (2K and 3K;
+        the default logs at DEBUG level).
+
+    Returns
+    -------
+    DKDistribution or DK3Distribution
+        ``d = 3`` returns both 3K tables.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``d`` is not 1, 2 or 3, or (3K) the working space does not fit in the available
+        memory.
+
+    References
+    ----------
+    ``004_*.txt`` chapter 6, Definition 17.
+    """
+    d = check_int(d, "d", "dk_distribution", low=1, high=3)
+    if not isinstance(G, Graph):
+        raise InvalidParameterError(
+            f"dk_distribution needs a graphanon Graph. Got {type(G).__name__} instead."
+        )
+    if d == 1:
+        return degree_distribution(G)
+    if d == 2:
+        return joint_degree_distribution(G, progress=progress)
+    return three_k_distribution(G, progress=progress)
 
 
 @numba.njit(cache=True)
 def _paths_by_centre(indptr: Any, indices: Any, deg: Any, base: int) -> Any:  # pragma: no cover
     """Keys ``(a*base + c)*base + b`` (a <= b end degrees, c centre degree) and path counts.
+
+    Used by :mod:`graphanon.distributed.dk` for the centres of one bucket (the in-memory 3K
+    streams through :func:`_path_block` instead).
 
     Per centre: the histogram of its neighbours' degrees, then ``n_a n_b`` paths for a < b and
     ``n_a (n_a - 1) / 2`` for a == b. Emits one entry per (centre, end-degree pair).
@@ -285,72 +727,3 @@ def _paths_by_centre(indptr: Any, indices: Any, deg: Any, base: int) -> Any:  # 
                 vals[t] = cnt
                 t += 1
     return keys, vals
-
-
-def three_k_distribution(G: Graph) -> DK3Distribution:
-    """The 3K distribution: open wedges ``(end, centre, end)`` and triangles (sorted triple)."""
-    t0 = time.perf_counter()
-    deg = G.degrees
-    base = int(deg.max()) + 1 if deg.size else 1
-    indptr = np.ascontiguousarray(G.indptr, dtype=np.int64)
-    indices = np.ascontiguousarray(G.indices, dtype=np.int64)
-    tri = _triangles(indptr, indices)
-    td = np.sort(deg[tri], axis=1) if tri.size else np.zeros((0, 3), dtype=np.int64)
-    tkeys, tcounts = _aggregate((td[:, 0] * base + td[:, 1]) * base + td[:, 2])
-    # closed paths: each triangle closes one path at each of its three corners
-    closed_keys = []
-    for centre in range(3):
-        ends = np.delete(td, centre, axis=1)
-        closed_keys.append((ends[:, 0] * base + td[:, centre]) * base + ends[:, 1])
-    pk, pv = _paths_by_centre(indptr, indices, np.ascontiguousarray(deg), base)
-    all_keys = np.concatenate([pk, *closed_keys])
-    all_vals = np.concatenate([pv, -np.ones(3 * td.shape[0], dtype=np.int64)])
-    wkeys, wcounts = _aggregate(all_keys, all_vals)
-    keep = wcounts != 0
-    wkeys, wcounts = wkeys[keep], wcounts[keep]
-    seconds = time.perf_counter() - t0
-
-    def split(keys: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-        return np.stack([keys // (base * base), (keys // base) % base, keys % base], axis=1)
-
-    return DK3Distribution(
-        DKDistribution("wedge", split(wkeys), wcounts, seconds),
-        DKDistribution("triangle", split(tkeys), tcounts, seconds),
-        seconds,
-    )
-
-
-def dk_distribution(G: Graph, d: int) -> DKDistribution | DK3Distribution:
-    """The exact dK distribution of ``G`` for ``d`` in {1, 2, 3}.
-
-    Parameters
-    ----------
-    G
-        An undirected simple graph.
-    d
-        1 (degree histogram), 2 (joint degree distribution) or 3 (wedges and triangles).
-
-    Returns
-    -------
-    DKDistribution or DK3Distribution
-        ``d = 3`` returns both 3K tables.
-
-    Raises
-    ------
-    InvalidParameterError
-        If ``d`` is not 1, 2 or 3.
-
-    References
-    ----------
-    ``004_*.txt`` chapter 6, Definition 17.
-    """
-    d = check_int(d, "d", "dk_distribution", low=1, high=3)
-    if not isinstance(G, Graph):
-        raise InvalidParameterError(
-            f"dk_distribution needs a graphanon Graph. Got {type(G).__name__} instead."
-        )
-    if d == 1:
-        return degree_distribution(G)
-    if d == 2:
-        return joint_degree_distribution(G)
-    return three_k_distribution(G)

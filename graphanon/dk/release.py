@@ -41,14 +41,14 @@ uses the observed ``h = max(deg G, deg G')``, which is itself private.
 *Microaggregation: Δ₁ = 4h − 3, not (4h + 1)·z.* For a partition fixed in advance, the
 vector of cluster sums is ``A x`` with ``A`` a 0/1 matrix with one 1 per column, so
 ``‖A x − A x'‖₁ <= ‖x − x'‖₁`` (triangle inequality). Lemma 5's ``(4h + 1)·z`` multiplies
-noise by the number of clusters for nothing; it is kept as ``sensitivity_rule="thesis"``
-(warns).
+noise by the number of clusters for nothing; it is reproduced, with a warning, by
+:mod:`graphanon.reproduce.dk_thesis`.
 
 The partition must not depend on the private graph: clustering the *observed* tuples (as the
 thesis does) makes the set of released clusters — and which cells exist — a function of the
-data. We cluster the public domain. The thesis' behaviour is available as
-``domain="observed"``, an explicitly insecure reproduction mode whose Release makes no
-privacy claim (``neighbourhood = "none"``).
+data. We cluster the public domain. The thesis' behaviour is reproduced by
+:func:`graphanon.reproduce.dk_thesis.release_dk_thesis` (``domain="observed"``), whose
+Release makes no privacy claim (``neighbourhood = "none"``).
 
 References
 ----------
@@ -67,14 +67,20 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .._compat import paper_variants
 from .._validation import check_choice, check_cluster_size, check_epsilon, check_int
-from ..errors import InvalidParameterError
+from ..errors import (
+    DegreeBoundWarning,
+    InsecureReproductionWarning,
+    InvalidParameterError,
+    LooseSensitivityWarning,
+)
 from ..graph import Graph
 from ..metrics import euclidean_distance, ks_distance, l1_distance
 from ..privacy.noise import NoiseBackend, dp_scale, get_backend
 from ..privacy.release import NOT_PRIVATE_NOTE, Release, started_at
 from .extract import DKDistribution, cell_index, domain_cells
-from .microaggregation import Partition, grid_partition, mdav, mpdc, sae, tile_partition
+from .microaggregation import Partition, aggregate, grid_partition, mdav, sae, tile_partition
 
 __all__ = [
     "FORMS",
@@ -83,16 +89,21 @@ __all__ = [
     "DegreeBoundWarning",
     "InsecureReproductionWarning",
     "LooseSensitivityWarning",
+    "ReleaseSpec",
     "cell_coordinates",
+    "check_release_args",
     "crossing_probability",
     "default_threshold",
     "dk_query",
     "dk_query_sparse",
     "domain_partition",
+    "evaluate_release",
+    "postprocess",
     "postprocess_1k",
     "postprocess_2k",
     "postprocess_2k_sparse",
     "release_dk",
+    "release_params",
     "sampled_threshold_noise",
     "sensitivity",
     "true_distribution",
@@ -104,18 +115,6 @@ MAX_DOMAIN_CELLS = 20_000_000  # dense form only
 SAMPLED_ABOVE = 1_000_000  # form="auto": the sampled form above this many public domain cells
 FORMS = ("auto", "dense", "sampled")
 MAX_MDAV_CELLS = 20_000
-
-
-class DegreeBoundWarning(UserWarning):
-    """No public degree bound was given; ``n − 1`` (public under edge-DP) is used."""
-
-
-class LooseSensitivityWarning(UserWarning):
-    """The thesis' Lemma 5 calibration was requested: valid but needlessly noisy."""
-
-
-class InsecureReproductionWarning(UserWarning):
-    """``domain="observed"``: the thesis' reproduction mode, which is not differentially private."""
 
 
 @dataclass(frozen=True)
@@ -188,9 +187,11 @@ class DKRelease:
 
 
 # ----------------------------------------------------------------------------- queries
-def sensitivity(d: int, h: int, *, privacy: str = "edge", n_clusters: int | None = None,
-                rule: str = "tight") -> tuple[float, str]:
-    """L1 sensitivity of the (top-coded, possibly microaggregated) dK query and its derivation.
+@paper_variants("graphanon.reproduce.dk_thesis:thesis_sensitivity", rule="tight",
+                n_clusters=None)
+def sensitivity(d: int, h: int, *, privacy: str = "edge") -> tuple[float, str]:
+    """L1 sensitivity of the top-coded (and possibly microaggregated) dK query, with its
+    derivation.
 
     Parameters
     ----------
@@ -199,12 +200,8 @@ def sensitivity(d: int, h: int, *, privacy: str = "edge", n_clusters: int | None
     h
         Public degree bound (``>= 1``).
     privacy
-        Neighbouring relation; only ``"edge"`` is implemented.
-    n_clusters
-        ``z`` (used only by ``rule="thesis"``).
-    rule
-        ``"tight"`` (default, the correct value) or ``"thesis"`` (Lemma 3 / Lemma 5:
-        ``4h + 1``, times ``z`` with microaggregation).
+        Neighbouring relation; only ``"edge"`` (the node-DP values are
+        :func:`graphanon.privacy.node_dp.node_sensitivity`).
 
     Returns
     -------
@@ -212,14 +209,9 @@ def sensitivity(d: int, h: int, *, privacy: str = "edge", n_clusters: int | None
         The sensitivity and a one-line derivation for the Release record.
     """
     check_choice(privacy, "privacy", "sensitivity", PRIVACY)
-    check_choice(rule, "rule", "sensitivity", ("tight", "thesis"))
     if d == 1:
         return 4.0, ("1K, edge-DP, degrees top-coded at h: each endpoint moves one node "
                      "between two bins, L1 <= 2 + 2 = 4")
-    if rule == "thesis":
-        z = 1 if n_clusters is None else n_clusters
-        return float((4 * h + 1) * z), (
-            f"thesis Lemma 3/5: (4h+1)*z = (4*{h}+1)*{z} (loose; tight value is 4h-3)")
     return float(4 * h - 3), (
         f"2K, edge-DP, degrees top-coded at h={h}: the a<=h-1 other edges of each endpoint "
         "move cell (L1 2 each) plus the new edge: 2(h-1)+2(h-1)+1 = 4h-3; summing cells of a "
@@ -575,6 +567,145 @@ def split_evenly(sums: npt.NDArray[np.int64], part: Partition, rng: np.random.Ge
 
 
 # ----------------------------------------------------------------------------- the release
+@dataclass(frozen=True)
+class ReleaseSpec:
+    """Validated arguments of an edge-DP dK release (shared by :func:`release_dk` and the
+    paper reproductions of :mod:`graphanon.reproduce.dk_thesis`).
+
+    ``G`` holds the node universe when one was given; ``n`` is the public node count (or
+    ``None``); ``lo`` is 1 for a 1K release without a universe (degree 0 left out);
+    ``n_cells`` is the size of the public domain.
+    """
+
+    G: Graph
+    d: int
+    epsilon: float
+    h: int
+    lo: int
+    n: int | None
+    n_cells: int
+    microaggregation: str
+    k: int | None
+    tau: int | None
+    threshold: int | None
+    sampled: bool
+    universe_given: bool
+
+
+def check_release_args(G: Any, *, owner: str, d: Any, epsilon: Any, max_degree: Any,
+                       microaggregation: str, k: Any, tau: Any, privacy: str,
+                       threshold: Any, form: str, nodes: Any) -> ReleaseSpec:
+    """Validate the arguments of an edge-DP dK release once (one message format).
+
+    Raises :class:`InvalidParameterError` for anything out of its domain — including
+    parameters that would make a microaggregation another mechanism (``k = 1``, ``tau = 0``,
+    a single cluster) — and for a dense 2K domain of more than ``MAX_DOMAIN_CELLS`` cells.
+    Warns :class:`DegreeBoundWarning` when ``h`` defaults to ``|nodes| − 1``.
+    """
+    d = check_int(d, "d", owner, low=1, high=2)
+    epsilon = check_epsilon(epsilon, "epsilon", owner)
+    check_choice(privacy, "privacy", owner, PRIVACY)
+    check_choice(microaggregation, "microaggregation", owner, MICROAGGREGATIONS)
+    check_choice(form, "form", owner, FORMS)
+    if threshold is not None:
+        threshold = check_int(threshold, "threshold", owner, low=1)
+    if not isinstance(G, Graph):
+        raise InvalidParameterError(f"{owner} needs a graphanon Graph. Got {type(G).__name__}.")
+    universe = nodes is not None
+    if universe:
+        G = G.with_nodes(nodes)
+    n = G.n_nodes if universe else None  # public only when the universe is given
+    if max_degree is None:
+        if n is None:
+            raise InvalidParameterError(
+                f"The 'max_degree' parameter of {owner} is required without a public node "
+                "universe: h = n - 1 would read the node count off the private data. Pass a "
+                "public degree bound (--max-degree), or the public node set (nodes=, "
+                "--nodes FILE).")
+        h = max(n - 1, 1)
+        warnings.warn(
+            f"No public degree bound given: using h = |nodes| - 1 = {h}. The noise grows "
+            "with h; pass a public bound (--max-degree).", DegreeBoundWarning, stacklevel=3)
+    else:
+        h = check_int(max_degree, "max_degree", owner, low=1)
+    lo = 0 if (universe or d == 2) else 1  # 1K without a universe: degrees 1..h
+    if d == 1 and microaggregation != "none":
+        raise InvalidParameterError(
+            f"The 'microaggregation' parameter of {owner} must be 'none' for d = 1 "
+            "(dK-microaggregation is defined on 2K).")
+    n_cells = h + 1 - lo if d == 1 else h * (h + 1) // 2
+    # parameters that would make a microaggregation another mechanism are refused: k = 1 or
+    # tau = 0 aggregates nothing (the plain release), k >= the domain one cluster (a total)
+    if microaggregation == "mdav":
+        k = check_cluster_size(k, owner, cells=n_cells, mechanism=f"MDAV-dK (h = {h})",
+                               plain="--microaggregation none")
+    if microaggregation == "mpdc":
+        if tau is None:
+            raise InvalidParameterError(
+                f"The 'tau' parameter of {owner} is required for mpdc.")
+        tau = check_int(tau, "tau", owner, low=0)
+        if not 1 <= tau <= max(h - 2, 1):
+            raise InvalidParameterError(
+                f"The 'tau' parameter of {owner} must be an int in [1, {max(h - 2, 1)}] for "
+                f"MPDC-dK with h = {h}. Got {tau}: "
+                + ("tau = 0 puts every cell in a box of its own (that is --microaggregation "
+                   "none)." if tau < 1 else
+                   "one box of side tau + 1 would cover the whole domain (a noisy total)."))
+    if form == "sampled" and microaggregation != "none":
+        raise InvalidParameterError(
+            f"The 'form' parameter of {owner} can be 'sampled' only without "
+            "microaggregation (microaggregated releases noise one answer per cluster, "
+            "densely).")
+    sampled = form == "sampled" or (form == "auto" and microaggregation == "none"
+                                    and n_cells > SAMPLED_ABOVE)
+    if not sampled and d == 2 and n_cells > MAX_DOMAIN_CELLS:
+        raise InvalidParameterError(
+            f"The 2K domain for h = {h} has {n_cells} cells (> {MAX_DOMAIN_CELLS}) for a "
+            "dense release; pass a tighter public --max-degree, or use the sampled form "
+            "(no microaggregation).")
+    return ReleaseSpec(G, d, epsilon, h, lo, n, n_cells, microaggregation,
+                       k if microaggregation == "mdav" else None,
+                       tau if microaggregation == "mpdc" else None, threshold, sampled,
+                       universe)
+
+
+def postprocess(spec: ReleaseSpec, per_point: npt.NDArray[np.int64]) -> DKDistribution:
+    """The consistent, non-negative integer table of a noisy answer per domain cell."""
+    if spec.d == 1:
+        lead = np.zeros(spec.lo, np.int64)
+        return _without_low(postprocess_1k(np.concatenate([lead, per_point]), n_nodes=spec.n),
+                            spec.lo)
+    return postprocess_2k(per_point, spec.h)
+
+
+def release_params(spec: ReleaseSpec, part: Partition | None) -> dict[str, Any]:
+    """The public parameters a dense dK release records."""
+    params: dict[str, Any] = {"d": spec.d, "max_degree": spec.h,
+                              "microaggregation": spec.microaggregation,
+                              "top_coding": f"degrees >= {spec.h} counted as {spec.h}",
+                              "node_universe": _universe_note(spec.universe_given, spec.d)}
+    if spec.k is not None:
+        params["k"] = spec.k
+    if spec.tau is not None:
+        params["tau"] = spec.tau
+    if part is not None:
+        params["n_clusters"] = part.n_clusters
+        if part.method == "grid":
+            params["partition"] = (
+                f"square tiling of the public domain, side {part.params['side']} (about k "
+                f"cells per tile): MDAV over the public domain is O(cells^2) and is used up "
+                f"to {MAX_MDAV_CELLS} cells; this domain has {spec.n_cells}")
+            params["tile_side"] = part.params["side"]
+        elif spec.microaggregation == "mdav":
+            params["partition"] = "MDAV over the public domain cells"
+    params.update({"form": "dense", "threshold": spec.threshold,
+                   "threshold_rule": "none" if spec.threshold is None else "given",
+                   "n_domain_cells": spec.n_cells})
+    return params
+
+
+@paper_variants("graphanon.reproduce.dk_thesis:release_dk_thesis", domain="public",
+                sensitivity_rule="tight")
 def release_dk(
     G: Graph,
     *,
@@ -585,8 +716,6 @@ def release_dk(
     k: int | None = None,
     tau: int | None = None,
     privacy: str = "edge",
-    domain: str = "public",
-    sensitivity_rule: str = "tight",
     threshold: int | None = None,
     form: str = "auto",
     nodes: Any = None,
@@ -610,20 +739,12 @@ def release_dk(
         public node universe ``nodes`` and then uses ``h = |nodes| − 1`` with a
         :class:`DegreeBoundWarning`.
     microaggregation
-        ``"none"`` (plain Laplace baseline), ``"mdav"`` (needs ``k``) or ``"mpdc"`` (needs
-        ``tau``); 2K only.
+        ``"none"`` (plain Laplace), ``"mdav"`` (MDAV-dK, needs ``k``) or ``"mpdc"``
+        (MPDC-dK, needs ``tau``); 2K only. The partition is of the public domain.
     k, tau
-        MDAV cluster size (``>= 1``) / MPDC box side (``>= 0``).
+        MDAV cluster size (``2 <= k <`` domain cells) / MPDC box side (``1 <= tau <= h − 2``).
     privacy
-        Neighbouring relation; ``"edge"`` (``"node"`` is not implemented yet).
-    domain
-        ``"public"`` (default): every cell of the public domain is noised and clusters are
-        formed over the domain. ``"observed"``: the thesis' reproduction — noise and clusters
-        over the tuples present in ``G`` only; **not differentially private** (warns; the
-        Release claims no privacy).
-    sensitivity_rule
-        ``"tight"`` (default, ``4h − 3`` / 4) or ``"thesis"`` (Lemma 5's ``(4h + 1)·z``,
-        warns).
+        Neighbouring relation; ``"edge"`` (node-DP releases: :mod:`graphanon.privacy.node_dp`).
     threshold
         Public ``τ >= 1``: only noisy answers ``>= τ`` are kept (the others become 0; this is
         post-processing). ``None``: no threshold in the dense form (equivalent to ``τ = 1``,
@@ -633,14 +754,9 @@ def release_dk(
     form
         ``"dense"``: noise every answer of the public domain. ``"sampled"``: the thresholded
         dense release drawn in ``O(#non-zero cells + #released cells)`` by
-        :func:`sampled_threshold_noise` (same output distribution; no microaggregation,
-        public domain only). ``"auto"`` (default): sampled when there is no
-        microaggregation and the public domain has more than ``SAMPLED_ABOVE`` (10⁶) cells
-        (a public size), dense otherwise.
-    backend
-        Noise backend; default the secure OpenDP backend.
-    rng
-        Randomness for post-processing (splitting cluster sums). Default: a fresh generator.
+        :func:`sampled_threshold_noise` (same output distribution; no microaggregation).
+        ``"auto"`` (default): sampled when there is no microaggregation and the public
+        domain has more than ``SAMPLED_ABOVE`` (10⁶) cells (a public size), dense otherwise.
     nodes
         The public node universe (array-like of ids, e.g. read by
         :func:`graphanon.io.universe.read_id_list`): it must list every node of ``G``;
@@ -649,6 +765,10 @@ def release_dk(
         (:mod:`graphanon.universe`). Without ``nodes`` the release uses nothing that depends
         on the node set: the 1K histogram covers degrees ``1..h`` only (degree 0 is left
         out) and ``max_degree`` is required.
+    backend
+        Noise backend; default the secure OpenDP backend.
+    rng
+        Randomness for post-processing (splitting cluster sums). Default: a fresh generator.
     seed
         Recorded in the Release when the run was seeded.
 
@@ -663,7 +783,9 @@ def release_dk(
 
     References
     ----------
-    ``004_*.txt`` chapter 6, Lemmas 3–5, sections 6.4 (MDAV-dK, MPDC-dK), 6.5.1.
+    ``004_*.txt`` chapter 6, Lemmas 3–5, sections 6.4 (MDAV-dK, MPDC-dK), 6.5.1. The thesis's
+    own variants (observed domain, Lemma 5's calibration) are
+    :func:`graphanon.reproduce.dk_thesis.release_dk_thesis`.
 
     Notes
     -----
@@ -675,181 +797,55 @@ def release_dk(
     generation) preserves it. The threshold and the sampled form are post-processing of the
     same dense release (:func:`sampled_threshold_noise` derives the equality of laws).
     """
-    owner = "release_dk"
     t0 = time.perf_counter()
     started = started_at()
-    d = check_int(d, "d", owner, low=1, high=2)
-    epsilon = check_epsilon(epsilon, "epsilon", owner)
-    check_choice(privacy, "privacy", owner, PRIVACY)
-    check_choice(microaggregation, "microaggregation", owner, MICROAGGREGATIONS)
-    check_choice(domain, "domain", owner, ("public", "observed"))
-    check_choice(sensitivity_rule, "sensitivity_rule", owner, ("tight", "thesis"))
-    check_choice(form, "form", owner, FORMS)
-    if threshold is not None:
-        threshold = check_int(threshold, "threshold", owner, low=1)
-    if not isinstance(G, Graph):
-        raise InvalidParameterError(f"{owner} needs a graphanon Graph. Got {type(G).__name__}.")
-    universe = nodes is not None
-    if universe:
-        G = G.with_nodes(nodes)
-    n = G.n_nodes if universe else None  # public only when the universe is given
-    if max_degree is None:
-        if n is None:
-            raise InvalidParameterError(
-                f"The 'max_degree' parameter of {owner} is required without a public node "
-                "universe: h = n - 1 would read the node count off the private data. Pass a "
-                "public degree bound (--max-degree), or the public node set (nodes=, "
-                "--nodes FILE).")
-        h = max(n - 1, 1)
-        warnings.warn(
-            f"No public degree bound given: using h = |nodes| - 1 = {h}. The noise grows "
-            "with h; pass a public bound (--max-degree).", DegreeBoundWarning, stacklevel=2)
-    else:
-        h = check_int(max_degree, "max_degree", owner, low=1)
-    lo = 0 if (universe or d == 2) else 1  # 1K without a universe: degrees 1..h
-    if d == 1 and microaggregation != "none":
-        raise InvalidParameterError(
-            "The 'microaggregation' parameter of release_dk must be 'none' for d = 1 "
-            "(dK-microaggregation is defined on 2K).")
-    n_cells = h + 1 - lo if d == 1 else h * (h + 1) // 2
-    # parameters that would make a microaggregation another mechanism are refused: k = 1 or
-    # tau = 0 aggregates nothing (the plain release), k >= the domain one cluster (a total)
-    if microaggregation == "mdav":
-        k = check_cluster_size(k, owner, cells=n_cells, mechanism=f"MDAV-dK (h = {h})",
-                               plain="--microaggregation none")
-    if microaggregation == "mpdc":
-        if tau is None:
-            raise InvalidParameterError(
-                "The 'tau' parameter of release_dk is required for mpdc.")
-        tau = check_int(tau, "tau", owner, low=0)
-        if not 1 <= tau <= max(h - 2, 1):
-            raise InvalidParameterError(
-                f"The 'tau' parameter of release_dk must be an int in [1, {max(h - 2, 1)}] for "
-                f"MPDC-dK with h = {h}. Got {tau}: "
-                + ("tau = 0 puts every cell in a box of its own (that is --microaggregation "
-                   "none)." if tau < 1 else
-                   "one box of side tau + 1 would cover the whole domain (a noisy total)."))
-    if form == "sampled" and (microaggregation != "none" or domain != "public"):
-        raise InvalidParameterError(
-            "The 'form' parameter of release_dk can be 'sampled' only without "
-            "microaggregation and over the public domain (microaggregated releases noise "
-            "one answer per cluster, densely).")
-    sampled = form == "sampled" or (form == "auto" and microaggregation == "none"
-                                    and domain == "public" and n_cells > SAMPLED_ABOVE)
-    if not sampled and d == 2 and domain == "public" and n_cells > MAX_DOMAIN_CELLS:
-        raise InvalidParameterError(
-            f"The 2K domain for h = {h} has {n_cells} cells (> {MAX_DOMAIN_CELLS}) for a "
-            "dense release; pass a tighter public --max-degree, or use the sampled form "
-            "(no microaggregation).")
-    if backend is None:
-        backend = get_backend("opendp")
-    if rng is None:
-        rng = np.random.default_rng()
-    if domain == "observed":
-        warnings.warn(
-            "domain='observed' reproduces the thesis: noise and clusters only over the tuples "
-            "present in the graph. This leaks which degree tuples exist and is NOT "
-            "differentially private.", InsecureReproductionWarning, stacklevel=2)
-
-    if sampled:
-        return _release_sampled(G, d=d, h=h, n_cells=n_cells, epsilon=epsilon,
-                                privacy=privacy, sensitivity_rule=sensitivity_rule,
-                                threshold=threshold, backend=backend, seed=seed, t0=t0,
-                                started=started, n=n, lo=lo)
-
-    x = dk_query(G, d=d, h=h)
-    if lo:
-        x[:lo] = 0  # not released: the degree-0 count depends on the private node set
-    part: Partition | None = None
-    observed: npt.NDArray[np.int64] | None = None
-    if d == 2 and domain == "observed":
-        observed = np.flatnonzero(x)
-        points: npt.NDArray[np.int64] | None = domain_cells(h)[observed]
-    else:
-        points = domain_cells(h) if d == 2 else None
-    if microaggregation != "none":
-        assert points is not None
-        if domain == "observed":
-            if microaggregation == "mdav":
-                assert k is not None
-                part = mdav(points, k=min(k, points.shape[0]))
-            else:
-                assert tau is not None
-                part = mpdc(points, tau=tau)
-        else:
-            part = domain_partition(h, method=microaggregation, k=k, tau=tau)
-    sens, derivation = sensitivity(d, h, privacy=privacy, rule=sensitivity_rule,
-                                   n_clusters=None if part is None else part.n_clusters)
-    if sensitivity_rule == "thesis":
-        warnings.warn(
-            f"sensitivity_rule='thesis' calibrates to {sens:g} instead of the tight "
-            f"{sensitivity(d, h)[0]:g}: valid, but adds needless noise.",
-            LooseSensitivityWarning, stacklevel=2)
-
-    answers = x[lo:] if observed is None else x[observed]
-    if part is not None:
-        answers = np.bincount(part.labels, weights=answers,
-                              minlength=part.n_clusters).astype(np.int64)
+    spec = check_release_args(G, owner="release_dk", d=d, epsilon=epsilon,
+                              max_degree=max_degree, microaggregation=microaggregation, k=k,
+                              tau=tau, privacy=privacy, threshold=threshold, form=form,
+                              nodes=nodes)
+    backend = backend or get_backend("opendp")
+    rng = rng if rng is not None else np.random.default_rng()
+    if spec.sampled:
+        return _release_sampled(spec, backend=backend, seed=seed, t0=t0, started=started)
+    # the query: the top-coded dK vector over the public domain (or its cluster sums)
+    x = dk_query(spec.G, d=spec.d, h=spec.h)
+    x[:spec.lo] = 0  # not released: the degree-0 count depends on the private node set
+    part = (None if spec.microaggregation == "none" else
+            domain_partition(spec.h, method=spec.microaggregation, k=spec.k, tau=spec.tau))
+    answers = x[spec.lo:] if part is None else aggregate(x, part)
+    # the noise: sensitivity of the linear query, calibrated by OpenDP's privacy map
+    sens, derivation = sensitivity(spec.d, spec.h)
     noisy = np.asarray(backend.discrete_laplace(answers, sensitivity=sens, epsilon=epsilon),
                        dtype=np.int64)
-    if threshold is not None:
-        noisy = np.where(noisy >= threshold, noisy, 0)
-    per_point = split_evenly(noisy, part, rng) if part is not None else noisy
-    if d == 1:
-        dist = _without_low(postprocess_1k(np.concatenate([np.zeros(lo, np.int64), per_point]),
-                                           n_nodes=n), lo)
-    else:
-        full = per_point
-        if observed is not None:
-            full = np.zeros(x.size, dtype=np.int64)
-            full[observed] = per_point
-        dist = postprocess_2k(full, h)
-
-    mech = f"dk{d}-laplace" if part is None else f"dk2-{microaggregation}"
-    if domain == "observed":
-        mech += "-observed-insecure"
-    params: dict[str, Any] = {"d": d, "max_degree": h, "microaggregation": microaggregation,
-                              "domain": domain, "sensitivity_rule": sensitivity_rule,
-                              "top_coding": f"degrees >= {h} counted as {h}",
-                              "node_universe": _universe_note(nodes, d)}
-    if k is not None and microaggregation == "mdav":
-        params["k"] = k
-    if tau is not None and microaggregation == "mpdc":
-        params["tau"] = tau
-    if part is not None:
-        params["n_clusters"] = part.n_clusters
-        if part.method == "grid":
-            params["partition"] = (
-                f"square tiling of the public domain, side {part.params['side']} (about k "
-                f"cells per tile): MDAV over the public domain is O(cells^2) and is used up "
-                f"to {MAX_MDAV_CELLS} cells; this domain has {n_cells}")
-            params["tile_side"] = part.params["side"]
-        elif microaggregation == "mdav":
-            params["partition"] = "MDAV over the public domain cells"
-    params.update({"form": "dense", "threshold": threshold,
-                   "threshold_rule": "none" if threshold is None else "given",
-                   "n_domain_cells": n_cells})
-    secure_claim = domain == "public"
-    seconds = time.perf_counter() - t0
+    # post-processing: public threshold, split of cluster sums, a consistent table
+    if spec.threshold is not None:
+        noisy = np.where(noisy >= spec.threshold, noisy, 0)
+    dist = postprocess(spec, split_evenly(noisy, part, rng) if part is not None else noisy)
+    mech = f"dk{spec.d}-laplace" if part is None else f"dk2-{spec.microaggregation}"
     rec = Release.create(
-        mechanism=mech,
-        neighbourhood=privacy if secure_claim else "none",
-        epsilon=epsilon if secure_claim else None,
-        sensitivity=sens,
-        sensitivity_derivation=derivation if secure_claim else
-        "NO PRIVACY CLAIM: observed-domain reproduction; nominal " + derivation,
-        params=params,
-        backend=getattr(backend, "name", type(backend).__name__),
-        seed=seed,
-        source_fingerprint=G.content_hash, created_at=started)
+        mechanism=mech, neighbourhood=privacy, epsilon=spec.epsilon, sensitivity=sens,
+        sensitivity_derivation=derivation, params=release_params(spec, part),
+        backend=getattr(backend, "name", type(backend).__name__), seed=seed,
+        source_fingerprint=spec.G.content_hash, created_at=started)
+    evaluation = evaluate_release(x, dist, spec.h, part)
+    return DKRelease(dist, noisy, part, mech, rec.neighbourhood, rec.epsilon, sens, spec.h,
+                     rec, evaluation, time.perf_counter() - t0)
+
+
+def evaluate_release(x: npt.NDArray[np.int64], dist: DKDistribution, h: int,
+                     part: Partition | None, *, sae_points: Any = None,
+                     sae_over: str = "public domain cells") -> dict[str, Any]:
+    """Errors of a release against the true dK vector ``x`` (evaluation only, not private).
+
+    With a partition, also its SAE over ``sae_points`` (default: the public domain cells).
+    """
     tcells = np.flatnonzero(x)  # (degree 0 is already zeroed when it is not released)
     evaluation = _errors(tcells, x[tcells], dist, h)
-    if part is not None and points is not None:
+    if part is not None:
+        points = domain_cells(h) if sae_points is None else sae_points
         evaluation["sae"] = sae(points, part)
-        evaluation["sae_over"] = ("observed 2K tuples (thesis Table 6.1/6.2)"
-                                  if domain == "observed" else "public domain cells")
-    return DKRelease(dist, noisy, part, mech, rec.neighbourhood, rec.epsilon, sens, h, rec,
-                     evaluation, seconds)
+        evaluation["sae_over"] = sae_over
+    return evaluation
 
 
 def _errors(tcells: npt.NDArray[np.int64], tvals: npt.NDArray[np.int64],
@@ -869,55 +865,49 @@ def _errors(tcells: npt.NDArray[np.int64], tvals: npt.NDArray[np.int64],
             "euclidean": euclidean_distance(truth, released)}
 
 
-def _release_sampled(G: Graph, *, d: int, h: int, n_cells: int, epsilon: float,
-                     privacy: str, sensitivity_rule: str, threshold: int | None,
-                     backend: NoiseBackend, seed: int | None, t0: float,
-                     started: str, n: int | None, lo: int) -> DKRelease:
-    """The sampled form of the plain release (validated inputs; see :func:`release_dk`).
+def _release_sampled(spec: ReleaseSpec, *, backend: NoiseBackend, seed: int | None,
+                     t0: float, started: str) -> DKRelease:
+    """The sampled form of the plain release (validated arguments; see :func:`release_dk`).
 
-    ``lo = 1``: a 1K release without a node universe; its domain is degrees ``1..h``
+    ``spec.lo = 1``: a 1K release without a node universe; its domain is degrees ``1..h``
     (``n_cells = h``, cell ``c`` holds degree ``c + 1``).
     """
-    sens, derivation = sensitivity(d, h, privacy=privacy, rule=sensitivity_rule)
-    if sensitivity_rule == "thesis":
-        warnings.warn(
-            f"sensitivity_rule='thesis' calibrates to {sens:g} instead of the tight "
-            f"{sensitivity(d, h)[0]:g}: valid, but adds needless noise.",
-            LooseSensitivityWarning, stacklevel=3)
-    scale = dp_scale(sens, epsilon)
-    tau = default_threshold(scale, n_cells) if threshold is None else threshold
-    tcells, tvals, _ = dk_query_sparse(G, d=d, h=h)
+    d, h, lo, n_cells = spec.d, spec.h, spec.lo, spec.n_cells
+    sens, derivation = sensitivity(d, h)
+    scale = dp_scale(sens, spec.epsilon)
+    tau = default_threshold(scale, n_cells) if spec.threshold is None else spec.threshold
+    tcells, tvals, _ = dk_query_sparse(spec.G, d=d, h=h)
     if lo:
         keep = tcells >= lo
         tcells, tvals = tcells[keep], tvals[keep]
     cells, vals = sampled_threshold_noise(tcells - lo, tvals, n_cells, sensitivity=sens,
-                                          epsilon=epsilon, threshold=tau, backend=backend)
+                                          epsilon=spec.epsilon, threshold=tau, backend=backend)
     cells = cells + lo
     if d == 1:
         dense = np.zeros(n_cells + lo, dtype=np.int64)
         dense[cells] = vals
-        dist = _without_low(postprocess_1k(dense, n_nodes=n), lo)
+        dist = _without_low(postprocess_1k(dense, n_nodes=spec.n), lo)
     else:
         dist = postprocess_2k_sparse(cells, vals, h)
     params: dict[str, Any] = {
-        "d": d, "max_degree": h, "microaggregation": "none", "domain": "public",
-        "sensitivity_rule": sensitivity_rule, "top_coding": f"degrees >= {h} counted as {h}",
-        "node_universe": _universe_note(n, d), "form": "sampled", "threshold": tau,
+        "d": d, "max_degree": h, "microaggregation": "none",
+        "top_coding": f"degrees >= {h} counted as {h}",
+        "node_universe": _universe_note(spec.universe_given, d), "form": "sampled",
+        "threshold": tau,
         "threshold_rule": ("default: ceil(noise_scale * ln(n_domain_cells))"
-                           if threshold is None else "given"),
+                           if spec.threshold is None else "given"),
         "noise_scale": scale, "n_domain_cells": n_cells,
         "equivalence": ("distributed as noising every domain cell and keeping the cells "
                         ">= threshold (post-processing of the dense release)"),
     }
-    seconds = time.perf_counter() - t0
     rec = Release.create(
-        mechanism=f"dk{d}-laplace-thresholded", neighbourhood=privacy, epsilon=epsilon,
+        mechanism=f"dk{d}-laplace-thresholded", neighbourhood="edge", epsilon=spec.epsilon,
         sensitivity=sens, sensitivity_derivation=derivation, params=params,
         backend=getattr(backend, "name", type(backend).__name__), seed=seed,
-        source_fingerprint=G.content_hash, created_at=started)
+        source_fingerprint=spec.G.content_hash, created_at=started)
     evaluation = _errors(tcells, tvals, dist, h)
     return DKRelease(dist, vals, None, rec.mechanism, rec.neighbourhood, rec.epsilon, sens, h,
-                     rec, evaluation, seconds, noisy_cells=cells)
+                     rec, evaluation, time.perf_counter() - t0, noisy_cells=cells)
 
 
 def _without_low(dist: DKDistribution, lo: int) -> DKDistribution:
@@ -928,9 +918,9 @@ def _without_low(dist: DKDistribution, lo: int) -> DKDistribution:
     return DKDistribution(dist.kind, dist.degrees[keep], dist.counts[keep])
 
 
-def _universe_note(universe: Any, d: int) -> str:
+def _universe_note(universe_given: bool, d: int) -> str:
     """The ``node_universe`` parameter of a record (public: the universe is given)."""
-    if universe is not None:
+    if universe_given:
         return "given by the operator (public node set; its size fixes the degree-0 bin)"
     if d == 1:
         return "none: degree 0 is left out (its count depends on which nodes exist)"

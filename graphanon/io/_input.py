@@ -57,15 +57,9 @@ def max_input_bytes() -> int:
         except ValueError:
             raise InvalidParameterError(
                 f"GRAPHANON_MAX_INPUT_BYTES must be a number of bytes. Got {env!r}.") from None
-    avail = None
-    try:
-        with open("/proc/meminfo", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    avail = int(line.split()[1]) * 1024
-                    break
-    except OSError:
-        pass
+    from .._memory import available_memory
+
+    avail = available_memory()  # MemAvailable, cgroup headroom or GRAPHANON_MEMORY_LIMIT
     return max((avail or 8 << 30) // 3, 64 << 20)
 
 

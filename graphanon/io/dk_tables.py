@@ -16,12 +16,13 @@ from __future__ import annotations
 import math
 import os
 from pathlib import Path
+from typing import IO, Any
 
 import numpy as np
 
 from ..dk.extract import DK3Distribution, DKDistribution
 from ..errors import InputFormatError, InvalidParameterError
-from ._atomic import atomic_write_text
+from ._atomic import atomic_path
 from ._input import read_input_text
 
 __all__ = ["read_dk_table", "write_dk_table"]
@@ -36,25 +37,56 @@ def _column_header(kind: str) -> str:
     return "\t".join(f"degree{i + 1}" for i in range(_WIDTH[kind])) + "\tcount"
 
 
-def _rows(t: DKDistribution, prefix: str = "") -> list[str]:
-    counts = t.counts
-    fmt = [str(int(c)) if float(c).is_integer() else repr(float(c)) for c in counts.tolist()]
-    return [prefix + "\t".join(str(int(x)) for x in row) + "\t" + c
-            for row, c in zip(t.degrees.tolist(), fmt, strict=True)]
+#: Rows formatted per block: the text of one block is the only copy held in memory.
+_BLOCK_ROWS = 1 << 20
+
+
+def _format_rows(degrees: np.ndarray[Any, Any], counts: np.ndarray[Any, Any], prefix: str
+                 ) -> bytes:
+    """The TSV lines of a block of rows (``prefix`` + degrees + count, each line ending in a
+    newline). Integers are formatted by pyarrow; fractional counts keep Python's ``repr``
+    (an integral float is written as an integer)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if counts.dtype.kind in "iu":
+        cnt = pa.array(np.asarray(counts, dtype=np.int64)).cast(pa.string())
+    else:
+        cnt = pa.array([str(int(c)) if float(c).is_integer() else repr(float(c))
+                        for c in counts.tolist()], type=pa.string())
+    cols = [pa.array(np.ascontiguousarray(degrees[:, i], dtype=np.int64)).cast(pa.string())
+            for i in range(degrees.shape[1])]
+    last = pc.binary_join_element_wise(cnt, "", "\n")
+    lines = pc.binary_join_element_wise(*([prefix] if prefix else []), *cols, last, "\t")
+    offsets = np.frombuffer(lines.buffers()[1], dtype=np.int32)
+    start, stop = offsets[lines.offset], offsets[lines.offset + len(lines)]
+    return memoryview(lines.buffers()[2])[start:stop].tobytes()
+
+
+def _write_rows(fh: IO[bytes], t: DKDistribution, prefix: str = "") -> None:
+    for s in range(0, t.n_tuples, _BLOCK_ROWS):
+        fh.write(_format_rows(t.degrees[s:s + _BLOCK_ROWS], t.counts[s:s + _BLOCK_ROWS],
+                              prefix))
 
 
 def write_dk_table(dist: DKDistribution | DK3Distribution, path: str | os.PathLike[str]) -> Path:
-    """Write a 1K / 2K / 3K table as TSV atomically."""
-    if isinstance(dist, DK3Distribution):
-        lines = [_HEADER + "3k", _column_header("3k")]
-        lines += _rows(dist.wedges, "wedge\t") + _rows(dist.triangles, "triangle\t")
-    else:
-        if dist.kind not in ("degree", "joint_degree"):
-            raise InvalidParameterError(
-                f"write_dk_table writes a 1K, 2K or whole 3K table; a lone {dist.kind!r} "
-                "table is half of a 3K distribution (pass the DK3Distribution).")
-        lines = [_HEADER + dist.kind, _column_header(dist.kind), *_rows(dist)]
-    atomic_write_text(path, "\n".join(lines) + "\n")
+    """Write a 1K / 2K / 3K table as TSV atomically.
+
+    Rows are formatted and written in blocks of :data:`_BLOCK_ROWS`, so a table of tens of
+    millions of rows (a 3K table) needs memory for one block of text, not for the file.
+    """
+    if not isinstance(dist, DK3Distribution) and dist.kind not in ("degree", "joint_degree"):
+        raise InvalidParameterError(
+            f"write_dk_table writes a 1K, 2K or whole 3K table; a lone {dist.kind!r} "
+            "table is half of a 3K distribution (pass the DK3Distribution).")
+    kind = "3k" if isinstance(dist, DK3Distribution) else dist.kind
+    with atomic_path(path) as tmp, tmp.open("wb") as fh:
+        fh.write(f"{_HEADER}{kind}\n{_column_header(kind)}\n".encode())
+        if isinstance(dist, DK3Distribution):
+            _write_rows(fh, dist.wedges, "wedge")
+            _write_rows(fh, dist.triangles, "triangle")
+        else:
+            _write_rows(fh, dist)
     return Path(path)
 
 

@@ -6,8 +6,23 @@ a JSON ledger), :mod:`.audit` (brute-force sensitivity audits used by the tests)
 mechanisms (e.g. :mod:`.randomized_response`).
 """
 
-from .noise import InsecureNoiseWarning, NoiseBackend, dp_scale, get_backend
+from typing import TYPE_CHECKING, Any
+
 from .release import NEIGHBOURHOODS, Release
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .noise import InsecureNoiseWarning, NoiseBackend, dp_scale, get_backend
+
+_NOISE = ("InsecureNoiseWarning", "NoiseBackend", "dp_scale", "get_backend")
+
+
+def __getattr__(name: str) -> Any:
+    """The noise names on first use (OpenDP and numpy load only when noise is drawn)."""
+    if name in _NOISE:
+        from . import noise
+
+        return getattr(noise, name)
+    raise AttributeError(f"module 'graphanon.privacy' has no attribute {name!r}")
 
 __all__ = [
     "NEIGHBOURHOODS",

@@ -57,6 +57,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .._memory import require_memory
+from .._progress import ProgressFn, log_progress
 from .._validation import (
     check_choice,
     check_degree_bound,
@@ -66,7 +68,6 @@ from .._validation import (
 )
 from ..dk.extract import (
     DKDistribution,
-    cell_index,
     degree_distribution,
     domain_cells,
     joint_degree_distribution,
@@ -74,7 +75,7 @@ from ..dk.extract import (
 from ..errors import InvalidParameterError
 from ..graph import Graph
 from ..metrics import ks_distance, l1_distance
-from ..projection import Projection, project
+from ..projection import Projection, edge_addition_sizes, project
 from .noise import NoiseBackend, get_backend
 from .release import Release, started_at
 
@@ -173,6 +174,7 @@ def select_theta(
     grid: tuple[int, ...] = DEFAULT_THETA_GRID,
     key: int,
     backend: NoiseBackend,
+    progress: ProgressFn = log_progress,
 ) -> tuple[int, dict[str, Any]]:
     """Choose θ from ``grid`` with the exponential mechanism (``epsilon``-node-DP, EAD).
 
@@ -191,6 +193,8 @@ def select_theta(
         Projection ordering key (the same one the release uses).
     backend : NoiseBackend
         Source of the Gumbel uniforms.
+    progress : callable, optional
+        ``progress(task, done, total)``, one step per candidate θ.
 
     Returns
     -------
@@ -208,8 +212,8 @@ def select_theta(
     if not grid:
         raise InvalidParameterError("The 'grid' parameter of select_theta must not be empty.")
     scores = []
-    for t in grid:
-        kept = project(G, theta=t, method="ead", key=key).n_edges_after
+    sizes = edge_addition_sizes(G, thetas=grid, key=key, progress=progress)
+    for t, kept in zip(grid, sizes, strict=True):
         domain = t + 1 if d == 1 else t * (t + 1) // 2
         noise = domain * node_sensitivity(d, t) / release_epsilon
         scores.append(2.0 * kept - noise)
@@ -236,6 +240,7 @@ def theta_dk_release(
     backend: NoiseBackend | None = None,
     rng: np.random.Generator | None = None,
     seed: int | None = None,
+    progress: ProgressFn = log_progress,
 ) -> NodeDKRelease:
     """θ-dKε (Algorithm 6): an ε-node-DP 1K or 2K distribution of a θ-bounded projection.
 
@@ -268,6 +273,8 @@ def theta_dk_release(
         Randomness that is not DP noise (the public projection key when ``key`` is None).
     seed : int, optional
         Recorded in the release when the run was seeded.
+    progress : callable, optional
+        ``progress(task, done, total)`` of the θ selection and the projection.
 
     Returns
     -------
@@ -276,7 +283,8 @@ def theta_dk_release(
     Raises
     ------
     InvalidParameterError
-        Bad parameters, ``projection="truncate"``, or ``theta="auto"`` with SER.
+        Bad parameters, ``projection="truncate"``, ``theta="auto"`` with SER, or a graph or
+        θ whose working memory does not fit in the available memory.
 
     Warns
     -----
@@ -324,9 +332,12 @@ def theta_dk_release(
         eps_select = frac * epsilon
         eps_release = epsilon - eps_select
         theta, selection = select_theta(G, epsilon=eps_select, d=d, release_epsilon=eps_release,
-                                        grid=grid, key=key, backend=backend)
+                                        grid=grid, key=key, backend=backend, progress=progress)
     else:
         theta = check_degree_bound(theta, "theta", owner, d=d)
+    cells = theta + 1 if d == 1 else theta * (theta + 1) // 2
+    # the true and noisy domain vectors, the clipped copy and (2K) the domain cells
+    require_memory(48 * cells, what=owner, parameter=f"theta = {theta} ({cells:,} {d}K cells)")
     if projection == "ser":
         warnings.warn(
             "projection='ser': Stable-Edge-Removal cascades break the (2θ+1)θ / (2θ+1) node "
@@ -337,7 +348,8 @@ def theta_dk_release(
     with warnings.catch_warnings():
         if projection == "ser" and order == "degree":
             warnings.simplefilter("ignore")  # already warned above, more strongly
-        proj: Projection = project(G, theta=theta, method=projection, order=order, key=key)
+        proj: Projection = project(G, theta=theta, method=projection, order=order, key=key,
+                                   progress=progress)
     sens = node_sensitivity(d, theta, projection)
     h = theta
     true = dense_dk(proj.graph, d, h)
@@ -426,8 +438,10 @@ def dk_utility(G: Graph, released: NodeDKRelease | DKDistribution) -> dict[str, 
     """L1 and KS between a (released or projected) 1K/2K table and ``G``'s true, unprojected one.
 
     Both tables are laid out over the common domain (``h = max`` degree of either); 2K cells in
-    row-major upper-triangle order (the thesis's Eq. 7.2 / 7.3). Uses the private graph:
-    evaluation only.
+    row-major upper-triangle order (the thesis's Eq. 7.2 / 7.3). The 2K distances are computed
+    on the union of the non-zero cells of the two tables (the same values as over the dense
+    ``h(h+1)/2`` cells, which would not fit in memory for a large ``h``). Uses the private
+    graph: evaluation only.
     """
     table = released.table if isinstance(released, NodeDKRelease) else released
     d = table.d
@@ -435,9 +449,15 @@ def dk_utility(G: Graph, released: NodeDKRelease | DKDistribution) -> dict[str, 
     h = max(true.max_degree, table.max_degree, 1)
     if d == 1:
         a, b = true.to_dense(h), table.to_dense(h)
-    else:
-        a = np.zeros(h * (h + 1) // 2)
-        b = np.zeros_like(a)
-        a[cell_index(true.degrees[:, 0], true.degrees[:, 1], h)] = true.counts
-        b[cell_index(table.degrees[:, 0], table.degrees[:, 1], h)] = table.counts
+        return {"l1": l1_distance(a, b), "ks": ks_distance(a, b)}
+    # cells in row-major order = lexicographic (i, j) = the order of i·(h+1) + j
+    keys = np.concatenate([true.degrees[:, 0] * (h + 1) + true.degrees[:, 1],
+                           table.degrees[:, 0] * (h + 1) + table.degrees[:, 1]])
+    cells, inv = np.unique(keys, return_inverse=True)
+    inv = inv.ravel()
+    k = true.n_tuples
+    a = np.bincount(inv[:k], weights=np.asarray(true.counts, dtype=np.float64),
+                    minlength=cells.size)
+    b = np.bincount(inv[k:], weights=np.asarray(table.counts, dtype=np.float64),
+                    minlength=cells.size)
     return {"l1": l1_distance(a, b), "ks": ks_distance(a, b)}

@@ -23,6 +23,7 @@ from graphanon.errors import InvalidParameterError
 from graphanon.graph import Graph
 from graphanon.privacy.audit import audit_sensitivity, random_graphs, small_graphs
 from graphanon.privacy.noise import get_backend
+from graphanon.reproduce.dk_thesis import release_dk_thesis, thesis_sensitivity
 
 pytestmark = pytest.mark.filterwarnings("ignore::graphanon.privacy.noise.InsecureNoiseWarning")
 
@@ -86,8 +87,8 @@ def test_audit_2k_microaggregated(method: str, param: int) -> None:
                             rng=np.random.default_rng(1), n_samples=50)
     assert res.passed, str(res)
     # far below Lemma 5's (4h+1)·z
-    assert res.max_observed <= claimed < sensitivity(2, h, n_clusters=part.n_clusters,
-                                                     rule="thesis")[0]
+    assert res.max_observed <= claimed < thesis_sensitivity(2, h, n_clusters=part.n_clusters,
+                                                            rule="thesis")[0]
 
 
 def test_domain_partitions_cover_domain() -> None:
@@ -190,15 +191,27 @@ def test_warnings_and_errors() -> None:
     rng = np.random.default_rng(0)
     nb = get_backend("numpy-insecure", rng=rng)
     with pytest.warns(LooseSensitivityWarning):
-        R = release_dk(G, d=2, epsilon=1.0, max_degree=25, microaggregation="mpdc", tau=5,
-                       sensitivity_rule="thesis", backend=nb, rng=rng)
+        R = release_dk_thesis(G, d=2, epsilon=1.0, max_degree=25, microaggregation="mpdc",
+                              tau=5, domain="public", sensitivity_rule="thesis", backend=nb,
+                              rng=rng)
     assert R.sensitivity == 101 * R.partition.n_clusters
+    assert R.release.neighbourhood == "edge"  # loose, but still a valid claim
     with pytest.warns(InsecureReproductionWarning):
-        R = release_dk(G, d=2, epsilon=1.0, max_degree=25, microaggregation="mpdc", tau=5,
-                       domain="observed", backend=nb, rng=rng)
+        R = release_dk_thesis(G, d=2, epsilon=1.0, max_degree=25, microaggregation="mpdc",
+                              tau=5, domain="observed", backend=nb, rng=rng)
     assert R.release.neighbourhood == "none" and R.release.epsilon is None
     assert R.mechanism.endswith("-observed-insecure")
     assert R.evaluation["sae_over"].startswith("observed")
+    # the old keywords still reach the reproduction, with a deprecation warning
+    with pytest.warns(DeprecationWarning, match="moved to graphanon.reproduce.dk_thesis"), \
+            pytest.warns(InsecureReproductionWarning):
+        R = release_dk(G, d=2, epsilon=1.0, max_degree=25, domain="observed", backend=nb,
+                       rng=rng)
+    assert R.release.neighbourhood == "none"
+    with pytest.warns(DeprecationWarning):
+        assert sensitivity(2, 10, rule="thesis", n_clusters=3)[0] == 41 * 3
+    assert release_dk(G, d=1, epsilon=1.0, max_degree=10, domain="public",
+                      sensitivity_rule="tight", backend=nb).release.neighbourhood == "edge"
     with pytest.raises(InvalidParameterError, match="'epsilon' parameter of release_dk"):
         release_dk(G, d=2, epsilon=0, max_degree=25)
     with pytest.raises(InvalidParameterError, match="'max_degree' parameter of release_dk"):

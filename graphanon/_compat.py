@@ -1,0 +1,64 @@
+"""Deprecation shims: paper variants that moved out of the secure mechanisms.
+
+The secure mechanisms are straight paths (validate → query → noise → post-process → Release
+record). The variants that reproduce a paper as written — the thesis's observed domain, its
+Lemma 5 calibration, SER as a release projection, the chapter-8 per-entry calibrations, the
+RPS seed's Cauchy counts — live in :mod:`graphanon.reproduce`. Code written against the old
+keyword arguments keeps working: :func:`paper_variants` wraps a secure function so that such a
+keyword, given with a non-default value, warns (``DeprecationWarning``) and calls the
+reproduction instead; given with its default value it is accepted and ignored.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import inspect
+import warnings
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+__all__ = ["paper_variants"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _resolve(target: str) -> Callable[..., Any]:
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)  # type: ignore[no-any-return]
+
+
+def paper_variants(target: str, **defaults: Any) -> Callable[[F], F]:
+    """Route the keyword arguments ``defaults`` (name → default value) to ``target``.
+
+    ``target`` (``"module:function"``) takes every argument of the wrapped function plus the
+    routed keywords. The wrapper's signature lists the routed keywords with their defaults,
+    so callers that inspect it (the job runner) still accept them.
+    """
+
+    def deco(func: F) -> F:
+        sig = inspect.signature(func)
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            moved = {k: kwargs.pop(k) for k in list(kwargs) if k in defaults}
+            variant = {k: v for k, v in moved.items() if v != defaults[k]}
+            if not variant:
+                return func(*args, **kwargs)
+            impl = _resolve(target)
+            shown = ", ".join(f"{k}={v!r}" for k, v in variant.items())
+            warnings.warn(
+                f"{func.__name__}({shown}) is a paper reproduction, not the secure mechanism; "
+                f"it moved to {impl.__module__}.{impl.__name__} (called now).",
+                DeprecationWarning, stacklevel=2)
+            return impl(*args, **kwargs, **moved)
+
+        params = list(sig.parameters.values())
+        tail = [p for p in params if p.kind is inspect.Parameter.VAR_KEYWORD]
+        head = [p for p in params if p.kind is not inspect.Parameter.VAR_KEYWORD]
+        extra = [inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY, default=v)
+                 for k, v in defaults.items() if k not in sig.parameters]
+        wrapper.__signature__ = sig.replace(parameters=[*head, *extra, *tail])  # type: ignore[attr-defined]
+        return wrapper  # type: ignore[return-value]
+
+    return deco
