@@ -18,7 +18,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["paper_variants"]
+__all__ = ["moved_names", "paper_variants"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -62,3 +62,18 @@ def paper_variants(target: str, **defaults: Any) -> Callable[[F], F]:
         return wrapper  # type: ignore[return-value]
 
     return deco
+
+
+def moved_names(module: str, moved: dict[str, str]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` for names that moved (``name -> "module:attribute"``): the
+    old import keeps working and warns (``DeprecationWarning``)."""
+
+    def __getattr__(name: str) -> Any:
+        if name not in moved:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        new_module, _, attr = moved[name].partition(":")
+        warnings.warn(f"{module}.{name} moved to {new_module}.{attr}.", DeprecationWarning,
+                      stacklevel=2)
+        return getattr(importlib.import_module(new_module), attr)
+
+    return __getattr__

@@ -28,6 +28,7 @@ from graphanon.io.files import read_graph
 from graphanon.privacy.noise import get_backend
 from graphanon.privacy.personalized import mu_for_sample_fraction, release_personalized
 from graphanon.privacy.preferences import thesis_scheme
+from graphanon.reproduce.personalized_thesis import release_personalized_thesis
 
 DS = Path("/work/shared/datasets")
 
@@ -87,10 +88,13 @@ def main() -> None:
                         l1s, kss, secs = [], [], []
                         for run in range(args.runs):
                             rng = np.random.default_rng(1000 * run + 7)
-                            r = release_personalized(
+                            release = (release_personalized if cal == "strict"
+                                       else release_personalized_thesis)
+                            r = release(
                                 G, prefs, d=d, privacy=privacy, method=cfg["method"],
                                 theta=cfg["theta"], mu=cfg.get("mu", "avg"), k=cfg.get("k"),
-                                calibration=cal, key=12345, rng=rng, seed=run,
+                                key=12345, rng=rng, seed=run,
+                                nodes=G.node_ids if privacy == "edge" else None,
                                 backend=get_backend("numpy-insecure", rng=rng))
                             l1s.append(r.evaluation["l1"])
                             kss.append(r.evaluation["ks"])

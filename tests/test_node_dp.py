@@ -219,18 +219,30 @@ def test_theta_dk_release_record_and_noise() -> None:
 
 
 def test_ser_release_warns_and_truncate_refused() -> None:
+    from graphanon.reproduce.node_dp_thesis import theta_dk_release_ser
+
     G = load_polbooks()
     with pytest.warns(NodeSensitivityWarning):
-        rel = theta_dk_release(G, d=1, epsilon=1.0, theta=4, projection="ser",
-                               backend=insecure(np.random.default_rng(0)),
-                               rng=np.random.default_rng(0))
+        rel = theta_dk_release_ser(G, d=1, epsilon=1.0, theta=4,
+                                   backend=insecure(np.random.default_rng(0)),
+                                   rng=np.random.default_rng(0))
     assert rel.release.params["guarantee"].startswith("none")
     assert rel.release.neighbourhood == "none" and rel.release.epsilon is None
     assert rel.release.mechanism.endswith("-insecure")
     with pytest.raises(InvalidParameterError, match="Truncation"):
-        theta_dk_release(G, d=1, epsilon=1.0, theta=4, projection="truncate")
+        theta_dk_release_ser(G, d=1, epsilon=1.0, theta=4, projection="truncate")
+    with pytest.raises(InvalidParameterError, match="theta"):
+        theta_dk_release_ser(G, d=1, epsilon=1.0, theta="auto")
     with pytest.raises(InvalidParameterError, match="epsilon"):
         theta_dk_release(G, d=1, epsilon=0.0, theta=4)
+    # the old keywords forward to the reproduction with a deprecation warning
+    with pytest.warns(DeprecationWarning, match="node_dp_thesis"), \
+            pytest.warns(NodeSensitivityWarning):
+        old = theta_dk_release(G, d=1, epsilon=1.0, theta=4, projection="ser",
+                               backend=insecure(np.random.default_rng(0)))
+    assert old.release.neighbourhood == "none"
+    with pytest.warns(DeprecationWarning), pytest.raises(InvalidParameterError, match="Trunc"):
+        theta_dk_release(G, d=1, epsilon=1.0, theta=4, projection="truncate")
 
 
 def test_theta_selection_prefers_larger() -> None:

@@ -110,9 +110,16 @@ def release_dk_node(input_path: str, *, d: int, epsilon: float, theta: int | str
         G = load_graph(input_path, fmt)
     with warnings.catch_warnings(record=True) as caught, progress_bar() as bar:
         warnings.simplefilter("always")
-        rel = theta_dk_release(G, d=d, epsilon=epsilon, theta=th, projection=projection,
-                               select_fraction=select_fraction, backend=backend, rng=rng,
-                               seed=seed, progress=bar)
+        if projection == "ead":
+            rel = theta_dk_release(G, d=d, epsilon=epsilon, theta=th,
+                                   select_fraction=select_fraction, backend=backend, rng=rng,
+                                   seed=seed, progress=bar)
+        else:  # the thesis's SER release (graphanon.reproduce): claims no privacy
+            from ..reproduce.node_dp_thesis import theta_dk_release_ser
+
+            rel = theta_dk_release_ser(G, d=d, epsilon=epsilon, theta=th,
+                                       projection=projection, backend=backend, rng=rng,
+                                       seed=seed, progress=bar)
     for w in caught:
         click.echo(f"graphanon: warning: {w.message}", err=True)
     # the preserved edge ratio |E^θ|/|E| is computed from the private graph: evaluation only

@@ -10,6 +10,7 @@ from ..privacy.noise import InsecureNoiseWarning, get_backend
 from ..privacy.personalized import PersonalizedCalibrationWarning, release_personalized
 from ..privacy.preferences import thesis_scheme
 from ..report import Section, Table
+from ..reproduce.personalized_thesis import release_personalized_thesis
 
 if TYPE_CHECKING:
     from ..demo import DemoContext
@@ -32,11 +33,11 @@ def step_personalized(ctx: DemoContext) -> Section:
         warnings.simplefilter("ignore", PersonalizedCalibrationWarning)
         for method in ("min", "ll", "tp", "st", "ag"):
             for cal in ("strict", "thesis"):
-                r = release_personalized(G, prefs, d=1, privacy="edge", method=method,
-                                         theta=25, mu="avg", k=4, calibration=cal,
-                                         nodes=G.node_ids,
-                                         backend=get_backend("numpy-insecure", rng=rng),
-                                         rng=rng, seed=ctx.seed)
+                release = (release_personalized if cal == "strict"
+                           else release_personalized_thesis)
+                r = release(G, prefs, d=1, privacy="edge", method=method, theta=25, mu="avg",
+                            k=4, nodes=G.node_ids, backend=get_backend("numpy-insecure", rng=rng),
+                            rng=rng, seed=ctx.seed)
                 s = r.release.epsilon_summary
                 g = r.guaranteed
                 zero = "–" if g is None else int((g == 0).sum())

@@ -24,8 +24,8 @@ SER (Algorithm 5) with a stable hash ordering does **not** satisfy these bounds:
 neighbour of ``v⁺`` that is visited before ``v⁺`` and is above ``θ`` removes one extra edge and
 later loses the edge to ``v⁺`` too, so up to ``deg(v⁺)`` nodes change degree (the audit in
 ``tests/test_node_dp.py`` finds 1K changes of ``2·deg(v⁺) + 1`` > ``2θ + 1``). SER releases are
-therefore a named variant (``projection="ser"``) that warns with
-:class:`NodeSensitivityWarning` and records ``guarantee: "none"``. Truncation has no bound in
+therefore a paper reproduction (:mod:`graphanon.reproduce.node_dp_thesis`) that warns with
+:class:`~graphanon.errors.NodeSensitivityWarning` and claims no privacy. Truncation has no bound in
 ``θ`` at all and is refused.
 
 θ selection
@@ -50,13 +50,13 @@ FOCS 2007 (exponential mechanism).
 from __future__ import annotations
 
 import time
-import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from .._compat import paper_variants
 from .._memory import require_memory
 from .._progress import ProgressFn, log_progress
 from .._validation import (
@@ -72,7 +72,7 @@ from ..dk.extract import (
     domain_cells,
     joint_degree_distribution,
 )
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, NodeSensitivityWarning
 from ..graph import Graph
 from ..metrics import ks_distance, l1_distance
 from ..projection import Projection, edge_addition_sizes, project
@@ -83,20 +83,19 @@ __all__ = [
     "DEFAULT_THETA_GRID",
     "NodeDKRelease",
     "NodeSensitivityWarning",
+    "check_node_release",
     "dense_dk",
     "dk_utility",
     "node_sensitivity",
+    "noise_domain",
     "plain_node_dk_release",
+    "projection_key",
     "select_theta",
     "theta_dk_release",
 ]
 
 DEFAULT_THETA_GRID = (2, 4, 8, 16, 32, 64, 128, 256)
 PROJECTIONS = ("ead", "ser", "truncate")
-
-
-class NodeSensitivityWarning(UserWarning):
-    """A node-DP release used a calibration the sensitivity audit does not confirm."""
 
 
 @dataclass(frozen=True)
@@ -226,14 +225,46 @@ def select_theta(
 
 
 # ---------------------------------------------------------------------- releases
+def check_node_release(G: Any, *, d: Any, epsilon: Any, owner: str) -> tuple[int, float]:
+    """``(d, epsilon)`` of a node-DP dK release, validated once."""
+    if not isinstance(G, Graph):
+        raise InvalidParameterError(
+            f"The 'G' parameter of {owner} must be a graphanon Graph. Got {type(G).__name__}."
+        )
+    return check_int(d, "d", owner, low=1, high=2), check_epsilon(epsilon, "epsilon", owner)
+
+
+def projection_key(key: int | None, rng: np.random.Generator | None) -> int:
+    """The public 64-bit ordering key: ``key``, else drawn from ``rng``, else fresh."""
+    if key is not None:
+        return int(key)
+    if rng is not None:
+        return int(rng.integers(0, 2**63 - 1))
+    return int.from_bytes(np.random.default_rng().bytes(8), "little")
+
+
+def noise_domain(proj: Projection, *, d: int, theta: int, sensitivity: float, epsilon: float,
+                 backend: NoiseBackend, owner: str
+                 ) -> tuple[npt.NDArray[np.int64], DKDistribution]:
+    """The noisy dK vector of a projected graph over the whole public domain, and its table
+    (negative counts clipped, zero rows dropped)."""
+    cells = theta + 1 if d == 1 else theta * (theta + 1) // 2
+    # the true and noisy domain vectors, the clipped copy and (2K) the domain cells
+    require_memory(48 * cells, what=owner, parameter=f"theta = {theta} ({cells:,} {d}K cells)")
+    true = dense_dk(proj.graph, d, theta)
+    noisy = np.asarray(backend.discrete_laplace(true, sensitivity=sensitivity, epsilon=epsilon),
+                       dtype=np.int64)
+    return noisy, _table_from_dense(d, noisy, theta)
+
+
+@paper_variants("graphanon.reproduce.node_dp_thesis:theta_dk_release_ser", projection="ead",
+                order="hash")
 def theta_dk_release(
     G: Graph,
     *,
     d: int,
     epsilon: float,
     theta: int | str = "auto",
-    projection: str = "ead",
-    order: str = "hash",
     select_fraction: float = 0.1,
     grid: tuple[int, ...] = DEFAULT_THETA_GRID,
     key: int | None = None,
@@ -242,7 +273,7 @@ def theta_dk_release(
     seed: int | None = None,
     progress: ProgressFn = log_progress,
 ) -> NodeDKRelease:
-    """θ-dKε (Algorithm 6): an ε-node-DP 1K or 2K distribution of a θ-bounded projection.
+    """θ-dKε (Algorithm 6): an ε-node-DP 1K or 2K distribution of the EAD θ-projection.
 
     Parameters
     ----------
@@ -253,13 +284,7 @@ def theta_dk_release(
         Total ε (node-DP), including the θ selection.
     theta : int or "auto"
         Public degree bound, or ``"auto"`` to choose it privately from ``grid`` with
-        ``select_fraction · ε`` (EAD only).
-    projection : {"ead", "ser", "truncate"}
-        ``"ead"`` (default, audited). ``"ser"`` is the thesis's variant: it warns
-        (:class:`NodeSensitivityWarning`) and its record says ``guarantee: none``.
-        ``"truncate"`` is refused.
-    order : {"hash", "degree"}
-        SER ordering (see :func:`graphanon.projection.stable_edge_removal`).
+        ``select_fraction · ε``.
     select_fraction : float
         Fraction of ε spent on θ when ``theta="auto"`` (default 0.1).
     grid : tuple of int
@@ -283,109 +308,65 @@ def theta_dk_release(
     Raises
     ------
     InvalidParameterError
-        Bad parameters, ``projection="truncate"``, ``theta="auto"`` with SER, or a graph or
-        θ whose working memory does not fit in the available memory.
-
-    Warns
-    -----
-    NodeSensitivityWarning
-        For ``projection="ser"``.
+        Bad parameters, or a graph or θ whose working memory does not fit in the available
+        memory.
 
     Notes
     -----
-    Guarantee: ε-DP under node neighbourhood (Definition 23) for ``projection="ead"``:
-    ``P`` is EAD in a data-independent order, ``f^{dK} ∘ P`` has L1 sensitivity
-    ``Δ₁ = 2θ + 1`` / ``Δ₂ = θ(2θ + 1)`` (derivation in the module docstring; audited), and
-    discrete Laplace noise of that sensitivity over the full public domain is ε-DP (OpenDP's
-    privacy map). θ selection and release compose sequentially.
+    Guarantee: ε-DP under node neighbourhood (Definition 23): ``P`` is EAD in a
+    data-independent order, ``f^{dK} ∘ P`` has L1 sensitivity ``Δ₁ = 2θ + 1`` /
+    ``Δ₂ = θ(2θ + 1)`` (derivation in the module docstring; audited), and discrete Laplace
+    noise of that sensitivity over the full public domain is ε-DP (OpenDP's privacy map).
+    θ selection and release compose sequentially.
 
     References
     ----------
-    ``004_*.txt`` §7.3–7.4 (Lemma 8, Algorithm 6); Day, Li & Lyu, SIGMOD 2016, §4.
+    ``004_*.txt`` §7.3–7.4 (Lemma 8, Algorithm 6); Day, Li & Lyu, SIGMOD 2016, §4. The
+    chapter's Stable-Edge-Removal release is
+    :func:`graphanon.reproduce.node_dp_thesis.theta_dk_release_ser`.
     """
     t0 = time.perf_counter()
     started = started_at()
     owner = "theta_dk_release"
-    if not isinstance(G, Graph):
-        raise InvalidParameterError(
-            f"The 'G' parameter of {owner} must be a graphanon Graph. Got {type(G).__name__}."
-        )
-    d = check_int(d, "d", owner, low=1, high=2)
-    epsilon = check_epsilon(epsilon, "epsilon", owner)
-    check_choice(projection, "projection", owner, PROJECTIONS)
-    if projection == "truncate":
-        node_sensitivity(d, 1, "truncate")  # raises with the explanation
+    d, epsilon = check_node_release(G, d=d, epsilon=epsilon, owner=owner)
     backend = backend or get_backend("opendp")
-    if key is None:
-        key = int(rng.integers(0, 2**63 - 1)) if rng is not None else int.from_bytes(
-            np.random.default_rng().bytes(8), "little")
+    key = projection_key(key, rng)
+    # θ: public, or chosen by the exponential mechanism with part of ε
     eps_release = epsilon
     selection: dict[str, Any] | None = None
     if theta == "auto":
-        if projection != "ead":
-            raise InvalidParameterError(
-                f"The 'theta' parameter of {owner} may be 'auto' only with projection='ead' "
-                "(the selection score's sensitivity is derived for EAD)."
-            )
         frac = check_float(select_fraction, "select_fraction", owner, low=0.0, high=1.0,
                            closed="neither")
-        eps_select = frac * epsilon
-        eps_release = epsilon - eps_select
-        theta, selection = select_theta(G, epsilon=eps_select, d=d, release_epsilon=eps_release,
-                                        grid=grid, key=key, backend=backend, progress=progress)
+        eps_release = epsilon - frac * epsilon
+        theta, selection = select_theta(G, epsilon=frac * epsilon, d=d,
+                                        release_epsilon=eps_release, grid=grid, key=key,
+                                        backend=backend, progress=progress)
     else:
         theta = check_degree_bound(theta, "theta", owner, d=d)
-    cells = theta + 1 if d == 1 else theta * (theta + 1) // 2
-    # the true and noisy domain vectors, the clipped copy and (2K) the domain cells
-    require_memory(48 * cells, what=owner, parameter=f"theta = {theta} ({cells:,} {d}K cells)")
-    if projection == "ser":
-        warnings.warn(
-            "projection='ser': Stable-Edge-Removal cascades break the (2θ+1)θ / (2θ+1) node "
-            "sensitivity (see docs/node_dp.md); this release is calibrated with the paper's "
-            "Lemma 8 value and carries NO node-DP guarantee. Use projection='ead'.",
-            NodeSensitivityWarning, stacklevel=2,
-        )
-    with warnings.catch_warnings():
-        if projection == "ser" and order == "degree":
-            warnings.simplefilter("ignore")  # already warned above, more strongly
-        proj: Projection = project(G, theta=theta, method=projection, order=order, key=key,
-                                   progress=progress)
-    sens = node_sensitivity(d, theta, projection)
-    h = theta
-    true = dense_dk(proj.graph, d, h)
-    noisy = backend.discrete_laplace(true, sensitivity=sens, epsilon=eps_release)
-    table = _table_from_dense(d, noisy, h)
-    audited = projection == "ead"
-    # SER's cascades break the node sensitivity bound (the audit shows it): such a release
-    # makes no privacy claim, so no ledger charges it and no sink calls it node-DP.
-    mechanism = f"theta-dk{d}-{projection}" + ("" if audited else "-insecure")
+    # the query: the dK vector of the θ-projection; its node sensitivity; the noise
+    proj = project(G, theta=theta, method="ead", key=key, progress=progress)
+    sens = node_sensitivity(d, theta)
+    noisy, table = noise_domain(proj, d=d, theta=theta, sensitivity=sens, epsilon=eps_release,
+                                backend=backend, owner=owner)
     params: dict[str, Any] = {
-        "d": d, "theta": theta, "projection": projection, "order": proj.order, "key": key,
+        "d": d, "theta": theta, "projection": "ead", "order": proj.order, "key": key,
         "theta_selection": "fixed" if selection is None else "exponential-mechanism",
         "epsilon_release": eps_release,
         "epsilon_theta_selection": epsilon - eps_release,
         "domain": "degrees 0..theta" if d == 1 else "cells 1<=i<=j<=theta",
-        "guarantee": "node-DP" if projection == "ead" else "none (SER cascades; see docs)",
+        "guarantee": "node-DP",
     }
     if selection is not None:
         params["theta_grid"] = selection["grid"]
         params["theta_score_sensitivity"] = selection["score_sensitivity"]
-    derivation = (
-        ("EAD cascades: v+ count + θ moved nodes × 2 = 2θ+1" if d == 1
-         else "EAD cascades: θ cascades × (2θ+1) = θ(2θ+1)")
-        if projection == "ead" else "paper Lemma 8 / its 1K analogue — NOT valid for SER"
-    )
-    seconds = time.perf_counter() - t0
-    if not audited:
-        params["epsilon_spent"] = epsilon
     release = Release.create(
-        mechanism=mechanism, neighbourhood="node" if audited else "none",
-        epsilon=epsilon if audited else None, sensitivity=sens,
-        sensitivity_derivation=derivation if audited else "NO PRIVACY CLAIM: " + derivation,
+        mechanism=f"theta-dk{d}-ead", neighbourhood="node", epsilon=epsilon, sensitivity=sens,
+        sensitivity_derivation=("EAD cascades: v+ count + θ moved nodes × 2 = 2θ+1" if d == 1
+                                else "EAD cascades: θ cascades × (2θ+1) = θ(2θ+1)"),
         params=params, backend=backend.name, seed=seed,
         source_fingerprint=G.content_hash, created_at=started)
-    return NodeDKRelease(table, noisy, d, theta, projection, proj.preserved_edge_ratio,
-                         release, seconds)
+    return NodeDKRelease(table, noisy, d, theta, "ead", proj.preserved_edge_ratio, release,
+                         time.perf_counter() - t0)
 
 
 def plain_node_dk_release(

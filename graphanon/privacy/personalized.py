@@ -16,8 +16,8 @@ functions of these only: **no scale depends on degrees, on which entries exist o
 nodes are in the graph** (under node-PDP the node set is private; ``ε_min`` / μ are computed
 over the public table, not over the graph's nodes).
 
-Why the thesis calibrations fail (``calibration="thesis"``, kept as a warned variant)
-------------------------------------------------------------------------------------
+Why the thesis calibrations fail (reproduced in :mod:`graphanon.reproduce.personalized_thesis`)
+---------------------------------------------------------------------------------------------
 The thesis argues every mechanism by *parallel composition over entries* with the
 *per-entry* sensitivity of Lemmas 10–13. One edge (node) change moves several entries at once
 — in 1K the bins of **both** endpoints, in 2K every cell of every other edge of both endpoints
@@ -35,8 +35,8 @@ The thesis argues every mechanism by *parallel composition over entries* with th
 * TP-dK projects first and drops ``ε < μ`` nodes afterwards: the dropped node's edges already
   consumed projection slots of its neighbours, so its presence still changes the output.
 
-The strict calibrations (``calibration="strict"``, the default)
-----------------------------------------------------------------
+The strict calibrations (what this module implements)
+------------------------------------------------------
 ``Δ`` below is the L1 sensitivity of the noised vector: edge-PDP ``Δ₁ = 4``, ``Δ₂ = 4h − 3``
 (:func:`graphanon.dk.release.sensitivity`), node-PDP over the EAD θ-projection
 ``Δ₁ = 2θ + 1``, ``Δ₂ = θ(2θ + 1)`` (:func:`graphanon.privacy.node_dp.node_sensitivity`). The
@@ -95,12 +95,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .._compat import moved_names, paper_variants
 from .._validation import check_choice, check_cluster_size, check_degree_bound, check_int
 from ..dk.extract import DKDistribution, domain_cells
 from ..dk.microaggregation import Partition, aggregate, mdav, tile_partition
 from ..dk.release import DegreeBoundWarning, dk_query, domain_partition, split_evenly
 from ..dk.release import sensitivity as edge_sensitivity
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, PersonalizedCalibrationWarning
 from ..graph import Graph
 from ..projection import edge_addition
 from .node_dp import dk_utility, node_sensitivity
@@ -109,7 +110,6 @@ from .preferences import GROUPS, Preferences, group_labels
 from .release import NOT_PRIVATE_NOTE, Release, started_at
 
 __all__ = [
-    "CALIBRATIONS",
     "METHODS",
     "PersonalizedCalibrationWarning",
     "PersonalizedQuery",
@@ -121,18 +121,17 @@ __all__ = [
     "mu_for_sample_fraction",
     "personalized_query",
     "release_personalized",
-    "thesis_sensitivity",
 ]
 
 METHODS = ("min", "ll", "tp", "st", "ag")
-CALIBRATIONS = ("strict", "thesis")
+#: Names that moved to the chapter-8 reproduction (importable from here, with a warning).
+__getattr__ = moved_names(__name__, {
+    "thesis_sensitivity": "graphanon.reproduce.personalized_thesis:thesis_sensitivity",
+    "CALIBRATIONS": "graphanon.reproduce.personalized_thesis:CALIBRATIONS",
+})
 PRIVACY = ("edge", "node")
 MAX_MDAV_POINTS = 20_000
 MECHANISM_NAMES = {"min": "PDP_min", "ll": "LL-dK", "tp": "TP-dK", "st": "ST-dK", "ag": "AG-dK"}
-
-
-class PersonalizedCalibrationWarning(UserWarning):
-    """``calibration="thesis"``: the chapter-8 calibration, which fails the personalized audit."""
 
 
 # ---------------------------------------------------------------------- sensitivities
@@ -141,14 +140,6 @@ def l1_sensitivity(d: int, h: int, privacy: str) -> float:
     if privacy == "edge":
         return edge_sensitivity(d, h)[0]
     return node_sensitivity(d, h, "ead")
-
-
-def thesis_sensitivity(d: int, h: int, privacy: str) -> float:
-    """The per-entry sensitivity of Lemmas 10–13 with the public bound ``h`` for ``deg(G)``
-    and ``|E⁺| <= θ`` (what ``calibration="thesis"`` uses; *not* an L1 bound)."""
-    if privacy == "edge":
-        return 2.0 if d == 1 else float(2 * h + 1)
-    return float(h + 1) if d == 1 else float(h * (h + 1))
 
 
 # ---------------------------------------------------------------------- sampling
@@ -185,16 +176,16 @@ def mu_for_sample_fraction(prefs: Preferences, m: float) -> float:
     return lo
 
 
-def guaranteed_epsilons(eps: Any, *, method: str, calibration: str, eps_min: float,
-                        mu: float | None) -> npt.NDArray[np.float64] | None:
-    """The ε each node actually receives (strict), or None (thesis: no valid claim).
+@paper_variants("graphanon.reproduce.personalized_thesis:guaranteed_epsilons_thesis",
+                calibration="strict")
+def guaranteed_epsilons(eps: Any, *, method: str, eps_min: float,
+                        mu: float | None) -> npt.NDArray[np.float64]:
+    """The ε each node actually receives under the audited calibration.
 
     ``min``/``ll``/``ag``: ``ε_min``; ``tp``: 0 below μ (not in the output), μ above;
     ``st``: ``min(ε_v, μ)``. Always ``<= ε_v``.
     """
     e = np.asarray(eps, dtype=np.float64)
-    if calibration == "thesis":
-        return None
     if method in ("min", "ll", "ag"):
         return np.full(e.shape, eps_min)
     assert mu is not None
@@ -237,26 +228,6 @@ def _bounded(G: Graph, *, privacy: str, h: int, key: int) -> Graph:
     return edge_addition(G, theta=h, key=key).graph
 
 
-def _entry_eps(G: Graph, eps: npt.NDArray[np.float64], d: int, h: int
-               ) -> npt.NDArray[np.float64]:
-    """Thesis's ε_{x_i}: smallest ε of the nodes in each entry (``inf`` if the entry is empty).
-
-    1K: nodes of (top-coded) degree g; 2K: endpoints of the edges in cell (i, j).
-    """
-    deg = np.minimum(G.degrees, h)
-    if d == 1:
-        out = np.full(h + 1, np.inf)
-        np.minimum.at(out, deg, eps)
-        return out
-    from ..dk.extract import cell_index
-    out = np.full(h * (h + 1) // 2, np.inf)
-    u, v = G.edges()
-    if u.size:
-        idx = cell_index(np.minimum(deg[u], deg[v]), np.maximum(deg[u], deg[v]), h)
-        np.minimum.at(out, idx, np.minimum(eps[u], eps[v]))
-    return out
-
-
 def _domain_points(d: int, h: int) -> npt.NDArray[np.int64]:
     return np.arange(h + 1, dtype=np.int64)[:, None] if d == 1 else domain_cells(h)
 
@@ -270,6 +241,8 @@ def _public_partition(d: int, h: int, k: int) -> Partition:
     return tile_partition(h, k=k, d=d)
 
 
+@paper_variants("graphanon.reproduce.personalized_thesis:personalized_query_thesis",
+                calibration="strict")
 def personalized_query(
     G: Graph,
     eps: Any,
@@ -281,7 +254,6 @@ def personalized_query(
     eps_min: float,
     mu: float | None = None,
     k: int | None = None,
-    calibration: str = "strict",
     key: int = 0,
     sample: bool = False,
     backend: NoiseBackend | None = None,
@@ -294,12 +266,12 @@ def personalized_query(
     G : Graph
     eps : array of float
         ε of each node of ``G`` (by index), from :meth:`Preferences.for_graph`.
-    d, privacy, method, calibration
+    d, privacy, method
         See :func:`release_personalized`.
     h : int
         Public degree bound (edge: top-coding; node: EAD θ).
     eps_min : float
-        ``ε_min`` of the public table (strict) — the thesis uses the graph's minimum.
+        ``ε_min`` of the public table.
     mu : float, optional
         TP / ST threshold.
     k : int, optional
@@ -315,103 +287,42 @@ def personalized_query(
     Returns
     -------
     PersonalizedQuery
+        Every scale is a function of the public table, ``h`` and μ / k only.
     """
     eps = np.asarray(eps, dtype=np.float64)
-    strict = calibration == "strict"
-    sens = l1_sensitivity(d, h, privacy) if strict else thesis_sensitivity(d, h, privacy)
-
-    def scale(e: float) -> float:
-        # strict: OpenDP's calibrated scale; thesis: the naive division it states
-        return dp_scale(sens, e) if strict else sens / e
-
-    info: dict[str, Any] = {}
-    if method in ("min", "ll"):
-        B = _bounded(G, privacy=privacy, h=h, key=key)
-        x = dk_query(B, d=d, h=h)
-        if strict:
-            return PersonalizedQuery(x, np.full(x.size, scale(eps_min)), h, sens)
-        if method == "min":
-            e_min = float(eps.min()) if eps.size else eps_min  # the graph's minimum
-            sc = np.where(x > 0, sens / e_min, np.inf)
-            return PersonalizedQuery(x, sc, h, sens)
-        ent = _entry_eps(B, eps, d, h)
-        sc = np.where(np.isfinite(ent), sens / np.where(np.isfinite(ent), ent, 1.0), np.inf)
-        return PersonalizedQuery(x, sc, h, sens)
-
-    if method == "tp":
+    sens = l1_sensitivity(d, h, privacy)
+    if method in ("min", "ll"):  # strict LL-dK is PDP_min (module docstring)
+        x = dk_query(_bounded(G, privacy=privacy, h=h, key=key), d=d, h=h)
+        return PersonalizedQuery(x, np.full(x.size, dp_scale(sens, eps_min)), h, sens)
+    if method == "tp":  # drop the nodes below μ first, then bound the degrees
         assert mu is not None
-        if strict:
-            keep = eps >= mu
-            B = _bounded(G.subgraph(keep), privacy=privacy, h=h, key=key)
-            x = dk_query(B, d=d, h=h)
-            return PersonalizedQuery(x, np.full(x.size, scale(mu)), h, sens,
-                                     info={"n_kept_nodes": int(keep.sum())})
-        # thesis order: project (EAD at θ), then truncate the ε < μ nodes
-        P = edge_addition(G, theta=h, key=key).graph
-        B = P.subgraph(eps >= mu)
-        x = dk_query(B, d=d, h=h)
-        return PersonalizedQuery(x, np.where(x > 0, sens / mu, np.inf), h, sens)
-
-    if method == "st":
+        keep = eps >= mu
+        x = dk_query(_bounded(G.subgraph(keep), privacy=privacy, h=h, key=key), d=d, h=h)
+        return PersonalizedQuery(x, np.full(x.size, dp_scale(sens, mu)), h, sens,
+                                 info={"n_kept_nodes": int(keep.sum())})
+    if method == "st":  # sample the private records (edges / nodes) by their own ε
         assert mu is not None
-        if strict:
-            if privacy == "edge":
-                u, v = G.edges()
-                p = inclusion_probability(np.minimum(eps[u], eps[v]), mu)
-                kept = _uniforms(backend, rng, u.size) <= p if sample else np.ones(u.size, bool)
-                S = G.with_edges(u[kept], v[kept])
-                info["sampled_records"] = (int(kept.sum()), int(u.size))
-            else:
-                p = inclusion_probability(eps, mu)
-                kept = (_uniforms(backend, rng, G.n_nodes) <= p if sample
-                        else np.ones(G.n_nodes, bool))
-                S = G.subgraph(kept)
-                info["sampled_records"] = (int(kept.sum()), int(G.n_nodes))
-            B = _bounded(S, privacy=privacy, h=h, key=key)
-            x = dk_query(B, d=d, h=h)
-            return PersonalizedQuery(x, np.full(x.size, scale(mu)), h, sens, info=info)
-        # thesis: split the dK entries of G into unit records and sample the units
-        B = _bounded(G, privacy=privacy, h=h, key=key)
-        deg = np.minimum(B.degrees, h)
-        if d == 1:
-            p = inclusion_probability(eps, mu)
-            kept = _uniforms(backend, rng, B.n_nodes) <= p if sample else np.ones(B.n_nodes, bool)
-            x = np.bincount(deg[kept], minlength=h + 1).astype(np.int64)
-        else:
-            from ..dk.extract import cell_index
-            u, v = B.edges()
+        info: dict[str, Any] = {}
+        if privacy == "edge":
+            u, v = G.edges()
             p = inclusion_probability(np.minimum(eps[u], eps[v]), mu)
             kept = _uniforms(backend, rng, u.size) <= p if sample else np.ones(u.size, bool)
-            idx = cell_index(np.minimum(deg[u], deg[v]), np.maximum(deg[u], deg[v]), h)
-            x = np.bincount(idx[kept], minlength=h * (h + 1) // 2).astype(np.int64)
-        return PersonalizedQuery(x, np.where(x > 0, sens / mu, np.inf), h, sens)
-
-    # AG-dK
+            S = G.with_edges(u[kept], v[kept])
+            info["sampled_records"] = (int(kept.sum()), int(u.size))
+        else:
+            p = inclusion_probability(eps, mu)
+            kept = (_uniforms(backend, rng, G.n_nodes) <= p if sample
+                    else np.ones(G.n_nodes, bool))
+            S = G.subgraph(kept)
+            info["sampled_records"] = (int(kept.sum()), int(G.n_nodes))
+        x = dk_query(_bounded(S, privacy=privacy, h=h, key=key), d=d, h=h)
+        return PersonalizedQuery(x, np.full(x.size, dp_scale(sens, mu)), h, sens, info=info)
+    # AG-dK: group sums over a public partition of the domain, at ε_min
     assert k is not None
-    B = _bounded(G, privacy=privacy, h=h, key=key)
-    x = dk_query(B, d=d, h=h)
-    if strict:
-        part = _public_partition(d, h, k)
-        sums = aggregate(x, part)
-        return PersonalizedQuery(sums, np.full(sums.size, scale(eps_min)), h, sens, part)
-    # thesis: MDAV over the observed entries by (degree tuple, ε of the entry), group ε =
-    # smallest entry ε of the group
-    ent = _entry_eps(B, eps, d, h)
-    obs = np.flatnonzero(x)
-    labels = np.full(x.size, -1, dtype=np.int64)
-    if obs.size:
-        pts = np.column_stack([_domain_points(d, h)[obs].astype(np.float64), ent[obs] * h])
-        part = mdav(pts, k=min(k, obs.size))
-        labels[obs] = part.labels
-        n_groups = part.n_clusters
-    else:
-        n_groups = 0
-    sums = np.bincount(labels[obs], weights=x[obs], minlength=n_groups).astype(np.int64)
-    g_eps = np.full(n_groups, np.inf)
-    np.minimum.at(g_eps, labels[obs], ent[obs])
-    return PersonalizedQuery(sums, sens / g_eps, h, sens,
-                             Partition(labels, n_groups, "mdav-observed", {"k": k}),
-                             info={"observed_labels": labels})
+    x = dk_query(_bounded(G, privacy=privacy, h=h, key=key), d=d, h=h)
+    part = _public_partition(d, h, k)
+    sums = aggregate(x, part)
+    return PersonalizedQuery(sums, np.full(sums.size, dp_scale(sens, eps_min)), h, sens, part)
 
 
 # ---------------------------------------------------------------------- the release
@@ -490,6 +401,112 @@ def _table(d: int, counts: npt.NDArray[np.int64], h: int) -> DKDistribution:
     return DKDistribution("joint_degree", domain_cells(h)[keep], c[keep])
 
 
+@dataclass(frozen=True)
+class PdpSpec:
+    """Validated arguments of a personalized release (shared with the thesis reproduction):
+    the graph (with the node universe under edge-PDP), ``h``, μ and ``k``."""
+
+    G: Graph
+    d: int
+    privacy: str
+    method: str
+    h: int
+    mu: float | None
+    k: int | None
+
+
+def check_personalized(G: Any, prefs: Any, *, owner: str, d: Any, privacy: str, method: str,
+                       theta: Any, mu: Any, k: Any, nodes: Any) -> PdpSpec:
+    """Validate the arguments of a personalized release once (one message format)."""
+    if not isinstance(G, Graph):
+        raise InvalidParameterError(f"The 'G' parameter of {owner} must be a graphanon Graph. "
+                                    f"Got {type(G).__name__} instead.")
+    if not isinstance(prefs, Preferences):
+        raise InvalidParameterError(f"The 'prefs' parameter of {owner} must be Preferences. "
+                                    f"Got {type(prefs).__name__} instead.")
+    d = check_int(d, "d", owner, low=1, high=2)
+    check_choice(privacy, "privacy", owner, PRIVACY)
+    check_choice(method, "method", owner, METHODS)
+    if privacy == "edge":
+        if nodes is None:
+            raise InvalidParameterError(
+                f"The 'nodes' parameter of {owner} is required for edge-PDP: the public node "
+                "universe (the CLI's --nodes FILE). Edge-PDP treats the node set as public, "
+                "but an edge list cannot say which nodes exist.")
+        G = G.with_nodes(nodes)
+    elif nodes is not None:
+        raise InvalidParameterError(
+            f"The 'nodes' parameter of {owner} applies to edge-PDP only: under node-PDP the "
+            "node set itself is private.")
+    if theta is None:
+        if privacy == "node":
+            raise InvalidParameterError(
+                f"The 'theta' parameter of {owner} is required for node-PDP (the public EAD "
+                "projection bound).")
+        theta = max(G.n_nodes - 1, 1)
+        warnings.warn(f"No public degree bound given: using theta = |nodes| - 1 = {theta} "
+                      "(the node set is public under edge-PDP). Pass --theta.",
+                      DegreeBoundWarning, stacklevel=3)
+    h = check_degree_bound(theta, "theta", owner, d=d)
+    mu_val: float | None = prefs.resolve_mu(mu) if method in ("tp", "st") else None
+    if method == "ag":
+        k = check_cluster_size(k, owner, cells=h + 1 if d == 1 else h * (h + 1) // 2,
+                               mechanism=f"AG-dK ({d}K, theta = {h})", plain="LL-dK")
+    else:
+        k = None
+    if privacy == "node" and prefs.source.startswith("attribute:"):
+        raise InvalidParameterError(
+            f"The 'prefs' parameter of {owner}: under node-PDP the preference table must be "
+            "public and independent of which nodes are present; a table read from the graph's "
+            f"own attribute ({prefs.source}) makes ε_min, μ and the default depend on the "
+            "private node set. Pass a table over a public universe of ids (a file or "
+            "from_pairs).")
+    return PdpSpec(G, d, privacy, method, h, mu_val, k)
+
+
+def noise_query(q: PersonalizedQuery, backend: NoiseBackend) -> npt.NDArray[np.int64]:
+    """``q.values`` plus discrete Laplace noise at each entry's own scale (``inf``: none)."""
+    noised = np.isfinite(q.scales)
+    noisy = q.values.copy()
+    if noised.any():
+        noisy[noised] = backend.discrete_laplace_scales(q.values[noised], q.scales[noised])
+    return noisy
+
+
+def pdp_params(spec: PdpSpec, prefs: Preferences, *, mu: float | str, key: int,
+               q: PersonalizedQuery) -> dict[str, Any]:
+    """The public parameters of a personalized release record."""
+    h = spec.h
+    params: dict[str, Any] = {
+        "d": spec.d, "privacy": spec.privacy, "method": spec.method, "degree_bound": h,
+        "degree_bounding": (f"degrees top-coded at {h}" if spec.privacy == "edge"
+                            else f"EAD projection at theta={h} (key {key})"),
+        "epsilon_min_public": prefs.epsilon_min, "preferences": prefs.summary(),
+        "epsilon_summary_over": ("the given public node universe (edge-PDP)"
+                                 if spec.privacy == "edge" else
+                                 "the public preference table and its default (node-PDP)"),
+        "assumption": "privacy preferences are public; scales depend only on them and on "
+                      "the public bound / theta / k / mu",
+    }
+    if spec.mu is not None:
+        params["mu"] = spec.mu
+        params["mu_rule"] = mu if isinstance(mu, str) else "explicit"
+    if spec.k is not None:
+        params["k"] = spec.k
+        params["n_groups"] = int(q.values.size)
+    if "sampled_records" in q.info:
+        params["sample_note"] = "sampled record count is private and not published"
+    return params
+
+
+def mechanism_name(method: str, mu: float | str, d: int) -> str:
+    """``pdp-<method>[-avg]-dk<d>``: the registered name of a personalized release."""
+    avg = method in ("tp", "st") and isinstance(mu, str) and mu in ("avg", "mean")
+    return f"pdp-{method}{'-avg' if avg else ''}-dk{d}"
+
+
+@paper_variants("graphanon.reproduce.personalized_thesis:release_personalized_thesis",
+                calibration="strict")
 def release_personalized(
     G: Graph,
     prefs: Preferences,
@@ -500,7 +517,6 @@ def release_personalized(
     theta: int | None = None,
     mu: float | str = "avg",
     k: int | None = None,
-    calibration: str = "strict",
     key: int | None = None,
     nodes: Any = None,
     backend: NoiseBackend | None = None,
@@ -515,14 +531,15 @@ def release_personalized(
         The private graph.
     prefs : Preferences
         The public preference table (unlisted nodes get ``prefs.default``). Under node-PDP
-        it must not be derived from the graph (a node attribute, or the thesis scheme drawn
-        over ``G.node_ids``): its ε_min, μ and default would then depend on which nodes are
-        present. Attribute-derived tables are refused for ``privacy="node"``.
+        it must not be derived from the graph (a node attribute, or the preference scheme
+        drawn over ``G.node_ids``): its ε_min, μ and default would then depend on which
+        nodes are present. Attribute-derived tables are refused for ``privacy="node"``.
     d : {1, 2}
     privacy : {"edge", "node"}
         Definition 30 or Definition 31 (the node's own ε; see the module docstring).
     method : {"min", "ll", "tp", "st", "ag"}
-        PDP_min, LL-dK, TP-dK (Algorithm 7), ST-dK (Algorithm 8), AG-dK (Algorithm 9).
+        PDP_min, LL-dK, TP-dK (Algorithm 7), ST-dK (Algorithm 8), AG-dK (Algorithm 9), with
+        the audited calibrations of the module docstring.
     theta : int, optional
         Public degree bound. Edge-PDP: degrees top-coded at θ (default ``|nodes| − 1``, the
         node set being public under edge-PDP). Node-PDP: EAD projection bound (required).
@@ -530,11 +547,6 @@ def release_personalized(
         TP / ST threshold (``"avg"``: the table's mean, the ``*_avg`` variants).
     k : int, optional
         AG-dK group size (required for ``"ag"``).
-    calibration : {"strict", "thesis"}
-        ``"strict"`` (default): the audited calibration of the module docstring.
-        ``"thesis"``: chapter 8 as written — per-entry sensitivity, observed entries,
-        data-dependent per-entry ε, unit sampling, project-then-truncate; warns
-        (:class:`PersonalizedCalibrationWarning`) and its Release claims no privacy.
     key : int, optional
         EAD ordering key (public); drawn if None.
     nodes : array-like
@@ -563,7 +575,7 @@ def release_personalized(
 
     Notes
     -----
-    Guarantee (strict): every node ``v`` receives ``guaranteed[v] <= ε_v`` (module docstring:
+    Guarantee: every node ``v`` receives ``guaranteed[v] <= ε_v`` (module docstring:
     ``ε_min``; TP: 0 or μ; ST: ``min(ε_v, μ)``). Proof sketch: the noised vector is a function
     of the bounded graph with public L1 sensitivity Δ, its scales are public, and per-entry
     discrete Laplace gives loss ``Σ|Δx_i|/b_i``; TP removes the changes of nodes below μ
@@ -572,143 +584,45 @@ def release_personalized(
 
     References
     ----------
-    ``004_*.txt`` §8.2–8.4 (Definitions 30–32, Lemmas 10–17, Algorithms 7–9).
+    ``004_*.txt`` §8.2–8.4 (Definitions 30–32, Lemmas 10–17, Algorithms 7–9). The chapter's
+    own calibrations: :mod:`graphanon.reproduce.personalized_thesis`.
     """
     t0 = time.perf_counter()
     started = started_at()
-    owner = "release_personalized"
-    if not isinstance(G, Graph):
-        raise InvalidParameterError(f"The 'G' parameter of {owner} must be a graphanon Graph. "
-                                    f"Got {type(G).__name__} instead.")
-    if not isinstance(prefs, Preferences):
-        raise InvalidParameterError(f"The 'prefs' parameter of {owner} must be Preferences. "
-                                    f"Got {type(prefs).__name__} instead.")
-    d = check_int(d, "d", owner, low=1, high=2)
-    check_choice(privacy, "privacy", owner, PRIVACY)
-    check_choice(method, "method", owner, METHODS)
-    check_choice(calibration, "calibration", owner, CALIBRATIONS)
-    if privacy == "edge":
-        if nodes is None:
-            raise InvalidParameterError(
-                f"The 'nodes' parameter of {owner} is required for edge-PDP: the public node "
-                "universe (the CLI's --nodes FILE). Edge-PDP treats the node set as public, "
-                "but an edge list cannot say which nodes exist.")
-        G = G.with_nodes(nodes)
-    elif nodes is not None:
-        raise InvalidParameterError(
-            f"The 'nodes' parameter of {owner} applies to edge-PDP only: under node-PDP the "
-            "node set itself is private.")
-    if theta is None:
-        if privacy == "node":
-            raise InvalidParameterError(
-                f"The 'theta' parameter of {owner} is required for node-PDP (the public EAD "
-                "projection bound).")
-        h = max(G.n_nodes - 1, 1)
-        warnings.warn(f"No public degree bound given: using theta = |nodes| - 1 = {h} (the "
-                      "node set is public under edge-PDP). Pass --theta.", DegreeBoundWarning,
-                      stacklevel=2)
-    else:
-        h = theta
-    h = check_degree_bound(h, "theta", owner, d=d)
-    mu_val: float | None = prefs.resolve_mu(mu) if method in ("tp", "st") else None
-    if method == "ag":
-        k = check_cluster_size(k, owner, cells=h + 1 if d == 1 else h * (h + 1) // 2,
-                               mechanism=f"AG-dK ({d}K, theta = {h})", plain="LL-dK")
-    else:
-        k = None
-    if privacy == "node" and prefs.source.startswith("attribute:"):
-        raise InvalidParameterError(
-            f"The 'prefs' parameter of {owner}: under node-PDP the preference table must be "
-            "public and independent of which nodes are present; a table read from the graph's "
-            f"own attribute ({prefs.source}) makes ε_min, μ and the default depend on the "
-            "private node set. Pass a table over a public universe of ids (a file or "
-            "from_pairs).")
+    spec = check_personalized(G, prefs, owner="release_personalized", d=d, privacy=privacy,
+                              method=method, theta=theta, mu=mu, k=k, nodes=nodes)
+    G, h = spec.G, spec.h
     backend = backend or get_backend("opendp")
     if key is None:
         key = int(rng.integers(0, 2**63 - 1)) if rng is not None else secrets.randbits(63)
-    if calibration == "thesis":
-        warnings.warn(
-            f"calibration='thesis': {MECHANISM_NAMES[method]} as in chapter 8 (per-entry "
-            "sensitivity, observed entries, data-dependent per-entry ε / unit sampling / "
-            "project-then-truncate) fails the personalized audit; this release carries NO "
-            "privacy guarantee. Use calibration='strict'.",
-            PersonalizedCalibrationWarning, stacklevel=2)
-    post_rng = rng if rng is not None else np.random.default_rng()
-
+    # the query, its public per-entry scales, the noise, the post-processing
     eps = prefs.for_graph(G)
     q = personalized_query(G, eps, d=d, privacy=privacy, method=method, h=h,
-                           eps_min=prefs.epsilon_min, mu=mu_val, k=k,
-                           calibration=calibration, key=key, sample=True, backend=backend,
-                           rng=rng)
-    noised = np.isfinite(q.scales)
-    noisy = q.values.copy()
-    if noised.any():
-        noisy[noised] = backend.discrete_laplace_scales(q.values[noised], q.scales[noised])
-    if q.partition is not None:
-        if calibration == "strict":
-            per_cell = split_evenly(noisy, q.partition, post_rng)
-        else:
-            labels = q.info["observed_labels"]
-            obs = labels >= 0
-            sub = Partition(labels[obs], q.partition.n_clusters, "mdav", {})
-            per_cell = np.zeros(labels.size, dtype=np.int64)
-            if obs.any():
-                per_cell[obs] = split_evenly(noisy, sub, post_rng)
-    else:
-        per_cell = noisy
+                           eps_min=prefs.epsilon_min, mu=spec.mu, k=spec.k, key=key,
+                           sample=True, backend=backend, rng=rng)
+    noisy = noise_query(q, backend)
+    post_rng = rng if rng is not None else np.random.default_rng()
+    per_cell = split_evenly(noisy, q.partition, post_rng) if q.partition is not None else noisy
     table = _table(d, per_cell, h)
-    got = guaranteed_epsilons(eps, method=method, calibration=calibration,
-                              eps_min=prefs.epsilon_min, mu=mu_val)
+    got = guaranteed_epsilons(eps, method=method, eps_min=prefs.epsilon_min, mu=spec.mu)
     # Under node-PDP which nodes exist is private: the published per-node summary and the
     # group table describe the public universe (the table plus its default), not G's nodes.
-    if privacy == "node":
-        summary_req = prefs.universe
-        summary_got = guaranteed_epsilons(summary_req, method=method, calibration=calibration,
-                                          eps_min=prefs.epsilon_min, mu=mu_val)
-    else:
-        summary_req, summary_got = eps, got
-    strict = calibration == "strict"
-    avg = method in ("tp", "st") and isinstance(mu, str) and mu in ("avg", "mean")
-    name = f"pdp-{method}{'-avg' if avg else ''}-dk{d}"
-    params: dict[str, Any] = {
-        "d": d, "privacy": privacy, "method": method, "calibration": calibration,
-        "degree_bound": h,
-        "degree_bounding": (f"degrees top-coded at {h}" if privacy == "edge"
-                            else f"EAD projection at theta={h} (key {key})"),
-        "epsilon_min_public": prefs.epsilon_min, "preferences": prefs.summary(),
-        "epsilon_summary_over": ("the given public node universe (edge-PDP)"
-                                 if privacy == "edge" else
-                                 "the public preference table and its default (node-PDP)"),
-        "guarantee": ("per-node epsilon as in epsilon_summary / groups (strict calibration)"
-                      if strict else "NONE: thesis calibration fails the personalized audit"),
-        "assumption": "privacy preferences are public; scales depend only on them and on "
-                      "the public bound / theta / k / mu",
-    }
-    if mu_val is not None:
-        params["mu"] = mu_val
-        params["mu_rule"] = mu if isinstance(mu, str) else "explicit"
-    if k is not None:
-        params["k"] = k
-        params["n_groups"] = int(q.values.size)
-    if "sampled_records" in q.info:
-        params["sample_note"] = "sampled record count is private and not published"
-    derivation = (
-        (f"L1 sensitivity {q.sensitivity:g} of the {'top-coded' if privacy == 'edge' else 'EAD'}"
-         f" {d}K vector; per-entry discrete Laplace at the per-node levels of the module "
-         "docstring" + ("; ST: amplification ln(1+p(e^mu-1))" if method == "st" else ""))
-        if strict else
-        f"NO PRIVACY CLAIM: thesis Lemmas 10-13 per-entry sensitivity {q.sensitivity:g} with "
-        "parallel composition over entries (fails the personalized audit)")
-    seconds = time.perf_counter() - t0
+    summary_req = prefs.universe if privacy == "node" else eps
+    summary_got = guaranteed_epsilons(summary_req, method=method, eps_min=prefs.epsilon_min,
+                                      mu=spec.mu)
+    params = {**pdp_params(spec, prefs, mu=mu, key=key, q=q), "calibration": "strict",
+              "guarantee": "per-node epsilon as in epsilon_summary / groups"}
     rec = Release.create(
-        mechanism=name if strict else name + "-thesis-insecure",
-        neighbourhood=f"personalized-{privacy}" if strict else "none",
-        epsilon=None,
-        epsilon_summary=(Release.summarize_epsilons(summary_got) if summary_got is not None
-                         else None),
-        sensitivity=q.sensitivity, sensitivity_derivation=derivation, params=params,
-        backend=backend.name, seed=seed, source_fingerprint=G.content_hash, created_at=started)
-    evaluation = dk_utility(G, table)
-    return PersonalizedRelease(table, noisy, d, privacy, method, calibration, h, mu_val, k,
-                               got, eps, _groups(summary_req, summary_got), rec, evaluation,
-                               seconds)
+        mechanism=mechanism_name(method, mu, d), neighbourhood=f"personalized-{privacy}",
+        epsilon=None, epsilon_summary=Release.summarize_epsilons(summary_got),
+        sensitivity=q.sensitivity,
+        sensitivity_derivation=(
+            f"L1 sensitivity {q.sensitivity:g} of the "
+            f"{'top-coded' if privacy == 'edge' else 'EAD'} {d}K vector; per-entry discrete "
+            "Laplace at the per-node levels of the module docstring"
+            + ("; ST: amplification ln(1+p(e^mu-1))" if method == "st" else "")),
+        params=params, backend=backend.name, seed=seed, source_fingerprint=G.content_hash,
+        created_at=started)
+    return PersonalizedRelease(table, noisy, d, privacy, method, "strict", h, spec.mu, spec.k,
+                               got, eps, _groups(summary_req, summary_got), rec,
+                               dk_utility(G, table), time.perf_counter() - t0)

@@ -437,7 +437,7 @@ def laplace_degree_sequence(
     """
     t0 = time.perf_counter()
     _check_graph(G, "laplace_degree_sequence")
-    rel = theta_dk_release(G, d=1, epsilon=epsilon, theta=theta, projection="ead", key=key,
+    rel = theta_dk_release(G, d=1, epsilon=epsilon, theta=theta, key=key,
                            backend=backend, rng=rng, seed=seed)
     counts = np.clip(rel.noisy, 0, None)
     seq = np.repeat(np.arange(counts.size), counts)

@@ -29,7 +29,6 @@ from graphanon.privacy.personalized import (
     mu_for_sample_fraction,
     personalized_query,
     release_personalized,
-    thesis_sensitivity,
 )
 from graphanon.privacy.preferences import (
     Preferences,
@@ -39,6 +38,11 @@ from graphanon.privacy.preferences import (
     thesis_scheme,
 )
 from graphanon.projection import edge_addition
+from graphanon.reproduce.personalized_thesis import (
+    personalized_query_thesis,
+    release_personalized_thesis,
+    thesis_sensitivity,
+)
 
 EPS_PATTERN = np.array([0.05, 1.0, 0.3, 0.7, 0.1])
 EPS_MIN, MU = 0.05, 0.5
@@ -64,9 +68,9 @@ def _query(method: str, d: int, privacy: str, h: int, calibration: str = "strict
     def q(G: Graph):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", InsecureNoiseWarning)
-            return personalized_query(G, eps_of(G), d=d, privacy=privacy, method=method, h=h,
-                                      eps_min=EPS_MIN, mu=MU, k=2, calibration=calibration,
-                                      key=12345, sample=False)
+            return personalized_query_thesis(
+                G, eps_of(G), d=d, privacy=privacy, method=method, h=h, eps_min=EPS_MIN,
+                mu=MU, k=2, calibration=calibration, key=12345, sample=False)
     return q
 
 
@@ -254,7 +258,7 @@ def test_st_sampling_rate_matches_the_inclusion_probability():
     rng = np.random.default_rng(3)
     for _ in range(40):
         q = personalized_query(G, eps, d=2, privacy="edge", method="st", h=20, eps_min=0.01,
-                               mu=0.5, calibration="strict", sample=True, rng=rng)
+                               mu=0.5, sample=True, rng=rng)
         kept.append(q.info["sampled_records"][0])
     # sum of Bernoulli(p): mean Σp, variance Σp(1−p)
     z = (np.mean(kept) - p.sum()) / math.sqrt((p * (1 - p)).sum() / len(kept))
@@ -299,14 +303,26 @@ def test_thesis_release_warns_and_claims_nothing(polbooks):
     G, P = polbooks
     with pytest.warns(PersonalizedCalibrationWarning), warnings.catch_warnings():
         warnings.simplefilter("ignore", InsecureNoiseWarning)
-        r = release_personalized(G, P, d=2, privacy="edge", method="ll", theta=10,
-                                 calibration="thesis", nodes=G.node_ids,
-                                 rng=np.random.default_rng(0),
-                                 backend=get_backend("numpy-insecure",
-                                                     rng=np.random.default_rng(0)))
+        r = release_personalized_thesis(G, P, d=2, privacy="edge", method="ll", theta=10,
+                                        nodes=G.node_ids, rng=np.random.default_rng(0),
+                                        backend=get_backend("numpy-insecure",
+                                                            rng=np.random.default_rng(0)))
     assert r.release.neighbourhood == "none" and r.guaranteed is None
     assert "NO PRIVACY CLAIM" in r.release.sensitivity_derivation
     assert r.release.mechanism.endswith("-thesis-insecure")
+    # the old keyword reaches the reproduction, with a deprecation warning
+    with pytest.warns(DeprecationWarning, match="personalized_thesis"), \
+            pytest.warns(PersonalizedCalibrationWarning), warnings.catch_warnings():
+        warnings.simplefilter("ignore", InsecureNoiseWarning)
+        old = release_personalized(G, P, d=1, privacy="node", method="min", theta=5,
+                                   calibration="thesis",
+                                   backend=get_backend("numpy-insecure",
+                                                       rng=np.random.default_rng(0)))
+    assert old.release.neighbourhood == "none"
+    with pytest.warns(DeprecationWarning, match="moved to graphanon.reproduce"):
+        from graphanon.privacy import personalized as module
+
+        assert module.thesis_sensitivity(1, 3, "edge") == 2.0
 
 
 def test_bad_parameters(polbooks):
