@@ -87,23 +87,34 @@ def step_datasets(ctx: DemoContext) -> Section:
     def draw(ax: Any) -> None:
         hist = np.bincount(G.degrees)
         ax.bar(np.arange(hist.size), hist, color="#4477aa")
-        ax.set_xlabel("degree")
-        ax.set_ylabel("nodes")
+        ax.set_xlabel("degree (co-purchased books)")
+        ax.set_ylabel("number of books (nodes)")
         ax.set_title("polbooks degree histogram (1K distribution)")
 
     fig = ctx.report.figure("polbooks_degrees", draw)
     return Section(
         title="Input data",
         text=[
-            "Social graph: Krebs' political books co-purchase network (polbooks). "
-            "User–feature graph: 2,000 UCI Adult records, categorical attributes one-hot "
-            "(see graphanon/data/ATTRIBUTION.md).",
+            "Social graph: Krebs' political books co-purchase network (polbooks): a node is a "
+            "book, an edge joins two books often bought together. User–feature graph: 2,000 "
+            "UCI Adult records, categorical attributes one-hot (a user is linked to each of "
+            "their attribute values; see graphanon/data/ATTRIBUTION.md). Both are the "
+            "private inputs every section below protects; the copies in operator/data/ stay "
+            "with the operator.",
         ],
         tables=[
-            Table(["statistic", "polbooks"], [[k, v] for k, v in g.items()]),
-            Table(["statistic", "adult sample"], [[k, v] for k, v in b.items()]),
+            Table(["statistic", "polbooks"], [[k, v] for k, v in g.items()],
+                  caption="polbooks (social graph)",
+                  lead="Exact size and degree summary of the private social graph; degree = "
+                       "number of edges of a node."),
+            Table(["statistic", "adult sample"], [[k, v] for k, v in b.items()],
+                  caption="Adult sample (user–feature graph)",
+                  lead="Exact size of the private user–feature graph; edges are the "
+                       "(user, attribute value) pairs, user degree = values per user, "
+                       "feature degree = users per value."),
         ],
-        figures=[(fig, "Degree histogram of polbooks")],
+        figures=[(fig, "Degree histogram of polbooks: how many books have each number of "
+                       "co-purchase edges")],
         data={"polbooks": g, "adult_sample": b},
     )
 
@@ -144,24 +155,79 @@ def run_demo(outdir: str | Path, *, seed: int, progress: ProgressFn = log_progre
         section.data.setdefault("seconds", timings[name])
         report.add(section)
     progress("demo", total, total)
-    report.add(_outputs_section(ctx))
+    # the reader's orientation first: how to read the report, then what may leave the house
+    report.sections[0:0] = [_intro_section(), _outputs_section(ctx)]
+    report.add(glossary_section())
     report.meta["steps"] = ", ".join(name for name, _ in DEMO_STEPS)
     report.write()
     return report
 
 
+def _intro_section() -> Section:
+    return Section(
+        title="How to read this report",
+        text=[
+            "This report is operator material: its tables and plots compare every release "
+            "with the true data, and no privacy guarantee covers such comparisons. Keep it, "
+            "like the operator/ folder, inside the organisation; only the files in publish/ "
+            "may leave it — see [What may be published](#what-may-be-published) right below.",
+            "Each mechanism section says what was run on which shipped sample, then gives a "
+            "box for the data-protection officer (what is protected, against whom, at which "
+            "ε or k, and what is not), its tables — each with one sentence on how to read "
+            "it — and its plots. Terms and abbreviations are explained in the "
+            "[Glossary](#glossary) at the end.",
+            "The adversary assumed by every guarantee (docs/privacy.md): anyone who sees the "
+            "published files and their release records, knows the code and its public "
+            "parameters, and knows everything about the data except the one protected unit "
+            "(an edge, a person with all their edges, a user's row). Sections marked "
+            "'seeded insecure noise' use a reproducible random generator so that the demo "
+            "gives the same numbers for the same --seed: they illustrate a mechanism, their "
+            "outputs are never published, and they protect nothing.",
+            "Errors against the truth: L1 is the sum of absolute differences between a "
+            "released table and the true one; 'L1 ÷ true total' divides it by the true "
+            "table's total count (books for a degree histogram, co-purchase edges for a 2K "
+            "table), so 0.1 means errors adding up to a tenth of what the table counts and "
+            "anything above 1 means more noise than data.",
+        ],
+    )
+
+
 def _outputs_section(ctx: DemoContext) -> Section:
-    rows = [[path, where, why] for path, where, why in sorted(ctx.outputs)]
+    order = sorted(ctx.outputs, key=lambda o: (o[1] != "publish", o[0]))
+    rows = [[path, where, why] for path, where, why in order]
+    rows.append(["report.html, report.md, report.json, plots/", "operator",
+                 "this report: compares the releases with the true data"])
+    n_pub = sum(1 for _, where, _ in ctx.outputs if where == "publish")
     return Section(
         title="What may be published",
         text=[
             "publish/ holds only secure releases (OpenDP noise, or verified k-anonymity with "
             "keyed per-release user pseudonyms), each with its Release record "
-            "(NAME.release.json): these files may leave the organisation. operator/ holds "
-            "copies of the inputs, exact statistics and releases made with the seeded, "
+            f"(NAME.release.json): these {n_pub} files, each with its record, may leave the "
+            "organisation. operator/ "
+            "holds copies of the inputs, exact statistics and releases made with the seeded, "
             "insecure noise that makes the demo reproducible: keep them in. This report is "
             "operator material as well: its tables compare releases with the true data.",
         ],
-        tables=[Table(["file", "place", "why"], rows)],
+        for_dpo="Only the files marked 'publish' below may be handed out, each together with "
+                "its .release.json record, which states the mechanism, the protected unit "
+                "and ε or k. Everything marked 'operator' — including this report — would "
+                "reveal the private data or protects nothing, and must stay inside.",
+        tables=[Table(["file", "place", "why"], rows,
+                      lead="Every file the demo wrote, publishable ones first: 'place' says "
+                           "where it is kept, 'why' the reason.")],
         data={"outputs": [{"file": p, "place": w, "why": y} for p, w, y in ctx.outputs]},
+    )
+
+
+def glossary_section() -> Section:
+    """The glossary of the demo report (terms of every section)."""
+    from .demos.glossary import GLOSSARY
+
+    return Section(
+        title="Glossary",
+        text=["One or two sentences per term, grouped by topic: privacy notions, "
+              "syntactic anonymity, randomized response, dK statistics, node-DP, "
+              "personalized DP, error measures, the evaluation."],
+        definitions=list(GLOSSARY),
     )

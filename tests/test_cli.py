@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -58,13 +59,41 @@ def test_demo_writes_report(tmp_path: Path) -> None:
     assert main(["--quiet", "demo", "--out", str(out), "--seed", "7"]) == 0
     report = json.loads((out / "report.json").read_text())
     assert report["meta"]["seed"] == 7
-    assert report["sections"][0]["data"]["polbooks"]["edges"] == 441
+    sections = {s["title"]: s for s in report["sections"]}
+    assert sections["Input data"]["data"]["polbooks"]["edges"] == 441
     assert (out / "report.html").exists() and (out / "report.md").exists()
     assert (out / "plots" / "polbooks_degrees.png").stat().st_size > 1000
     leftovers = [p for p in out.rglob("*.tmp")]
     assert leftovers == []
+    # the reader's orientation comes first: how to read it (operator material), what may
+    # leave the house; the glossary last
+    titles = [s["title"] for s in report["sections"]]
+    assert titles[:2] == ["How to read this report", "What may be published"]
+    assert titles[-1] == "Glossary"
+    assert "operator material" in sections["How to read this report"]["text"][0]
+    # every mechanism section speaks to the data-protection officer; every table says how
+    # to read it
+    for title in titles[3:-1]:
+        assert len(sections[title]["for_dpo"]) > 100, title
+        assert all(t["lead"] for t in sections[title]["tables"]), title
+    terms = " ".join(d["term"] for d in sections["Glossary"]["definitions"])
+    for term in ("θ-dKε", "EAD", "SER", "MDAV-dK", "MPDC-dK", "SAE", "KS", "EMD", "L1",
+                 "Jaccard", "Stars", "δ", "k (k-anonymity)", "ε", "Sensitivity", "Node-DP",
+                 "Edge-DP", "Personalized DP", "Lemma 4.5", "μ", "RPS"):
+        assert term in terms, term
+    # report.html is self-contained: plots embedded, no reference it could lose when copied
+    from graphanon.report import broken_references
+
+    page = (out / "report.html").read_text()
+    assert broken_references(out / "report.html") == []
+    assert broken_references(out / "operator" / "evaluation" / "report.html") == []
+    n_figures = sum(len(s["figures"]) for s in report["sections"])
+    assert n_figures >= 7 and page.count("src='data:image/png;base64,") == n_figures
+    md = (out / "report.md").read_text()
+    for link in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md):  # the Markdown links the PNGs
+        assert (out / link).is_file(), link
     # publishable outputs and operator material are kept apart, and the report says which
-    places = {o["file"]: o["place"] for o in report["sections"][-1]["data"]["outputs"]}
+    places = {o["file"]: o["place"] for o in sections["What may be published"]["data"]["outputs"]}
     assert places and all(f.startswith(place + "/") for f, place in places.items())
     assert places["operator/data/polbooks.txt"] == "operator"
     assert places["operator/dk/polbooks_2k.tsv"] == "operator"  # exact statistic

@@ -92,14 +92,20 @@ class EvaluationReport(Report):
             "empirical lower bound on ε), and what a downstream analysis loses (utility).",
             "Every number below is computed against the private input; the report is for "
             "the operator and is not covered by any release's guarantee. " + NOT_PRIVATE_NOTE,
+            "This page is self-contained (plots embedded); the same plots are PNG files in "
+            "plots/, linked from report.md. Terms are explained in the "
+            "[Glossary](#glossary) at the end.",
         ]
         self.add(Section("Setup", text=intro,
                          tables=[Table(["key", "value"], [[k, v] for k, v in
                                                           self.dataset.items()],
-                                       caption="Dataset"),
+                                       caption="Dataset",
+                                       lead="Size of the private input (exact)."),
                                  Table(["part", "seconds"],
                                        [[k, round(v, 1)] for k, v in self.timings.items()],
-                                       caption="Timings")],
+                                       caption="Timings",
+                                       lead="Wall time of each part in seconds on this "
+                                            "machine (operator information).")],
                          data={"dataset": self.dataset, "timings": self.timings}))
         if "risk" in self.results:
             self._risk_section(self.results["risk"])
@@ -109,6 +115,11 @@ class EvaluationReport(Report):
             self._adult_section(self.results["utility_adult"])
         if "utility_social" in self.results:
             self._social_section(self.results["utility_social"])
+        from ..demos.glossary import EVALUATION_TERMS, glossary
+
+        self.add(Section("Glossary", text=["The terms this report uses, one or two sentences "
+                                           "each."],
+                         definitions=glossary(EVALUATION_TERMS)))
 
     def _risk_section(self, rows: list[Any]) -> None:
         cfg = self.config.risk
@@ -187,7 +198,13 @@ class EvaluationReport(Report):
                 "linkage no better than publishing the data.",
             ],
             tables=[Table(RISK_HEADER, [[_r(x) for x in row] for row in risk_table(rows)],
-                          caption="Risk per mechanism, setting and q")],
+                          caption="Risk per mechanism, setting and q",
+                          lead="Per release and number q of known features: median |C| = "
+                               "rows the adversary cannot rule out, 'frac |C| < level' = "
+                               "share of targets with fewer candidates than the promised "
+                               "k or δ_i, 'singled out' = share left with exactly their own "
+                               "row, mean P(link) against 'bound' (the guarantee; 1 = "
+                               "none).")],
             figures=[(f1, "Mean correct-link probability vs k, strongest adversary"),
                      (f2, "Mean correct-link probability vs q")],
             data={"rows": [r.to_dict() for r in rows]}))
@@ -252,7 +269,12 @@ class EvaluationReport(Report):
             "Empirical privacy audit (lower bounds on ε)", text=text,
             tables=[Table(["mechanism", "command", "neighbourhood", "claimed ε",
                            "empirical ε ≥", "ratio", "pair ε", "sensitivity used", "pair",
-                           "backend", "runs", "verdict"], rows)],
+                           "backend", "runs", "verdict"], rows,
+                          lead="One row per mechanism and claimed ε: 'empirical ε ≥' is a "
+                               "lower bound valid with the stated confidence — above the "
+                               "claim it proves a leak ('EXCEEDS CLAIM'), below it is "
+                               "consistent with the claim; 'pair ε' is the most this pair "
+                               "can show; the control must be caught.")],
             figures=[(fig, "Empirical lower bound vs claimed ε, one curve per mechanism")],
             data={"mechanisms": [r.to_dict() for r in results]}))
 
@@ -313,7 +335,10 @@ class EvaluationReport(Report):
                 "cells costs |F|·ε).",
             ],
             tables=[Table(["mechanism", "setting", "classifier", "accuracy", "AUC",
-                           "AUC − original", "train users", "seconds", "notes"], rows)],
+                           "AUC − original", "train users", "seconds", "notes"], rows,
+                          lead="Test accuracy and AUC of a classifier trained on each "
+                               "release; 'AUC − original' is the loss against training on "
+                               "the true data (0 = no loss).")],
             figures=[(f1, "Test AUC / accuracy vs k"), (f2, "Test AUC / accuracy vs ε")],
             data={"scores": [s.to_dict() for s in scores]}))
 
@@ -384,7 +409,11 @@ class EvaluationReport(Report):
             ],
             tables=[Table(["release", "neighbourhood", "ε", "nodes", "edges", "degree KS",
                            "avg clustering", "assortativity", "avg path", "LCC share",
-                           "notes"], table)],
+                           "notes"], table,
+                          lead="One synthetic graph per release and ε, compared with the "
+                               "original (first row): the closer each statistic is to the "
+                               "original's, the more useful the release; degree KS 0 = same "
+                               "degree distribution.")],
             figures=[(fig, "Synthetic-graph statistics vs ε, one curve per mechanism")],
             data={"original": {k: v for k, v in orig.items() if k != "degree_histogram"},
                   "rows": [r.to_dict() for r in rows]}))
