@@ -474,18 +474,83 @@ def smooth_k_distributed(
     chunk_opts = {key: v[key] for key in ("k", "alpha", "restarts", "variant", "postprocess",
                                           "search", "n_hashes", "select", "refine",
                                           "fallback")}
-    k, alpha, restarts = v["k"], v["alpha"], v["restarts"]
-    variant, postprocess, shard_size = v["variant"], v["postprocess"], v["shard_size"]
-    n_hashes, search = v["n_hashes"], v["search"]
-    n_partitions, chunks_per_task = v["n_partitions"], v["chunks_per_task"]
     parts = list_parts(input_path)
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
     workers = n_workers(client)
-    n_buckets = n_partitions or max(len(parts), 4 * workers)
+    n_buckets = v["n_partitions"] or max(len(parts), 4 * workers)
 
-    # 1. read, feature dictionary, user splitters
     t = time.perf_counter()
+    users = _read_and_group(client, parts, input_path, n_buckets)
+    timings["read_and_group"] = time.perf_counter() - t
+    progress("read and group by user", 2, 5)
+    if users.n_users < v["k"]:
+        raise InfeasibleError(
+            f"k-anonymity needs at least k users: the graph has {users.n_users} users and "
+            f"k={v['k']}.")
+
+    t = time.perf_counter()
+    chunks = _order_into_chunks(client, users, shard_size=v["shard_size"],
+                                n_hashes=v["n_hashes"], n_buckets=n_buckets, rng=rng)
+    timings["sort"] = time.perf_counter() - t
+    progress("sort", 3, 5)
+
+    t = time.perf_counter()
+    per_task = v["chunks_per_task"] or max(1, math.ceil(chunks.n_chunks / (4 * workers)))
+    # the chunk anonymizer of the single-machine run: rows of a shard arrive in MinHash
+    # order (presorted), the one chunk of an unsharded run in user order
+    params = {"chunk": chunk_opts, "presorted": chunks.seed_draws != "child_seed",
+              "pseudonym_key": pseudonym_key}
+    with output_folder(out) as folder:
+        results, stats = _anonymize_chunks(client, chunks, users.fdict, folder, params,
+                                           per_task, progress)
+        timings["anonymize"] = time.perf_counter() - t
+        if clusters_out is not None:
+            t = time.perf_counter()
+            _write_cluster_parts(client, results, stats, clusters_out)
+            timings["clusters"] = time.perf_counter() - t
+    progress("write", 5, 5)
+    timings["total"] = time.perf_counter() - t0
+    return _summarize(v, out=out, clusters_out=clusters_out, users=users, chunks=chunks,
+                      stats=stats, workers=workers, timings=timings)
+
+
+@dataclass
+class _Users:
+    """Driver-side handles after stages 1–2: features, user buckets and their sizes."""
+
+    fdict: Any  # future: the sorted feature dictionary
+    n_features: int
+    buckets: list[Any]  # futures: CSR rows of a user range each
+    counts: list[tuple[int, int]]  # (users, edges) per bucket
+
+    @property
+    def n_users(self) -> int:
+        return sum(c[0] for c in self.counts)
+
+    @property
+    def n_edges(self) -> int:
+        return sum(c[1] for c in self.counts)
+
+
+@dataclass
+class _Chunks:
+    """Driver-side handles after stages 3–4: the global row order cut into chunks."""
+
+    bounds: Any  # chunk boundaries over global positions
+    seeds: Any  # one seed per chunk
+    buckets: list[Any]  # futures, in global order
+    sizes: list[int]  # rows per bucket
+    seed_draws: str  # which generator draws were made (recorded in the result)
+
+    @property
+    def n_chunks(self) -> int:
+        return int(self.bounds.size - 1)
+
+
+def _read_and_group(client: Any, parts: list[str], input_path: str,
+                    n_buckets: int) -> _Users:
+    """Stages 1–2: read the parts, build the feature dictionary, group rows by user."""
     data = client.map(_read, parts)
     summaries = client.gather(client.map(_part_summary, data, sample=_SAMPLE))
     kinds = {(s["user_text"], s["feature_text"]) for s in summaries if s["n"]}
@@ -505,119 +570,114 @@ def smooth_k_distributed(
     fdict = feats[0]
     n_features = int(client.submit(len, fdict).result())
     usplit = _splitters([s["user_sample"] for s in summaries], n_buckets)
-    timings["read"] = time.perf_counter() - t
-    progress("read", 1, 5)
-
-    # 2. group by user
-    t = time.perf_counter()
     split = client.map(_split_by_user, data, fdict=fdict, splitters=usplit)
-    nb = usplit.size + 1
     buckets = [client.submit(_user_bucket, *[client.submit(operator.getitem, s, j)
-                                             for s in split]) for j in range(nb)]
+                                             for s in split])
+               for j in range(usplit.size + 1)]
     counts = client.gather(client.map(_count, buckets))
-    del data, split
-    n_users = sum(c[0] for c in counts)
-    n_edges = sum(c[1] for c in counts)
-    timings["group_by_user"] = time.perf_counter() - t
-    progress("group by user", 2, 5)
-    if n_users < k:
-        raise InfeasibleError(
-            f"k-anonymity needs at least k users: the graph has {n_users} users and k={k}.")
+    return _Users(fdict, n_features, buckets, counts)
 
-    # 3-4. signatures and the distributed sort (or one chunk in user order)
-    t = time.perf_counter()
+
+def _order_into_chunks(client: Any, users: _Users, *, shard_size: int | None, n_hashes: int,
+                       n_buckets: int, rng: np.random.Generator) -> _Chunks:
+    """Stages 3–4: one chunk in user order, or MinHash signatures and a sample sort.
+
+    The generator draws are those of the single-machine run (``child_seed``, or
+    ``minhash_params`` then ``chunk_seeds``), so both give the same release.
+    """
+    n_users = users.n_users
     if shard_size is None or shard_size >= n_users:
-        bounds = np.array([0, n_users], dtype=np.int64)
-        seeds = np.array([child_seed(rng)])
-        sorted_buckets, sizes = buckets, [c[0] for c in counts]
-        seed_draws = "child_seed"
-    else:
-        a, b = minhash_params(n_hashes, rng)
-        bounds = chunk_bounds(n_users, shard_size)
-        seeds = chunk_seeds(rng, bounds.size - 1)
-        seed_draws = "minhash_params, chunk_seeds"
-        signed = client.map(_with_signatures, buckets, a=a, b=b)
-        samples = client.gather(client.map(_sample_keys, signed, sample=_SAMPLE))
-        ssig = np.concatenate([s[0] for s in samples])
-        suid = np.concatenate([s[1] for s in samples])
-        order = signature_order(ssig, tiebreak=suid)
-        n_sort = n_buckets if n_users >= 2 * n_buckets else 1
-        pos = np.unique((np.arange(1, n_sort) * order.size) // n_sort)
-        sig_split, uid_split = ssig[order[pos]], suid[order[pos]]
-        pieces = client.map(_split_by_signature, signed, sig_split=sig_split,
-                            uid_split=uid_split)
-        sorted_buckets = [
-            client.submit(_sort_bucket, *[client.submit(operator.getitem, p, j)
-                                          for p in pieces])
-            for j in range(uid_split.size + 1)]
-        sizes = [c[0] for c in client.gather(client.map(_count, sorted_buckets))]
-        del signed, pieces, buckets
-    timings["sort"] = time.perf_counter() - t
-    progress("sort", 3, 5)
+        return _Chunks(np.array([0, n_users], dtype=np.int64), np.array([child_seed(rng)]),
+                       users.buckets, [c[0] for c in users.counts], "child_seed")
+    a, b = minhash_params(n_hashes, rng)
+    bounds = chunk_bounds(n_users, shard_size)
+    seeds = chunk_seeds(rng, bounds.size - 1)
+    signed = client.map(_with_signatures, users.buckets, a=a, b=b)
+    samples = client.gather(client.map(_sample_keys, signed, sample=_SAMPLE))
+    ssig = np.concatenate([s[0] for s in samples])
+    suid = np.concatenate([s[1] for s in samples])
+    order = signature_order(ssig, tiebreak=suid)
+    n_sort = n_buckets if n_users >= 2 * n_buckets else 1
+    pos = np.unique((np.arange(1, n_sort) * order.size) // n_sort)
+    sig_split, uid_split = ssig[order[pos]], suid[order[pos]]
+    pieces = client.map(_split_by_signature, signed, sig_split=sig_split, uid_split=uid_split)
+    sorted_buckets = [
+        client.submit(_sort_bucket, *[client.submit(operator.getitem, p, j) for p in pieces])
+        for j in range(uid_split.size + 1)]
+    sizes = [c[0] for c in client.gather(client.map(_count, sorted_buckets))]
+    return _Chunks(bounds, seeds, sorted_buckets, sizes, "minhash_params, chunk_seeds")
 
-    # 5. chunks as tasks
-    t = time.perf_counter()
-    n_chunks = bounds.size - 1
-    per_task = chunks_per_task or max(1, math.ceil(n_chunks / (4 * workers)))
-    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    # the chunk anonymizer of the single-machine run: rows of a shard arrive in MinHash
-    # order (presorted), the one chunk of an unsharded run in user order
-    params = {"chunk": chunk_opts, "presorted": seed_draws != "child_seed",
-              "pseudonym_key": pseudonym_key}
-    with output_folder(out) as folder:
-        results = []
-        for ti, c0 in enumerate(range(0, n_chunks, per_task)):
-            c1 = min(n_chunks, c0 + per_task)
-            lo, hi = int(bounds[c0]), int(bounds[c1])
-            slices = []
-            for j in range(len(sorted_buckets)):
-                a0, a1 = max(lo, offsets[j]), min(hi, offsets[j + 1])
-                if a0 < a1:
-                    slices.append(client.submit(_slice, sorted_buckets[j], int(a0 - offsets[j]),
-                                                int(a1 - offsets[j])))
-            starts = [int(bounds[c] - lo) for c in range(c0, c1)]
-            results.append(client.submit(_anonymize, slices, starts,
-                                         [int(s) for s in seeds[c0:c1]], fdict, folder,
-                                         f"part-{ti:05d}.parquet", params, pure=False))
-        stats = []
-        for i, st in enumerate(client.gather(client.map(_stats, results))):
-            stats.append(st)
-            progress("chunks", i + 1, len(results))
-        bad = [v for st in stats for v in st["violations"]]
-        if bad:
-            raise ReleaseVerificationError(
-                "the release failed verify_smooth_k, nothing was written: " + "; ".join(bad[:3]))
-        timings["anonymize"] = time.perf_counter() - t
-        if clusters_out is not None:
-            t = time.perf_counter()
-            n_cl = [n for st in stats for n in st["n_clusters"]]
-            cl_off = np.concatenate([[0], np.cumsum(n_cl)]).astype(np.int64)
-            with output_folder(clusters_out) as cfolder:
-                futs, ci = [], 0
-                for ti, (res, st) in enumerate(zip(results, stats, strict=True)):
-                    m = len(st["n_clusters"])
-                    futs.append(client.submit(_write_clusters, res,
-                                              [int(x) for x in cl_off[ci:ci + m]], cfolder,
-                                              f"part-{ti:05d}.parquet", pure=False))
-                    ci += m
-                client.gather(futs)
-            timings["clusters"] = time.perf_counter() - t
-    progress("write", 5, 5)
+
+def _anonymize_chunks(client: Any, chunks: _Chunks, fdict: Any, folder: str,
+                      params: dict[str, Any], per_task: int, progress: ProgressFn
+                      ) -> tuple[list[Any], list[dict[str, Any]]]:
+    """Stage 5: anonymize, verify and write ``per_task`` consecutive chunks per task.
+
+    Raises :class:`ReleaseVerificationError` (nothing is written) if any chunk's release
+    fails :func:`~graphanon.anonymity.verify_smooth_k`.
+    """
+    offsets = np.concatenate([[0], np.cumsum(chunks.sizes)]).astype(np.int64)
+    bounds, n_chunks = chunks.bounds, chunks.n_chunks
+    results = []
+    for ti, c0 in enumerate(range(0, n_chunks, per_task)):
+        c1 = min(n_chunks, c0 + per_task)
+        lo, hi = int(bounds[c0]), int(bounds[c1])
+        slices = []
+        for j, bucket in enumerate(chunks.buckets):
+            a0, a1 = max(lo, offsets[j]), min(hi, offsets[j + 1])
+            if a0 < a1:
+                slices.append(client.submit(_slice, bucket, int(a0 - offsets[j]),
+                                            int(a1 - offsets[j])))
+        starts = [int(bounds[c] - lo) for c in range(c0, c1)]
+        results.append(client.submit(_anonymize, slices, starts,
+                                     [int(s) for s in chunks.seeds[c0:c1]], fdict, folder,
+                                     f"part-{ti:05d}.parquet", params, pure=False))
+    stats = []
+    for i, st in enumerate(client.gather(client.map(_stats, results))):
+        stats.append(st)
+        progress("chunks", i + 1, len(results))
+    bad = [v for st in stats for v in st["violations"]]
+    if bad:
+        raise ReleaseVerificationError(
+            "the release failed verify_smooth_k, nothing was written: " + "; ".join(bad[:3]))
+    return results, stats
+
+
+def _write_cluster_parts(client: Any, results: list[Any], stats: list[dict[str, Any]],
+                         clusters_out: str) -> None:
+    """The PRIVATE ``user``, ``cluster`` assignment, one part per task, numbered globally."""
+    n_cl = [n for st in stats for n in st["n_clusters"]]
+    cl_off = np.concatenate([[0], np.cumsum(n_cl)]).astype(np.int64)
+    with output_folder(clusters_out) as cfolder:
+        futs, ci = [], 0
+        for ti, (res, st) in enumerate(zip(results, stats, strict=True)):
+            m = len(st["n_clusters"])
+            futs.append(client.submit(_write_clusters, res, [int(x) for x in cl_off[ci:ci + m]],
+                                      cfolder, f"part-{ti:05d}.parquet", pure=False))
+            ci += m
+        client.gather(futs)
+
+
+def _summarize(v: dict[str, Any], *, out: str, clusters_out: str | None, users: _Users,
+               chunks: _Chunks, stats: list[dict[str, Any]], workers: int,
+               timings: dict[str, float]) -> DistributedSmoothKResult:
+    """The run's summary from the per-task statistics."""
     size_counts: dict[int, int] = {}
     for st in stats:
         for s, c in st["size_counts"].items():
             size_counts[s] = size_counts.get(s, 0) + c
+    n_edges = users.n_edges
     inter = sum(st["inter"] for st in stats)
     n_out = sum(st["n_out"] for st in stats)
     union = n_edges + n_out - inter
-    timings["total"] = time.perf_counter() - t0
     return DistributedSmoothKResult(
         out=str(out),
         parts=tuple(sorted(str(st["path"]).rsplit("/", 1)[-1] for st in stats)),
-        clusters_out=clusters_out, k=k, alpha=alpha, restarts=restarts, variant=variant,
-        postprocess=postprocess, shard_size=shard_size, n_hashes=n_hashes,
-        seed_draws=seed_draws, n_workers=workers, n_users=n_users, n_features=n_features,
-        n_edges_in=n_edges, n_edges_out=n_out, n_chunks=n_chunks,
+        clusters_out=clusters_out, k=v["k"], alpha=v["alpha"], restarts=v["restarts"],
+        variant=v["variant"], postprocess=v["postprocess"], shard_size=v["shard_size"],
+        n_hashes=v["n_hashes"], seed_draws=chunks.seed_draws, n_workers=workers,
+        n_users=users.n_users, n_features=users.n_features, n_edges_in=n_edges,
+        n_edges_out=n_out, n_chunks=chunks.n_chunks,
         n_clusters=int(sum(size_counts.values())), min_cluster_size=min(size_counts),
         max_cluster_size=max(size_counts), cluster_size_counts=dict(sorted(size_counts.items())),
         jaccard=inter / union if union else 1.0,
