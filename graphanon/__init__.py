@@ -1,8 +1,10 @@
 """graphanon: publish graphs and graph statistics privately.
 
-The public namespace re-exports the core structures and errors; mechanisms live in
-:mod:`graphanon.anonymity`, :mod:`graphanon.dk`, :mod:`graphanon.projection` and
-:mod:`graphanon.privacy`; I/O in :mod:`graphanon.io`.
+The public namespace re-exports the core structures and errors. Mechanisms live in their
+family: :mod:`graphanon.anonymity` (user × feature graphs), :mod:`graphanon.dk` (dK-series,
+edge-DP and personalized DP), :mod:`graphanon.nodedp` (node-DP); the paper reproductions in
+:mod:`graphanon.reproduce`; the DP core in :mod:`graphanon.privacy`; I/O in :mod:`graphanon.io`
+(docs/architecture.md).
 """
 
 from typing import TYPE_CHECKING, Any

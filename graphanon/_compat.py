@@ -18,7 +18,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["moved_names", "paper_variants"]
+__all__ = ["moved_module", "moved_names", "paper_variants"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -75,5 +75,22 @@ def moved_names(module: str, moved: dict[str, str]) -> Callable[[str], Any]:
         warnings.warn(f"{module}.{name} moved to {new_module}.{attr}.", DeprecationWarning,
                       stacklevel=2)
         return getattr(importlib.import_module(new_module), attr)
+
+    return __getattr__
+
+
+def moved_module(module: str, new_module: str) -> Callable[[str], Any]:
+    """A module ``__getattr__`` for a module that moved as a whole: every name of
+    ``new_module`` stays reachable under ``module`` and warns (``DeprecationWarning``)."""
+
+    def __getattr__(name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        target = importlib.import_module(new_module)
+        if not hasattr(target, name):
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        warnings.warn(f"{module} moved to {new_module}; import {name} from there.",
+                      DeprecationWarning, stacklevel=2)
+        return getattr(target, name)
 
     return __getattr__

@@ -210,7 +210,7 @@ def mechanism_step(
     the new data, a :class:`~graphanon.privacy.release.Release` field the job's release, a
     :class:`~graphanon.dk.DKDistribution` / ``DK3Distribution`` field (or a 1-D ``counts``
     / ``histogram`` array indexed by degree, read as a 1K table) the released statistics; a
-    :class:`~graphanon.privacy.rps.DegreeSequenceRelease` becomes its 1K histogram. The
+    :class:`~graphanon.nodedp.degree_sequences.DegreeSequenceRelease` becomes its 1K histogram. The
     other plain fields (not arrays, graphs or nested dataclasses) go into the job report
     under the function's name.
     """
@@ -309,8 +309,8 @@ def mechanism_step(
 def _absorb(state: JobState, result: Any, name: str, *,
             release_seed: int | None = None, universe_source: str | None = None) -> None:
     from .dk.extract import DK3Distribution, DKDistribution
+    from .nodedp.degree_sequences import DegreeSequenceRelease
     from .privacy.release import Release
-    from .privacy.rps import DegreeSequenceRelease
 
     if isinstance(result, (Graph, BipartiteGraph)):
         state.data = result  # derived from the current data: it stays private or released
@@ -359,7 +359,8 @@ def _absorb(state: JobState, result: Any, name: str, *,
 
 
 def _step_release_degrees(state: JobState, params: dict[str, Any]) -> None:
-    """``release-degrees``: ``method = "rps" | "laplace" | "hay"`` (graphanon.privacy.rps)."""
+    """``release-degrees``: ``method = "rps" | "laplace" | "hay"``
+    (:mod:`graphanon.nodedp.degree_sequences`)."""
     kwargs = dict(params)
     method = kwargs.pop("method", "rps")
     funcs = {"rps": "rps_degree_sequence", "laplace": "laplace_degree_sequence",
@@ -369,15 +370,15 @@ def _step_release_degrees(state: JobState, params: dict[str, Any]) -> None:
             f"The 'method' key of step 'release-degrees' must be 'rps', 'laplace' or 'hay'. "
             f"Got {method!r} instead."
         )
-    mechanism_step(f"graphanon.privacy.rps:{funcs[method]}")(state, kwargs)
+    mechanism_step(f"graphanon.nodedp.degree_sequences:{funcs[method]}")(state, kwargs)
 
 
 def _step_release_personalized(state: JobState, params: dict[str, Any]) -> None:
     """``release-personalized``: per-node ε from ``prefs`` (a ``node<TAB>epsilon`` file,
     relative to the job file), ``prefs_attribute`` (a node property of the source) or
     ``prefs_scheme = "thesis"``; ``default_epsilon`` for unlisted nodes; every other key is
-    a parameter of :func:`graphanon.privacy.personalized.release_personalized`."""
-    from .privacy import preferences as pp
+    a parameter of :func:`graphanon.dk.personalized.release_personalized`."""
+    from .dk import preferences as pp
 
     kwargs = dict(params)
     path = kwargs.pop("prefs", None)
@@ -414,7 +415,7 @@ def _step_release_personalized(state: JobState, params: dict[str, Any]) -> None:
             f"Got {scheme!r} instead.")
 
     def release_personalized(G: Graph, **kw: Any) -> Any:
-        from .privacy.personalized import release_personalized as impl
+        from .dk.personalized import release_personalized as impl
 
         return impl(G, prefs, **kw)
 
@@ -426,7 +427,7 @@ def _personalized_signature() -> Any:
     """``release_personalized``'s signature without the ``prefs`` argument."""
     import inspect
 
-    from .privacy.personalized import release_personalized
+    from .dk.personalized import release_personalized
 
     sig = inspect.signature(release_personalized)
     return sig.replace(parameters=[p for n, p in sig.parameters.items() if n != "prefs"])
@@ -578,13 +579,13 @@ def _k_anonymity_step(target: str, mechanism: Callable[[dict[str, Any]], str],
 STEPS: dict[str, StepFn] = {
     "describe": _step_describe,
     "randomized-response": mechanism_step(
-        "graphanon.privacy.randomized_response:randomized_response"),
+        "graphanon.anonymity.randomized_response:randomized_response"),
     "release-dk": mechanism_step("graphanon.dk.release:release_dk",
                                  defaults={"max_degree": None}),
-    "release-dk-node": mechanism_step("graphanon.privacy.node_dp:theta_dk_release"),
+    "release-dk-node": mechanism_step("graphanon.nodedp.theta_dk:theta_dk_release"),
     "release-degrees": _step_release_degrees,
     "release-personalized": _step_release_personalized,
-    "project": mechanism_step("graphanon.projection:project", rng="other"),
+    "project": mechanism_step("graphanon.nodedp.projection:project", rng="other"),
     "smooth-k": _k_anonymity_step(
         "graphanon.anonymity.smooth_k:smooth_k_anonymity",
         lambda p: ("k-anonymity-suppression" if p.get("variant") == "suppress"

@@ -20,14 +20,14 @@ from pathlib import Path
 import numpy as np
 
 from graphanon.io.files import read_graph
-from graphanon.privacy.node_dp import dk_utility, plain_node_dk_release, theta_dk_release
-from graphanon.privacy.rps import (
+from graphanon.nodedp.degree_sequences import (
     degree_sequence_metrics,
     hay_degree_sequence,
     laplace_degree_sequence,
     rps_degree_sequence,
 )
-from graphanon.projection import project
+from graphanon.nodedp.projection import project
+from graphanon.nodedp.theta_dk import dk_utility, plain_node_dk_release, theta_dk_release
 from graphanon.reproduce.rps_seed import rps_degree_sequence_seed
 
 

@@ -24,10 +24,10 @@ from typing import Any
 
 import numpy as np
 
+from graphanon.dk.personalized import mu_for_sample_fraction, release_personalized
+from graphanon.dk.preferences import thesis_scheme
 from graphanon.io.files import read_graph
 from graphanon.privacy.noise import get_backend
-from graphanon.privacy.personalized import mu_for_sample_fraction, release_personalized
-from graphanon.privacy.preferences import thesis_scheme
 from graphanon.reproduce.personalized_thesis import release_personalized_thesis
 
 DS = Path("/work/shared/datasets")

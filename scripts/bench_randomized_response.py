@@ -16,10 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
+from graphanon.anonymity.randomized_response import randomized_response
 from graphanon.graph import BipartiteGraph
 from graphanon.io.tables import load_preset
 from graphanon.metrics import edge_set_metrics
-from graphanon.privacy.randomized_response import randomized_response
 
 EPSILONS = (0.1, 1.0, 5.0, 10.0)
 

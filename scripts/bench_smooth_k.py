@@ -287,13 +287,13 @@ def rr_matching_epsilon(n_edges: int, n_cells: int, jaccard: float) -> float:
 def randomized_response_part(datasets: list[str], ks: list[int],
                              quality_rows: list[dict[str, Any]] | None) -> dict[str, Any]:
     """Figure 6 of ``000_*.txt``: the edge-DP ε of randomized response whose Jaccard equals
-    smooth-k's. The ε is solved analytically; when ``graphanon.privacy.randomized_response``
+    smooth-k's. The ε is solved analytically; when ``graphanon.anonymity.randomized_response``
     is importable, one release at that ε is drawn (insecure seeded backend) to confirm it."""
     try:
-        from graphanon.privacy.randomized_response import randomized_response
+        from graphanon.anonymity.randomized_response import randomized_response
     except ImportError:
         randomized_response = None
-        print("randomized response: graphanon.privacy.randomized_response is not on this "
+        print("randomized response: graphanon.anonymity.randomized_response is not on this "
               "branch; ε solved analytically only", flush=True)
     rows = []
     for name in datasets:

@@ -17,8 +17,8 @@ from graphanon import Graph
 from graphanon._ids import canonical_ids, id_keys
 from graphanon.errors import InvalidParameterError
 from graphanon.io import read_graph
-from graphanon.privacy.node_dp import dense_dk, node_sensitivity
-from graphanon.projection import edge_addition
+from graphanon.nodedp.projection import edge_addition
+from graphanon.nodedp.theta_dk import dense_dk, node_sensitivity
 
 
 # ---------------------------------------------------------------------- the encoding

@@ -12,8 +12,15 @@ from graphanon.cli import main
 from graphanon.datasets import load_polbooks
 from graphanon.errors import InvalidParameterError, ReproductionWarning
 from graphanon.graph import Graph
-from graphanon.privacy.audit import audit_sensitivity, random_graphs, small_graphs
-from graphanon.privacy.node_dp import (
+from graphanon.nodedp.degree_sequences import (
+    degree_sequence_metrics,
+    hay_degree_sequence,
+    laplace_degree_sequence,
+    rank_envelope,
+    rps_degree_sequence,
+)
+from graphanon.nodedp.projection import UnstableOrderingWarning, project
+from graphanon.nodedp.theta_dk import (
     NodeSensitivityWarning,
     dense_dk,
     dk_utility,
@@ -21,15 +28,8 @@ from graphanon.privacy.node_dp import (
     select_theta,
     theta_dk_release,
 )
+from graphanon.privacy.audit import audit_sensitivity, random_graphs, small_graphs
 from graphanon.privacy.noise import InsecureNoiseWarning, get_backend
-from graphanon.privacy.rps import (
-    degree_sequence_metrics,
-    hay_degree_sequence,
-    laplace_degree_sequence,
-    rank_envelope,
-    rps_degree_sequence,
-)
-from graphanon.projection import UnstableOrderingWarning, project
 from graphanon.reproduce.rps_seed import rps_degree_sequence_seed, rps_smooth_sensitivity
 
 
@@ -75,7 +75,7 @@ def test_projection_is_bounded_subgraph(method: str, theta: int) -> None:
 def test_ead_matches_reference_loop() -> None:
     G = _er(60, 0.2, 2)
     P = project(G, theta=4, method="ead", key=11)
-    from graphanon.projection import _pair_hash, node_hash
+    from graphanon.nodedp.projection import _pair_hash, node_hash
 
     u, v = G.edges()
     h = node_hash(G.node_ids, 11)
@@ -93,7 +93,7 @@ def test_ead_matches_reference_loop() -> None:
 def test_hash_order_is_stable_under_node_removal() -> None:
     """Edges among the remaining nodes keep their relative order (Definition 29)."""
     G = _er(40, 0.2, 3)
-    from graphanon.projection import node_hash
+    from graphanon.nodedp.projection import node_hash
 
     h = node_hash(G.node_ids, 9)
     mask = np.ones(40, bool)

@@ -18,14 +18,14 @@ from graphanon.dk.extract import DKDistribution, cell_index, joint_degree_distri
 from graphanon.errors import InvalidParameterError
 from graphanon.graph import Graph
 from graphanon.metrics import ks_distance, l1_distance
-from graphanon.privacy.node_dp import dk_utility, select_theta, theta_dk_release
-from graphanon.privacy.noise import get_backend
-from graphanon.projection import (
+from graphanon.nodedp.projection import (
     edge_addition,
     edge_addition_sizes,
     project,
     projection_memory,
 )
+from graphanon.nodedp.theta_dk import dk_utility, select_theta, theta_dk_release
+from graphanon.privacy.noise import get_backend
 
 pytestmark = pytest.mark.filterwarnings("ignore::graphanon.privacy.noise.InsecureNoiseWarning")
 
@@ -39,7 +39,7 @@ def _er(n: int, p: float, seed: int) -> Graph:
 
 def _ead_reference(G: Graph, theta: int, key: int) -> set[tuple[int, int]]:
     """EAD by its definition: the edges in keyed-hash order, kept while both ends < θ."""
-    from graphanon.projection import _pair_hash, node_hash
+    from graphanon.nodedp.projection import _pair_hash, node_hash
 
     u, v = G.edges()
     h = node_hash(G.node_ids, key)

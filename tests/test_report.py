@@ -203,7 +203,7 @@ def test_node_dp_plot_and_errors_show_the_projection(ctx: Any) -> None:
 
 def test_personalized_table_explains_guaranteed_epsilon(ctx: Any) -> None:
     from graphanon.demos.personalized import step_personalized
-    from graphanon.privacy.preferences import thesis_scheme
+    from graphanon.dk.preferences import thesis_scheme
 
     section = step_personalized(ctx)
     header, _ = _table(section, "Personalized 1K")

@@ -1,8 +1,12 @@
-"""Syntactic anonymity of user × feature graphs (the k-anonymity family, not DP).
+"""Publishing user × feature (bipartite) graphs: the k-anonymity family and its DP baseline.
 
-Smooth-k-anonymity (facility location + majority vote), k-anonymity by suppression, Mondrian,
-LSH sharding and the Definition 3.5 checker; adaptive anonymity through b-matching, where
-every user chooses their own level δ_i, with its agglomerative k-anonymity baseline.
+Syntactic anonymity (no ε): smooth-k-anonymity (facility location + majority vote,
+:mod:`.smooth_k`), k-anonymity by suppression, Mondrian (:mod:`.mondrian`), LSH sharding
+(:mod:`.lsh`) and the Definition 3.5 checker (:mod:`.verify`); adaptive anonymity through
+b-matching, where every user chooses their own level δ_i, with its agglomerative k-anonymity
+baseline (:mod:`.bmatching`). The differentially private baseline those papers compare
+against is randomized response on the user × feature matrix (:mod:`.randomized_response`,
+edge- or node-DP).
 """
 
 from .bmatching import (
@@ -17,6 +21,7 @@ from .bmatching import (
 )
 from .lsh import lsh_shards, minhash_signatures
 from .mondrian import MondrianResult, mondrian, mondrian_table
+from .randomized_response import RandomizedResponseResult, randomized_response
 from .smooth_k import (
     SmoothKResult,
     cluster_users,
@@ -30,6 +35,7 @@ __all__ = [
     "AdaptiveAnonymityResult",
     "AnonymityVerification",
     "MondrianResult",
+    "RandomizedResponseResult",
     "SmoothKReport",
     "SmoothKResult",
     "adaptive_anonymize",
@@ -42,6 +48,7 @@ __all__ = [
     "minhash_signatures",
     "mondrian",
     "mondrian_table",
+    "randomized_response",
     "release_clusters",
     "smooth_k_anonymity",
     "symmetric_b_matching_anonymity",

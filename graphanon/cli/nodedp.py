@@ -1,9 +1,9 @@
 """``graphanon project`` / ``graphanon release-degrees`` and the node-DP part of ``release-dk``.
 
-Glue only: the algorithms live in :mod:`graphanon.projection`, :mod:`graphanon.privacy.node_dp`
-and :mod:`graphanon.privacy.rps`. :func:`release_dk_node` is the implementation behind
-``graphanon release-dk --privacy node`` (the ``release-dk`` command itself is defined by the
-dK module and calls it).
+Glue only: the algorithms live in :mod:`graphanon.nodedp` (:mod:`~graphanon.nodedp.projection`,
+:mod:`~graphanon.nodedp.theta_dk`, :mod:`~graphanon.nodedp.degree_sequences`).
+:func:`release_dk_node` is the implementation behind ``graphanon release-dk --privacy node``
+(the ``release-dk`` command itself is defined by the dK module and calls it).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def project_cmd(input_path: str, theta: int, method: str, order: str, seed: int 
     """Project INPUT to maximum degree θ (no privacy by itself: a preprocessing step)."""
     from ..io.files import write_graph
     from ..metrics import describe_graph
-    from ..projection import project
+    from ..nodedp.projection import project
 
     with progress_task(f"reading {input_path}"):
         G = load_graph(input_path)
@@ -84,7 +84,7 @@ def release_dk_node(input_path: str, *, d: int, epsilon: float, theta: int | str
                     fmt: str | None = None, accountant: Any = None) -> dict[str, Any]:
     """Implementation of ``graphanon release-dk --privacy node`` (θ-dKε).
 
-    Reads INPUT, runs :func:`~graphanon.privacy.node_dp.theta_dk_release`, writes the released
+    Reads INPUT, runs :func:`~graphanon.nodedp.theta_dk.theta_dk_release`, writes the released
     table in the dK table format (as ``release-dk --privacy edge`` does) to ``out`` and the
     Release record, θ and the utility against the unprojected truth (not private) to
     ``report`` (with the wall-clock ``seconds``; the preserved edge ratio ``|E^θ|/|E|`` is
@@ -94,7 +94,7 @@ def release_dk_node(input_path: str, *, d: int, epsilon: float, theta: int | str
     """
     from ..errors import InvalidParameterError
     from ..io.dk_tables import write_dk_table
-    from ..privacy.node_dp import dk_utility, theta_dk_release
+    from ..nodedp.theta_dk import dk_utility, theta_dk_release
 
     if theta == "auto":
         th: int | str = "auto"
@@ -183,7 +183,7 @@ def release_degrees(input_path: str, method: str, epsilon: float, max_degree: in
     """
     from ..errors import InvalidParameterError
     from ..io.dk_tables import write_dk_table
-    from ..privacy.rps import (
+    from ..nodedp.degree_sequences import (
         hay_degree_sequence,
         laplace_degree_sequence,
         rps_degree_sequence,

@@ -66,9 +66,9 @@ def release_personalized_cmd(input_path: str, d: str, privacy: str, method: str,
     Edge-PDP needs the public node set (--nodes FILE); node-PDP refuses it. With --ledger
     the release is charged its largest per-node ε.
     """
+    from ..dk.personalized import release_personalized
+    from ..dk.preferences import from_attribute, thesis_scheme
     from ..io.dk_tables import write_dk_table
-    from ..privacy.personalized import release_personalized
-    from ..privacy.preferences import from_attribute, thesis_scheme
 
     given = [x for x in (prefs_path, prefs_scheme, prefs_attribute) if x is not None]
     if len(given) != 1:

@@ -66,8 +66,8 @@ def randomized_response_cmd(
     (--users, --features; one id per line). Users appear in OUT under keyed per-release
     pseudonyms unless --keep-ids.
     """
+    from ..anonymity.randomized_response import randomized_response
     from ..metrics import edge_set_metrics
-    from ..privacy.randomized_response import randomized_response
 
     if noise == "opendp" and seed is not None:
         raise InvalidParameterError(

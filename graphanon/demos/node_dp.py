@@ -8,10 +8,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..metrics import ks_distance, l1_distance
-from ..privacy.node_dp import theta_dk_release
+from ..nodedp.degree_sequences import (
+    degree_sequence_metrics,
+    hay_degree_sequence,
+    rps_degree_sequence,
+)
+from ..nodedp.projection import project
+from ..nodedp.theta_dk import theta_dk_release
 from ..privacy.noise import InsecureNoiseWarning, NoiseBackend
-from ..privacy.rps import degree_sequence_metrics, hay_degree_sequence, rps_degree_sequence
-from ..projection import project
 from ..report import Section, Table
 
 if TYPE_CHECKING:

@@ -6,9 +6,9 @@ import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..dk.personalized import PersonalizedCalibrationWarning, release_personalized
+from ..dk.preferences import thesis_scheme
 from ..privacy.noise import InsecureNoiseWarning, get_backend
-from ..privacy.personalized import PersonalizedCalibrationWarning, release_personalized
-from ..privacy.preferences import thesis_scheme
 from ..report import Section, Table
 from ..reproduce.personalized_thesis import release_personalized_thesis
 

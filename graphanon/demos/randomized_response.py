@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..anonymity.randomized_response import randomized_response
 from ..io.files import write_bipartite
 from ..metrics import edge_set_metrics
 from ..privacy.noise import get_backend
-from ..privacy.randomized_response import randomized_response
 from ..report import Section, Table
 
 if TYPE_CHECKING:

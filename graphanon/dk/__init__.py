@@ -1,9 +1,15 @@
-"""dK-series: extraction, edge-DP release through dK-microaggregation, synthetic dK-graphs.
+"""dK-series statistics: extraction, edge-DP and personalized-DP releases, synthetic dK-graphs.
 
 - :mod:`.extract` — exact 1K / 2K / 3K distributions (:func:`dk_distribution`).
 - :mod:`.microaggregation` — MDAV-dK and MPDC-dK (Algorithm 4) partitions, SAE.
-- :mod:`.release` — ε-edge-DP releases over the public degree domain (:func:`release_dk`).
+- :mod:`.release` — ε-edge-DP releases over the public degree domain (:func:`release_dk`,
+  ``004_*.txt`` chapter 6).
+- :mod:`.personalized` — personalized-DP dK releases, every node with its own ε
+  (``release_personalized``, chapter 8); :mod:`.preferences` reads and summarizes the
+  per-node ε. Import them from their modules (they build on :mod:`graphanon.nodedp`).
 - :mod:`.generate` — simple graphs realizing a 1K / 2K table (:func:`dk_graph`), utility.
+
+Node-DP releases of the same tables are in :mod:`graphanon.nodedp`.
 """
 
 from .extract import (

@@ -201,7 +201,7 @@ def sensitivity(d: int, h: int, *, privacy: str = "edge") -> tuple[float, str]:
         Public degree bound (``>= 1``).
     privacy
         Neighbouring relation; only ``"edge"`` (the node-DP values are
-        :func:`graphanon.privacy.node_dp.node_sensitivity`).
+        :func:`graphanon.nodedp.theta_dk.node_sensitivity`).
 
     Returns
     -------
@@ -744,7 +744,7 @@ def release_dk(
     k, tau
         MDAV cluster size (``2 <= k <`` domain cells) / MPDC box side (``1 <= tau <= h − 2``).
     privacy
-        Neighbouring relation; ``"edge"`` (node-DP releases: :mod:`graphanon.privacy.node_dp`).
+        Neighbouring relation; ``"edge"`` (node-DP releases: :mod:`graphanon.nodedp.theta_dk`).
     threshold
         Public ``τ >= 1``: only noisy answers ``>= τ`` are kept (the others become 0; this is
         post-processing). ``None``: no threshold in the dense form (equivalent to ``τ = 1``,

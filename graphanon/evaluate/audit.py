@@ -632,8 +632,8 @@ def miscalibrated_dk1(G: Graph, *, epsilon: float, max_degree: int,
 
 
 def _rr_mechanism(epsilon: float, level: str) -> Mechanism:
+    from ..anonymity.randomized_response import randomized_response
     from ..privacy.noise import NumpyInsecureBackend
-    from ..privacy.randomized_response import randomized_response
 
     def run(B: BipartiteGraph, backend: NoiseBackend) -> tuple[Any, Release]:
         rng = backend.rng if isinstance(backend, NumpyInsecureBackend) else None
@@ -701,11 +701,11 @@ def audit_targets(
     tau = check_int(mpdc_tau, "mpdc_tau", owner, low=0)
     for name in mechanisms:
         check_choice(name, "mechanisms", owner, AUDIT_MECHANISMS)
+    from ..dk.personalized import release_personalized
+    from ..dk.preferences import from_pairs
     from ..dk.release import release_dk
-    from ..privacy.node_dp import theta_dk_release
-    from ..privacy.personalized import release_personalized
-    from ..privacy.preferences import from_pairs
-    from ..privacy.rps import hay_degree_sequence
+    from ..nodedp.degree_sequences import hay_degree_sequence
+    from ..nodedp.theta_dk import theta_dk_release
 
     post = np.random.default_rng(0)  # post-processing only (splitting cluster sums)
 

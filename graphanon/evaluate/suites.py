@@ -383,8 +383,8 @@ def _run_audit(report: Any, cfg: AuditConfig, *, backend: Any, progress: Progres
 def _run_risk(B: Any, cfg: RiskConfig, *, rng: np.random.Generator, backend: Any,
               progress: ProgressFn) -> list[Any]:
     from ..anonymity import adaptive_anonymize, mondrian, smooth_k_anonymity
+    from ..anonymity.randomized_response import randomized_response
     from ..privacy.noise import NumpyInsecureBackend
-    from ..privacy.randomized_response import randomized_response
     from .risk import ReleasedRows, draw_targets, feature_groups, reidentification_risk
     from .utility import _subset
 

@@ -196,7 +196,7 @@ def _adult_mechanisms(ks: Sequence[int], epsilons: Sequence[float], *, b_max_use
                       b_ks: Sequence[int] | None, rr_rng: np.random.Generator | None
                       ) -> list[tuple[str, str, Anonymizer]]:
     from ..anonymity import adaptive_anonymize, mondrian, smooth_k_anonymity
-    from ..privacy.randomized_response import randomized_response
+    from ..anonymity.randomized_response import randomized_response
 
     out: list[tuple[str, str, Anonymizer]] = [
         ("original", "-", lambda B, rng: B.to_dense().astype(np.float64))]
@@ -377,10 +377,10 @@ def _release_for(name: str, G: Graph, eps: float, *, h: int, theta: int, mpdc_ta
     ``--nodes FILE`` gives the CLI): edge neighbours share one node set, and the evaluation
     takes it to be public. Node-DP releases get none (the node set is what they protect).
     """
+    from ..dk.personalized import release_personalized
+    from ..dk.preferences import thesis_scheme
     from ..dk.release import release_dk
-    from ..privacy.node_dp import theta_dk_release
-    from ..privacy.personalized import release_personalized
-    from ..privacy.preferences import thesis_scheme
+    from ..nodedp.theta_dk import theta_dk_release
 
     if name.startswith(("dk1-edge", "dk2-")):
         d = 1 if name == "dk1-edge" else 2

@@ -5,15 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from .._validation import EPSILON_RANGE
+from ..dk.preferences import Preferences, from_pairs
 from ..errors import InputFormatError
-from ..privacy.preferences import Preferences, from_pairs
 from ._pairs import iter_id_value_lines
 
 __all__ = ["read_preferences"]
 
 
 def read_preferences(path: str | Path, *, default: float | None = None) -> Preferences:
-    """Parse ``node<TAB>epsilon`` lines into :class:`~graphanon.privacy.preferences.Preferences`.
+    """Parse ``node<TAB>epsilon`` lines into :class:`~graphanon.dk.preferences.Preferences`.
 
     A first line whose second field is not a number is a header. Raises
     :class:`~graphanon.errors.InputFormatError` naming the file and line on bad input.

@@ -1,9 +1,12 @@
-"""Differential privacy core: noise backends, release records, accounting, audits, mechanisms.
+"""The differential-privacy core every mechanism uses (no mechanisms live here).
 
 Submodules: :mod:`.noise` (OpenDP secure default, seeded numpy backend named insecure),
 :mod:`.release` (the :class:`Release` record), :mod:`.accountant` (sequential composition with
-a JSON ledger), :mod:`.audit` (brute-force sensitivity audits used by the tests) and the
-mechanisms (e.g. :mod:`.randomized_response`).
+a JSON ledger), :mod:`.audit` (brute-force sensitivity audits used by the tests) and
+:mod:`.pseudonyms` (keyed per-release pseudonyms). The mechanisms are in their families:
+:mod:`graphanon.dk`, :mod:`graphanon.nodedp`, :mod:`graphanon.anonymity` (docs/architecture.md).
+The old module paths (``graphanon.privacy.node_dp``, ``.rps``, ``.personalized``,
+``.preferences``, ``.randomized_response``) still import, with a ``DeprecationWarning``.
 """
 
 from typing import TYPE_CHECKING, Any

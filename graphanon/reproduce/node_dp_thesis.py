@@ -8,7 +8,7 @@ removal can start a cascade, so up to ``deg(v⁺)`` nodes change degree — the 
 release therefore claims **no privacy** (``neighbourhood = "none"``, no ε; the ε that was
 nominally spent is recorded as ``epsilon_spent``). The degree ordering of Example 7
 (``order="degree"``) is, in addition, not stable under node neighbours. The secure release is
-:func:`graphanon.privacy.node_dp.theta_dk_release` (edge addition).
+:func:`graphanon.nodedp.theta_dk.theta_dk_release` (edge addition).
 
 References
 ----------
@@ -27,7 +27,8 @@ from .._progress import ProgressFn, log_progress
 from .._validation import check_choice, check_degree_bound
 from ..errors import InvalidParameterError, NodeSensitivityWarning
 from ..graph import Graph
-from ..privacy.node_dp import (
+from ..nodedp.projection import ORDERS, project
+from ..nodedp.theta_dk import (
     NodeDKRelease,
     check_node_release,
     node_sensitivity,
@@ -36,7 +37,6 @@ from ..privacy.node_dp import (
 )
 from ..privacy.noise import NoiseBackend, get_backend
 from ..privacy.release import Release, started_at
-from ..projection import ORDERS, project
 
 __all__ = ["theta_dk_release_ser"]
 
@@ -59,7 +59,7 @@ def theta_dk_release_ser(
 ) -> NodeDKRelease:
     """θ-dKε with Stable-Edge-Removal and Lemma 8's calibration (claims no privacy).
 
-    Parameters are those of :func:`graphanon.privacy.node_dp.theta_dk_release` with a fixed
+    Parameters are those of :func:`graphanon.nodedp.theta_dk.theta_dk_release` with a fixed
     ``theta`` (the private θ selection's score sensitivity is derived for EAD only), plus
     ``order`` (``"hash"``, stable; ``"degree"``, the thesis's Example 7). ``projection`` must be
     ``"ser"``; truncation is refused (its node sensitivity has no bound in θ).

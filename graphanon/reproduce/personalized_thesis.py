@@ -6,7 +6,7 @@ nodes currently in them (LL, AG), samples dK units instead of records (ST) and p
 dropping the nodes below μ (TP). Each of these lets one node's change move entries noised at
 other nodes' ε; the personalized audit (``tests/privacy/test_personalized.py``) finds losses
 above the nodes' own ε, so these releases claim **no privacy** (``neighbourhood = "none"``).
-The module docstring of :mod:`graphanon.privacy.personalized` gives each failure and the
+The module docstring of :mod:`graphanon.dk.personalized` gives each failure and the
 audited calibrations that replace them.
 
 References
@@ -26,12 +26,7 @@ import numpy.typing as npt
 
 from .._validation import check_choice
 from ..dk.microaggregation import Partition, mdav
-from ..dk.release import dk_query, split_evenly
-from ..errors import PersonalizedCalibrationWarning
-from ..graph import Graph
-from ..privacy.node_dp import dk_utility
-from ..privacy.noise import NoiseBackend, get_backend
-from ..privacy.personalized import (
+from ..dk.personalized import (
     MECHANISM_NAMES,
     PersonalizedQuery,
     PersonalizedRelease,
@@ -47,9 +42,14 @@ from ..privacy.personalized import (
     pdp_params,
     personalized_query,
 )
-from ..privacy.preferences import Preferences
+from ..dk.preferences import Preferences
+from ..dk.release import dk_query, split_evenly
+from ..errors import PersonalizedCalibrationWarning
+from ..graph import Graph
+from ..nodedp.projection import edge_addition
+from ..nodedp.theta_dk import dk_utility
+from ..privacy.noise import NoiseBackend, get_backend
 from ..privacy.release import Release, started_at
-from ..projection import edge_addition
 
 __all__ = ["CALIBRATIONS", "guaranteed_epsilons_thesis", "personalized_query_thesis",
            "release_personalized_thesis", "thesis_sensitivity"]
@@ -68,10 +68,10 @@ def thesis_sensitivity(d: int, h: int, privacy: str) -> float:
 def guaranteed_epsilons_thesis(eps: Any, *, method: str, eps_min: float, mu: float | None,
                                calibration: str = "thesis") -> npt.NDArray[np.float64] | None:
     """``None``: the thesis calibrations give no per-node guarantee (``"strict"`` gives
-    :func:`graphanon.privacy.personalized.guaranteed_epsilons`)."""
+    :func:`graphanon.dk.personalized.guaranteed_epsilons`)."""
     check_choice(calibration, "calibration", "guaranteed_epsilons", CALIBRATIONS)
     if calibration == "strict":
-        from ..privacy.personalized import guaranteed_epsilons
+        from ..dk.personalized import guaranteed_epsilons
 
         return guaranteed_epsilons(eps, method=method, eps_min=eps_min, mu=mu)
     return None
@@ -105,7 +105,7 @@ def personalized_query_thesis(
     rng: np.random.Generator | None = None,
 ) -> PersonalizedQuery:
     """The thesis's query and per-entry scales (``calibration="strict"`` gives
-    :func:`graphanon.privacy.personalized.personalized_query`): per-entry sensitivity, the
+    :func:`graphanon.dk.personalized.personalized_query`): per-entry sensitivity, the
     graph's own minimum ε, observed entries only (``inf`` scale: released as 0), unit
     sampling (ST), project-then-truncate (TP), observed-tuple groups (AG)."""
     check_choice(calibration, "calibration", "personalized_query", CALIBRATIONS)
@@ -176,7 +176,7 @@ def release_personalized_thesis(
     seed: int | None = None,
 ) -> PersonalizedRelease:
     """Chapter 8's release as written (claims no privacy); the parameters are those of
-    :func:`graphanon.privacy.personalized.release_personalized`.
+    :func:`graphanon.dk.personalized.release_personalized`.
 
     Warns
     -----

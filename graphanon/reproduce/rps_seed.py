@@ -4,11 +4,11 @@
 noise scaled to a smooth bound on the counts' local sensitivity) and places the region's nodes
 at its lower boundary. Both are valid node-DP (the derivation is below; the release keeps its
 claim) but cost utility against the secure path
-(:func:`graphanon.privacy.rps.rps_degree_sequence`: every leaf's count is its public target
-share, so the whole budget buys the partition, and the nodes are interpolated): the counts take
-``1 − partition_fraction`` of ε and have heavy-tailed noise, and the lower boundary biases every
-degree down. The CLI reaches this function through ``release-degrees --counts cauchy`` and
-``--summary lower``.
+(:func:`graphanon.nodedp.degree_sequences.rps_degree_sequence`: every leaf's count is its public
+target share, so the whole budget buys the partition, and the nodes are interpolated): the
+counts take ``1 − partition_fraction`` of ε and have heavy-tailed noise, and the lower boundary
+biases every degree down. The CLI reaches this function through ``release-degrees --counts
+cauchy`` and ``--summary lower``.
 
 References
 ----------
@@ -29,9 +29,7 @@ import numpy.typing as npt
 from .._validation import check_choice, check_float
 from ..errors import ReproductionWarning
 from ..graph import Graph
-from ..privacy.noise import NoiseBackend
-from ..privacy.release import Release, started_at
-from ..privacy.rps import (
+from ..nodedp.degree_sequences import (
     PARTITION_DERIVATION,
     DegreeSequenceRelease,
     interpolate_summary,
@@ -40,6 +38,8 @@ from ..privacy.rps import (
     rps_partition,
     rps_setup,
 )
+from ..privacy.noise import NoiseBackend
+from ..privacy.release import Release, started_at
 
 __all__ = ["rps_degree_sequence_seed", "rps_smooth_sensitivity"]
 
@@ -95,7 +95,7 @@ def rps_degree_sequence_seed(
 ) -> DegreeSequenceRelease:
     """ε-node-DP RPS with the seed's summarization (warns :class:`ReproductionWarning`).
 
-    Parameters are those of :func:`graphanon.privacy.rps.rps_degree_sequence`, plus:
+    Parameters are those of :func:`graphanon.nodedp.degree_sequences.rps_degree_sequence`, plus:
 
     counts : {"cauchy", "partition"}
         ``cauchy``: ``1 − partition_fraction`` of the budget left after ``N̂`` buys
@@ -141,7 +141,7 @@ def rps_degree_sequence_seed(
         f"{owner}(counts={counts!r}, summary={summary!r}) reproduces the RPS seed's "
         "summarization: node-DP as claimed, but the Cauchy counts spend part of ε on "
         "heavy-tailed noise and the lower-boundary summary biases degrees down; "
-        "graphanon.privacy.rps.rps_degree_sequence is the default.",
+        "graphanon.nodedp.degree_sequences.rps_degree_sequence is the default.",
         ReproductionWarning, stacklevel=2)
     eps_rest = setup.epsilon_rest
     eps_p, eps_c = (eps_rest, 0.0) if counts == "partition" else (frac * eps_rest,

@@ -278,7 +278,7 @@ def test_tile_partition_shape() -> None:
         q = cells[part.labels == c]
         assert (q.max(axis=0) - q.min(axis=0) <= 3).all()
     # the personalized AG-dK partition is the same object (no duplicate implementation)
-    from graphanon.privacy.personalized import _public_partition
+    from graphanon.dk.personalized import _public_partition
 
     big = _public_partition(2, 250, 9)
     same = tile_partition(250, k=9)

@@ -23,7 +23,7 @@ from graphanon.evaluate.audit import (
     hub_pairs,
     joined_star_pairs,
 )
-from graphanon.privacy.node_dp import theta_dk_release
+from graphanon.nodedp.theta_dk import theta_dk_release
 from graphanon.privacy.noise import dp_scale, get_backend
 from graphanon.privacy.release import Release
 

@@ -7,6 +7,7 @@ import pytest
 import scipy.sparse as sp
 
 from graphanon.anonymity import adaptive_anonymize, mondrian, smooth_k_anonymity
+from graphanon.anonymity.randomized_response import randomized_response
 from graphanon.datasets import load_adult_sample
 from graphanon.errors import InvalidParameterError
 from graphanon.evaluate.risk import (
@@ -17,7 +18,6 @@ from graphanon.evaluate.risk import (
     reidentification_risk,
 )
 from graphanon.graph import BipartiteGraph
-from graphanon.privacy.randomized_response import randomized_response
 
 FEATS = np.array(["a=x", "a=y", "b=x", "b=y"], dtype=object)
 

@@ -11,17 +11,7 @@ from scipy import stats
 
 from graphanon.cli import main
 from graphanon.datasets import load_polbooks
-from graphanon.dk.release import dk_query
-from graphanon.errors import InvalidParameterError
-from graphanon.graph import Graph
-from graphanon.privacy.audit import audit_personalized, random_graphs, small_graphs
-from graphanon.privacy.noise import (
-    InsecureNoiseWarning,
-    discrete_laplace_pmf,
-    dp_scale,
-    get_backend,
-)
-from graphanon.privacy.personalized import (
+from graphanon.dk.personalized import (
     PersonalizedCalibrationWarning,
     amplified_epsilon,
     inclusion_probability,
@@ -30,14 +20,24 @@ from graphanon.privacy.personalized import (
     personalized_query,
     release_personalized,
 )
-from graphanon.privacy.preferences import (
+from graphanon.dk.preferences import (
     Preferences,
     from_attribute,
     from_pairs,
     group_labels,
     thesis_scheme,
 )
-from graphanon.projection import edge_addition
+from graphanon.dk.release import dk_query
+from graphanon.errors import InvalidParameterError
+from graphanon.graph import Graph
+from graphanon.nodedp.projection import edge_addition
+from graphanon.privacy.audit import audit_personalized, random_graphs, small_graphs
+from graphanon.privacy.noise import (
+    InsecureNoiseWarning,
+    discrete_laplace_pmf,
+    dp_scale,
+    get_backend,
+)
 from graphanon.reproduce.personalized_thesis import (
     personalized_query_thesis,
     release_personalized_thesis,
@@ -320,7 +320,7 @@ def test_thesis_release_warns_and_claims_nothing(polbooks):
                                                        rng=np.random.default_rng(0)))
     assert old.release.neighbourhood == "none"
     with pytest.warns(DeprecationWarning, match="moved to graphanon.reproduce"):
-        from graphanon.privacy import personalized as module
+        from graphanon.dk import personalized as module
 
         assert module.thesis_sensitivity(1, 3, "edge") == 2.0
 

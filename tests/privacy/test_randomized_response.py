@@ -8,16 +8,16 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from graphanon.datasets import load_adult_sample
-from graphanon.errors import InfeasibleError, InvalidParameterError
-from graphanon.graph import BipartiteGraph
-from graphanon.metrics import edge_set_metrics
-from graphanon.privacy.randomized_response import (
+from graphanon.anonymity.randomized_response import (
     _flip_probability,
     randomized_response,
     randomized_response_epsilon,
     randomized_response_probability,
 )
+from graphanon.datasets import load_adult_sample
+from graphanon.errors import InfeasibleError, InvalidParameterError
+from graphanon.graph import BipartiteGraph
+from graphanon.metrics import edge_set_metrics
 from graphanon.privacy.release import keyed_fingerprint
 
 

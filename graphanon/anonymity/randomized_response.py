@@ -1,0 +1,316 @@
+"""Randomized response on a user × feature graph (Algorithm 1 of the smooth-k paper).
+
+Every cell of the binary user × feature matrix keeps its true value with probability ``p``
+and is otherwise replaced by a fair coin. The mechanism is the differential-privacy baseline
+of ``000_*.txt``: it shows that any useful ε is huge on sparse data (Theorem 4.1).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .._progress import ProgressFn, log_progress
+from .._validation import EPSILON_RANGE, check_choice, check_epsilon, check_float, check_int
+from ..errors import InfeasibleError, InvalidParameterError
+from ..graph import BipartiteGraph
+from ..privacy.noise import secure_uniform
+from ..privacy.release import Release, started_at
+
+__all__ = [
+    "RandomizedResponseResult",
+    "randomized_response",
+    "randomized_response_epsilon",
+    "randomized_response_probability",
+]
+
+LEVELS = ("edge", "node")
+# q is enlarged by this relative margin so that float rounding never makes the realized
+# ln((1−q)/q) exceed the requested per-entry ε.
+_Q_MARGIN = 1e-12
+
+
+@dataclass(frozen=True)
+class RandomizedResponseResult:
+    """Output of :func:`randomized_response`.
+
+    Attributes
+    ----------
+    graph : BipartiteGraph
+        The released graph (same users, features and ids as the input).
+    release : Release
+        The privacy record (mechanism, neighbourhood = level, ε, parameters, backend).
+    mechanism, neighbourhood, epsilon, sensitivity
+        Copied from the release for convenience.
+    p, epsilon_per_entry : float
+        Keep-probability and the per-cell ε ``ln((1+p)/(1−p))``.
+    kept, created : int
+        1-cells of the input that stayed 1, and 0-cells that became 1.
+    seconds : float
+        Wall-clock time of the sampling.
+    """
+
+    graph: BipartiteGraph
+    release: Release
+    mechanism: str
+    neighbourhood: str
+    epsilon: float
+    sensitivity: float
+    p: float
+    epsilon_per_entry: float
+    kept: int
+    created: int
+    seconds: float
+
+
+def randomized_response_epsilon(p: float, *, level: str = "edge", n_features: int = 1) -> float:
+    """ε of Algorithm 1 with keep-probability ``p``: ``ln((1+p)/(1−p))`` per cell.
+
+    ``level="node"`` multiplies by ``n_features`` (a user's whole row may change).
+    """
+    p = check_float(p, "p", "randomized_response_epsilon", low=0.0, high=1.0, closed="left")
+    check_choice(level, "level", "randomized_response_epsilon", LEVELS)
+    f = check_int(n_features, "n_features", "randomized_response_epsilon", low=1)
+    per_entry = math.log1p(p) - math.log1p(-p)
+    return per_entry * (f if level == "node" else 1)
+
+
+def randomized_response_probability(
+    epsilon: float, *, level: str = "edge", n_features: int = 1
+) -> float:
+    """Keep-probability ``p`` giving ε at ``level``: ``p = tanh(ε_entry / 2)``.
+
+    ``ε_entry = ε`` for edge level and ``ε / n_features`` for node level (the inverse of
+    :func:`randomized_response_epsilon`). Computed as ``1 − 2q`` from the flip probability
+    of :func:`_flip_probability`, which is what the sampler uses.
+    """
+    return 1.0 - 2.0 * _flip_probability(epsilon, level=level, n_features=n_features)
+
+
+def _check_total_epsilon(epsilon: Any, level: str) -> float:
+    """ε of the release: per cell (edge level), or per user row = |F| · per-cell ε (node level,
+    which can be large; the per-cell ε is checked against the usual range)."""
+    if level == "node":
+        return check_float(epsilon, "epsilon", "randomized_response", low=EPSILON_RANGE[0],
+                           high=1e9)
+    return check_epsilon(epsilon, "epsilon", "randomized_response")
+
+
+def _flip_probability(epsilon: float, *, level: str, n_features: int) -> float:
+    """``q = (1 − p)/2 = 1 / (1 + e^{ε_entry})``: P(0-cell → 1) = P(1-cell → 0).
+
+    Computed directly (not from ``p``) so it stays accurate for large ε, and enlarged by a
+    relative ``1e-12`` so float rounding never makes ``ln((1−q)/q)`` exceed ``ε_entry``.
+    """
+    eps = _check_total_epsilon(epsilon, level)
+    check_choice(level, "level", "randomized_response", LEVELS)
+    f = check_int(n_features, "n_features", "randomized_response", low=1)
+    per_entry = eps / f if level == "node" else eps
+    check_epsilon(per_entry, "epsilon per cell", "randomized_response")
+    q = math.exp(-per_entry) / (1.0 + math.exp(-per_entry))
+    return min(q * (1 + _Q_MARGIN), 0.5)
+
+
+def _uniform_source(rng: np.random.Generator | None) -> Callable[[int], npt.NDArray[np.float64]]:
+    if rng is None:
+        return secure_uniform
+    return lambda size: 1.0 - rng.random(size)  # (0, 1]
+
+
+def randomized_response(
+    B: BipartiteGraph,
+    *,
+    epsilon: float,
+    level: str = "edge",
+    users: Any = None,
+    features: Any = None,
+    rng: np.random.Generator | None = None,
+    max_output_cells: int = 50_000_000,
+    progress: ProgressFn = log_progress,
+) -> RandomizedResponseResult:
+    """Randomized response on every cell of ``B`` (sampled sparsely).
+
+    Each cell keeps its value with probability ``p`` and is otherwise a fair coin, so a
+    1-cell stays 1 with probability ``(1+p)/2`` and a 0-cell becomes 1 with probability
+    ``q = (1−p)/2``.
+
+    Parameters
+    ----------
+    B : BipartiteGraph
+        Users × features. The user and feature sets (and ids) are public: the output has the
+        same rows and columns.
+    epsilon : float
+        Total ε at ``level`` (> 0).
+    level : {"edge", "node"}
+        ``"edge"``: neighbouring inputs differ in one cell, ``ε_entry = ε``. ``"node"``:
+        they differ in one user's row (any of its ``|F|`` cells), ``ε_entry = ε / |F|``.
+    users, features : array-like
+        The public universe (both required): every user and every feature that may appear.
+        The mechanism randomizes every cell of ``users × features`` and node level divides
+        ε by ``|features|``, so both sets must be public; read off the pairs they would leak
+        (a feature held by one user would appear only when that user has it). They must
+        list every user / feature of ``B``; the others become empty rows / columns.
+        ``users=B.user_ids, features=B.feature_ids`` states that the data's own sets are
+        public (a full table, for example).
+    rng : numpy.random.Generator, optional
+        ``None`` (default): the coin flips are drawn from the operating system's CSPRNG
+        (``os.urandom``, 53-bit uniforms). A generator makes the run reproducible and is
+        recorded as the insecure backend ``"numpy-insecure"`` in the release.
+    max_output_cells : int
+        Refuse (``InfeasibleError``) when the expected number of created 1-cells,
+        ``q · (#0-cells)``, exceeds this: at small ε the output is essentially a dense random
+        matrix.
+    progress : ProgressFn
+        Progress sink.
+
+    Returns
+    -------
+    RandomizedResponseResult
+
+    Raises
+    ------
+    InvalidParameterError
+        Bad ε or level.
+    InfeasibleError
+        The expected output exceeds ``max_output_cells``.
+
+    References
+    ----------
+    Smooth-k-anonymity paper (``/work/shared/seeds/000_*.txt``), section 4.1 (Algorithm 1,
+    node and edge DP), Appendix B.1 (Theorem B.1, RR is ε-edge-DP) and Theorem 4.1 / B.2
+    (Jaccard upper bound).
+
+    Notes
+    -----
+    **Guarantee.** For one cell, ``P[out=1 | in=1] / P[out=1 | in=0] = (1+p)/(1−p)`` and
+    ``P[out=0 | in=0] / P[out=0 | in=1]`` is the same, so each cell is released with
+    ``ε_entry = ln((1+p)/(1−p))`` (Theorem B.1). Cells are randomized independently, so two
+    inputs differing in one cell (edge level) give output distributions within
+    ``e^{ε_entry}``; inputs differing in one user's row differ in at most ``|F|`` cells, and
+    the ratio is the product over those cells: ``|F| · ε_entry`` (node level; section 4.1).
+    "Sensitivity" here is the number of cells a neighbouring change can flip: 1 or ``|F|``.
+
+    **Sampling without the dense matrix.** 1-cells: one uniform each. 0-cells: the cells that
+    become 1 form a Bernoulli(q) process over all ``n·|F|`` cells; it is sampled by geometric
+    gaps between successes (inverse CDF of uniforms), and hits on input 1-cells are discarded
+    (those cells were decided by their own coin). This is distributionally identical to a
+    Binomial count per row with uniform positions, and costs ``O(|E| + q·n·|F|)``.
+
+    **Randomness.** The coin flips *are* the mechanism: if they were predictable the output
+    would reveal the input. The default therefore draws uniforms from ``os.urandom``
+    (cryptographically secure); OpenDP's per-element randomized response would be secure too
+    but costs a Python call per cell. Floating-point caveat: probabilities are realized on a
+    2⁻⁵³ grid and the geometric inversion uses ``log``; ``q = 1/(1+e^{ε_entry})`` is computed
+    directly and enlarged by a relative ``1e-12`` so the nominal ε is not exceeded by the
+    rounding of ``q`` itself (for ε_entry ≳ 30, q < 1e-13 and the 2⁻⁵³ grid of the keep-coin
+    is coarse relative to q: the realized per-entry ε can then differ in the third digit).
+    """
+    eps = _check_total_epsilon(epsilon, level)
+    check_choice(level, "level", "randomized_response", LEVELS)
+    max_cells = check_int(max_output_cells, "max_output_cells", "randomized_response", low=0)
+    if not isinstance(B, BipartiteGraph):
+        raise InvalidParameterError(
+            f"randomized_response needs a BipartiteGraph. Got {type(B).__name__} instead."
+        )
+    if users is None or features is None:
+        missing = [n for n, v in (("users", users), ("features", features)) if v is None]
+        raise InvalidParameterError(
+            f"The {' and '.join(repr(m) for m in missing)} parameter(s) of randomized_response "
+            "are required: the public universe of users and features (the CLI's --users FILE "
+            "--features FILE). Read off the pairs, a user or feature would appear only when "
+            "it holds a 1-cell, which leaks exactly what the mechanism protects.")
+    B = B.with_universe(users=users, features=features)
+    n, F = B.n_users, B.n_features
+    if n == 0 or F == 0:
+        raise InvalidParameterError("randomized_response needs at least one user and feature.")
+    q = _flip_probability(eps, level=level, n_features=F)
+    per_entry = math.log1p(-q) - math.log(q)
+    return _impl(B, eps=eps, level=level, q=q, per_entry=per_entry, rng=rng,
+                 max_cells=max_cells, progress=progress)
+
+
+def _impl(
+    B: BipartiteGraph, *, eps: float, level: str, q: float, per_entry: float,
+    rng: np.random.Generator | None, max_cells: int, progress: ProgressFn,
+) -> RandomizedResponseResult:
+    t0 = time.perf_counter()
+    started = started_at()
+    uniform = _uniform_source(rng)
+    n, F = B.n_users, B.n_features
+    total = n * F
+    p = 1.0 - 2.0 * q
+    expected = q * total  # a public bound (the true count q·(total − |E|) would use |E|)
+    if expected > max_cells:
+        raise InfeasibleError(
+            f"randomized response at ε={eps:g} ({level} level) would create about "
+            f"{expected:.3g} 1-cells in a {n} × {F} matrix (each 0-cell becomes 1 with "
+            f"probability {q:.3g}); the limit is max_output_cells={max_cells}. Use a larger ε "
+            "or raise the limit."
+        )
+    progress("randomized response", 0, 2)
+    rows, cols = B.edges()
+    existing = rows * F + cols  # sorted (row-major CSR)
+    keep = uniform(existing.size) > q  # a 1-cell turns 0 with probability q
+    kept = existing[keep]
+    progress("randomized response", 1, 2)
+    created = _bernoulli_positions(total, q, uniform)
+    if existing.size and created.size:
+        idx = np.minimum(np.searchsorted(existing, created), existing.size - 1)
+        created = created[existing[idx] != created]
+    keys = np.sort(np.concatenate([kept, created]))
+    out_rows, out_cols = np.divmod(keys, F)
+    graph = B.with_cells(out_rows, out_cols)
+    progress("randomized response", 2, 2)
+    seconds = time.perf_counter() - t0
+    sensitivity = 1.0 if level == "edge" else float(F)
+    release = Release.create(
+        mechanism="randomized-response",
+        neighbourhood=level,
+        epsilon=eps,
+        sensitivity=sensitivity,
+        sensitivity_derivation=(
+            "cells changed by a neighbouring input: 1 (one cell, edge level)"
+            if level == "edge" else
+            f"cells changed by a neighbouring input: |F| = {F} (one user's row, node level)"
+        ) + f"; each cell costs ln((1+p)/(1-p)) = {per_entry:.6g}",
+        params={"p": p, "q": q, "epsilon_per_entry": per_entry, "level": level,
+                "universe": f"given by the operator: {n} users x {F} features (public)"},
+        backend="os-urandom" if rng is None else "numpy-insecure",
+        source_fingerprint=B.content_hash, created_at=started)
+    return RandomizedResponseResult(
+        graph=graph, release=release, mechanism=release.mechanism, neighbourhood=level,
+        epsilon=eps, sensitivity=sensitivity, p=p, epsilon_per_entry=per_entry,
+        kept=int(kept.size), created=int(created.size), seconds=seconds)
+
+
+def _bernoulli_positions(
+    total: int, q: float, uniform: Callable[[int], npt.NDArray[np.float64]]
+) -> npt.NDArray[np.int64]:
+    """Sorted positions in ``[0, total)`` of a Bernoulli(``q``) process (geometric gaps)."""
+    if q <= 0.0 or total <= 0:
+        return np.zeros(0, dtype=np.int64)
+    log1mq = math.log1p(-q)
+    expected = total * q
+    chunk = int(expected + 6.0 * math.sqrt(expected) + 64)
+    parts: list[npt.NDArray[np.int64]] = []
+    last = -1
+    while True:
+        u = uniform(chunk)
+        # failures before the next success; float → int64 is safe: values < 2**53 matter only
+        gaps = np.floor(np.log(u) / log1mq)
+        gaps = np.minimum(gaps, float(total)).astype(np.int64)
+        pos = last + np.cumsum(gaps + 1)
+        inside = pos[pos < total]
+        parts.append(inside)
+        if inside.size < pos.size:
+            break
+        last = int(pos[-1])
+        chunk = max(int(6.0 * math.sqrt(expected)) + 64, chunk // 4)
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+

@@ -1,0 +1,444 @@
+"""Node-DP releases of 1K / 2K distributions through θ-bounded projections (θ-dKε).
+
+``theta_dk_release`` is Algorithm 6 of ``004_*.txt`` (project, extract, perturb) with the
+noise calibrated to the node sensitivity of ``f ∘ P`` for the *projection actually used*.
+
+Calibrations (neighbouring relation: add/remove one node with all its edges)
+--------------------------------------------------------------------------
+Let ``P`` be edge addition (EAD) in a stable keyed-hash edge order (``graphanon.nodedp.projection``)
+and ``G' = G + v⁺``. The edge sequence of ``G'`` is that of ``G`` with the edges of ``v⁺``
+inserted. At most ``θ`` of them are kept. Each kept edge ``(v⁺, u)`` starts one alternating
+*cascade*: if ``u`` was full it now rejects a later edge ``(u, w)``; ``w`` then has a free slot
+and may accept a later edge ``(w, x)`` it used to reject; and so on. Interior nodes of a cascade
+end with degree ``θ`` in both projections; only the last node ``z`` changes degree, by ±1.
+
+* **1K** (histogram over degrees ``0..θ``): ``v⁺`` adds one count and each of the ``<= θ``
+  cascade ends moves one node by one bin (two cells): ``Δ₁ = 2θ + 1`` (Day et al., §4).
+* **2K** (counts over cells ``1 <= i <= j <= θ``): per cascade, the edge ``(v⁺, u)`` (1), the
+  net of the interior flips, which all sit in cell ``(θ, θ)`` and alternate −/+ (<= 1), the
+  last flipped edge at ``z`` (1) and the ``<= θ − 1`` other edges of ``z`` that change cell
+  (2 each): ``<= 2θ + 1``; over ``<= θ`` cascades ``Δ₂ = θ(2θ + 1)``, Lemma 8's value — but
+  it holds for EAD, not for SER (below).
+
+SER (Algorithm 5) with a stable hash ordering does **not** satisfy these bounds: every
+neighbour of ``v⁺`` that is visited before ``v⁺`` and is above ``θ`` removes one extra edge and
+later loses the edge to ``v⁺`` too, so up to ``deg(v⁺)`` nodes change degree (the audit in
+``tests/test_node_dp.py`` finds 1K changes of ``2·deg(v⁺) + 1`` > ``2θ + 1``). SER releases are
+therefore a paper reproduction (:mod:`graphanon.reproduce.node_dp_thesis`) that warns with
+:class:`~graphanon.errors.NodeSensitivityWarning` and claims no privacy. Truncation has no bound in
+``θ`` at all and is refused.
+
+θ selection
+-----------
+``theta="auto"`` picks θ from a public grid with the exponential mechanism (Gumbel-max),
+spending ``select_fraction · ε``; the release gets the rest (sequential composition). The
+score is ``s(θ) = 2·|E^θ(G)| − N(θ)`` with ``N(θ)`` the expected L1 noise of the release at θ
+(domain size × Laplace scale). ``|E^θ|`` changes by ``0..θ`` between node neighbours (each
+cascade adds the ``v⁺`` edge and then alternately removes/adds), so ``Δs <= 2·max(grid)``.
+The projection loss is measured on the *original* graph (``|E| − |E^θ|``; the common ``|E|``
+term cancels in the mechanism). A public implementation of Day et al. scores θ by the number
+of *projected* degrees above θ, which is always zero, so it always returns the smallest θ;
+this score does not have that bug (see the test ``test_theta_selection_prefers_larger``).
+
+References
+----------
+``004_*.txt`` chapter 7 (Definitions 23–29, Lemmas 7–9, Algorithm 6). W.-Y. Day, N. Li,
+M. Lyu, SIGMOD 2016. F. McSherry, K. Talwar, "Mechanism design via differential privacy",
+FOCS 2007 (exponential mechanism).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .._compat import paper_variants
+from .._memory import require_memory
+from .._progress import ProgressFn, log_progress
+from .._validation import (
+    check_choice,
+    check_degree_bound,
+    check_epsilon,
+    check_float,
+    check_int,
+)
+from ..dk.extract import (
+    DKDistribution,
+    degree_distribution,
+    domain_cells,
+    joint_degree_distribution,
+)
+from ..errors import InvalidParameterError, NodeSensitivityWarning
+from ..graph import Graph
+from ..metrics import ks_distance, l1_distance
+from ..privacy.noise import NoiseBackend, get_backend
+from ..privacy.release import Release, started_at
+from .projection import Projection, edge_addition_sizes, project
+
+__all__ = [
+    "DEFAULT_THETA_GRID",
+    "NodeDKRelease",
+    "NodeSensitivityWarning",
+    "check_node_release",
+    "dense_dk",
+    "dk_utility",
+    "node_sensitivity",
+    "noise_domain",
+    "plain_node_dk_release",
+    "projection_key",
+    "select_theta",
+    "theta_dk_release",
+]
+
+DEFAULT_THETA_GRID = (2, 4, 8, 16, 32, 64, 128, 256)
+PROJECTIONS = ("ead", "ser", "truncate")
+
+
+@dataclass(frozen=True)
+class NodeDKRelease:
+    """A node-DP 1K or 2K release.
+
+    Attributes
+    ----------
+    table : DKDistribution
+        Post-processed release: noisy counts clipped at 0, zero rows dropped.
+    noisy : ndarray of int64
+        Raw noisy counts over the whole public domain (1K: degrees ``0..θ``; 2K: cells
+        ``1 <= i <= j <= θ`` in :func:`~graphanon.dk.extract.domain_cells` order).
+    d, theta, projection
+        1 or 2, the bound used, and the projection method.
+    preserved_edge_ratio : float
+        ``|E^θ| / |E|`` of the projection (a property of the private input: diagnostics only,
+        not part of the private output).
+    release : Release
+        The privacy record (mechanism, neighbourhood ``"node"``, ε, sensitivity, ...).
+    """
+
+    table: DKDistribution
+    noisy: npt.NDArray[np.int64]
+    d: int
+    theta: int
+    projection: str
+    preserved_edge_ratio: float
+    release: Release
+    seconds: float = field(default=0.0, compare=False)
+
+
+# ---------------------------------------------------------------------- helpers
+
+def node_sensitivity(d: int, theta: int, projection: str = "ead") -> float:
+    """L1 node sensitivity used to calibrate ``f^{dK} ∘ P`` (see the module docstring).
+
+    ``2θ + 1`` for 1K and ``θ(2θ + 1)`` for 2K. For ``"ser"`` the same numbers are returned
+    (the paper's Lemma 8 and its 1K analogue) but they are **not** valid bounds for SER.
+    """
+    check_int(d, "d", "node_sensitivity", low=1, high=2)
+    theta = check_int(theta, "theta", "node_sensitivity", low=1)
+    check_choice(projection, "projection", "node_sensitivity", PROJECTIONS)
+    if projection == "truncate":
+        raise InvalidParameterError(
+            "Truncation has no node sensitivity bounded by a function of theta (one added node "
+            "can push n - 1 nodes above theta); use projection='ead'."
+        )
+    return float(2 * theta + 1) if d == 1 else float(theta * (2 * theta + 1))
+
+
+def dense_dk(G: Graph, d: int, h: int) -> npt.NDArray[np.int64]:
+    """The exact 1K (degrees ``0..h``) or 2K (cells ``1 <= i <= j <= h``) vector of ``G``."""
+    table = degree_distribution(G) if d == 1 else joint_degree_distribution(G)
+    return np.asarray(table.to_dense(h), dtype=np.int64)
+
+
+def _table_from_dense(d: int, counts: npt.NDArray[np.int64], h: int) -> DKDistribution:
+    c = np.clip(counts, 0, None)
+    if d == 1:
+        keep = np.flatnonzero(c)
+        return DKDistribution("degree", keep[:, None], c[keep])
+    cells = domain_cells(h)
+    positive = c > 0
+    return DKDistribution("joint_degree", cells[positive], c[positive])
+
+
+# ---------------------------------------------------------------------- θ selection
+def select_theta(
+    G: Graph,
+    *,
+    epsilon: float,
+    d: int = 1,
+    release_epsilon: float,
+    grid: tuple[int, ...] = DEFAULT_THETA_GRID,
+    key: int,
+    backend: NoiseBackend,
+    progress: ProgressFn = log_progress,
+) -> tuple[int, dict[str, Any]]:
+    """Choose θ from ``grid`` with the exponential mechanism (``epsilon``-node-DP, EAD).
+
+    Parameters
+    ----------
+    G : Graph
+    epsilon : float
+        Budget spent on the choice.
+    d : {1, 2}
+        The release the θ is for (sets the noise term of the score).
+    release_epsilon : float
+        The ε the release at θ will use (public).
+    grid : tuple of int
+        Public candidate values.
+    key : int
+        Projection ordering key (the same one the release uses).
+    backend : NoiseBackend
+        Source of the Gumbel uniforms.
+    progress : callable, optional
+        ``progress(task, done, total)``, one step per candidate θ.
+
+    Returns
+    -------
+    (theta, info)
+        The chosen θ and ``{"grid", "scores", "score_sensitivity"}``. The scores are computed
+        from the private graph and are returned for diagnostics only — do not publish them.
+
+    Notes
+    -----
+    ``s(θ) = 2|E^θ| − N(θ)``, ``N(θ) = |domain| · Δ_d(θ) / ε_release``; ``Δs = 2·max(grid)``
+    because ``0 <= |E^θ(G + v⁺)| − |E^θ(G)| <= θ`` for EAD (module docstring). The choice
+    ``argmax_θ s(θ)/(2Δs)·ε + Gumbel`` is the exponential mechanism: ε-node-DP.
+    """
+    grid = tuple(sorted({check_int(t, "grid", "select_theta", low=1) for t in grid}))
+    if not grid:
+        raise InvalidParameterError("The 'grid' parameter of select_theta must not be empty.")
+    scores = []
+    sizes = edge_addition_sizes(G, thetas=grid, key=key, progress=progress)
+    for t, kept in zip(grid, sizes, strict=True):
+        domain = t + 1 if d == 1 else t * (t + 1) // 2
+        noise = domain * node_sensitivity(d, t) / release_epsilon
+        scores.append(2.0 * kept - noise)
+    s = np.asarray(scores)
+    delta = 2.0 * max(grid)
+    u = backend.uniform(s.size)
+    gumbel = -np.log(-np.log(np.clip(u, 1e-300, 1.0 - 1e-16)))
+    choice = int(np.argmax(epsilon * s / (2.0 * delta) + gumbel))
+    return grid[choice], {"grid": list(grid), "scores": s.tolist(), "score_sensitivity": delta}
+
+
+# ---------------------------------------------------------------------- releases
+def check_node_release(G: Any, *, d: Any, epsilon: Any, owner: str) -> tuple[int, float]:
+    """``(d, epsilon)`` of a node-DP dK release, validated once."""
+    if not isinstance(G, Graph):
+        raise InvalidParameterError(
+            f"The 'G' parameter of {owner} must be a graphanon Graph. Got {type(G).__name__}."
+        )
+    return check_int(d, "d", owner, low=1, high=2), check_epsilon(epsilon, "epsilon", owner)
+
+
+def projection_key(key: int | None, rng: np.random.Generator | None) -> int:
+    """The public 64-bit ordering key: ``key``, else drawn from ``rng``, else fresh."""
+    if key is not None:
+        return int(key)
+    if rng is not None:
+        return int(rng.integers(0, 2**63 - 1))
+    return int.from_bytes(np.random.default_rng().bytes(8), "little")
+
+
+def noise_domain(proj: Projection, *, d: int, theta: int, sensitivity: float, epsilon: float,
+                 backend: NoiseBackend, owner: str
+                 ) -> tuple[npt.NDArray[np.int64], DKDistribution]:
+    """The noisy dK vector of a projected graph over the whole public domain, and its table
+    (negative counts clipped, zero rows dropped)."""
+    cells = theta + 1 if d == 1 else theta * (theta + 1) // 2
+    # the true and noisy domain vectors, the clipped copy and (2K) the domain cells
+    require_memory(48 * cells, what=owner, parameter=f"theta = {theta} ({cells:,} {d}K cells)")
+    true = dense_dk(proj.graph, d, theta)
+    noisy = np.asarray(backend.discrete_laplace(true, sensitivity=sensitivity, epsilon=epsilon),
+                       dtype=np.int64)
+    return noisy, _table_from_dense(d, noisy, theta)
+
+
+@paper_variants("graphanon.reproduce.node_dp_thesis:theta_dk_release_ser", projection="ead",
+                order="hash")
+def theta_dk_release(
+    G: Graph,
+    *,
+    d: int,
+    epsilon: float,
+    theta: int | str = "auto",
+    select_fraction: float = 0.1,
+    grid: tuple[int, ...] = DEFAULT_THETA_GRID,
+    key: int | None = None,
+    backend: NoiseBackend | None = None,
+    rng: np.random.Generator | None = None,
+    seed: int | None = None,
+    progress: ProgressFn = log_progress,
+) -> NodeDKRelease:
+    """θ-dKε (Algorithm 6): an ε-node-DP 1K or 2K distribution of the EAD θ-projection.
+
+    Parameters
+    ----------
+    G : Graph
+    d : {1, 2}
+        1K (degree histogram over ``0..θ``) or 2K (joint degrees over ``1 <= i <= j <= θ``).
+    epsilon : float
+        Total ε (node-DP), including the θ selection.
+    theta : int or "auto"
+        Public degree bound, or ``"auto"`` to choose it privately from ``grid`` with
+        ``select_fraction · ε``.
+    select_fraction : float
+        Fraction of ε spent on θ when ``theta="auto"`` (default 0.1).
+    grid : tuple of int
+        Public θ candidates.
+    key : int, optional
+        Projection ordering key (public, data-independent); drawn if None.
+    backend : NoiseBackend, optional
+        Noise backend (default: OpenDP, secure); pass
+        ``get_backend("numpy-insecure", rng=...)`` for reproducible, insecure runs.
+    rng : numpy.random.Generator, optional
+        Randomness that is not DP noise (the public projection key when ``key`` is None).
+    seed : int, optional
+        Recorded in the release when the run was seeded.
+    progress : callable, optional
+        ``progress(task, done, total)`` of the θ selection and the projection.
+
+    Returns
+    -------
+    NodeDKRelease
+
+    Raises
+    ------
+    InvalidParameterError
+        Bad parameters, or a graph or θ whose working memory does not fit in the available
+        memory.
+
+    Notes
+    -----
+    Guarantee: ε-DP under node neighbourhood (Definition 23): ``P`` is EAD in a
+    data-independent order, ``f^{dK} ∘ P`` has L1 sensitivity ``Δ₁ = 2θ + 1`` /
+    ``Δ₂ = θ(2θ + 1)`` (derivation in the module docstring; audited), and discrete Laplace
+    noise of that sensitivity over the full public domain is ε-DP (OpenDP's privacy map).
+    θ selection and release compose sequentially.
+
+    References
+    ----------
+    ``004_*.txt`` §7.3–7.4 (Lemma 8, Algorithm 6); Day, Li & Lyu, SIGMOD 2016, §4. The
+    chapter's Stable-Edge-Removal release is
+    :func:`graphanon.reproduce.node_dp_thesis.theta_dk_release_ser`.
+    """
+    t0 = time.perf_counter()
+    started = started_at()
+    owner = "theta_dk_release"
+    d, epsilon = check_node_release(G, d=d, epsilon=epsilon, owner=owner)
+    backend = backend or get_backend("opendp")
+    key = projection_key(key, rng)
+    # θ: public, or chosen by the exponential mechanism with part of ε
+    eps_release = epsilon
+    selection: dict[str, Any] | None = None
+    if theta == "auto":
+        frac = check_float(select_fraction, "select_fraction", owner, low=0.0, high=1.0,
+                           closed="neither")
+        eps_release = epsilon - frac * epsilon
+        theta, selection = select_theta(G, epsilon=frac * epsilon, d=d,
+                                        release_epsilon=eps_release, grid=grid, key=key,
+                                        backend=backend, progress=progress)
+    else:
+        theta = check_degree_bound(theta, "theta", owner, d=d)
+    # the query: the dK vector of the θ-projection; its node sensitivity; the noise
+    proj = project(G, theta=theta, method="ead", key=key, progress=progress)
+    sens = node_sensitivity(d, theta)
+    noisy, table = noise_domain(proj, d=d, theta=theta, sensitivity=sens, epsilon=eps_release,
+                                backend=backend, owner=owner)
+    params: dict[str, Any] = {
+        "d": d, "theta": theta, "projection": "ead", "order": proj.order, "key": key,
+        "theta_selection": "fixed" if selection is None else "exponential-mechanism",
+        "epsilon_release": eps_release,
+        "epsilon_theta_selection": epsilon - eps_release,
+        "domain": "degrees 0..theta" if d == 1 else "cells 1<=i<=j<=theta",
+        "guarantee": "node-DP",
+    }
+    if selection is not None:
+        params["theta_grid"] = selection["grid"]
+        params["theta_score_sensitivity"] = selection["score_sensitivity"]
+    release = Release.create(
+        mechanism=f"theta-dk{d}-ead", neighbourhood="node", epsilon=epsilon, sensitivity=sens,
+        sensitivity_derivation=("EAD cascades: v+ count + θ moved nodes × 2 = 2θ+1" if d == 1
+                                else "EAD cascades: θ cascades × (2θ+1) = θ(2θ+1)"),
+        params=params, backend=backend.name, seed=seed,
+        source_fingerprint=G.content_hash, created_at=started)
+    return NodeDKRelease(table, noisy, d, theta, "ead", proj.preserved_edge_ratio, release,
+                         time.perf_counter() - t0)
+
+
+def plain_node_dk_release(
+    G: Graph,
+    *,
+    d: int,
+    epsilon: float,
+    degree_bound: int,
+    backend: NoiseBackend | None = None,
+    rng: np.random.Generator | None = None,
+    seed: int | None = None,
+) -> NodeDKRelease:
+    """The "ε-DP" baseline of §7.5: Laplace on the unprojected 1K/2K with a public bound ``D``.
+
+    Valid only on the family of graphs of maximum degree ``<= degree_bound`` (a public
+    promise; raises if ``G`` breaks it). Sensitivity ``2D + 1`` (1K) and ``D(2D + 1)``
+    (2K, Lemma 7 with ``|E⁺| <= D``) — the same cascade-free counting as for EAD.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``G`` has a node of degree ``> degree_bound``.
+    """
+    t0 = time.perf_counter()
+    started = started_at()
+    owner = "plain_node_dk_release"
+    d = check_int(d, "d", owner, low=1, high=2)
+    epsilon = check_epsilon(epsilon, "epsilon", owner)
+    D = check_degree_bound(degree_bound, "degree_bound", owner, d=d)
+    if G.n_nodes and int(G.degrees.max()) > D:
+        raise InvalidParameterError(
+            f"The 'degree_bound' parameter of {owner} must bound every degree of the graph. "
+            f"Got {D}."
+        )
+    backend = backend or get_backend("opendp")
+    sens = float(2 * D + 1) if d == 1 else float(D * (2 * D + 1))
+    noisy = backend.discrete_laplace(dense_dk(G, d, D), sensitivity=sens, epsilon=epsilon)
+    seconds = time.perf_counter() - t0
+    release = Release.create(
+        mechanism=f"plain-node-laplace-dk{d}", neighbourhood="node", epsilon=epsilon,
+        sensitivity=sens,
+        sensitivity_derivation="public degree bound D: 2D+1 (1K) / D(2D+1) (2K, Lemma 7)",
+        params={"d": d, "degree_bound": D}, backend=backend.name, seed=seed,
+        source_fingerprint=G.content_hash, created_at=started)
+    return NodeDKRelease(_table_from_dense(d, noisy, D), noisy, d, D, "none", 1.0, release,
+                         seconds)
+
+
+def dk_utility(G: Graph, released: NodeDKRelease | DKDistribution) -> dict[str, float]:
+    """L1 and KS between a (released or projected) 1K/2K table and ``G``'s true, unprojected one.
+
+    Both tables are laid out over the common domain (``h = max`` degree of either); 2K cells in
+    row-major upper-triangle order (the thesis's Eq. 7.2 / 7.3). The 2K distances are computed
+    on the union of the non-zero cells of the two tables (the same values as over the dense
+    ``h(h+1)/2`` cells, which would not fit in memory for a large ``h``). Uses the private
+    graph: evaluation only.
+    """
+    table = released.table if isinstance(released, NodeDKRelease) else released
+    d = table.d
+    true = degree_distribution(G) if d == 1 else joint_degree_distribution(G)
+    h = max(true.max_degree, table.max_degree, 1)
+    if d == 1:
+        a, b = true.to_dense(h), table.to_dense(h)
+        return {"l1": l1_distance(a, b), "ks": ks_distance(a, b)}
+    # cells in row-major order = lexicographic (i, j) = the order of i·(h+1) + j
+    keys = np.concatenate([true.degrees[:, 0] * (h + 1) + true.degrees[:, 1],
+                           table.degrees[:, 0] * (h + 1) + table.degrees[:, 1]])
+    cells, inv = np.unique(keys, return_inverse=True)
+    inv = inv.ravel()
+    k = true.n_tuples
+    a = np.bincount(inv[:k], weights=np.asarray(true.counts, dtype=np.float64),
+                    minlength=cells.size)
+    b = np.bincount(inv[k:], weights=np.asarray(table.counts, dtype=np.float64),
+                    minlength=cells.size)
+    return {"l1": l1_distance(a, b), "ks": ks_distance(a, b)}
