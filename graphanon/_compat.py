@@ -18,7 +18,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["moved_module", "moved_names", "paper_variants"]
+__all__ = ["moved_module", "moved_names", "paper_variants", "variant_for"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -59,9 +59,24 @@ def paper_variants(target: str, **defaults: Any) -> Callable[[F], F]:
         extra = [inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY, default=v)
                  for k, v in defaults.items() if k not in sig.parameters]
         wrapper.__signature__ = sig.replace(parameters=[*head, *extra, *tail])  # type: ignore[attr-defined]
+        wrapper.__paper_variants__ = (target, dict(defaults))  # type: ignore[attr-defined]
         return wrapper  # type: ignore[return-value]
 
     return deco
+
+
+def variant_for(func: Callable[..., Any], kwargs: dict[str, Any]) -> Callable[..., Any]:
+    """The function a call of ``func(**kwargs)`` should reach without a deprecation detour:
+    the reproduction when ``func`` is a :func:`paper_variants` wrapper and ``kwargs`` give
+    one of its routed keywords a non-default value (the CLI options and job keys that always
+    selected a paper variant keep doing so), else ``func`` itself."""
+    routed = getattr(func, "__paper_variants__", None)
+    if routed is None:
+        return func
+    target, defaults = routed
+    if any(k in kwargs and kwargs[k] != v for k, v in defaults.items()):
+        return _resolve(target)
+    return func
 
 
 def moved_names(module: str, moved: dict[str, str]) -> Callable[[str], Any]:

@@ -71,7 +71,65 @@ FILE_SINK = """
 def test_every_mechanism_is_registered() -> None:
     assert {"describe", "randomized-response", "release-dk", "release-dk-node",
             "release-degrees", "release-personalized", "project", "generate", "smooth-k",
-            "mondrian"} <= set(jobs.STEPS)
+            "mondrian", "b-anonymize"} <= set(jobs.STEPS)
+
+
+def test_commands_and_steps_come_from_one_table() -> None:
+    """graphanon.registry is the one list: the CLI's commands and the job steps are read
+    from it, and every target it names exists."""
+    import importlib
+
+    import click
+
+    from graphanon import registry
+    from graphanon.cli import COMMANDS, cli
+    from graphanon.jobs.adapter import import_target
+
+    rows = {r.name: r for r in registry.REGISTRY}
+    assert len(rows) == len(registry.REGISTRY)  # a name is registered once
+    assert COMMANDS == registry.commands()
+    assert set(jobs.STEPS) == set(registry.steps())
+    ctx = click.Context(cli)
+    for r in registry.REGISTRY:
+        assert r.family in ("anonymity", "dk", "nodedp", "io", "tools"), r
+        if r.cli is not None:
+            module = importlib.import_module(f"graphanon.cli.{r.cli}")
+            assert r.name in {c.name for c in module.COMMANDS}, r.name
+            assert cli.get_command(ctx, r.name) is not None
+        if r.step is not None:
+            assert callable(import_target(r.step.target)), r.step.target
+
+
+@pytest.mark.parametrize(("step", "variant", "mechanism"), [
+    ('name = "release-dk"\n        d = 1\n        max_degree = 30\n'
+     '        domain = "observed"', "release_dk_thesis", "none"),
+    ('name = "release-degrees"\n        counts = "cauchy"', "rps_degree_sequence_seed", "node"),
+    ('name = "release-dk-node"\n        d = 1\n        theta = 4\n        projection = "ser"',
+     "theta_dk_release_ser", "none"),
+])
+def test_a_paper_variant_key_runs_its_reproduction(tmp_path: Path, polbooks: Path, step: str,
+                                                   variant: str, mechanism: str) -> None:
+    """The keys that always chose a paper variant still do, reaching graphanon.reproduce
+    directly (its ReproductionWarning lands in the report; no DeprecationWarning detour)."""
+    rep = run(tmp_path, head('path = "g.txt"') + f"""
+        [[steps]]
+        {step}
+        epsilon = 1.0
+        noise = "numpy-insecure"
+    """ + FILE_SINK)
+    import graphanon.errors as errors
+
+    warned = rep["not_private"]["steps"]["warnings"]
+    categories = {w["category"] for w in warned}
+    assert "DeprecationWarning" not in categories, warned
+    assert any(issubclass(getattr(errors, c, Warning), errors.ReproductionWarning)
+               for c in categories), categories
+    from graphanon.registry import steps
+
+    # the job named the secure function; the reproduction ran instead
+    assert variant not in steps()[rep["not_private"]["steps"]["warnings"][0]["step"]].target
+    assert rep["release"]["neighbourhood"] == mechanism
+    assert not rep["publishable"]
 
 
 def test_randomized_response_job(tmp_path: Path) -> None:

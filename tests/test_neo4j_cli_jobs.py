@@ -17,6 +17,7 @@ from test_neo4j_io import RELEASE, bipartite_db, other, ring, social_db
 
 from graphanon import jobs
 from graphanon.cli import main
+from graphanon.errors import InvalidParameterError
 from graphanon.graph import Graph
 from graphanon.io import neo4j as io_neo4j
 from graphanon.io.files import read_bipartite, read_graph, write_graph
@@ -478,7 +479,7 @@ def test_run_job_from_a_dict(fake: FakeDriver, tmp_path: Path, with_dp_step) -> 
                 "sinks": [{"type": "file", "path": str(tmp_path / "again" / "{release_id}")}]}
     again = jobs.run_job(absolute, lock_dir=tmp_path)
     assert again.job == "again" and (tmp_path / "again" / again.release_id).is_dir()
-    with pytest.raises(jobs.InvalidParameterError, match="universe"):
+    with pytest.raises(InvalidParameterError, match="universe"):
         jobs.run_job_dict({**config, "source": {**config["source"], "universe": "all"}},
                           base_dir=tmp_path)
 

@@ -17,46 +17,16 @@ import click
 
 from .._version import __version__
 from ..errors import GraphAnonError
+from ..registry import commands
 
 __all__ = ["COMMANDS", "cli", "main"]
 
 #: Every command: name -> (module of graphanon.cli defining it, one-line help shown by
-#: ``graphanon --help``). A command's module is imported only when that command runs (or
-#: its own --help is asked for), so the CLI starts without numpy, pyarrow, numba, OpenDP,
-#: matplotlib or the Neo4j driver. tests/test_cli_startup.py checks the one-liners against
-#: the commands' docstrings. A new command adds one line here.
-COMMANDS: dict[str, tuple[str, str]] = {
-    "info": ("info", "Print nodes, edges, density, degree statistics and components of PATH."),
-    "demo": ("demo", "Run every mechanism on shipped sample data (polbooks, UCI Adult) with "
-                     "sensible defaults."),
-    "smooth-k": ("anonymity", "Smooth-k-anonymize the user<TAB>feature list INPUT."),
-    "mondrian": ("anonymity", "Strict Mondrian k-anonymity by suppression of the "
-                              "user<TAB>feature list INPUT."),
-    "bipartite-from-table": ("anonymity", "Turn the table CSV into a user<TAB>feature list "
-                                          "(categorical values one-hot)."),
-    "b-anonymize": ("bmatching", "Mask cells of INPUT so that every user i hides among ≥ δ_i "
-                                 "others (b-matching)."),
-    "randomized-response": ("privacy", "Randomize every cell of INPUT (user<TAB>feature "
-                                       "pairs) and write OUT and REPORT."),
-    "dk": ("dk", "Extract the exact dK distribution of INPUT (no privacy: the true "
-                 "statistic)."),
-    "release-dk": ("dk", "Release the 1K or 2K distribution of INPUT with ε-differential "
-                         "privacy."),
-    "generate": ("dk", "Generate a simple graph realizing a 1K or 2K table (e.g. a release-dk "
-                       "output)."),
-    "project": ("nodedp", "Project INPUT to maximum degree θ (no privacy by itself: a "
-                          "preprocessing step)."),
-    "release-degrees": ("nodedp", "Release a differentially private degree sequence of "
-                                  "INPUT."),
-    "release-personalized": ("personalized", "Release the 1K/2K distribution of INPUT where "
-                                             "every node has its own ε."),
-    "neo4j": ("neo4j", "Read graphs from Neo4j, write releases back as separate subgraphs, "
-                       "list and drop them."),
-    "run": ("run", "Run the export job in JOB_FILE: read its source, run its steps, write its "
-                   "sinks."),
-    "evaluate": ("evaluate", "Report re-identification risk, empirical ε lower bounds and "
-                             "downstream utility."),
-}
+#: ``graphanon --help``), from the one table of :mod:`graphanon.registry`. A command's module
+#: is imported only when that command runs (or its own --help is asked for), so the CLI
+#: starts without numpy, pyarrow, numba, OpenDP, matplotlib or the Neo4j driver.
+#: tests/test_cli_startup.py checks the one-liners against the commands' docstrings.
+COMMANDS: dict[str, tuple[str, str]] = commands()
 
 
 class _LazyGroup(click.Group):

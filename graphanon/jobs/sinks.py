@@ -1,0 +1,142 @@
+"""A job's sinks: a folder (``publish/`` and ``operator/``) or a Neo4j release."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..errors import InvalidParameterError
+from ..graph import BipartiteGraph, Graph
+from .schema import render_sink_path
+from .state import JobState, resolve_path
+
+__all__ = ["is_publishable", "write_sink"]
+
+def not_private_note() -> str:
+    from ..privacy.release import NOT_PRIVATE_NOTE
+
+    return NOT_PRIVATE_NOTE
+
+def is_publishable(state: JobState) -> tuple[bool, str]:
+    """Whether a job's output may be published, and why (or why not)."""
+    rel = state.release
+    if rel is None:
+        return False, ("no release step: the data is the private input or derived from it "
+                       "without a privacy mechanism")
+    if rel.neighbourhood == "none":
+        return False, f"{rel.mechanism} makes no privacy claim (a reproduction or plain output)"
+    if rel.backend == "numpy-insecure":
+        return False, ("the noise came from the seeded numpy-insecure backend: reproducible "
+                       "and NOT a secure release")
+    return True, f"{rel.mechanism}: {rel.neighbourhood} guarantee with secure randomness"
+
+def write_sink(sink: dict[str, Any], state: JobState, release_id: str, job: str,
+                driver: Callable[[dict[str, Any]], Any], base: Path) -> str:
+    """Write one sink. File sinks write through :func:`graphanon.io._atomic.atomic_path`
+    inside the job's output transaction: nothing is put in place before every sink of the
+    job has succeeded.
+
+    A file sink's folder has two parts (``docs/privacy.md``, "What may be published"):
+
+    ``publish/``
+        The release's output (``statistics.tsv``, ``masked.tsv``, the anonymized
+        ``bipartite.tsv`` with keyed per-release user pseudonyms unless ``keep_ids = true``,
+        or a generated ``graph.graphml``) and ``release.json``, its Release record — only when
+        the release is secure (a DP release with secure noise, or a verified k-anonymity
+        release).
+    ``operator/``
+        ``report.json`` (every step's numbers, including those computed against the private
+        input) and, when there is nothing publishable, the data itself: a job without a
+        release, or a release that claims no privacy or used the seeded ``numpy-insecure``
+        noise.
+    """
+    if sink["type"] == "file":
+        import json
+
+        from ..io._atomic import atomic_write_text
+        from ..io.files import write_bipartite, write_graph
+        from ..report import to_jsonable
+
+        target = resolve_path(base, render_sink_path(sink["path"], release_id=release_id, job=job))
+        keep_ids = bool(sink.get("keep_ids", False))
+        publishable, why = is_publishable(state)
+        folder = target / ("publish" if publishable else "operator")
+        # next to a release, only its output is written: never the private input (or a
+        # graph derived from it without the release, e.g. a projection)
+        write_data = state.release is None or state.released_data
+        written: list[str] = []
+        if write_data:
+            if isinstance(state.data, Graph):
+                fname = sink.get("graph_name", "graph.graphml")
+                write_graph(state.data, folder / fname)
+            else:
+                data = state.data
+                if state.release is not None and not keep_ids:
+                    from ..privacy.pseudonyms import pseudonymize
+
+                    data = BipartiteGraph(
+                        data.indptr, data.indices, data.n_features,
+                        user_ids=pseudonymize(data.user_ids, scope=release_id),
+                        feature_ids=data.feature_ids, validate=False)
+                fname = "bipartite.tsv"
+                write_bipartite(data, folder / fname)
+            written.append(f"{folder.name}/{fname}")
+        if state.statistics is not None:
+            from ..io.dk_tables import write_dk_table
+
+            write_dk_table(state.statistics, folder / "statistics.tsv")
+            written.append(f"{folder.name}/statistics.tsv")
+        if state.masked is not None:
+            from ..io.masked import write_masked
+
+            write_masked(state.masked, folder / "masked.tsv")
+            written.append(f"{folder.name}/masked.tsv")
+        record = state.release.to_dict() if state.release is not None else None
+        if record is not None:
+            atomic_write_text(folder / "release.json",
+                              json.dumps(to_jsonable(record), indent=2) + "\n")
+            written.append(f"{folder.name}/release.json")
+        report = {"job": job, "release_id": release_id, "release": record,
+                  "publishable": publishable, "why": why, "written": written,
+                  "user_ids": ("real (keep_ids = true)" if keep_ids
+                               else "keyed per-release pseudonyms"),
+                  "not_private": {"note": not_private_note(), "steps": state.report}}
+        atomic_write_text(target / "operator" / "report.json",
+                          json.dumps(to_jsonable(report), indent=2) + "\n")
+        return str(target)
+    from ..io.neo4j import Neo4jSink
+
+    if state.release is None:
+        raise InvalidParameterError(
+            f"job {job!r}: a neo4j sink writes a release, but no step produced one (add a "
+            "mechanism step)."
+        )
+    out = Neo4jSink(driver(sink), database=sink.get("database"),
+                    batch_size=int(sink.get("batch_size", 10_000)))
+    payload: dict[str, Any] = {}
+    what = sink.get("write", "auto")
+    if state.masked is not None and what != "statistics":
+        payload["masked"] = state.masked
+    elif what == "statistics" or (what == "auto" and state.statistics is not None):
+        if state.statistics is None:
+            raise InvalidParameterError(
+                f"job {job!r}: the neo4j sink has write = 'statistics' but no step released "
+                "a table.")
+        payload["statistics"] = state.statistics
+    elif not state.released_data:
+        raise InvalidParameterError(
+            f"job {job!r}: the neo4j sink would write the current graph under release "
+            f"{state.release.mechanism!r}, but that graph is not the release's output (it is "
+            "the private input or derived from it); write the released statistics, or add a "
+            "step whose output is the release (e.g. generate).")
+    elif isinstance(state.data, Graph):
+        payload["graph"] = state.data
+    else:
+        payload["bipartite"] = state.data
+    summary = out.write_release(
+        state.release, release_id=release_id, dataset=sink.get("dataset"),
+        keep_ids=bool(sink.get("keep_ids", False)), budget_total=sink.get("budget_total"),
+        **payload,
+    )
+    return f"neo4j:{summary.release_id}"

@@ -1,0 +1,285 @@
+"""The job steps: every registered name (:mod:`graphanon.registry`) and the step functions
+that are more than one library call (files next to the job, verification, dispatch).
+
+A library function ``f(data, **params)`` needs no code here: its row in the registry names it
+and :func:`~graphanon.jobs.adapter.mechanism_step` adapts it. The step functions below are
+grouped by family, in the registry's order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .. import registry
+from ..errors import GraphAnonError, InvalidParameterError
+from ..graph import BipartiteGraph, Graph
+from .adapter import import_target, mechanism_step
+from .state import JobState, StepFn, resolve_path
+
+__all__ = ["STEPS", "register_step"]
+
+def describe_step(state: JobState, params: dict[str, Any]) -> None:
+    """Counts and degree statistics of the current data (``graphanon info``)."""
+    from ..metrics import describe_bipartite, describe_graph
+
+    if params:
+        raise InvalidParameterError(f"step 'describe' takes no parameters; got {sorted(params)}.")
+    data = state.data
+    state.report["describe"] = (
+        describe_graph(data) if isinstance(data, Graph) else describe_bipartite(data)
+    )
+
+def release_degrees_step(state: JobState, params: dict[str, Any]) -> None:
+    """``release-degrees``: ``method = "rps" | "laplace" | "hay"``
+    (:mod:`graphanon.nodedp.degree_sequences`)."""
+    kwargs = dict(params)
+    method = kwargs.pop("method", "rps")
+    funcs = {"rps": "rps_degree_sequence", "laplace": "laplace_degree_sequence",
+             "hay": "hay_degree_sequence"}
+    if method not in funcs:
+        raise InvalidParameterError(
+            f"The 'method' key of step 'release-degrees' must be 'rps', 'laplace' or 'hay'. "
+            f"Got {method!r} instead."
+        )
+    mechanism_step(f"graphanon.nodedp.degree_sequences:{funcs[method]}")(state, kwargs)
+
+def release_personalized_step(state: JobState, params: dict[str, Any]) -> None:
+    """``release-personalized``: per-node ε from ``prefs`` (a ``node<TAB>epsilon`` file,
+    relative to the job file), ``prefs_attribute`` (a node property of the source) or
+    ``prefs_scheme = "thesis"``; ``default_epsilon`` for unlisted nodes; every other key is
+    a parameter of :func:`graphanon.dk.personalized.release_personalized`."""
+    from ..dk import preferences as pp
+
+    kwargs = dict(params)
+    path = kwargs.pop("prefs", None)
+    scheme = kwargs.pop("prefs_scheme", None)
+    attribute = kwargs.pop("prefs_attribute", None)
+    default = kwargs.pop("default_epsilon", None)
+    if sum(x is not None for x in (path, scheme, attribute)) != 1:
+        raise InvalidParameterError(
+            "step 'release-personalized' needs exactly one of the keys 'prefs' (a file), "
+            "'prefs_attribute' (a node property) or 'prefs_scheme' (\"thesis\").")
+    if not isinstance(state.data, Graph):
+        raise InvalidParameterError("step 'release-personalized' needs a social graph source.")
+    if kwargs.get("privacy") == "node" and path is None:
+        raise InvalidParameterError(
+            "step 'release-personalized' with privacy = \"node\" needs 'prefs' (a public "
+            "table file): 'prefs_scheme' and 'prefs_attribute' derive the table from the "
+            "private node set.")
+    if path is not None:
+        from ..io.preferences import read_preferences
+
+        prefs = read_preferences(resolve_path(state.base, str(path)), default=default)
+    elif attribute is not None:
+        prefs = pp.from_attribute(state.data, str(attribute), default=default)
+    elif scheme == "thesis":
+        nodes = None if state.universe is None else state.universe.nodes
+        if nodes is None:
+            raise InvalidParameterError(
+                "step 'release-personalized' with prefs_scheme = \"thesis\" draws the "
+                "preferences over the public node universe: give [source] nodes = FILE.")
+        prefs = pp.thesis_scheme(nodes, rng=state.rng)
+    else:
+        raise InvalidParameterError(
+            f"The 'prefs_scheme' key of step 'release-personalized' must be 'thesis'. "
+            f"Got {scheme!r} instead.")
+
+    def release_personalized(G: Graph, **kw: Any) -> Any:
+        from .._compat import variant_for
+        from ..dk.personalized import release_personalized as impl
+
+        return variant_for(impl, kw)(G, prefs, **kw)
+
+    release_personalized.__signature__ = _personalized_signature()  # type: ignore[attr-defined]
+    mechanism_step(release_personalized)(state, kwargs)
+
+def _personalized_signature() -> Any:
+    """``release_personalized``'s signature without the ``prefs`` argument."""
+    import inspect
+
+    from ..dk.personalized import release_personalized
+
+    sig = inspect.signature(release_personalized)
+    return sig.replace(parameters=[p for n, p in sig.parameters.items() if n != "prefs"])
+
+def generate_step(state: JobState, params: dict[str, Any]) -> None:
+    """``generate``: a synthetic graph realizing the released 1K / 2K table (post-processing)."""
+    from ..dk.extract import DKDistribution
+    from ..dk.generate import dk_graph
+
+    if params:
+        raise InvalidParameterError(f"step 'generate' takes no parameters; got {sorted(params)}.")
+    table = state.statistics
+    if (state.release is None or not isinstance(table, DKDistribution)
+            or table.kind not in ("degree", "joint_degree")):
+        raise InvalidParameterError(
+            "step 'generate' builds a graph from a released 1K or 2K table: put a release-dk, "
+            "release-dk-node or release-degrees step before it."
+        )
+    S = dk_graph(table, rng=state.rng)
+    state.data = S.graph
+    state.released_data = True  # post-processing of the release
+    state.report["generate"] = {"d": S.d, "method": S.method, "exact": S.exact,
+                                "deviation": S.deviation, "nodes": S.graph.n_nodes,
+                                "edges": S.graph.n_edges}
+
+_B_ANONYMIZE_OPTIONS = ("candidates", "max_iter", "time_limit")
+
+def b_anonymize_step(state: JobState, params: dict[str, Any]) -> None:
+    """``b-anonymize``: adaptive anonymity via b-matching of a bipartite source (issue 8).
+
+    Keys: exactly one of ``delta`` (an int for every user), ``delta_file`` (``user<TAB>delta``,
+    relative to the job file) or ``delta_attribute`` (a user property the source read, e.g.
+    a Neo4j ``node_props`` entry); ``symmetric = true`` (Algorithm 2) or ``baseline =
+    "k-anonymity"``; ``candidates``, ``max_iter``, ``time_limit`` (symmetric only). The
+    output is checked with ``verify_adaptive_anonymity`` before the step returns (a failure
+    stops the job before any sink runs); the sinks write the masked rows (file:
+    ``masked.tsv``; Neo4j: ``ANON_HAS_FEATURE`` / ``ANON_MASKED``) and the report, never the
+    secret row permutation ``owner`` nor the private input.
+    """
+    from ..anonymity.bmatching import adaptive_anonymize
+    from ..io.levels import levels_from_values, read_delta_file
+    from ..io.masked import MaskedRelease
+
+    kwargs = dict(params)
+    if not isinstance(state.data, BipartiteGraph):
+        raise InvalidParameterError("step 'b-anonymize' needs a bipartite source (kind = "
+                                    "\"bipartite\").")
+    if state.release is not None:
+        raise InvalidParameterError(
+            f"step 'b-anonymize' makes a second release, but a job publishes exactly one (the "
+            f"first was {state.release.mechanism!r}). Split the job.")
+    delta = kwargs.pop("delta", None)
+    delta_file = kwargs.pop("delta_file", None)
+    delta_attribute = kwargs.pop("delta_attribute", None)
+    symmetric = kwargs.pop("symmetric", False)
+    baseline = kwargs.pop("baseline", None)
+    if sum(x is not None for x in (delta, delta_file, delta_attribute)) != 1:
+        raise InvalidParameterError(
+            "step 'b-anonymize' needs exactly one of the keys 'delta' (an int), 'delta_file' "
+            "(a user<TAB>delta file) or 'delta_attribute' (a user property).")
+    if not isinstance(symmetric, bool):
+        raise InvalidParameterError(
+            f"The 'symmetric' key of step 'b-anonymize' must be true or false. Got {symmetric!r}.")
+    if baseline not in (None, "k-anonymity"):
+        raise InvalidParameterError(
+            f"The 'baseline' key of step 'b-anonymize' must be 'k-anonymity'. Got {baseline!r}.")
+    if symmetric and baseline:
+        raise InvalidParameterError("step 'b-anonymize': 'symmetric' and 'baseline' exclude "
+                                    "each other.")
+    allowed = () if baseline else (_B_ANONYMIZE_OPTIONS if symmetric
+                                   else _B_ANONYMIZE_OPTIONS[:2])
+    unknown = sorted(set(kwargs) - set(allowed))
+    if unknown:
+        raise InvalidParameterError(
+            f"step 'b-anonymize': unknown keys {unknown}. It takes: delta | delta_file | "
+            f"delta_attribute, symmetric, baseline, {', '.join(_B_ANONYMIZE_OPTIONS)} "
+            "(time_limit with symmetric only; none with baseline).")
+    B = state.data
+    levels: Any
+    if delta is not None:
+        if isinstance(delta, bool) or not isinstance(delta, int):
+            raise InvalidParameterError(
+                f"The 'delta' key of step 'b-anonymize' must be an int. Got {delta!r} instead.")
+        levels = delta
+    elif delta_file is not None:
+        levels = read_delta_file(resolve_path(state.base, str(delta_file)), B.user_ids)
+    else:
+        name = str(delta_attribute)
+        if name not in B.user_attributes:
+            raise InvalidParameterError(
+                f"step 'b-anonymize': the source has no user property {name!r} (read it with "
+                f"[source] node_props = [\"{name}\"]); it has "
+                f"{sorted(B.user_attributes) or 'none'}.")
+        levels = levels_from_values(B.user_attributes[name], B.user_ids,
+                                    source=f"user property {name!r}")
+    method = ("k-anonymity" if baseline else
+              "symmetric-b-matching" if symmetric else "b-matching")
+    res = adaptive_anonymize(B, delta=levels, rng=state.rng, method=method, verify=True,
+                             **kwargs)
+    if res.verification is None or not res.verification.ok:  # pragma: no cover - raises first
+        raise GraphAnonError("step 'b-anonymize': the output fails verify_adaptive_anonymity; "
+                             "nothing is written.")
+    state.masked = MaskedRelease.from_result(res)
+    state.release = res.release(source_fingerprint=B.content_hash, seed=state.seed)
+    summary = res.summary()  # public fields only: no owner, no rows
+    summary.update(cells_written=state.masked.n_cells, masked_cells=state.masked.n_masked)
+    state.report["b-anonymize"] = summary
+
+def _k_anonymity_step(target: str, mechanism: Callable[[dict[str, Any]], str],
+                      public: tuple[str, ...]) -> StepFn:
+    """A smooth-k / Mondrian step: run, verify (``verify_smooth_k``), record the release.
+
+    The anonymized graph becomes the job's released data and the step's k-anonymity Release
+    record (public parameters only: ``public`` keys of the step) the job's release; a release
+    that fails the verification stops the job before any sink runs.
+    """
+    inner = mechanism_step(target, rng="other")
+
+    def step(state: JobState, params: dict[str, Any]) -> None:
+        from ..anonymity import verify_smooth_k
+        from ..privacy.release import Release
+
+        if state.release is not None:
+            raise InvalidParameterError(
+                f"step {target.rsplit(':', 1)[1]!r} makes a second release, but a job "
+                f"publishes exactly one (the first was {state.release.mechanism!r}).")
+        original = state.data
+        inner(state, params)
+        k = int(params["k"])
+        assert isinstance(original, BipartiteGraph) and isinstance(state.data, BipartiteGraph)
+        check = verify_smooth_k(original, state.data, k)
+        if not check.ok:  # pragma: no cover - the mechanisms guarantee it
+            raise GraphAnonError("the release failed verify_smooth_k; nothing is written: "
+                                 + "; ".join(check.violations[:3]))
+        state.release = Release.k_anonymity(
+            mechanism(params), k=k, params={p: params[p] for p in public if p in params},
+            seed=state.seed, source_fingerprint=original.content_hash)
+        state.released_data = True
+
+    return step
+
+def smooth_k_step(state: JobState, params: dict[str, Any]) -> None:
+    """``smooth-k``: :func:`graphanon.anonymity.smooth_k_anonymity`, verified."""
+    _SMOOTH_K(state, params)
+
+
+def mondrian_step(state: JobState, params: dict[str, Any]) -> None:
+    """``mondrian``: :func:`graphanon.anonymity.mondrian`, verified."""
+    _MONDRIAN(state, params)
+
+
+_SMOOTH_K = _k_anonymity_step(
+    "graphanon.anonymity.smooth_k:smooth_k_anonymity",
+    lambda p: ("k-anonymity-suppression" if p.get("variant") == "suppress"
+               else "smooth-k-anonymity"),
+    ("variant", "alpha", "restarts", "postprocess", "shard_size"))
+_MONDRIAN = _k_anonymity_step("graphanon.anonymity.mondrian:mondrian", lambda p: "mondrian",
+                              ("split",))
+
+
+def _custom(target: str) -> StepFn:
+    """A registered step function, imported when the step first runs."""
+
+    def step(state: JobState, params: dict[str, Any]) -> None:
+        import_target(target)(state, params)
+
+    step.__name__ = target.rpartition(":")[2]
+    return step
+
+
+#: Registered steps: name -> ``step(state, params)``, one per row of
+#: :data:`graphanon.registry.REGISTRY` that has a job step (imported on first use).
+STEPS: dict[str, StepFn] = {
+    name: (_custom(spec.target) if spec.custom
+           else mechanism_step(spec.target, rng=spec.rng, defaults=spec.defaults))
+    for name, spec in registry.steps().items()
+}
+
+
+def register_step(name: str, step: StepFn) -> None:
+    """Register ``step`` under ``name`` (an existing name is replaced)."""
+    if not isinstance(name, str) or not name:
+        raise InvalidParameterError(f"a step name must be a non-empty str; got {name!r}.")
+    STEPS[name] = step
