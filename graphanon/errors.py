@@ -14,6 +14,7 @@ __all__ = [
     "GraphAnonWarning",
     "InfeasibleError",
     "InputFormatError",
+    "InsecureNoiseWarning",
     "InsecureReproductionWarning",
     "InvalidParameterError",
     "LooseSensitivityWarning",
@@ -74,6 +75,10 @@ class GraphAnonWarning(UserWarning):
 
 class DegreeBoundWarning(GraphAnonWarning):
     """No public degree bound was given; ``|nodes| − 1`` of the public universe is used."""
+
+
+class InsecureNoiseWarning(GraphAnonWarning):
+    """Noise for a release was drawn from the seeded, insecure numpy backend."""
 
 
 class ReproductionWarning(GraphAnonWarning):

@@ -42,7 +42,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._validation import check_choice, check_epsilon, check_float
-from ..errors import InvalidParameterError
+from ..errors import InsecureNoiseWarning, InvalidParameterError
 
 __all__ = [
     "BACKENDS",
@@ -64,10 +64,6 @@ BACKENDS = ("opendp", "numpy-insecure")
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
-
-
-class InsecureNoiseWarning(UserWarning):
-    """Noise for a release was drawn from the seeded, insecure numpy backend."""
 
 
 # ---------------------------------------------------------------------- OpenDP access
