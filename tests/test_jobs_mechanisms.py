@@ -641,3 +641,20 @@ def test_release_id_cannot_escape_the_sink_folder(tmp_path: Path, polbooks: Path
     run(tmp_path, body, expect=2)
     assert "release id" in capsys.readouterr().err
     assert not (tmp_path.parent.parent / "esc").exists()
+
+
+@pytest.mark.parametrize(("path", "message"), [
+    ("/dev/zero", "is a device"),
+    ("missing.toml", "job file .* does not exist"),
+    ("bad.toml", "job file .* is not valid TOML"),
+])
+def test_a_job_file_is_read_like_every_input(tmp_path: Path, capsys, path: str,
+                                             message: str) -> None:
+    """Job files go through the same bounded reader as data (no hang on a device)."""
+    import re
+
+    (tmp_path / "bad.toml").write_text("x = [")
+    target = path if path.startswith("/") else str(tmp_path / path)
+    assert main(["-q", "run", target]) == 2
+    err = capsys.readouterr().err
+    assert re.search(message, err) and "Traceback" not in err and err.count("\n") == 1

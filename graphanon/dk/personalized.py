@@ -86,7 +86,6 @@ anonymization, and differential privacy", ASIACCS 2012.
 from __future__ import annotations
 
 import math
-import secrets
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -100,7 +99,7 @@ from .._validation import check_choice, check_cluster_size, check_degree_bound, 
 from ..errors import InvalidParameterError, PersonalizedCalibrationWarning
 from ..graph import Graph
 from ..nodedp.projection import edge_addition
-from ..nodedp.theta_dk import dk_utility, node_sensitivity
+from ..nodedp.theta_dk import dk_utility, node_sensitivity, projection_key
 from ..privacy.noise import NoiseBackend, dp_scale, get_backend, secure_uniform
 from ..privacy.release import NOT_PRIVATE_NOTE, Release, started_at
 from .extract import DKDistribution, domain_cells
@@ -593,8 +592,7 @@ def release_personalized(
                               method=method, theta=theta, mu=mu, k=k, nodes=nodes)
     G, h = spec.G, spec.h
     backend = backend or get_backend("opendp")
-    if key is None:
-        key = int(rng.integers(0, 2**63 - 1)) if rng is not None else secrets.randbits(63)
+    key = projection_key(key, rng)
     # the query, its public per-entry scales, the noise, the post-processing
     eps = prefs.for_graph(G)
     q = personalized_query(G, eps, d=d, privacy=privacy, method=method, h=h,

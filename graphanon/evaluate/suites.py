@@ -32,7 +32,6 @@ import dataclasses
 import os
 import secrets
 import time
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -257,13 +256,10 @@ def load_suite(path: str | os.PathLike[str], *, input_path: str | None = None,
                quick: bool | None = None, seed: int | None = None,
                noise: str | None = None) -> SuiteConfig:
     """Read a suite from a TOML file; the keyword arguments override the file."""
+    from ..io._input import read_toml
+
     p = Path(path)
-    try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InvalidParameterError(f"suite file {str(p)!r} does not exist.") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise InvalidParameterError(f"{str(p)!r} is not a valid TOML suite: {exc}") from None
+    data = read_toml(p, what="suite file")
     if input_path is not None:
         data["input"] = input_path
     elif isinstance(data.get("input"), str) and not Path(data["input"]).is_absolute():

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..errors import InputFormatError, InvalidParameterError
 
-__all__ = ["max_input_bytes", "read_input_bytes", "read_input_text"]
+__all__ = ["max_input_bytes", "read_input_bytes", "read_input_text", "read_toml"]
 
 
 def _check_exists(path: str | os.PathLike[str]) -> Path:
@@ -123,3 +123,20 @@ def read_input_text(path: str | os.PathLike[str], *, what: str) -> str:
         line = raw[: exc.start].count(b"\n") + 1
         raise InputFormatError(f"{str(path)!r} ({what}) line {line}: not valid UTF-8 text.",
                                path=str(path), line=line) from None
+
+
+def read_toml(path: str | os.PathLike[str], *, what: str) -> dict[str, Any]:
+    """The TOML file ``path`` as a dict (a job file, an evaluation suite), read like every
+    input; ``what`` ("job file", "suite file") names it in messages."""
+    import tomllib
+
+    p = Path(path)
+    try:
+        text = read_input_text(p, what="TOML")
+    except InvalidParameterError as exc:  # one message per kind of file
+        raise InvalidParameterError(str(exc).replace("input file", what, 1)
+                                    .replace("input path", what, 1)) from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InvalidParameterError(f"{what} {str(p)!r} is not valid TOML: {exc}.") from None

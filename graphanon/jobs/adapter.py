@@ -22,11 +22,13 @@ __all__ = ["absorb", "check_data_kind", "import_target", "mechanism_step"]
 #: the universe comes from the [source] table).
 _RESERVED = ("rng", "backend", "seed", "progress", "nodes", "users", "features")
 
+
 def import_target(target: Callable[..., Any] | str) -> Callable[..., Any]:
     if callable(target):
         return target
     module, _, attr = target.partition(":")
     return getattr(importlib.import_module(module), attr)  # type: ignore[no-any-return]
+
 
 def mechanism_step(
     func: Callable[..., Any] | str,
@@ -166,6 +168,7 @@ def mechanism_step(
     step.__doc__ = None if isinstance(func, str) else func.__doc__
     return step
 
+
 def absorb(state: JobState, result: Any, name: str, *,
             release_seed: int | None = None, universe_source: str | None = None) -> None:
     from ..dk.extract import DK3Distribution, DKDistribution
@@ -216,6 +219,7 @@ def absorb(state: JobState, result: Any, name: str, *,
         if release is not None:
             state.released_data = True
     state.report[name] = summary
+
 
 def check_data_kind(name: str, func: Callable[..., Any], data: Any) -> None:
     """Refuse a step whose function takes the other kind of graph than the job's data."""

@@ -30,6 +30,7 @@ __all__ = ["run_job", "run_job_dict"]
 
 log = logging.getLogger("graphanon.jobs")
 
+
 @contextlib.contextmanager
 def job_lock(path: Path, name: str) -> Iterator[None]:
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -47,8 +48,10 @@ def job_lock(path: Path, name: str) -> Iterator[None]:
     finally:
         os.close(fd)
 
+
 def event(event: str, **fields: Any) -> None:
     log.info(event, extra={"event": event, "fields": fields})
+
 
 def run_job_dict(
     config: Mapping[str, Any],
@@ -70,6 +73,7 @@ def run_job_dict(
     cfg = validate_job(copy.deepcopy(dict(config)) if isinstance(config, Mapping)
                         else config, where)
     return _run_loaded(cfg, driver_factory=driver_factory, lock_dir=lock_dir, now=now)
+
 
 def run_job(
     path: str | os.PathLike[str] | Mapping[str, Any],
@@ -101,6 +105,7 @@ def run_job(
         return run_job_dict(path, driver_factory=driver_factory, lock_dir=lock_dir, now=now)
     return _run_loaded(load_job(path), driver_factory=driver_factory, lock_dir=lock_dir,
                        now=now)
+
 
 def _run_loaded(
     cfg: dict[str, Any],
@@ -192,6 +197,7 @@ def _run_loaded(
         return JobResult(name, release_id, tuple(names), tuple(outputs),
                          state.release is not None, seconds)
 
+
 def charge_ledger(job: Mapping[str, Any], release: Any, base: Path) -> None:
     """Charge the release to the JSON ledger of ``[job] ledger`` before any sink writes.
 
@@ -210,6 +216,7 @@ def charge_ledger(job: Mapping[str, Any], release: Any, base: Path) -> None:
     entry = acc.spend(release)
     event("ledger_charged", job=job["name"], epsilon=entry.epsilon, spent=acc.spent,
            budget=acc.budget)
+
 
 def run_distributed(state: JobState, name: str, params: dict[str, Any]) -> None:
     """Run a distributed step: it reads and writes partitioned Parquet folders itself

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 import string
-import tomllib
 import uuid
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -19,14 +18,17 @@ from .steps import STEPS
 __all__ = ["is_distributed", "load_job", "render_release_id", "render_sink_path",
            "validate_job"]
 
+
 _TEMPLATE_KEYS = ("job", "date", "datetime", "uuid")
 
 _JOB_KEYS = frozenset({"name", "release_id", "seed", "ledger", "budget",
                        "budget_neighbourhood", "dataset"})
 
+
 _RELEASE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,199}")
 
 _JOB_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+
 
 def render_release_id(template: str, *, job: str, now: datetime | None = None) -> str:
     """Fill ``{job}``, ``{date}`` (2026-01-31), ``{datetime}`` (20260131T120000Z), ``{uuid}``."""
@@ -50,6 +52,7 @@ def render_release_id(template: str, *, job: str, now: datetime | None = None) -
             "be 1-200 letters, digits, '.', '_', ':' or '-', starting with a letter or digit "
             "(it names folders and Neo4j records: no '/' or '..').")
     return rendered
+
 
 _SINK_FIELDS = ("release_id", "job")
 
@@ -80,18 +83,15 @@ def render_sink_path(template: str, *, release_id: str, job: str) -> str:
         out.append(release_id if fname == "release_id" else job)
     return "".join(out)
 
+
 def load_job(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Read and validate a job file (no connection is made)."""
+    from ..io._input import read_toml
+
     p = Path(path)
-    try:
-        cfg = tomllib.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InvalidParameterError(f"job file {str(p)!r} does not exist.") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise InvalidParameterError(f"job file {str(p)!r} is not valid TOML: {exc}.") from None
-    except IsADirectoryError:
-        raise InvalidParameterError(f"job file {str(p)!r} is a folder.") from None
+    cfg = read_toml(p, what="job file")
     return validate_job(cfg, p)
+
 
 def validate_job(cfg: dict[str, Any], p: Path) -> dict[str, Any]:
     """Validate a parsed job; ``p`` names it in messages and its folder is the job's base."""
@@ -167,11 +167,13 @@ def validate_job(cfg: dict[str, Any], p: Path) -> dict[str, Any]:
     return {"job": job, "source": source, "steps": steps, "sinks": sinks,
             "path": str(p.resolve())}
 
+
 def _table(cfg: Mapping[str, Any], key: str, p: Path) -> dict[str, Any]:
     value = cfg.get(key, {} if key == "job" else None)
     if not isinstance(value, dict):
         raise InvalidParameterError(f"job file {str(p)!r}: needs a [{key}] table.")
     return dict(value)
+
 
 def _check_source(src: dict[str, Any], p: Path) -> None:
     from ..io.cypher import validate_identifier
@@ -235,6 +237,7 @@ def _check_source(src: dict[str, Any], p: Path) -> None:
     for prop in src.get("node_props", []):
         validate_identifier(prop, "source.node_props")
 
+
 def _check_sink(sink: Any, i: int, p: Path) -> None:
     if not isinstance(sink, dict) or sink.get("type") not in ("file", "neo4j"):
         raise InvalidParameterError(
@@ -255,6 +258,7 @@ def _check_sink(sink: Any, i: int, p: Path) -> None:
             "'auto', 'statistics' or 'graph'.")
     if "password" in sink:
         raise InvalidParameterError(f"job file {str(p)!r}: never put a password in a job file.")
+
 
 def is_distributed(st: Any) -> bool:
     """A step table naming ``scheduler`` or ``cluster`` runs on Dask (graphanon.distributed)."""

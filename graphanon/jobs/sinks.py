@@ -18,6 +18,7 @@ def not_private_note() -> str:
 
     return NOT_PRIVATE_NOTE
 
+
 def is_publishable(state: JobState) -> tuple[bool, str]:
     """Whether a job's output may be published, and why (or why not)."""
     rel = state.release
@@ -30,6 +31,7 @@ def is_publishable(state: JobState) -> tuple[bool, str]:
         return False, ("the noise came from the seeded numpy-insecure backend: reproducible "
                        "and NOT a secure release")
     return True, f"{rel.mechanism}: {rel.neighbourhood} guarantee with secure randomness"
+
 
 def write_sink(sink: dict[str, Any], state: JobState, release_id: str, job: str,
                 driver: Callable[[dict[str, Any]], Any], base: Path) -> str:

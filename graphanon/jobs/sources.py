@@ -18,11 +18,13 @@ def default_driver(settings: dict[str, Any]) -> Any:
                                        password_file=settings.get("password_file"),
                                        database=settings.get("database")))
 
+
 def shape(data: Graph | BipartiteGraph) -> dict[str, Any]:
     if isinstance(data, Graph):
         return {"kind": "graph", "nodes": data.n_nodes, "edges": data.n_edges}
     return {"kind": "bipartite", "users": data.n_users, "features": data.n_features,
             "edges": data.n_edges}
+
 
 def read_universe(src: dict[str, Any], base: Path) -> Any:
     """The public universe named by ``[source] nodes / users / features`` (files), or None."""
@@ -35,6 +37,7 @@ def read_universe(src: dict[str, Any], base: Path) -> Any:
         return None
     return Universe(**given, source="given by the operator ([source] " +
                     ", ".join(sorted(given)) + " files)")
+
 
 def read_source(src: dict[str, Any], driver: Callable[[dict[str, Any]], Any],
                  base: Path) -> tuple[Graph | BipartiteGraph, Any]:

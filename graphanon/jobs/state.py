@@ -15,10 +15,12 @@ from ..graph import BipartiteGraph, Graph
 __all__ = ["NOISE_CHOICES", "UNIVERSE_KEYS", "JobLockedError", "JobResult", "JobState", "StepFn",
            "resolve_path"]
 
+
 StepFn = Callable[["JobState", dict[str, Any]], None]
 
 class JobLockedError(GraphAnonError):
     """Another run of the same job holds its lock (exit code 2)."""
+
 
 @dataclass
 class JobState:
@@ -43,6 +45,7 @@ class JobState:
     #: take it (:class:`graphanon.universe.Universe`).
     universe: Any = None
 
+
 @dataclass(frozen=True)
 class JobResult:
     """The outcome of :func:`run_job`."""
@@ -54,8 +57,10 @@ class JobResult:
     released: bool
     seconds: float
 
+
 #: The values of a step's ``noise`` key, as the CLI's ``--noise`` (``cli._common.noise_options``).
 NOISE_CHOICES = ("opendp", "numpy-insecure")
+
 
 UNIVERSE_KEYS = ("nodes", "users", "features")
 

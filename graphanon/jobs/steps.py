@@ -30,6 +30,7 @@ def describe_step(state: JobState, params: dict[str, Any]) -> None:
         describe_graph(data) if isinstance(data, Graph) else describe_bipartite(data)
     )
 
+
 def release_degrees_step(state: JobState, params: dict[str, Any]) -> None:
     """``release-degrees``: ``method = "rps" | "laplace" | "hay"``
     (:mod:`graphanon.nodedp.degree_sequences`)."""
@@ -43,6 +44,7 @@ def release_degrees_step(state: JobState, params: dict[str, Any]) -> None:
             f"Got {method!r} instead."
         )
     mechanism_step(f"graphanon.nodedp.degree_sequences:{funcs[method]}")(state, kwargs)
+
 
 def release_personalized_step(state: JobState, params: dict[str, Any]) -> None:
     """``release-personalized``: per-node ε from ``prefs`` (a ``node<TAB>epsilon`` file,
@@ -94,6 +96,7 @@ def release_personalized_step(state: JobState, params: dict[str, Any]) -> None:
     release_personalized.__signature__ = _personalized_signature()  # type: ignore[attr-defined]
     mechanism_step(release_personalized)(state, kwargs)
 
+
 def _personalized_signature() -> Any:
     """``release_personalized``'s signature without the ``prefs`` argument."""
     import inspect
@@ -102,6 +105,7 @@ def _personalized_signature() -> Any:
 
     sig = inspect.signature(release_personalized)
     return sig.replace(parameters=[p for n, p in sig.parameters.items() if n != "prefs"])
+
 
 def generate_step(state: JobState, params: dict[str, Any]) -> None:
     """``generate``: a synthetic graph realizing the released 1K / 2K table (post-processing)."""
@@ -123,6 +127,7 @@ def generate_step(state: JobState, params: dict[str, Any]) -> None:
     state.report["generate"] = {"d": S.d, "method": S.method, "exact": S.exact,
                                 "deviation": S.deviation, "nodes": S.graph.n_nodes,
                                 "edges": S.graph.n_edges}
+
 
 _B_ANONYMIZE_OPTIONS = ("candidates", "max_iter", "time_limit")
 
@@ -207,6 +212,7 @@ def b_anonymize_step(state: JobState, params: dict[str, Any]) -> None:
     summary.update(cells_written=state.masked.n_cells, masked_cells=state.masked.n_masked)
     state.report["b-anonymize"] = summary
 
+
 def _k_anonymity_step(target: str, mechanism: Callable[[dict[str, Any]], str],
                       public: tuple[str, ...]) -> StepFn:
     """A smooth-k / Mondrian step: run, verify (``verify_smooth_k``), record the release.
@@ -239,6 +245,7 @@ def _k_anonymity_step(target: str, mechanism: Callable[[dict[str, Any]], str],
         state.released_data = True
 
     return step
+
 
 def smooth_k_step(state: JobState, params: dict[str, Any]) -> None:
     """``smooth-k``: :func:`graphanon.anonymity.smooth_k_anonymity`, verified."""

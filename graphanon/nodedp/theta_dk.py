@@ -49,6 +49,7 @@ FOCS 2007 (exponential mechanism).
 
 from __future__ import annotations
 
+import secrets
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -240,7 +241,7 @@ def projection_key(key: int | None, rng: np.random.Generator | None) -> int:
         return int(key)
     if rng is not None:
         return int(rng.integers(0, 2**63 - 1))
-    return int.from_bytes(np.random.default_rng().bytes(8), "little")
+    return secrets.randbits(63)
 
 
 def noise_domain(proj: Projection, *, d: int, theta: int, sensitivity: float, epsilon: float,

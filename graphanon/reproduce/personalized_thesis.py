@@ -16,7 +16,6 @@ References
 
 from __future__ import annotations
 
-import secrets
 import time
 import warnings
 from typing import Any
@@ -47,7 +46,7 @@ from ..dk.release import dk_query, split_evenly
 from ..errors import PersonalizedCalibrationWarning
 from ..graph import Graph
 from ..nodedp.projection import edge_addition
-from ..nodedp.theta_dk import dk_utility
+from ..nodedp.theta_dk import dk_utility, projection_key
 from ..privacy.noise import NoiseBackend, get_backend
 from ..privacy.release import Release, started_at
 
@@ -190,8 +189,7 @@ def release_personalized_thesis(
                               method=method, theta=theta, mu=mu, k=k, nodes=nodes)
     G, h = spec.G, spec.h
     backend = backend or get_backend("opendp")
-    if key is None:
-        key = int(rng.integers(0, 2**63 - 1)) if rng is not None else secrets.randbits(63)
+    key = projection_key(key, rng)
     warnings.warn(
         f"calibration='thesis': {MECHANISM_NAMES[method]} as in chapter 8 (per-entry "
         "sensitivity, observed entries, data-dependent per-entry ε / unit sampling / "
