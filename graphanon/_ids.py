@@ -6,7 +6,7 @@ canonical decimal form. Nothing else is ever parsed out of a token: ``"007"``, `
 ``"0x10"``, ``"7.0"`` and ``" 7"`` are ids distinct from ``7``.
 
 Representation. A column whose every id is a canonical decimal integer in the ``int64``
-range (``0``, ``7``, ``-12``; the pattern ``-?(0|[1-9][0-9]*)``) is held as an ``int64``
+range (``0``, ``7``, ``-12``; the pattern ``0|-?[1-9][0-9]*``) is held as an ``int64``
 array — a lossless, faster representation of the same text. Any other column is an
 ``object`` array of ``str`` (and its integer-looking ids are plain strings such as
 ``"7"``). Columns that meet in one graph are brought to one representation

@@ -11,6 +11,8 @@ from typing import Any
 import numba
 import numpy as np
 
+from . import _numba  # noqa: F401  (numba's per-user cache folder)
+
 _FNV_BASIS = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
 _GOLD = np.uint64(0x9E3779B97F4A7C15)
@@ -30,7 +32,7 @@ def _mix(x: Any) -> Any:  # pragma: no cover
 
 @numba.njit(cache=True)
 def parse_canonical_int64(offsets: Any, data: Any) -> Any:  # pragma: no cover
-    """``(values, ok)``: every token parsed if all match ``-?(0|[1-9][0-9]*)`` in int64."""
+    """``(values, ok)``: every token parsed if all match ``0|-?[1-9][0-9]*`` in int64."""
     n = offsets.size - 1
     out = np.empty(n, dtype=np.int64)
     for i in range(n):

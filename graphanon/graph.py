@@ -133,10 +133,49 @@ def _sorted_unique(keys: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     return keys[keep]
 
 
+#: Below this many pairs a graph or bipartite matrix is built by the sort-based numpy code
+#: (no JIT start-up: the first numba kernel of a process costs about 0.5 s to load); from it
+#: on by the counting kernels of :mod:`graphanon._csr_kernels` (linear, no comparison sort).
+COUNTING_MIN_PAIRS = 1 << 17
+
+
 def _csr_from_pairs(u: IntArray, v: IntArray, n: int,
                     dropped: dict[str, int] | None = None) -> tuple[np.ndarray[Any, Any], ...]:
     """Symmetric CSR with sorted rows from undirected pairs; drops loops and duplicates
     (counted into ``dropped`` as ``self_loops`` and ``duplicate_edges`` when given).
+
+    Pairs must be valid indices in ``[0, n)``. Large inputs are built by counting
+    (:mod:`graphanon._csr_kernels`), small ones by :func:`_csr_from_pairs_sorting`; both give
+    the same arrays.
+    """
+    if np.asarray(u).size < COUNTING_MIN_PAIRS:
+        return _csr_from_pairs_sorting(u, v, n, dropped)
+    from . import _csr_kernels as kern
+
+    u = np.asarray(u)
+    v = np.asarray(v)
+    ptr, loops = kern.count_pairs(u, v, n, True)
+    total = int(ptr[-1])
+    idx_dtype = _index_dtype(max(n - 1, 0))
+    lists = np.empty(total, dtype=idx_dtype)
+    kern.scatter_pairs(u, v, ptr, lists, True)  # rows unsorted (in input order)
+    indices = np.empty(total, dtype=idx_dtype)
+    kern.transpose(ptr, lists, ptr, indices)  # rows sorted
+    del lists
+    indptr = kern.dedup_rows(ptr, indices)
+    kept = int(indptr[-1])
+    if kept < total:
+        indices.resize(kept, refcheck=False)
+    if dropped is not None:
+        dropped["self_loops"] = int(loops)
+        dropped["duplicate_edges"] = (total - kept) // 2
+    return indptr.astype(_index_dtype(kept), copy=False), indices
+
+
+def _csr_from_pairs_sorting(u: IntArray, v: IntArray, n: int,
+                            dropped: dict[str, int] | None = None
+                            ) -> tuple[np.ndarray[Any, Any], ...]:
+    """:func:`_csr_from_pairs` by sorting: canonical ``a < b`` keys, one sort-unique.
 
     Each kept edge ``{a, b}`` with ``a < b`` contributes ``b`` to row ``a`` and ``a`` to row
     ``b``. Within row ``r`` every "lower" neighbour (``a < r``) precedes every "upper"
@@ -181,6 +220,33 @@ def _csr_from_pairs(u: IntArray, v: IntArray, n: int,
     pos_lower = indptr[bo] + (ranks - lower_start[bo])
     indices[pos_lower] = a[order]
     return indptr.astype(ptr_dtype, copy=False), indices
+
+
+def _cells_csr(r: npt.NDArray[np.int64], c: npt.NDArray[np.int64], n_rows: int, n_cols: int
+               ) -> tuple[npt.NDArray[np.int64], np.ndarray[Any, Any]]:
+    """``(indptr, indices)`` of the distinct cells ``(r[i], c[i])`` with sorted rows
+    (``indptr`` int64, ``indices`` int32 while the columns fit)."""
+    idx_dtype = _index_dtype(max(n_cols - 1, 0))
+    if r.size < COUNTING_MIN_PAIRS:
+        key = _sorted_unique(r * max(n_cols, 1) + c)
+        r_sorted = key // max(n_cols, 1)
+        indices = (key - r_sorted * max(n_cols, 1)).astype(idx_dtype)
+        indptr = np.zeros(n_rows + 1, dtype=np.int64)
+        np.cumsum(np.bincount(r_sorted, minlength=n_rows), out=indptr[1:])
+        return indptr, indices
+    from . import _csr_kernels as kern
+
+    cptr, _ = kern.count_pairs(r, c, n_cols, False)
+    by_col = np.empty(r.size, dtype=_index_dtype(max(n_rows - 1, 0)))
+    kern.scatter_pairs(r, c, cptr, by_col, False)  # the rows of each column
+    rptr = kern.row_offsets(r, n_rows)
+    indices = np.empty(r.size, dtype=idx_dtype)
+    kern.transpose(cptr, by_col, rptr, indices)  # the columns of each row, sorted
+    del by_col
+    indptr = kern.dedup_rows(rptr, indices)
+    if int(indptr[-1]) < indices.size:
+        indices.resize(int(indptr[-1]), refcheck=False)
+    return indptr, indices
 
 
 class _InputNotes:
@@ -694,16 +760,10 @@ class BipartiteGraph(_InputNotes):
             raise InvalidParameterError(
                 f"cell indices out of range for a {n_users} × {n_features} matrix."
             )
-        key = _sorted_unique(r * max(n_features, 1) + c)
-        n_duplicates = int(r.size) - int(key.size)
-        r_sorted = key // max(n_features, 1)
-        indices = (key - r_sorted * max(n_features, 1)).astype(
-            _index_dtype(max(n_features - 1, 0))
-        )
-        indptr = np.zeros(n_users + 1, dtype=np.int64)
-        np.cumsum(np.bincount(r_sorted, minlength=n_users), out=indptr[1:])
+        indptr, indices = _cells_csr(r, c, n_users, n_features)
+        n_duplicates = int(r.size) - int(indices.size)
         B = cls(
-            indptr.astype(_index_dtype(key.size), copy=False),
+            indptr.astype(_index_dtype(indices.size), copy=False),
             indices,
             n_features,
             user_ids=user_ids,

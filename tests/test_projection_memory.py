@@ -170,6 +170,8 @@ def test_cli_project_and_node_release_show_progress(tmp_path: Path,
                  "--noise", "numpy-insecure", "--seed", "2", "--out", str(table)]) == 0
     text = capsys.readouterr().out
     assert "θ selection" in text and "utility" in text
+    # the input itself may be read: the refusal under test is the later memory check
+    monkeypatch.setenv("GRAPHANON_MAX_INPUT_BYTES", str(1 << 30))
     monkeypatch.setenv(ENV_VAR, "1KiB")
     assert main(["-q", "project", src, "--theta", "5", "--out", str(tmp_path / "q.txt")]) == 2
     err = capsys.readouterr().err

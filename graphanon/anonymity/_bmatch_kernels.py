@@ -14,6 +14,8 @@ from typing import Any
 import numba
 import numpy as np
 
+from .. import _numba  # noqa: F401  (numba's per-user cache folder)
+
 __all__ = [
     "agglomerative_clusters",
     "compatibility_degrees",

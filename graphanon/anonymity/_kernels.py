@@ -18,6 +18,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .. import _numba  # noqa: F401  (numba's per-user cache folder)
+
 __all__: list[str] = []
 
 _M1 = np.uint64(0x5555555555555555)

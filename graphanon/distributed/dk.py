@@ -52,6 +52,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from .. import _numba  # noqa: F401  (numba's per-user cache folder)
 from .._validation import check_int
 from ..dk.extract import DK3Distribution, DKDistribution, _paths_by_centre
 from ..errors import InputFormatError

@@ -38,6 +38,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from .. import _numba  # noqa: F401  (numba's per-user cache folder)
 from .._memory import require_memory
 from .._progress import ProgressFn, log_progress, progress_step
 from .._validation import check_int

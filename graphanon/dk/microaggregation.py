@@ -27,6 +27,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from .. import _numba  # noqa: F401  (numba's per-user cache folder)
 from .._validation import check_int
 from ..errors import InvalidParameterError
 from .extract import domain_cells

@@ -6,19 +6,24 @@ are read, directories, devices and sockets refused, a pipe without a writer ends
 instead of hanging, and no input — or its gzip-decompressed content — may exceed
 :func:`max_input_bytes`, a bound derived from the memory available (``/dev/zero`` or a gzip
 bomb is refused, not read until the machine gives out).
+
+The bound is one estimate for every reader: an input of ``b`` bytes (decompressed) needs
+about ``b × READ_FACTORS[kind]`` bytes of memory while it is read, so the most it may have
+is the available memory divided by that factor. Text is checked as it streams in (pipes and
+gzip included), before a byte is parsed; binary formats, which their libraries read from the
+path, by their file size (:func:`check_input_size`).
 """
 
 from __future__ import annotations
 
-import gzip
-import io
 import os
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputFormatError, InvalidParameterError
 
-__all__ = ["max_input_bytes", "read_input_bytes", "read_input_text", "read_toml"]
+__all__ = ["READ_FACTORS", "check_input_size", "max_input_bytes", "read_input_bytes",
+           "read_input_text", "read_toml"]
 
 
 def _check_exists(path: str | os.PathLike[str]) -> Path:
@@ -47,9 +52,22 @@ def _check_exists(path: str | os.PathLike[str]) -> Path:
     return p
 
 
-def max_input_bytes() -> int:
-    """The most bytes an input may have (decompressed): ``GRAPHANON_MAX_INPUT_BYTES``, else a
-    third of the memory available now (parsing and the CSR need about three times the text)."""
+#: Peak memory while reading an input, per byte of its (decompressed) text, measured on the
+#: 10M-edge power-law graph of ``scripts/bench_memory.py`` (132 MB of text) and its variants:
+#: the edge-list scanner holds the text, two columns of 8-byte codes and the CSR build: 3.2x
+#: with integer ids (3.3x from gzip), 4.5x with string ids (the distinct ids as Python str);
+#: ``user<TAB>feature`` lists 2.9x (integers) and 5.2x (strings, two id spaces); CSV / TSV
+#: with a header go through pyarrow's table (8.6x); ``table``: the small text inputs
+#: (universes, dK tables, preferences, masked releases) held as Python text. Binary
+#: formats, by file size: Parquet about 40x, GraphML 3x, GML 12x, MATLAB 16x.
+READ_FACTORS = {"edgelist": 6, "bipartite": 6, "mtx": 6, "csv": 9, "tsv": 9, "table": 3,
+                "parquet": 40, "graphml": 4, "gml": 12, "mat": 16}
+
+
+def max_input_bytes(kind: str = "table") -> int:
+    """The most bytes an input of ``kind`` (a key of :data:`READ_FACTORS`) may have,
+    decompressed: ``GRAPHANON_MAX_INPUT_BYTES``, else the memory available now divided by
+    the kind's factor (at least 64 MiB unless ``GRAPHANON_MEMORY_LIMIT`` sets the memory)."""
     env = os.environ.get("GRAPHANON_MAX_INPUT_BYTES")
     if env:
         try:
@@ -57,10 +75,38 @@ def max_input_bytes() -> int:
         except ValueError:
             raise InvalidParameterError(
                 f"GRAPHANON_MAX_INPUT_BYTES must be a number of bytes. Got {env!r}.") from None
-    from .._memory import available_memory
+    from .._memory import ENV_VAR, available_memory
 
     avail = available_memory()  # MemAvailable, cgroup headroom or GRAPHANON_MEMORY_LIMIT
-    return max((avail or 8 << 30) // 3, 64 << 20)
+    limit = (avail or 8 << 30) // READ_FACTORS.get(kind, 16)
+    # a detected value may be momentarily low: small inputs always pass; an explicit
+    # GRAPHANON_MEMORY_LIMIT is applied as given
+    return limit if os.environ.get(ENV_VAR, "").strip() else max(limit, 64 << 20)
+
+
+def _too_large(path: Path, what: str, limit: int) -> InvalidParameterError:
+    from .._memory import ENV_VAR
+
+    if os.environ.get("GRAPHANON_MAX_INPUT_BYTES"):
+        source = "GRAPHANON_MAX_INPUT_BYTES"
+    elif os.environ.get(ENV_VAR, "").strip():
+        source = f"the memory {ENV_VAR}={os.environ[ENV_VAR].strip()} allows"
+    else:
+        source = "this machine's available memory allows"
+    return InvalidParameterError(
+        f"{str(path)!r}: {what} is larger than {limit:,} bytes, the most {source} for "
+        "this input (set GRAPHANON_MAX_INPUT_BYTES to change the limit).")
+
+
+def check_input_size(path: Path, kind: str) -> None:
+    """Refuse a regular file of ``kind`` whose size exceeds :func:`max_input_bytes` (for
+    inputs that a library reads from the path; text goes through :func:`_read_bytes`)."""
+    import stat
+
+    st = os.stat(path)
+    limit = max_input_bytes(kind)
+    if stat.S_ISREG(st.st_mode) and st.st_size > limit:
+        raise _too_large(path, f"the file ({st.st_size:,} bytes)", limit)
 
 
 def _read_stream(fh: Any, path: Path, limit: int, what: str) -> bytes:
@@ -72,23 +118,41 @@ def _read_stream(fh: Any, path: Path, limit: int, what: str) -> bytes:
             return b"".join(chunks)
         total += len(chunk)
         if total > limit:
-            raise InvalidParameterError(
-                f"{str(path)!r}: {what} is larger than {limit:,} bytes, more than this machine "
-                "can parse in its available memory (set GRAPHANON_MAX_INPUT_BYTES to change "
-                "the limit).")
+            raise _too_large(path, what, limit)
         chunks.append(chunk)
 
 
-def _read_bytes(path: Path) -> bytes:
-    """The bytes of an input (gzip looked through), at most :func:`max_input_bytes`."""
+def _gunzip(raw: bytes, path: Path, limit: int) -> bytearray:
+    """The decompressed content of gzip data, at most ``limit`` bytes, in one growing
+    buffer (no chunks to join: the peak is the content, not twice)."""
+    import gzip
+    import io
+
+    out = bytearray()
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(raw)) as fh:
+            while True:
+                chunk = fh.read(1 << 24)
+                if not chunk:
+                    return out
+                out += chunk
+                if len(out) > limit:
+                    raise _too_large(path, "the decompressed content", limit)
+    except (OSError, EOFError) as exc:
+        raise InputFormatError(
+            f"{str(path)!r} is not a readable gzip file: {exc}", path=str(path)
+        ) from None
+
+
+def _read_bytes(path: Path, kind: str = "table") -> bytes | bytearray:
+    """The bytes of an input (gzip looked through: then a ``bytearray``), at most
+    :func:`max_input_bytes` of ``kind``."""
     import stat
 
-    limit = max_input_bytes()
+    limit = max_input_bytes(kind)
     st = os.stat(path)
     if stat.S_ISREG(st.st_mode) and st.st_size > limit:
-        raise InvalidParameterError(
-            f"{str(path)!r} has {st.st_size:,} bytes, more than this machine can parse in its "
-            f"available memory ({limit:,}; set GRAPHANON_MAX_INPUT_BYTES to change the limit).")
+        raise _too_large(path, f"the file ({st.st_size:,} bytes)", limit)
     if stat.S_ISFIFO(st.st_mode):
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # no writer: EOF at once, no hang
         os.set_blocking(fd, True)
@@ -96,27 +160,24 @@ def _read_bytes(path: Path) -> bytes:
             raw = _read_stream(fh, path, limit, "the stream")
     else:
         with path.open("rb") as fh:
-            raw = _read_stream(fh, path, limit, "the file")
+            # a regular file in one read of its size (no chunks to join: half the peak)
+            raw = fh.read(st.st_size + 1) if stat.S_ISREG(st.st_mode) else b""
+            if not stat.S_ISREG(st.st_mode) or len(raw) > st.st_size:  # or it grew
+                raw += _read_stream(fh, path, limit - len(raw), "the file")
     if raw[:2] == b"\x1f\x8b":
-        try:
-            with gzip.open(io.BytesIO(raw), "rb") as fh:
-                return _read_stream(fh, path, limit, "the decompressed content")
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
-            raise InputFormatError(
-                f"{str(path)!r} is not a readable gzip file: {exc}", path=str(path)
-            ) from None
+        return _gunzip(raw, path, limit)
     return raw
 
 
-
-def read_input_bytes(path: str | os.PathLike[str]) -> bytes:
+def read_input_bytes(path: str | os.PathLike[str], kind: str = "table") -> bytes:
     """The bytes of the input ``path`` (gzip looked through), checked as described above."""
-    return _read_bytes(_check_exists(path))
+    raw = _read_bytes(_check_exists(path), kind)
+    return raw if isinstance(raw, bytes) else bytes(raw)
 
 
 def read_input_text(path: str | os.PathLike[str], *, what: str) -> str:
     """The UTF-8 text of the input ``path``; ``what`` names its layout in messages."""
-    raw = read_input_bytes(path)
+    raw = _read_bytes(_check_exists(path))
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:

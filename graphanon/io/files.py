@@ -1,9 +1,11 @@
 """File adapters: the embedded default source and sink of graphanon.
 
 Readers return :class:`~graphanon.graph.Graph` or :class:`~graphanon.graph.BipartiteGraph`;
-writers are atomic (temporary file, then rename). Bulk parsing goes through pyarrow's
-multi-threaded CSV reader; the slow line-by-line scan runs only to locate the first bad line
-of a malformed file, so that the error names the file, the line number and its content.
+writers are atomic (temporary file, then rename). Edge lists and ``user<TAB>feature`` lists
+are read by one pass over their bytes (:mod:`._scan`: a numba kernel that splits the lines,
+checks every row, and turns the ids into codes directly, as ``int64`` when they are canonical
+integers), which finds a bad row together with its line number and content. Delimited files
+with a header go through pyarrow's CSV reader (quoting), Parquet through pyarrow.
 
 Formats
 -------
@@ -20,18 +22,18 @@ from __future__ import annotations
 
 import io
 import os
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .._memory import format_bytes, require_memory
+from .._ids import mark_canonical
 from ..errors import InputFormatError, InvalidParameterError
 from ..graph import BipartiteGraph, Graph
 from ._atomic import atomic_path
-from ._input import _check_exists, _read_bytes
+from ._input import _check_exists, _read_bytes, check_input_size
+from ._scan import Pairs, scan_pairs
 
 __all__ = [
     "GRAPH_FORMATS",
@@ -86,75 +88,6 @@ def detect_format(path: str | os.PathLike[str]) -> str:
     return fmt
 
 
-_COMMENT = re.compile(rb"(?m)^[ \t]*#[^\n]*(\n|$)")
-_RUNS = re.compile(rb"[ \t]+")
-_EDGE_SPACES = re.compile(rb"(?m)^[ \t]+|[ \t]+(?=\r?$)")
-
-
-def _normalize_whitespace(data: bytes) -> bytes:
-    """Make a whitespace-separated text single-tab separated (C-speed regex, fast paths)."""
-    if b"#" in data:
-        data = _COMMENT.sub(b"", data)
-    has_space = b" " in data
-    if has_space:
-        if b"\t" in data:
-            data = data.replace(b"\t", b" ")
-        if b"  " in data:
-            data = _RUNS.sub(b" ", data)
-        if data.startswith(b" ") or b"\n " in data or b" \n" in data or b" \r" in data:
-            data = _EDGE_SPACES.sub(b"", data)
-        data = data.replace(b" ", b"\t")
-    elif b"\t\t" in data or data.startswith(b"\t") or b"\n\t" in data or b"\t\n" in data:
-        data = _RUNS.sub(b"\t", data)
-        data = _EDGE_SPACES.sub(b"", data)
-    return data
-
-
-def _first_bad_line(path: Path, data: bytes, min_fields: int, split_tabs: bool,
-                    max_fields: int | None = None) -> InputFormatError:
-    """Scan the original text for the first line that breaks the format."""
-    expected: int | None = None
-    for lineno, raw in enumerate(data.split(b"\n"), start=1):
-        line = raw.rstrip(b"\r")
-        stripped = line.strip()
-        if not stripped or stripped.startswith(b"#"):
-            continue
-        try:
-            text = line.decode("utf-8")
-        except UnicodeDecodeError:
-            return InputFormatError(
-                f"{str(path)!r} line {lineno}: not valid UTF-8 text: {line[:80]!r}",
-                path=str(path),
-                line=lineno,
-            )
-        fields = text.strip().split("\t") if split_tabs else text.split()
-        if len(fields) < min_fields or any(f == "" for f in fields[:min_fields]):
-            return InputFormatError(
-                f"{str(path)!r} line {lineno}: expected at least {min_fields} non-empty "
-                f"fields, got {sum(bool(f) for f in fields)}: {text[:120]!r}",
-                path=str(path),
-                line=lineno,
-            )
-        if max_fields is not None and len(fields) > max_fields:
-            return InputFormatError(
-                f"{str(path)!r} line {lineno}: expected {max_fields} tab-separated fields, got "
-                f"{len(fields)} (nothing is dropped silently; pass --skip-bad-rows to skip "
-                f"such rows): {text[:120]!r}",
-                path=str(path),
-                line=lineno,
-            )
-        if expected is None:
-            expected = len(fields)
-        elif len(fields) != expected:
-            return InputFormatError(
-                f"{str(path)!r} line {lineno}: expected {expected} fields like the first data "
-                f"line, got {len(fields)}: {text[:120]!r}",
-                path=str(path),
-                line=lineno,
-            )
-    return InputFormatError(f"{str(path)!r}: could not be parsed.", path=str(path))
-
-
 class _RowSkipper:
     """pyarrow's ``invalid_row_handler`` for ``--skip-bad-rows``: skip the row, count it."""
 
@@ -166,69 +99,28 @@ class _RowSkipper:
         return "skip"
 
 
-def _parse_columns(path: Path, *, min_fields: int = 2, tabs_only: bool = False,
-                   exact: bool = False, skip_bad_rows: bool = False
-                   ) -> tuple[list[Any], dict[str, int]]:
-    """Parse a delimited text into pyarrow text columns (ids keep their exact text).
+def _scan(path: Path, raw: bytes | bytearray, *, bipartite: bool, skip_bad_rows: bool,
+          start: int = 0, first_line: int = 1) -> Pairs:
+    """The id pairs of an edge list (whitespace separated, one id space) or a
+    ``user<TAB>feature`` list (tab separated when it holds a tab, exactly two fields, users
+    and features apart); rules and errors in :mod:`._scan`."""
+    return scan_pairs(path, raw, tabs=bipartite and b"\t" in raw, exact=bipartite,
+                      shared=not bipartite, skip_bad_rows=skip_bad_rows, start=start,
+                      first_line=first_line)
 
-    Returns the first ``min_fields`` columns and what was left out: ``rows_skipped`` (only
-    with ``skip_bad_rows``: rows with another number of fields than the first data row, or
-    with an empty id) and ``ignored_columns`` (further columns, e.g. an edge weight; with
-    ``exact`` such columns are an error).
-    """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.csv as pacsv
 
-    raw = _read_bytes(path)
-    split_tabs = tabs_only and b"\t" in raw
-    if split_tabs:
-        data = _COMMENT.sub(b"", raw) if b"#" in raw else raw
-    else:
-        data = _normalize_whitespace(raw)
-    if not data.strip():
-        raise InputFormatError(f"{str(path)!r} holds no data lines.", path=str(path))
-    skip = _RowSkipper()
-    try:
-        table = pacsv.read_csv(
-            io.BytesIO(data),
-            read_options=pacsv.ReadOptions(autogenerate_column_names=True, block_size=1 << 24),
-            parse_options=pacsv.ParseOptions(
-                delimiter="\t", quote_char=False, double_quote=False, newlines_in_values=False,
-                invalid_row_handler=skip if skip_bad_rows else None,
-            ),
-            # ids are text (graphanon._ids): "007" and "0x10" must not become 7 and 16
-            convert_options=pacsv.ConvertOptions(
-                column_types={f"f{i}": pa.large_string() for i in range(min_fields)},
-                strings_can_be_null=False, quoted_strings_can_be_null=False,
-            ),
-        )
-    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:  # also: invalid UTF-8 in an id
-        raise _first_bad_line(path, raw, min_fields, split_tabs,
-                              min_fields if exact else None) from exc
-    if table.num_columns < min_fields:
-        raise _first_bad_line(path, raw, min_fields, split_tabs)
-    notes = {"rows_skipped": skip.count}
-    if table.num_columns > min_fields:
-        if exact and not skip_bad_rows:
-            raise _first_bad_line(path, raw, min_fields, split_tabs, min_fields)
-        if exact:  # every row has the same (too large) number of fields: all are bad
-            raise InputFormatError(
-                f"{str(path)!r}: the first data row has {table.num_columns} fields; expected "
-                f"{min_fields} (rows like it cannot be told from bad ones).", path=str(path))
-        notes["ignored_columns"] = table.num_columns - min_fields
-    cols = [table.column(i) for i in range(min_fields)]
-    empty = None
-    for col in cols:
-        e = pc.equal(pc.utf8_length(col), 0)
-        empty = e if empty is None else pc.or_(empty, e)
-    if empty is not None and pc.any(empty).as_py():
-        if not skip_bad_rows:
-            raise _first_bad_line(path, raw, min_fields, split_tabs)
-        keep = pc.invert(empty)
-        notes["rows_skipped"] += int(pc.sum(empty).as_py())
-        cols = [pc.filter(c, keep) for c in cols]
-    return cols, notes
+def _frozen_ids(ids: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """The scanner's ids (already canonical and distinct): read-only and known as such, so
+    that building the graph does not check them again."""
+    ids.flags.writeable = False
+    return mark_canonical(ids)
+
+
+def _notes(pairs: Pairs) -> dict[str, int]:
+    notes = {"rows_skipped": pairs.rows_skipped}
+    if pairs.ignored_columns:
+        notes["ignored_columns"] = pairs.ignored_columns
+    return notes
 
 
 # ---------------------------------------------------------------------- readers
@@ -270,12 +162,14 @@ def read_graph(
     fmt = format or detect_format(p)
     _check_read_memory(p, fmt)
     if fmt == "edgelist":
-        (src, dst), notes = _parse_columns(p, skip_bad_rows=skip_bad_rows)
-        G = Graph.from_id_edges(src, dst)
-        G._note_input(**notes)
+        pairs = _scan(p, _read_bytes(p, "edgelist"), bipartite=False,
+                      skip_bad_rows=skip_bad_rows)
+        ids = _frozen_ids(pairs.ids[0])
+        G = Graph.from_edges(*pairs.codes, n_nodes=ids.size, node_ids=ids)
+        G._note_input(**_notes(pairs))
         return G
     if fmt in ("csv", "tsv"):
-        raw = _read_bytes(p)
+        raw = _read_bytes(p, fmt)
         table = _read_delimited(p, raw, delimiter or ("," if fmt == "csv" else "\t"),
                                 (source, target), skip_bad_rows)
         return _graph_from_table(p, table, source, target, raw=raw,
@@ -301,24 +195,16 @@ def read_graph(
     )
 
 
-#: Peak memory of a graph read per byte of the file (measured on 1M- and 10M-edge power-law
-#: graphs: text 12-25x, gzip about 50x, Parquet about 40x, GraphML 3x, GML 12x); a gzip file
-#: counts its usual 4x expansion on top.
-_READ_BYTES_PER_FILE_BYTE = {"edgelist": 16, "csv": 16, "tsv": 16, "mtx": 16, "mat": 16,
-                             "parquet": 40, "graphml": 4, "gml": 12}
-
-
 def _check_read_memory(path: Path, fmt: str) -> None:
-    """Refuse, before parsing, a graph file whose read would not fit in the available memory
-    (pipes have no size here; :func:`._input.max_input_bytes` bounds what they deliver)."""
-    size = path.stat().st_size
-    factor = _READ_BYTES_PER_FILE_BYTE.get(fmt, 16) * (4 if path.suffix.lower() == ".gz" else 1)
-    require_memory(size * factor, what=f"reading {str(path)!r}",
-                   parameter=f"the input file size ({format_bytes(size)})")
+    """Refuse, before parsing, a binary graph file too large for the available memory
+    (:func:`._input.check_input_size`); text formats are bounded while they are read, pipes
+    and gzip included (:func:`._input._read_bytes`), by the same estimate."""
+    if fmt in ("parquet", "graphml", "gml", "mat"):
+        check_input_size(path, fmt)
 
 
-def _read_delimited(path: Path, raw: bytes, delimiter: str, id_columns: Sequence[str] = (),
-                    skip_bad_rows: bool = False) -> Any:
+def _read_delimited(path: Path, raw: bytes | bytearray, delimiter: str,
+                    id_columns: Sequence[str] = (), skip_bad_rows: bool = False) -> Any:
     """A CSV/TSV with a header (quoted fields allowed); the id columns as exact text."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
@@ -347,14 +233,14 @@ def _read_delimited(path: Path, raw: bytes, delimiter: str, id_columns: Sequence
         {b"graphanon_rows_skipped": str(skip.count).encode()})
 
 
-def _text_line(raw: bytes, lineno: int) -> str:
+def _text_line(raw: bytes | bytearray, lineno: int) -> str:
     lines = raw.split(b"\n", lineno)
     line = lines[lineno - 1] if len(lines) >= lineno else b""
     return line.rstrip(b"\r").decode("utf-8", errors="replace")[:120]
 
 
 def _graph_from_table(path: Path, table: Any, source: str, target: str, *,
-                      raw: bytes | None = None, skip_bad_rows: bool = False) -> Graph:
+                      raw: bytes | bytearray | None = None, skip_bad_rows: bool = False) -> Graph:
     """A graph from ``source``/``target`` columns. In Parquet a null target marks an isolated
     node; in CSV/TSV (``raw`` given) an empty id is an error naming its line (header = 1)."""
     import pyarrow as pa
@@ -425,7 +311,7 @@ def _read_igraph(path: Path, fmt: str, id_attribute: str | None) -> Graph:
 
 
 def _read_mtx(path: Path) -> Graph:
-    raw = _read_bytes(path)
+    raw = _read_bytes(path, "mtx")
     if raw.lstrip().startswith(b"%%MatrixMarket"):
         import scipy.io
 
@@ -449,43 +335,19 @@ def _read_mtx(path: Path) -> Graph:
             path=str(path),
             line=1,
         ) from exc
-    body = lines[1] if len(lines) > 1 else b""
-    tmp_cols = _parse_columns_from_bytes(path, body, line_offset=1)
-    u = np.asarray(tmp_cols[0]) - 1
-    v = np.asarray(tmp_cols[1]) - 1
+    pairs = _scan(path, raw, bipartite=False, skip_bad_rows=False,
+                  start=min(len(lines[0]) + 1, len(raw)), first_line=2)
+    ids = pairs.ids[0]
+    if ids.dtype == object:
+        raise InputFormatError(f"{str(path)!r}: Matrix Market indices must be integers.",
+                               path=str(path))
+    u = ids[pairs.codes[0]] - 1
+    v = ids[pairs.codes[1]] - 1
     if u.size and (min(u.min(), v.min()) < 0 or max(u.max(), v.max()) >= n):
         raise InputFormatError(
             f"{str(path)!r}: edge endpoints must lie in 1..{n} as the header says.", path=str(path)
         )
     return Graph.from_edges(u, v, n_nodes=n, node_ids=np.arange(1, n + 1, dtype=np.int64))
-
-
-def _parse_columns_from_bytes(path: Path, body: bytes, *, line_offset: int) -> list[Any]:
-    import pyarrow as pa
-    import pyarrow.csv as pacsv
-
-    data = _normalize_whitespace(body)
-    try:
-        table = pacsv.read_csv(
-            io.BytesIO(data),
-            read_options=pacsv.ReadOptions(autogenerate_column_names=True),
-            parse_options=pacsv.ParseOptions(delimiter="\t", quote_char=False),
-        )
-    except pa.ArrowInvalid as exc:
-        err = _first_bad_line(path, body, 2, False)
-        if err.line is not None:
-            err = InputFormatError(
-                str(err).replace(f"line {err.line}:", f"line {err.line + line_offset}:"),
-                path=str(path),
-                line=err.line + line_offset,
-            )
-        raise err from exc
-    cols = [table.column(i) for i in range(2)]
-    for c in cols:
-        if not pa.types.is_integer(c.type):
-            raise InputFormatError(f"{str(path)!r}: Matrix Market indices must be integers.",
-                                   path=str(path))
-    return [c.to_numpy() for c in cols]
 
 
 def _read_mat(path: Path) -> Graph:
@@ -550,10 +412,13 @@ def read_bipartite(path: str | os.PathLike[str], *,
                     path=str(p),
                 )
         return BipartiteGraph.from_pairs(table.column("user"), table.column("feature"))
-    (users, features), notes = _parse_columns(p, tabs_only=True, exact=True,
-                                              skip_bad_rows=skip_bad_rows)
-    B = BipartiteGraph.from_pairs(users, features)
-    B._note_input(**notes)
+    pairs = _scan(p, _read_bytes(p, "bipartite"), bipartite=True,
+                  skip_bad_rows=skip_bad_rows)
+    users, features = (_frozen_ids(i) for i in pairs.ids)
+    B = BipartiteGraph.from_indices(*pairs.codes, n_users=users.size,
+                                    n_features=features.size, user_ids=users,
+                                    feature_ids=features)
+    B._note_input(**_notes(pairs))
     return B
 
 

@@ -47,6 +47,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from .. import _numba  # noqa: F401  (numba's per-user cache folder)
 from .._ids import id_keys
 from .._memory import require_memory
 from .._progress import ProgressFn, log_progress

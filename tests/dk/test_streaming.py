@@ -184,6 +184,8 @@ def test_cli_dk3_with_progress_and_refusal(tmp_path: Path, capsys: pytest.Captur
     text = capsys.readouterr().out
     assert "3K 2-paths" in text and "3K triangles" in text and "reading" in text
     assert read_dk_table(out).triangles.total == 560
+    # the input itself may be read: the refusal under test is the later memory check
+    monkeypatch.setenv("GRAPHANON_MAX_INPUT_BYTES", str(1 << 30))
     monkeypatch.setenv(ENV_VAR, "1KiB")
     out2 = tmp_path / "t3b.tsv"
     assert main(["-q", "dk", src, "--d", "3", "--out", str(out2)]) == 2

@@ -210,3 +210,72 @@ def test_atomic_writes_get_the_usual_file_mode(tmp_path: Path) -> None:
         assert out.stat().st_mode & 0o777 == 0o600
     finally:
         os.umask(old)
+
+
+# ---------------------------------------------------------------------- how much is read
+def test_one_read_bound_for_files_pipes_and_gzip(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """An input is refused when its text (decompressed) times the reader's factor exceeds
+    the available memory: the same bound for a file, a gzip file and a pipe."""
+    import os
+    import threading
+
+    from graphanon.io._input import READ_FACTORS
+
+    text = b"".join(b"%d %d\n" % (i, i + 1) for i in range(20000))  # ~230 kB
+    plain = tmp_path / "g.txt"
+    plain.write_bytes(text)
+    packed = tmp_path / "g.txt.gz"
+    packed.write_bytes(gzip.compress(text))
+    monkeypatch.delenv("GRAPHANON_MAX_INPUT_BYTES", raising=False)
+    factor = READ_FACTORS["edgelist"]
+    monkeypatch.setenv("GRAPHANON_MEMORY_LIMIT", str(len(text) * factor - factor))
+    for p in (plain, packed):
+        with pytest.raises(InvalidParameterError, match="larger than"):
+            read_graph(p)
+    fifo = tmp_path / "pipe.txt"
+    os.mkfifo(fifo)
+    spare = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # lets the writer open at once
+    wfd = os.open(fifo, os.O_WRONLY)  # so the reader surely sees a writer
+
+    def feed() -> None:
+        try:
+            with os.fdopen(wfd, "wb") as fh:
+                fh.write(text)
+        except BrokenPipeError:
+            pass
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    try:
+        with pytest.raises(InvalidParameterError, match="the stream is larger than"):
+            read_graph(fifo)
+    finally:
+        os.close(spare)  # no reader left: the writer stops
+        writer.join(timeout=30)
+    monkeypatch.setenv("GRAPHANON_MEMORY_LIMIT", str(len(text) * factor))
+    assert read_graph(plain) == read_graph(packed)
+
+
+def test_gzip_members_padding_and_truncation(tmp_path: Path) -> None:
+    p = tmp_path / "g.txt.gz"
+    p.write_bytes(gzip.compress(b"1 2\n") + gzip.compress(b"2 3\n") + b"\0" * 10)
+    assert read_graph(p).n_edges == 2
+    p.write_bytes(gzip.compress(b"1 2\n" * 1000)[:-12])
+    with pytest.raises(InputFormatError, match="not a readable gzip file"):
+        read_graph(p)
+    p.write_bytes(gzip.compress(b"1 2\n") + b"trailing garbage")
+    with pytest.raises(InputFormatError, match="not a readable gzip file"):
+        read_graph(p)
+
+
+def test_binary_formats_are_bounded_by_their_size(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    G = _graph_with_isolated()
+    p = tmp_path / "g.parquet"
+    write_graph(G, p)
+    monkeypatch.setenv("GRAPHANON_MAX_INPUT_BYTES", str(p.stat().st_size - 1))
+    with pytest.raises(InvalidParameterError, match="larger than"):
+        read_graph(p)
+    monkeypatch.setenv("GRAPHANON_MAX_INPUT_BYTES", str(p.stat().st_size))
+    assert read_graph(p) == G

@@ -1,0 +1,306 @@
+"""Reading the pairs of a text edge list or ``user<TAB>feature`` list into id codes.
+
+The rules, shared by the numba kernel (:mod:`._scan_kernels`) and the pure-Python reference
+scanner of this module:
+
+* lines end at ``\\n``, ``\\r\\n`` or a lone ``\\r``; a UTF-8 byte-order mark at the start is
+  skipped; lines are numbered from 1 and every line counts (comments, blank lines);
+* a line whose first character other than space and tab is ``#`` is a comment;
+* whitespace mode (edge lists, and ``user feature`` lists without tabs): fields are separated
+  by runs of spaces and tabs; a line of spaces and tabs only is blank;
+* tab mode (``user<TAB>feature`` lists with a tab anywhere): fields are separated by single
+  tabs and kept verbatim (they may hold spaces, or be empty); only an empty line is blank;
+* the first data line fixes the number of fields; it needs at least two, and every later
+  line the same number (further fields, an edge weight say, are ignored); with ``exact`` a
+  line must have exactly two; an empty id is a bad row;
+* ids are text (:mod:`graphanon._ids`): an id column whose every token matches
+  ``0|-?[1-9][0-9]*`` within int64 is held as ``int64``, any other as ``str``; ids must be
+  valid UTF-8.
+
+A bad row stops the read with one line naming the file, the line number and its content; with
+``skip_bad_rows`` rows of the wrong shape are skipped and counted instead (the first data line
+still fixes the shape, and text that is not UTF-8 is always an error).
+
+Inputs below :data:`SMALL_BYTES` are read by the Python scanner: it needs no JIT start-up,
+which costs more than the whole read of a small file; larger ones by the kernel. A property
+test holds the two to the same codes, ids, counts and errors.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputFormatError
+
+__all__ = ["SMALL_BYTES", "Pairs", "scan_pairs"]
+
+#: Inputs up to this many bytes are read by the pure-Python scanner (no numba start-up).
+SMALL_BYTES = 1 << 20
+
+_BOM = b"\xef\xbb\xbf"
+_CANONICAL = re.compile(rb"(?:0|-?[1-9][0-9]*)\Z")  # "-0" is text, as in _ids
+_I64_MIN = -(2**63)
+_I64_MAX = 2**63 - 1
+
+
+@dataclass
+class Pairs:
+    """Two id columns as codes: ``codes[k][i]`` is the position of row ``i``'s id of column
+    ``k`` in ``ids[k]`` (sorted; ``int64`` or an object array of ``str``, the canonical
+    encoding of :mod:`graphanon._ids`). With one id space both entries of ``ids`` are the
+    same array."""
+
+    codes: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]
+    ids: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]
+    rows_skipped: int
+    ignored_columns: int
+
+
+@dataclass
+class _Bad:
+    status: int
+    line: int
+    content: bytes
+    n_fields: int = 0
+    nonempty: int = 0
+    expected: int = -1
+
+
+# ---------------------------------------------------------------------- entry point
+def scan_pairs(path: Path, raw: bytes | bytearray, *, tabs: bool, exact: bool, shared: bool,
+               skip_bad_rows: bool = False, start: int = 0, first_line: int = 1,
+               engine: str | None = None) -> Pairs:
+    """The first two fields of every data line of ``raw`` as id codes (rules above).
+
+    Parameters
+    ----------
+    path
+        The input, for messages.
+    raw
+        Its bytes (gzip already looked through).
+    tabs
+        Tab mode (fields split at single tabs) instead of whitespace mode.
+    exact
+        Exactly two fields per line (bipartite lists).
+    shared
+        One id space for both columns (a graph's nodes) instead of one per column (users,
+        features).
+    skip_bad_rows
+        Skip and count rows of the wrong shape instead of stopping at the first.
+    start, first_line
+        Where the text to read begins in ``raw`` (after a header line, say) and the number
+        of its first line, for messages.
+    engine
+        ``"python"`` or ``"numba"``; by default by size (:data:`SMALL_BYTES`).
+
+    Raises
+    ------
+    InputFormatError
+        A bad row (file, line number and content), or no data line at all.
+    """
+    if start == 0 and raw.startswith(_BOM):
+        start = 3
+    if engine is None:
+        engine = "python" if len(raw) <= SMALL_BYTES else "numba"
+    if engine == "python":
+        res = _scan_python(raw, start, tabs, exact, shared, skip_bad_rows)
+    elif engine == "numba":
+        res = _scan_numba(raw, start, tabs, exact, shared, skip_bad_rows)
+    else:
+        raise ValueError(f"unknown engine {engine!r}")
+    if isinstance(res, _Bad):
+        res.line += first_line - 1
+        raise _error(path, res, tabs)
+    if res is None:
+        raise InputFormatError(f"{str(path)!r} holds no data lines.", path=str(path))
+    return res
+
+
+def _error(path: Path, bad: _Bad, tabs: bool) -> InputFormatError:
+    where = f"{str(path)!r} line {bad.line}"
+    try:
+        text = bad.content.decode("utf-8")
+    except UnicodeDecodeError:
+        bad = _Bad(6, bad.line, bad.content)
+        text = ""
+    if bad.status == 6:
+        msg = f"{where}: not valid UTF-8 text: {bad.content[:80]!r}"
+    elif bad.status == 2:
+        msg = (f"{where}: expected at least 2 non-empty fields, got {bad.nonempty}: "
+               f"{text[:120]!r}")
+    elif bad.status == 3:
+        sep = "tab-separated " if tabs else ""
+        msg = (f"{where}: expected 2 {sep}fields, got {bad.n_fields} (nothing is dropped "
+               f"silently; pass --skip-bad-rows to skip such rows): {text[:120]!r}")
+    elif bad.status == 4:
+        msg = (f"{where}: expected {bad.expected} fields like the first data line, got "
+               f"{bad.n_fields}: {text[:120]!r}")
+    else:  # 5
+        msg = (f"{where}: the first data row has {bad.n_fields} fields; expected 2 (rows "
+               f"like it cannot be told from bad ones): {text[:120]!r}")
+    return InputFormatError(msg, path=str(path), line=bad.line)
+
+
+# ---------------------------------------------------------------------- the reference
+def _fields(line: bytes, tabs: bool) -> list[bytes] | None:
+    """The fields of a line, or ``None`` for a comment or blank line."""
+    stripped = line.lstrip(b" \t")
+    if stripped.startswith(b"#"):
+        return None
+    if tabs:
+        return line.split(b"\t") if line else None
+    if not stripped:
+        return None
+    return [f for f in stripped.replace(b"\t", b" ").split(b" ") if f]
+
+
+def _shape(fields: list[bytes], expected: int, exact: bool, skip: bool) -> tuple[int, bool]:
+    """``(status, skippable)`` of a data row (status 0: good)."""
+    nf = len(fields)
+    if nf < 2 or not fields[0] or not fields[1]:
+        return 2, not (expected < 0 and nf < 2)
+    if exact and nf > 2:
+        return (5 if expected < 0 and skip else 3), expected >= 0
+    if expected >= 0 and nf != expected:
+        return 4, True
+    return 0, True
+
+
+def _scan_python(raw: bytes | bytearray, start: int, tabs: bool, exact: bool, shared: bool,
+                 skip: bool) -> Pairs | _Bad | None:
+    cols: tuple[list[bytes], list[bytes]] = ([], [])
+    seen: tuple[set[bytes], set[bytes]] = (set(), set())
+    expected = -1
+    skipped = 0
+    for lineno, line in enumerate(bytes(raw[start:]).splitlines(), start=1):
+        fields = _fields(line, tabs)
+        if fields is None:
+            continue
+        status, skippable = _shape(fields, expected, exact, skip)
+        if status and skip and skippable and expected < 0 and exact and len(fields) > 2:
+            status, skippable = 5, False  # a skipped first row still fixes the shape
+        if status == 0 and expected < 0:
+            expected = len(fields)
+        if status:
+            if skip and skippable:
+                if expected < 0:
+                    expected = len(fields)
+                skipped += 1
+                continue
+            return _Bad(status, lineno, bytes(line), len(fields), sum(1 for f in fields if f),
+                        expected)
+        for k in (0, 1):
+            tok = fields[k]
+            space = seen[0 if shared else k]
+            if tok not in space:
+                try:
+                    tok.decode("utf-8")
+                except UnicodeDecodeError:
+                    return _Bad(6, lineno, bytes(line))
+                space.add(tok)
+            cols[k].append(tok)
+    if not cols[0] and not skipped:
+        return None
+    if shared:
+        codes, ids = _encode_python(cols[0] + cols[1])
+        n = len(cols[0])
+        ca, cb = codes[:n], codes[n:]
+        return Pairs((ca, cb), (ids, ids), skipped, max(expected - 2, 0))
+    ca, ia = _encode_python(cols[0])
+    cb, ib = _encode_python(cols[1])
+    return Pairs((ca, cb), (ia, ib), skipped, max(expected - 2, 0))
+
+
+def _canonical_int(tok: bytes) -> bool:
+    return bool(_CANONICAL.match(tok)) and _I64_MIN <= int(tok) <= _I64_MAX
+
+
+def _encode_python(tokens: list[bytes]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    distinct = set(tokens)
+    if all(_canonical_int(t) for t in distinct):
+        ints = sorted(int(t) for t in distinct)
+        pos = {str(x).encode(): i for i, x in enumerate(ints)}
+        ids: np.ndarray[Any, Any] = np.asarray(ints, dtype=np.int64)
+    else:
+        texts = sorted(t.decode("utf-8") for t in distinct)  # code-point order
+        pos = {x.encode("utf-8"): i for i, x in enumerate(texts)}
+        ids = np.empty(len(texts), dtype=object)
+        ids[:] = texts
+    codes = np.fromiter((pos[t] for t in tokens), dtype=np.int64, count=len(tokens))
+    return codes, ids
+
+
+# ---------------------------------------------------------------------- the kernel
+def _scan_numba(raw: bytes | bytearray, start: int, tabs: bool, exact: bool, shared: bool,
+                skip: bool) -> Pairs | _Bad | None:
+    from . import _scan_kernels as kern
+
+    buf = np.frombuffer(raw, dtype=np.uint8)
+    cap = int(kern.line_breaks(buf)) + 1  # lines, at most
+    text = False  # integer ids first; on the first token that is not one, again as text
+    st, c0, c1, l0, l1 = kern.scan(buf, start, tabs, exact, skip, text, cap)
+    if int(st[kern.ST]) == 1:
+        text = True
+        del c0, c1
+        st, c0, c1, l0, l1 = kern.scan(buf, start, tabs, exact, skip, text, cap)
+    status = int(st[kern.ST])
+    if status:
+        ls, le = int(st[kern.LSTART]), int(st[kern.LEND])
+        return _Bad(status, int(st[kern.LINE]), bytes(raw[ls:le]), int(st[kern.NFIELDS]),
+                    int(st[kern.NONEMPTY]), int(st[kern.EXPECTED]))
+    rows = int(st[kern.ROWS])
+    skipped = int(st[kern.SKIPPED])
+    if rows == 0 and not skipped:
+        return None
+    ignored = max(int(st[kern.FIRST_FIELDS]) - 2, 0)
+    c0, c1 = c0[:rows], c1[:rows]
+    if not text:
+        if shared:
+            ids = _int_ids(kern, (c0, c1))
+            return Pairs((c0, c1), (ids, ids), skipped, ignored)
+        return Pairs((c0, c1), (_int_ids(kern, (c0,)), _int_ids(kern, (c1,))), skipped,
+                     ignored)
+    l0, l1 = l0[:rows], l1[:rows]
+    if shared:
+        ids = _text_ids(kern, buf, (c0, c1), (l0, l1))
+        return Pairs((c0, c1), (ids, ids), skipped, ignored)
+    return Pairs((c0, c1), (_text_ids(kern, buf, (c0,), (l0,)),
+                            _text_ids(kern, buf, (c1,), (l1,))), skipped, ignored)
+
+
+def _int_ids(kern: Any, cols: tuple[np.ndarray[Any, Any], ...]) -> np.ndarray[Any, Any]:
+    """Codes in place (ranks of the ids), the sorted distinct ids returned."""
+    sized = [c for c in cols if c.size]
+    if not sized:
+        return np.zeros(0, dtype=np.int64)
+    lo = min(int(c.min()) for c in sized)
+    hi = max(int(c.max()) for c in sized)
+    total = sum(c.size for c in cols)
+    # a presence table when it is not much larger than the data, else hash + sort
+    dense = hi - lo < 2 * total + (1 << 20)
+    return kern.int_codes(cols, lo, hi if dense else 0, dense)  # type: ignore[no-any-return]
+
+
+def _text_ids(kern: Any, buf: np.ndarray[Any, Any], starts: tuple[np.ndarray[Any, Any], ...],
+              lens: tuple[np.ndarray[Any, Any], ...]) -> np.ndarray[Any, Any]:
+    """Token starts -> codes in place, the sorted distinct ids returned: ``int64`` if every
+    one of them is a canonical integer (a column with an id space of its own can be, when
+    the other column made the file text), else ``str`` objects."""
+    arena, ustart, ulen = kern.text_codes(buf, starts, lens)
+    cols = starts
+    values, ok = kern.parse_tokens(arena, ustart, ulen)
+    if ok:
+        order = np.argsort(values, kind="stable")
+        kern.recode(cols, order)
+        return np.ascontiguousarray(values[order])
+    order = kern.sort_tokens(arena, ustart, ulen)
+    kern.recode(cols, order)
+    text = kern.joined(arena, ustart, ulen, order).tobytes().decode("utf-8")
+    ids = np.empty(order.size, dtype=object)
+    ids[:] = text.split("\n")
+    return ids

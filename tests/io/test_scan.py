@@ -1,0 +1,166 @@
+"""The edge-list scanner (graphanon.io._scan): the numba kernel against the Python reference,
+and the rules both follow."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from graphanon import InputFormatError
+from graphanon.io import _scan, read_bipartite, read_graph
+
+P = Path("x.txt")
+
+
+def outcome(data: bytes, engine: str, **kw: Any) -> tuple[Any, ...]:
+    """What scanning ``data`` gives, in a comparable form: the pairs as ids, or the error."""
+    try:
+        res = _scan.scan_pairs(P, data, engine=engine, **kw)
+    except InputFormatError as exc:
+        return ("error", str(exc), exc.line)
+    ids = [i.tolist() for i in res.ids]
+    kinds = [i.dtype.kind for i in res.ids]
+    pairs = [[ids[k][c] for c in res.codes[k].tolist()] for k in (0, 1)]
+    assert all(x == sorted(x) for x in ids)  # ids sorted: codes are ranks
+    return ("ok", pairs, ids, kinds, res.rows_skipped, res.ignored_columns)
+
+
+MODES = [dict(tabs=False, exact=False, shared=True),   # edge lists
+         dict(tabs=False, exact=True, shared=False),   # user feature, no tab
+         dict(tabs=True, exact=True, shared=False)]    # user<TAB>feature
+
+# bytes that matter to the rules: separators, line ends, comments, signs, digits, letters,
+# NUL, multi-byte UTF-8 and invalid UTF-8
+PIECES = [b" ", b"\t", b"\n", b"\r", b"\r\n", b"#", b"-", b"0", b"1", b"7", b"9", b"a", b"Z",
+          b"\x00", b"\xc3\xa9", b"\xe2\x82\xac", b"\xff", b"\xc3", b"007", b"42", b"-3",
+          b"9223372036854775807", b"9223372036854775808", b"-9223372036854775808",
+          b"\xef\xbb\xbf", b"aaaaaaaa", b"aaaaaaaaX"]
+texts = st.lists(st.sampled_from(PIECES), max_size=60).map(b"".join)
+
+
+@given(data=texts, mode=st.sampled_from(range(len(MODES))), skip=st.booleans())
+@settings(max_examples=600, deadline=None)
+def test_kernel_matches_the_reference(data: bytes, mode: int, skip: bool) -> None:
+    kw = dict(MODES[mode], skip_bad_rows=skip)
+    assert outcome(data, "numba", **kw) == outcome(data, "python", **kw)
+
+
+lines = st.lists(st.tuples(st.sampled_from(["1", "2", "10", "-4", "x", "007", "é", "a b"]),
+                           st.sampled_from(["1", "3", "x", "y", "0", "+1"])),
+                 min_size=1, max_size=40)
+
+
+@given(rows=lines, sep=st.sampled_from([" ", "\t", "  \t "]), crlf=st.booleans())
+@settings(max_examples=200, deadline=None)
+def test_well_formed_lists_match_too(rows: list[tuple[str, str]], sep: str, crlf: bool) -> None:
+    end = "\r\n" if crlf else "\n"
+    data = ("# header\n" + "".join(f"{a}{sep}{b}{end}" for a, b in rows)).encode()
+    for mode in MODES:
+        assert outcome(data, "numba", **mode) == outcome(data, "python", **mode)
+
+
+def test_rules() -> None:
+    data = b"\xef\xbb\xbf# c\n  1\t 2  \r\n\n \t\n7 007\r# x\n-0 3\n"
+    ok, pairs, ids, kinds, skipped, ignored = outcome(data, "numba", **MODES[0])
+    # "-0" and "007" are not canonical integers: the column is text
+    assert ok == "ok" and pairs == [["1", "7", "-0"], ["2", "007", "3"]]
+    assert kinds == ["O", "O"] and skipped == 0 and ignored == 0
+    ok, pairs, ids, kinds, *_ = outcome(b"5 6\n1 2\n", "numba", **MODES[0])
+    assert ok == "ok" and pairs == [[5, 1], [6, 2]]
+    assert ids[0] == [1, 2, 5, 6] and kinds == ["i", "i"]
+    # tab mode keeps fields verbatim; an integer column of its own space stays int64
+    ok, pairs, ids, kinds, *_ = outcome(b" u 1\t7\nv\t8\n", "numba", **MODES[2])
+    assert ok == "ok" and pairs == [[" u 1", "v"], [7, 8]] and kinds == ["O", "i"]
+
+
+@pytest.mark.parametrize(("data", "mode", "skip", "line", "snippet"), [
+    (b"1 2\n3\n", 0, False, 2, "at least 2 non-empty fields, got 1: '3'"),
+    (b"1 2\n1 2 3\n", 0, False, 2, "expected 2 fields like the first data line, got 3"),
+    (b"1 2 3\n1 2\n", 0, False, 2, "expected 3 fields like the first data line, got 2"),
+    (b"u\tf\nu\tf\tg\n", 2, False, 2, "expected 2 tab-separated fields, got 3"),
+    (b"u\tf\tg\nu\tf\n", 2, True, 1, "the first data row has 3 fields"),
+    (b"u\t\n", 2, False, 1, "at least 2 non-empty fields, got 1"),
+    (b"1\n2 3\n", 0, True, 1, "got 1"),  # the first data row fixes the shape, even skipping
+    (b"1 2\n\xff 3\n", 0, True, 2, "not valid UTF-8"),  # never skipped
+    (b"a b\r\nc\r\n", 0, False, 2, "'c'"),
+])
+@pytest.mark.parametrize("engine", ["python", "numba"])
+def test_errors_name_line_and_content(data: bytes, mode: int, skip: bool, line: int,
+                                      snippet: str, engine: str) -> None:
+    with pytest.raises(InputFormatError) as err:
+        _scan.scan_pairs(P, data, engine=engine, skip_bad_rows=skip, **MODES[mode])
+    assert err.value.line == line
+    assert f"'x.txt' line {line}:" in str(err.value) and snippet in str(err.value)
+
+
+@pytest.mark.parametrize("engine", ["python", "numba"])
+def test_skipped_rows_are_counted(engine: str) -> None:
+    data = b"1 2 0.5\n3\n4 5 1\n6 7 8 9\n"
+    res = _scan.scan_pairs(P, data, engine=engine, skip_bad_rows=True, **MODES[0])
+    assert res.rows_skipped == 2 and res.ignored_columns == 1
+    assert [res.ids[0][c].tolist() for c in res.codes] == [[1, 4], [2, 5]]
+
+
+def test_long_and_colliding_prefixes_sort_by_bytes() -> None:
+    """Tokens sharing 8-byte chunks, prefixes of each other and NUL bytes: the radix sort
+    must give code-point order (= Python's str order)."""
+    rng = np.random.default_rng(3)
+    alphabet = ["a", "b", "\x00", "é", "€", "z"]
+    toks = {"".join(alphabet[i] for i in rng.integers(0, len(alphabet), int(rng.integers(1, 30))))
+            for _ in range(3000)}
+    toks |= {"aaaaaaaa", "aaaaaaaa\x00", "aaaaaaa", "aaaaaaaab", "aaaaaaaaaaaaaaaa"}
+    words = sorted(toks)
+    order = rng.permutation(len(words))
+    data = "".join(f"{words[i]}\tx\n" for i in order).encode()
+    res = _scan.scan_pairs(P, data, engine="numba", **MODES[2])
+    assert res.ids[0].tolist() == words
+    assert [res.ids[0][c] for c in res.codes[0]] == [words[i] for i in order]
+
+
+def test_many_distinct_ids_grow_the_tables() -> None:
+    """More ids than the initial tables hold (text and sparse integers)."""
+    n = 20_000
+    rng = np.random.default_rng(1)
+    a = rng.integers(0, n, 3 * n)
+    b = rng.integers(0, n, 3 * n)
+    text = "".join(f"id{x:x} {y * 10**12}\n" for x, y in zip(a, b, strict=True)).encode()
+    res = _scan.scan_pairs(P, text, engine="numba", **MODES[1])
+    assert res.ids[0].tolist() == sorted({f"id{x:x}" for x in a})
+    assert res.ids[1].tolist() == sorted({int(y) * 10**12 for y in b})
+    assert [res.ids[0][c] for c in res.codes[0][:5]] == [f"id{x:x}" for x in a[:5]]
+    assert (res.ids[1][res.codes[1]] == b * 10**12).all()
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(edges=st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40)), min_size=1,
+                      max_size=200),
+       strings=st.booleans())
+def test_read_graph_is_the_same_through_both_engines(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, edges: list[tuple[int, int]],
+        strings: bool) -> None:
+    p = tmp_path / "g.txt"
+    fmt = "n{}" if strings else "{}"
+    p.write_text("".join(f"{fmt.format(a)}\t{fmt.format(b)}\n" for a, b in edges))
+    monkeypatch.setattr(_scan, "SMALL_BYTES", 1 << 30)
+    G = read_graph(p)
+    monkeypatch.setattr(_scan, "SMALL_BYTES", -1)
+    H = read_graph(p)
+    assert G == H and G.input_cleaning == H.input_cleaning
+    assert G.node_ids.dtype == H.node_ids.dtype == (object if strings else np.int64)
+
+
+def test_bipartite_reader_through_the_kernel(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_scan, "SMALL_BYTES", -1)
+    p = tmp_path / "b.tsv"
+    p.write_text("# user\tfeature\nu1\tArt & Design\nu2\tx\nu1\tx\nu1\tx\n")
+    B = read_bipartite(p)
+    assert B.user_ids.tolist() == ["u1", "u2"]
+    assert B.feature_ids.tolist() == ["Art & Design", "x"]
+    assert B.n_edges == 3 and B.input_cleaning["duplicate_pairs"] == 1
