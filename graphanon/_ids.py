@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ._arrow import from_numpy, large_text, text_objects
 from .errors import InvalidParameterError
 
 __all__ = ["canonical_column", "canonical_ids", "id_keys", "id_text_buffers", "ids_as_text",
@@ -134,20 +135,22 @@ def canonical_ids(values: Any, what: str = "ids") -> np.ndarray[Any, Any]:
     out = _canonical(values, what)
     if isinstance(out, np.ndarray):
         return out
-    return np.asarray(out.to_numpy(zero_copy_only=False), dtype=object)
+    return text_objects(out)
 
 
 def _arrow_text(ids: np.ndarray[Any, Any]) -> Any:
+    """The canonical text of the canonical id column ``ids`` as an Arrow ``large_string``."""
     import pyarrow as pa
 
     if ids.dtype == object:
-        return pa.array(ids.tolist(), pa.large_string())
-    return pa.array(ids).cast(pa.large_string())
+        return large_text(ids)
+    return from_numpy(ids).cast(pa.large_string())
 
 
 def _canonical(values: Any, what: str) -> Any:
     """The work of :func:`canonical_ids`: int64 ndarray, or a text column as Arrow."""
     import pyarrow as pa
+
 
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
         t = values.type
@@ -171,7 +174,7 @@ def _canonical(values: Any, what: str) -> Any:
     if kind == "u":
         if arr.dtype.itemsize < 8 or int(arr.max()) <= _I64_MAX:
             return arr.astype(np.int64)
-        return _from_text(pa.array(arr).cast(pa.large_string()), what)
+        return _from_text(from_numpy(arr).cast(pa.large_string()), what)
     if kind == "b":
         raise InvalidParameterError(f"{what} must be ints or strings, not booleans.")
     if kind == "f":
@@ -179,14 +182,14 @@ def _canonical(values: Any, what: str) -> Any:
             raise InvalidParameterError(f"{what} must be ints or strings; got non-integral floats.")
         if float(arr.min()) >= -2.0**63 and float(arr.max()) < 2.0**63:
             return arr.astype(np.int64)
-        return _from_text(pa.array([str(int(x)) for x in arr.tolist()], pa.large_string()), what)
+        return _from_text(large_text([str(int(x)) for x in arr.tolist()]), what)
     if kind in "US":
         if kind == "S":
             try:
                 arr = np.char.decode(arr, "utf-8")
             except UnicodeDecodeError:
                 raise InvalidParameterError(f"{what} must be valid UTF-8 text.") from None
-        return _from_text(pa.array(arr.tolist(), pa.large_string()), what)
+        return _from_text(large_text(arr.tolist()), what)
     if kind == "O":
         items = arr.tolist()
         texts: list[str] = []
@@ -208,7 +211,7 @@ def _canonical(values: Any, what: str) -> Any:
                     f"{type(x).__name__}.")
         if all_int:
             return np.asarray([int(x) for x in items], dtype=np.int64)
-        return _from_text(pa.array(texts, pa.large_string()), what)
+        return _from_text(large_text(texts), what)
     raise InvalidParameterError(f"{what} must be ints or strings. Got dtype {arr.dtype}.")
 
 
@@ -216,7 +219,7 @@ def ids_as_text(ids: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """The ``object`` array of ``str`` holding the canonical text of canonical ``ids``."""
     if ids.dtype == object:
         return ids
-    return np.asarray(_arrow_text(ids).to_numpy(zero_copy_only=False), dtype=object)
+    return ids.astype(str).astype(object)  # numpy's decimal text of an int64 is canonical
 
 
 def id_text_buffers(ids: np.ndarray[Any, Any]) -> tuple[npt.NDArray[np.int64],

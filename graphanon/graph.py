@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from ._arrow import from_numpy, text_objects
 from ._ids import (
     canonical_column,
     canonical_ids,
@@ -108,7 +109,7 @@ def encode_ids(
 
     # some column is text: every id as its canonical text, in Arrow (hash-based, no Python
     # object per id); integer columns become their decimal text
-    arrays = [c if not isinstance(c, np.ndarray) else pa.array(c).cast(pa.large_string())
+    arrays = [c if not isinstance(c, np.ndarray) else from_numpy(c).cast(pa.large_string())
               for c in cols]
     uniq = pc.unique(pa.chunked_array(arrays, type=pa.large_string()))
     uniq = uniq.take(pc.sort_indices(uniq))
@@ -118,7 +119,7 @@ def encode_ids(
     ]
     if extra is not None:
         code_list = code_list[:-1]
-    ids_obj = np.asarray(uniq.to_numpy(zero_copy_only=False), dtype=object)
+    ids_obj = text_objects(uniq)
     return code_list, mark_canonical(_readonly(ids_obj))
 
 
@@ -1076,9 +1077,9 @@ def _n_distinct(ids: np.ndarray[Any, Any]) -> int:
 
 
 def _arrow_ids(ids: np.ndarray[Any, Any]) -> Any:
-    import pyarrow as pa
+    from ._arrow import large_text
 
-    return pa.array(ids.tolist(), pa.large_string())
+    return large_text(ids)
 
 
 def _extend_ids(ids: np.ndarray[Any, Any], universe: Any, what: str, where: str

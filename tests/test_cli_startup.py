@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import click
 
@@ -30,3 +31,32 @@ def test_help_imports_no_heavy_library() -> None:
                          check=True).stdout
     line = next(ln for ln in out.splitlines() if ln.startswith("HEAVY="))
     assert line == "HEAVY=", f"--help imported {line[6:]}"
+
+
+def test_commands_do_not_import_what_they_never_use(tmp_path: Path) -> None:
+    """pandas, scikit-learn and Polars cost seconds of start-up and no command needs them:
+    ``pyarrow.array`` and ``opendp.prelude`` would pull them in (graphanon._arrow and
+    privacy.noise.opendp_prelude avoid both). One process runs a reading, a writing and an
+    OpenDP command on string ids."""
+    edges = tmp_path / "g.txt"
+    edges.write_text("".join(f"n{i}\tn{(i * 7 + 1) % 50}\n" for i in range(50)))
+    pairs = tmp_path / "b.tsv"
+    pairs.write_text("".join(f"u{i}\tf{i % 5}\n" for i in range(40)))
+    runs = [["info", str(edges)],
+            ["dk", str(edges), "--d", "2", "--out", str(tmp_path / "t.tsv")],
+            ["generate", str(tmp_path / "t.tsv"), "--d", "2", "--seed", "1",
+             "--out", str(tmp_path / "gen.txt")],
+            ["release-dk", str(edges), "--d", "1", "--epsilon", "1", "--privacy", "edge",
+             "--max-degree", "10", "--out", str(tmp_path / "r.tsv"),
+             "--report", str(tmp_path / "r.json")],
+            ["smooth-k", str(pairs), "--k", "4", "--out", str(tmp_path / "s.tsv"),
+             "--report", str(tmp_path / "s.json")]]
+    code = ("import sys\nfrom graphanon.cli import main\n"
+            f"for args in {runs!r}:\n"
+            "    assert main(['-q', *args]) == 0, args\n"
+            "print('UNUSED=' + ','.join(m for m in ('pandas', 'sklearn', 'polars') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    line = next(ln for ln in out.splitlines() if ln.startswith("UNUSED="))
+    assert line == "UNUSED=", f"the commands imported {line[7:]}"

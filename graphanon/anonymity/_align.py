@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .._arrow import large_text
+
 __all__ = ["group_rows", "index_in", "unique_sorted"]
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
@@ -37,11 +39,10 @@ def unique_sorted(keys: Any) -> npt.NDArray[np.int64]:
 
 
 def _as_text_arrow(ids: np.ndarray[Any, Any]) -> Any:
-    import pyarrow as pa
 
     from .._ids import ids_as_text
 
-    return pa.array(ids_as_text(ids).tolist(), pa.large_string())
+    return large_text(ids_as_text(ids))
 
 
 def index_in(query: Any, ref: Any) -> npt.NDArray[np.int64]:

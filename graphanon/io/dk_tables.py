@@ -20,6 +20,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from .._arrow import from_numpy, text_scalar
 from ..dk.extract import DK3Distribution, DKDistribution
 from ..errors import InputFormatError, InvalidParameterError
 from ._atomic import atomic_path
@@ -50,14 +51,16 @@ def _format_rows(degrees: np.ndarray[Any, Any], counts: np.ndarray[Any, Any], pr
     import pyarrow.compute as pc
 
     if counts.dtype.kind in "iu":
-        cnt = pa.array(np.asarray(counts, dtype=np.int64)).cast(pa.string())
+        cnt = from_numpy(np.asarray(counts, dtype=np.int64)).cast(pa.string())
     else:
         cnt = pa.array([str(int(c)) if float(c).is_integer() else repr(float(c))
                         for c in counts.tolist()], type=pa.string())
-    cols = [pa.array(np.ascontiguousarray(degrees[:, i], dtype=np.int64)).cast(pa.string())
+    cols = [from_numpy(np.ascontiguousarray(degrees[:, i], dtype=np.int64)).cast(pa.string())
             for i in range(degrees.shape[1])]
-    last = pc.binary_join_element_wise(cnt, "", "\n")
-    lines = pc.binary_join_element_wise(*([prefix] if prefix else []), *cols, last, "\t")
+    last = pc.binary_join_element_wise(cnt, text_scalar("", large=False),
+                                       text_scalar("\n", large=False))
+    lines = pc.binary_join_element_wise(*([text_scalar(prefix, large=False)] if prefix else []),
+                                        *cols, last, text_scalar("\t", large=False))
     offsets = np.frombuffer(lines.buffers()[1], dtype=np.int32)
     start, stop = offsets[lines.offset], offsets[lines.offset + len(lines)]
     return memoryview(lines.buffers()[2])[start:stop].tobytes()

@@ -28,7 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from .._ids import mark_canonical
+from .._arrow import from_numpy, text_scalar
+from .._ids import _arrow_text, mark_canonical
 from ..errors import InputFormatError, InvalidParameterError
 from ..graph import BipartiteGraph, Graph
 from ._atomic import atomic_path
@@ -430,20 +431,11 @@ _TEXT_RULES = {
 }
 
 
-def _text_ids(ids: np.ndarray[Any, Any]) -> Any:
-    """The canonical text of ``ids`` as a pyarrow ``large_string`` array."""
-    import pyarrow as pa
-
-    if ids.dtype == object:
-        return pa.array(ids.tolist(), pa.large_string())
-    return pa.array(ids).cast(pa.large_string())
-
-
 def _check_writable_ids(ids: np.ndarray[Any, Any], what: str, rule: str, fmt: str) -> Any:
     """The ids as text, if ``fmt`` can hold every one of them so that it reads back equal."""
     import pyarrow.compute as pc
 
-    text = _text_ids(ids)
+    text = _arrow_text(ids)
     if ids.dtype != object:  # canonical integers: always writable
         return text
     pattern, why = _TEXT_RULES[rule]
@@ -464,9 +456,7 @@ def _write_lines(tmp: Path, a: Any, b: Any, header: str) -> None:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    tab = pa.scalar("\t", pa.large_string())
-    nl = pa.scalar("\n", pa.large_string())
-    empty = pa.scalar("", pa.large_string())
+    tab, nl, empty = text_scalar("\t"), text_scalar("\n"), text_scalar("")
     with tmp.open("wb") as fh:
         fh.write(header.encode("utf-8"))
         step = 1 << 22
@@ -509,16 +499,16 @@ def write_graph(G: Graph, path: str | os.PathLike[str], *, format: str | None = 
     if fmt == "edgelist":
         text = _check_writable_ids(ids, "node", "edgelist", "edge list")
     elif fmt in ("csv", "tsv"):
-        text = _text_ids(ids)
+        text = _arrow_text(ids)
     with atomic_path(target) as tmp:
         if fmt == "edgelist":
             header = (
                 f"# graphanon edge list (undirected)\n# Nodes: {G.n_nodes} Edges: {G.n_edges}\n"
             )
-            _write_lines(tmp, text.take(u), text.take(v), header)
+            _write_lines(tmp, text.take(from_numpy(u)), text.take(from_numpy(v)), header)
         elif fmt in ("csv", "tsv"):
-            _write_csv(tmp, text.take(u), text.take(v), "," if fmt == "csv" else "\t",
-                       ("source", "target"))
+            _write_csv(tmp, text.take(from_numpy(u)), text.take(from_numpy(v)),
+                       "," if fmt == "csv" else "\t", ("source", "target"))
         elif fmt == "parquet":
             import pyarrow as pa
             import pyarrow.parquet as pq
@@ -572,5 +562,5 @@ def write_bipartite(B: BipartiteGraph, path: str | os.PathLike[str]) -> Path:
             f"# graphanon bipartite list: user<TAB>feature\n"
             f"# Users: {B.n_users} Features: {B.n_features} Edges: {B.n_edges}\n"
         )
-        _write_lines(tmp, users.take(r), features.take(c), header)
+        _write_lines(tmp, users.take(from_numpy(r)), features.take(from_numpy(c)), header)
     return Path(path)

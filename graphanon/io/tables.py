@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .._arrow import from_numpy
 from ..errors import InputFormatError, InvalidParameterError
 from ..graph import BipartiteGraph
 from ._input import read_input_bytes
@@ -150,7 +151,6 @@ def table_to_bipartite(
         Refuse a categorical column with more distinct values (guards against id-like
         columns turning into millions of features).
     """
-    import pyarrow as pa
     import pyarrow.compute as pc
 
     names = table.column_names
@@ -185,7 +185,7 @@ def table_to_bipartite(
             raise InvalidParameterError(f"id column {id_column!r} has missing values.")
         row_ids: Any = ids_col
     else:
-        row_ids = pa.array(np.arange(n, dtype=np.int64))
+        row_ids = from_numpy(np.arange(n, dtype=np.int64))
     split = dict(split or {})
     user_rows: list[np.ndarray[Any, Any]] = []
     feature_names: list[np.ndarray[Any, Any]] = []

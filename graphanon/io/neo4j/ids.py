@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._arrow import large_text
 from ..._ids import canonical_ids
 from ...errors import InvalidParameterError
 
@@ -45,10 +46,9 @@ def contains_element_ids(ids: np.ndarray[Any, Any]) -> bool:
     """True when any id of the canonical id column ``ids`` looks like an ``elementId()``."""
     if ids.dtype != object or ids.size == 0:
         return False
-    import pyarrow as pa
     import pyarrow.compute as pc
 
-    arr = pa.array(ids.tolist(), type=pa.large_string())
+    arr = large_text(ids)
     return bool(pc.any(pc.match_substring_regex(arr, ELEMENT_ID_PATTERN)).as_py())
 
 
