@@ -1,17 +1,24 @@
-"""Parse + CSR-build benchmark: graphanon vs networkx read_edgelist vs igraph Read_Edgelist.
+"""Parse + CSR-build benchmark: graphanon against the parse floor and other readers.
 
-For every shared edge-list dataset and a synthetic power-law edge list (10M edges by default),
-time reading the file into an undirected simple graph:
+For every shared edge-list dataset and a synthetic power-law edge list (10M edges by default,
+with integer ids and the same graph with string ids ``n123``), time reading the file into an
+undirected simple graph, in one run:
 
-* graphanon: ``read_graph`` (pyarrow parse, id encoding, CSR with sorted rows, loops and
-  duplicates dropped);
-* networkx: ``nx.read_edgelist(path, nodetype=int)`` into ``nx.Graph`` (dedupes, keeps loops);
-* igraph: ``Graph.Read_Edgelist(path, directed=False)`` followed by ``simplify()`` so that the
-  result is comparable. igraph's reader accepts neither ``#`` comments nor non-contiguous ids
-  well, so it gets a comment-free copy prepared outside the timing.
+* graphanon: ``read_graph`` (one scanning pass to id codes, CSR built by counting, sorted
+  rows, loops and duplicates dropped), best of ``--repeat`` in a warm process;
+* the floor: pyarrow's multi-threaded ``read_csv`` of the same file into two columns (no
+  graph at all) and ``np.loadtxt`` (integer ids only; on a 1M-edge sample of large files,
+  scaled up linearly, since it takes minutes on 10M);
+* igraph: ``Graph.Read_Edgelist(path, directed=False)`` followed by ``simplify()``, on a
+  comment-free copy prepared outside the timing (its reader takes neither comments nor
+  sparse ids well);
+* networkx: ``nx.read_edgelist(path)`` into ``nx.Graph``;
+* ``graphanon info`` in a fresh process: wall time (imports and JIT cache load included) and
+  peak RSS (the issue's target: under 1 GB on the 10M-edge file).
 
 Usage: ``python scripts/bench_io.py [--edges 10000000] [--repeat 3] [--json out.json]
-[--skip-networkx-large]``. Prints a Markdown table.
+[--skip-networkx-large]``. Prints a Markdown table; ``× pyarrow`` is graphanon's time over
+pyarrow's parse of the same file.
 """
 
 from __future__ import annotations
@@ -21,6 +28,8 @@ import gc
 import json
 import os
 import resource
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -78,7 +87,50 @@ def timed(fn, repeat: int) -> tuple[float, object]:
     return best, out
 
 
-def bench_one(name: str, path: Path, repeat: int, with_nx: bool, tmp: Path) -> dict:
+def pyarrow_parse(clean: Path):
+    """The floor: two text-or-integer columns, no graph (pyarrow's threads, default types)."""
+    import pyarrow.csv as pacsv
+
+    return pacsv.read_csv(clean, read_options=pacsv.ReadOptions(
+        autogenerate_column_names=True, block_size=1 << 24),
+        parse_options=pacsv.ParseOptions(delimiter="\t"))
+
+
+LOADTXT_ROWS = 1_000_000
+
+
+def loadtxt_time(clean: Path, n_edges: int) -> float | None:
+    """``np.loadtxt`` of an integer edge list; files over LOADTXT_ROWS lines on a sample,
+    scaled linearly (it is linear and takes minutes on 10M lines)."""
+    with clean.open("rb") as fh:
+        head = fh.readline()
+    if not head.split(b"\t")[0].strip().lstrip(b"-").isdigit():
+        return None
+    if n_edges <= LOADTXT_ROWS:
+        return timed(lambda: np.loadtxt(clean, dtype=np.int64), 1)[0]
+    t, _ = timed(lambda: np.loadtxt(clean, dtype=np.int64, max_rows=LOADTXT_ROWS), 1)
+    return t * n_edges / LOADTXT_ROWS
+
+
+_MEASURE = """
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+
+
+def info_in_fresh_process(path: Path) -> tuple[float, float]:
+    """Wall seconds and peak RSS (GiB) of ``graphanon -q info PATH`` in a new process (its
+    peak measured by a parent of its own, so runs do not mix)."""
+    exe = Path(sys.executable).with_name("graphanon")
+    t = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", _MEASURE, str(exe), "-q", "info", str(path)],
+                         check=True, capture_output=True, text=True).stdout
+    return time.perf_counter() - t, int(out.split()[-1]) / 2**20
+
+
+def bench_one(name: str, path: Path, repeat: int, with_nx: bool, tmp: Path,
+              integer_ids: bool = True) -> dict:
     import igraph
     import networkx as nx
 
@@ -88,24 +140,45 @@ def bench_one(name: str, path: Path, repeat: int, with_nx: bool, tmp: Path) -> d
                bytes_per_edge=g.nbytes / max(g.n_edges, 1))
     clean = tmp / f"{name}.clean.txt"
     strip_comments(path, clean)
+    t, table = timed(lambda: pyarrow_parse(clean), max(repeat, 2))  # threads warmed
+    row.update(pyarrow_s=t, rows=table.num_rows)
+    del table
+    row["loadtxt_s"] = loadtxt_time(clean, g.n_edges) if integer_ids else None
+    if integer_ids:
+        def ig():
+            h = igraph.Graph.Read_Edgelist(str(clean), directed=False)
+            h.simplify()
+            return h
 
-    def ig():
-        h = igraph.Graph.Read_Edgelist(str(clean), directed=False)
-        h.simplify()
-        return h
-
-    t, h = timed(ig, repeat)
-    row.update(igraph_s=t, igraph_edges=h.ecount())
-    del h
+        t, h = timed(ig, repeat)
+        row.update(igraph_s=t, igraph_edges=h.ecount())
+        del h
+    else:
+        row["igraph_s"] = None
     if with_nx:
-        t, G = timed(lambda: nx.read_edgelist(path, nodetype=int), max(1, repeat if
-                                                                         g.n_edges < 10**6 else 1))
+        kw = {"nodetype": int} if integer_ids else {}
+        t, G = timed(lambda: nx.read_edgelist(path, **kw), repeat if g.n_edges < 10**6 else 1)
         row.update(networkx_s=t, networkx_edges=G.number_of_edges() - nx.number_of_selfloops(G))
         del G
     else:
         row["networkx_s"] = None
+    del g
     gc.collect()
+    row["info_s"], row["info_peak_gib"] = info_in_fresh_process(path)
     return row
+
+
+def write_string_ids(src: Path, dst: Path) -> None:
+    """The same edge list with every id written ``n<id>`` (pyarrow, no Python loop)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pacsv
+
+    t = pyarrow_parse(src)
+    cols = {c: pc.binary_join_element_wise("n", pc.cast(t.column(c), pa.string()), "")
+            for c in t.column_names}
+    pacsv.write_csv(pa.table(cols), dst, pacsv.WriteOptions(include_header=False,
+                                                            delimiter="\t", quoting_style="none"))
 
 
 def main() -> None:
@@ -126,24 +199,35 @@ def main() -> None:
             if (SHARED / rel).exists():
                 t, g = timed(lambda rel=rel: read_graph(SHARED / rel), args.repeat)
                 rows.append({"dataset": name, "graphanon_s": t, "nodes": g.n_nodes,
-                             "edges": g.n_edges, "bytes_per_edge": g.nbytes / g.n_edges,
-                             "igraph_s": None, "networkx_s": None})
+                             "edges": g.n_edges, "bytes_per_edge": g.nbytes / g.n_edges})
         if args.edges:
             u, v = power_law_edges(args.edges, args.nodes)
             synth = tmp / "synthetic.txt"
             write_plain(synth, u, v)
             del u, v
-            name = f"synthetic {args.edges / 1e6:g}M"
-            rows.append(bench_one(name, synth, 1, not args.skip_networkx_large, tmp))
-            rows[-1]["file_mb"] = os.path.getsize(synth) / 2**20
+            strings = tmp / "synthetic_str.txt"
+            write_string_ids(synth, strings)
+            size = f"{args.edges / 1e6:g}M"
+            for name, path, ints in ((f"synthetic {size}", synth, True),
+                                     (f"synthetic {size}, string ids", strings, False)):
+                rows.append(bench_one(name, path, args.repeat, not args.skip_networkx_large,
+                                      tmp, ints))
+                rows[-1]["file_mb"] = os.path.getsize(path) / 2**20
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
-    print("| dataset | nodes | edges | graphanon s | igraph s | networkx s | bytes/edge |")
-    print("|---|---|---|---|---|---|---|")
+    f = lambda x, p=3: "—" if x is None else f"{x:.{p}f}"  # noqa: E731
+    print("| dataset | nodes | edges | graphanon s | pyarrow parse s | × pyarrow | np.loadtxt s "
+          "| igraph s | networkx s | bytes/edge | `info` fresh process s | `info` peak RSS GiB |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        f = lambda x: "—" if x is None else f"{x:.3f}"  # noqa: E731
+        ratio = (r["graphanon_s"] / r["pyarrow_s"]) if r.get("pyarrow_s") else None
         print(f"| {r['dataset']} | {r['nodes']} | {r['edges']} | {f(r['graphanon_s'])} | "
-              f"{f(r.get('igraph_s'))} | {f(r.get('networkx_s'))} | {r['bytes_per_edge']:.1f} |")
-    print(f"\npeak RSS of the benchmark process: {peak:.2f} GiB; cores: {os.cpu_count()}")
+              f"{f(r.get('pyarrow_s'))} | {f(ratio, 2)} | {f(r.get('loadtxt_s'), 2)} | "
+              f"{f(r.get('igraph_s'))} | {f(r.get('networkx_s'), 2)} | "
+              f"{r['bytes_per_edge']:.1f} | {f(r.get('info_s'), 2)} | "
+              f"{f(r.get('info_peak_gib'), 2)} |")
+    print(f"\npeak RSS of the benchmark process: {peak:.2f} GiB; cores: {os.cpu_count()}; "
+          f"np.loadtxt on files over {LOADTXT_ROWS:,} lines: a {LOADTXT_ROWS:,}-line sample "
+          "scaled up")
     if args.json:
         args.json.write_text(json.dumps({"rows": rows, "peak_rss_gib": peak}, indent=2))
 

@@ -148,11 +148,28 @@ def test_read_graph_is_the_same_through_both_engines(
     fmt = "n{}" if strings else "{}"
     p.write_text("".join(f"{fmt.format(a)}\t{fmt.format(b)}\n" for a, b in edges))
     monkeypatch.setattr(_scan, "SMALL_BYTES", 1 << 30)
+    monkeypatch.setattr(_scan, "_kernel_loaded", lambda: False)
     G = read_graph(p)
     monkeypatch.setattr(_scan, "SMALL_BYTES", -1)
     H = read_graph(p)
     assert G == H and G.input_cleaning == H.input_cleaning
     assert G.node_ids.dtype == H.node_ids.dtype == (object if strings else np.int64)
+
+
+def test_default_engine_by_size_until_the_kernel_is_loaded(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    used: list[str] = []
+    for name in ("_scan_python", "_scan_numba"):
+        real = getattr(_scan, name)
+        monkeypatch.setattr(_scan, name, lambda *a, real=real, name=name: (
+            used.append(name), real(*a))[1])
+    small, large = b"1 2\n", b"1 2\n" * (_scan.SMALL_BYTES // 4 + 1)
+    monkeypatch.setattr(_scan, "_kernel_loaded", lambda: False)
+    for data in (small, large):
+        _scan.scan_pairs(P, data, **MODES[0])
+    monkeypatch.setattr(_scan, "_kernel_loaded", lambda: True)
+    _scan.scan_pairs(P, small, **MODES[0])
+    assert used == ["_scan_python", "_scan_numba", "_scan_numba"]
 
 
 def test_bipartite_reader_through_the_kernel(tmp_path: Path,
