@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["from_numpy", "large_text", "text_objects", "text_scalar"]
+__all__ = ["from_numpy", "index_values", "large_text", "text_objects", "text_scalar"]
 
 
 def from_numpy(values: np.ndarray[Any, Any]) -> Any:
@@ -66,4 +66,22 @@ def text_objects(values: Any) -> np.ndarray[Any, Any]:
     items = values.to_pylist()
     out = np.empty(len(items), dtype=object)
     out[:] = items
+    return out
+
+
+def index_values(values: Any, missing: int = -1) -> np.ndarray[Any, Any]:
+    """An Arrow integer array (``index_in``'s result, say) as ``int64``, nulls as
+    ``missing``, read from its buffers (``to_numpy`` imports pandas)."""
+    import pyarrow as pa
+
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
+    dtype = np.dtype(str(values.type))  # int8 ... int64, uint8 ... uint64
+    n = len(values)
+    out = np.frombuffer(values.buffers()[1], dtype=dtype, count=n,
+                        offset=values.offset * dtype.itemsize).astype(np.int64)
+    if values.null_count:
+        valid = values.buffers()[0]
+        bits = np.unpackbits(np.frombuffer(valid, dtype=np.uint8), bitorder="little")
+        out[~bits[values.offset:values.offset + n].astype(bool)] = missing
     return out

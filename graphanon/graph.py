@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from ._arrow import from_numpy, text_objects
+from ._arrow import from_numpy, index_values, text_objects
 from ._ids import (
     canonical_column,
     canonical_ids,
@@ -114,7 +114,7 @@ def encode_ids(
     uniq = pc.unique(pa.chunked_array(arrays, type=pa.large_string()))
     uniq = uniq.take(pc.sort_indices(uniq))
     code_list = [
-        np.asarray(pc.index_in(a, value_set=uniq).to_numpy(zero_copy_only=False), dtype=np.int64)
+        index_values(pc.index_in(a, value_set=uniq))
         for a in arrays
     ]
     if extra is not None:
@@ -1108,7 +1108,7 @@ def _lookup(ids: np.ndarray[Any, Any], query: Any, what: str) -> npt.NDArray[np.
         if found.null_count:
             missing = text[int(pc.index(pc.is_null(found), True).as_py())]
             raise InvalidParameterError(f"unknown {what} id {missing!r}.")
-        return np.asarray(found.to_numpy(zero_copy_only=False), dtype=np.int64)
+        return index_values(found)
     if q.dtype == object:  # a text id that is no canonical integer cannot be in an int column
         raise InvalidParameterError(f"unknown {what} id {q[0]!r}.")
     order = np.argsort(ids, kind="stable")

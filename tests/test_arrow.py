@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphanon._arrow import from_numpy, large_text, text_objects, text_scalar
+from graphanon._arrow import from_numpy, index_values, large_text, text_objects, text_scalar
 
 
 @given(st.lists(st.text(), max_size=30))
@@ -42,3 +42,16 @@ def test_from_numpy_equals_pyarrow(dtype: type) -> None:
 def test_text_scalar() -> None:
     assert text_scalar("\t").equals(pa.scalar("\t", pa.large_string()))
     assert text_scalar("é", large=False).equals(pa.scalar("é", pa.string()))
+
+
+@pytest.mark.parametrize("offset", [0, 3])
+def test_index_values_reads_buffers_and_nulls(offset: int) -> None:
+    import pyarrow.compute as pc
+
+    rng = np.random.default_rng(offset)
+    words = [f"w{i}" for i in range(40)]
+    query = [words[i] if i < 40 else "absent" for i in rng.integers(0, 50, 300)]
+    got = pc.index_in(large_text(query), value_set=large_text(words)).slice(offset)
+    expected = [-1 if x is None else x for x in got.to_pylist()]
+    assert index_values(got).tolist() == expected
+    assert index_values(pa.chunked_array([got, got])).tolist() == expected * 2

@@ -42,7 +42,18 @@ def test_commands_do_not_import_what_they_never_use(tmp_path: Path) -> None:
     edges.write_text("".join(f"n{i}\tn{(i * 7 + 1) % 50}\n" for i in range(50)))
     pairs = tmp_path / "b.tsv"
     pairs.write_text("".join(f"u{i}\tf{i % 5}\n" for i in range(40)))
+    nodes = tmp_path / "nodes.txt"
+    nodes.write_text("".join(f"n{i}\n" for i in range(60)))
+    users, features = tmp_path / "users.txt", tmp_path / "features.txt"
+    users.write_text("".join(f"u{i}\n" for i in range(40)))
+    features.write_text("".join(f"f{i}\n" for i in range(5)))
     runs = [["info", str(edges)],
+            ["release-dk", str(edges), "--d", "2", "--epsilon", "1", "--privacy", "edge",
+             "--max-degree", "10", "--nodes", str(nodes), "--out", str(tmp_path / "n.tsv"),
+             "--report", str(tmp_path / "n.json")],
+            ["randomized-response", str(pairs), "--epsilon", "1", "--users", str(users),
+             "--features", str(features), "--out", str(tmp_path / "rr.tsv"),
+             "--report", str(tmp_path / "rr.json")],
             ["dk", str(edges), "--d", "2", "--out", str(tmp_path / "t.tsv")],
             ["generate", str(tmp_path / "t.tsv"), "--d", "2", "--seed", "1",
              "--out", str(tmp_path / "gen.txt")],

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .._arrow import large_text
+from .._arrow import index_values, large_text
 
 __all__ = ["group_rows", "index_in", "unique_sorted"]
 
@@ -77,7 +77,7 @@ def index_in(query: Any, ref: Any) -> npt.NDArray[np.int64]:
     if q.size == 0:
         return np.zeros(0, dtype=np.int64)
     got = pc.index_in(_as_text_arrow(q), value_set=_as_text_arrow(r))
-    return np.asarray(got.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
+    return index_values(got)
 
 
 def group_rows(indptr: Any, indices: Any) -> tuple[npt.NDArray[np.int64], int]:
