@@ -60,6 +60,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
+from bench_io import power_law_edges
 
 # Leaf keys of the JSON reports that describe the input or the validity of the output, not a
 # random or id-order-dependent outcome (paths are ignored: input_cleaning is keyed by file).
@@ -73,17 +74,6 @@ NOISE = ["--noise", "numpy-insecure", "--seed", "1"]
 
 
 # ---------------------------------------------------------------- data
-
-
-def power_law_edges(n_edges: int, n_nodes: int, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    """Chung–Lu endpoints with Zipf(2.1)-like weights (as in ``scripts/bench_io.py``)."""
-    rng = np.random.default_rng(seed)
-    w = (np.arange(1, n_nodes + 1, dtype=np.float64)) ** (-1 / 1.1)
-    cdf = np.cumsum(w / w.sum())
-    u = np.searchsorted(cdf, rng.random(n_edges))
-    v = np.searchsorted(cdf, rng.random(n_edges))
-    perm = rng.permutation(n_nodes)  # hubs spread over the id space
-    return perm[u], perm[v]
 
 
 def labels(kind: str, role: str, n: int) -> pa.Array:

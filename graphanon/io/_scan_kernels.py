@@ -22,11 +22,10 @@ import numba
 import numpy as np
 
 from .. import _numba  # noqa: F401  (numba's per-user cache folder)
+from .._ids_kernels import _mix  # fmix64, the same mixer as the id keys
 
 _FNV_BASIS = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
 _I64_MAX_U = np.uint64(9223372036854775807)
 
 # fields of the int64 status record returned by scan()
@@ -42,15 +41,6 @@ def line_breaks(buf: Any) -> int:  # pragma: no cover
         if c == 10 or c == 13:
             count += 1
     return count
-
-
-@numba.njit(cache=True, inline="always")
-def _mix(x: Any) -> Any:  # pragma: no cover
-    x = x ^ (x >> np.uint64(30))
-    x = x * _M1
-    x = x ^ (x >> np.uint64(27))
-    x = x * _M2
-    return x ^ (x >> np.uint64(31))
 
 
 @numba.njit(cache=True, inline="always")
