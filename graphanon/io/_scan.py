@@ -114,7 +114,8 @@ def scan_pairs(path: Path, raw: bytes | bytearray, *, tabs: bool, exact: bool, s
     if engine == "python":
         res = _scan_python(raw, start, tabs, exact, shared, skip_bad_rows)
     elif engine == "numba":
-        res = _scan_numba(raw, start, tabs, exact, shared, skip_bad_rows)
+        res = _scan_numba(raw, start, tabs, exact, shared, skip_bad_rows,
+                          lambda: _check_text_size(path, len(raw)))
     else:
         raise ValueError(f"unknown engine {engine!r}")
     if isinstance(res, _Bad):
@@ -139,8 +140,13 @@ def _error(path: Path, bad: _Bad, tabs: bool) -> InputFormatError:
     if bad.status == 6:
         msg = f"{where}: not valid UTF-8 text: {bad.content[:80]!r}"
     elif bad.status == 2:
-        msg = (f"{where}: expected at least 2 non-empty fields, got {bad.nonempty}: "
-               f"{text[:120]!r}")
+        if bad.n_fields >= 2:
+            msg = f"{where}: an empty id (the first two fields must not be empty): {text[:120]!r}"
+        else:
+            msg = (f"{where}: expected at least 2 non-empty fields, got {bad.nonempty}: "
+                   f"{text[:120]!r}")
+        if tabs and " " in text:
+            msg += " (the file holds a tab, so its fields are tab-separated)"
     elif bad.status == 3:
         sep = "tab-separated " if tabs else ""
         msg = (f"{where}: expected 2 {sep}fields, got {bad.n_fields} (nothing is dropped "
@@ -225,7 +231,9 @@ def _scan_python(raw: bytes | bytearray, start: int, tabs: bool, exact: bool, sh
 
 
 def _canonical_int(tok: bytes) -> bool:
-    return bool(_CANONICAL.match(tok)) and _I64_MIN <= int(tok) <= _I64_MAX
+    # at most 20 bytes ("-9223372036854775808"): int() of a longer token is wasted work, and
+    # Python refuses to convert more than 4,300 digits
+    return len(tok) <= 20 and bool(_CANONICAL.match(tok)) and _I64_MIN <= int(tok) <= _I64_MAX
 
 
 def _encode_python(tokens: list[bytes]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
@@ -244,8 +252,19 @@ def _encode_python(tokens: list[bytes]) -> tuple[np.ndarray[Any, Any], np.ndarra
 
 
 # ---------------------------------------------------------------------- the kernel
+def _check_text_size(path: Path, size: int) -> None:
+    """Refuse an input whose ids turned out to be text when it is too large for that: its
+    distinct ids become Python ``str`` objects (``READ_FACTORS["text_ids"]`` bytes of memory
+    per input byte at worst, against 6 for integer ids)."""
+    from ._input import _too_large, max_input_bytes
+
+    limit = max_input_bytes("text_ids")
+    if size > limit:
+        raise _too_large(path, f"the text ({size:,} bytes, with text ids)", limit)
+
+
 def _scan_numba(raw: bytes | bytearray, start: int, tabs: bool, exact: bool, shared: bool,
-                skip: bool) -> Pairs | _Bad | None:
+                skip: bool, on_text: Any = None) -> Pairs | _Bad | None:
     from . import _scan_kernels as kern
 
     buf = np.frombuffer(raw, dtype=np.uint8)
@@ -255,6 +274,8 @@ def _scan_numba(raw: bytes | bytearray, start: int, tabs: bool, exact: bool, sha
     if int(st[kern.ST]) == 1:
         text = True
         del c0, c1
+        if on_text is not None:
+            on_text()
         st, c0, c1, l0, l1 = kern.scan(buf, start, tabs, exact, skip, text, cap)
     status = int(st[kern.ST])
     if status:

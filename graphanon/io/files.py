@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ import numpy as np
 
 from .._arrow import from_numpy, text_scalar
 from .._ids import _arrow_text, mark_canonical
+from .._memory import require_memory
 from ..errors import InputFormatError, InvalidParameterError
 from ..graph import BipartiteGraph, Graph
 from ._atomic import atomic_path
@@ -325,19 +327,27 @@ def _read_mtx(path: Path) -> Graph:
         g = Graph.from_scipy(A, node_ids=np.arange(1, n + 1, dtype=np.int64))
         return g
     # NetworkRepository variant: a header line "n m" (or "n n m"), then 1-indexed edges
-    lines = raw.split(b"\n", 1)
-    header = lines[0].split()
-    try:
-        n = int(header[0])
-    except (IndexError, ValueError) as exc:
+    head = re.match(rb"(?:\xef\xbb\xbf)?([^\r\n]*)(?:\r\n|\r|\n|\Z)", raw)
+    assert head is not None  # the pattern matches any text
+    fields = head.group(1).split()
+    if len(fields) not in (2, 3) or not all(re.fullmatch(rb"[0-9]{1,18}", f) for f in fields):
         raise InputFormatError(
-            f"{str(path)!r} line 1: expected a Matrix Market banner or an 'n m' header, "
-            f"got {lines[0][:80]!r}",
+            f"{str(path)!r} line 1: expected a Matrix Market banner or an 'n m' header "
+            f"(non-negative integers), got {head.group(1)[:80]!r}",
             path=str(path),
             line=1,
-        ) from exc
-    pairs = _scan(path, raw, bipartite=False, skip_bad_rows=False,
-                  start=min(len(lines[0]) + 1, len(raw)), first_line=2)
+        )
+    n, m = int(fields[0]), int(fields[-1])
+    require_memory(32 * n, what=f"reading {str(path)!r}",
+                   parameter=f"the node count of its header ({n:,})")
+    if m == 0 and not raw[head.end():].strip():
+        return Graph.from_edges([], [], n_nodes=n, node_ids=np.arange(1, n + 1, dtype=np.int64))
+    pairs = _scan(path, raw, bipartite=False, skip_bad_rows=False, start=head.end(),
+                  first_line=2)
+    if pairs.codes[0].size != m:
+        raise InputFormatError(
+            f"{str(path)!r}: the header announces {m:,} edges, the file holds "
+            f"{pairs.codes[0].size:,} (truncated?).", path=str(path))
     ids = pairs.ids[0]
     if ids.dtype == object:
         raise InputFormatError(f"{str(path)!r}: Matrix Market indices must be integers.",

@@ -85,6 +85,19 @@ def test_mtx_networkrepository_header(tmp_path: Path) -> None:
     p.write_text("4 2\n1 2\n2 9\n")
     with pytest.raises(InputFormatError, match=r"1\.\.4"):
         read_graph(p)
+    p.write_bytes(b"\xef\xbb\xbf4 2\r1 2\r2 3\r")  # a BOM and lone CR line ends
+    assert read_graph(p).n_edges == 2
+    p.write_text("4 0\n")
+    assert read_graph(p).n_nodes == 4
+    for header, message in [("4 5", "announces 5 edges, the file holds 2"),
+                            ("4_0 2", "non-negative integers"), ("-4 2", "non-negative"),
+                            ("4", "non-negative integers")]:
+        p.write_text(f"{header}\n1 2\n2 3\n")
+        with pytest.raises(InputFormatError, match=message):
+            read_graph(p)
+    p.write_text("200000000000 1\n1 2\n")
+    with pytest.raises(InvalidParameterError, match="node count of its header"):
+        read_graph(p)
 
 
 def _graph_with_isolated() -> Graph:

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graphanon import InputFormatError
+from graphanon import InputFormatError, InvalidParameterError
 from graphanon.io import _scan, read_bipartite, read_graph
 
 P = Path("x.txt")
@@ -84,7 +84,9 @@ def test_rules() -> None:
     (b"1 2 3\n1 2\n", 0, False, 2, "expected 3 fields like the first data line, got 2"),
     (b"u\tf\nu\tf\tg\n", 2, False, 2, "expected 2 tab-separated fields, got 3"),
     (b"u\tf\tg\nu\tf\n", 2, True, 1, "the first data row has 3 fields"),
-    (b"u\t\n", 2, False, 1, "at least 2 non-empty fields, got 1"),
+    (b"u\t\n", 2, False, 1, "an empty id (the first two fields must not be empty)"),
+    (b"\t1\t2\n", 2, False, 1, "an empty id"),
+    (b"# a\tb\nalice f1\n", 2, False, 2, "the file holds a tab, so its fields are tab-separated"),
     (b"1\n2 3\n", 0, True, 1, "got 1"),  # the first data row fixes the shape, even skipping
     (b"1 2\n\xff 3\n", 0, True, 2, "not valid UTF-8"),  # never skipped
     (b"a b\r\nc\r\n", 0, False, 2, "'c'"),
@@ -181,3 +183,30 @@ def test_bipartite_reader_through_the_kernel(tmp_path: Path,
     assert B.user_ids.tolist() == ["u1", "u2"]
     assert B.feature_ids.tolist() == ["Art & Design", "x"]
     assert B.n_edges == 3 and B.input_cleaning["duplicate_pairs"] == 1
+
+
+@pytest.mark.parametrize("engine", ["python", "numba"])
+def test_very_long_digit_ids_are_text(engine: str) -> None:
+    """More digits than int64 holds (beyond Python's 4,300-digit int() limit too): text."""
+    res = _scan.scan_pairs(P, b"1" * 4301 + b" 2\n", engine=engine, **MODES[0])
+    assert res.ids[0].dtype == object and res.ids[0].tolist() == ["1" * 4301, "2"]
+
+
+def test_text_ids_are_bounded_by_their_own_factor(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same size passes with integer ids and is refused with text ids, whose distinct
+    ids need about four times the memory."""
+    from graphanon.io._input import READ_FACTORS
+
+    ints = tmp_path / "i.txt"
+    ints.write_bytes(b"".join(b"%d %d\n" % (i, i + 1) for i in range(200_000)))
+    text = tmp_path / "t.txt"
+    lines = b"".join(b"a%d a%d\n" % (i, i + 1) for i in range(200_000))
+    text.write_bytes(lines[:ints.stat().st_size])
+    size = ints.stat().st_size
+    assert size > _scan.SMALL_BYTES
+    monkeypatch.delenv("GRAPHANON_MAX_INPUT_BYTES", raising=False)
+    monkeypatch.setenv("GRAPHANON_MEMORY_LIMIT", str(size * READ_FACTORS["edgelist"] * 2))
+    assert read_graph(ints).n_edges == 200_000
+    with pytest.raises(InvalidParameterError, match=r"with text ids.*GRAPHANON_MEMORY_LIMIT"):
+        read_graph(text)
