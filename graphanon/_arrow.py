@@ -78,6 +78,8 @@ def index_values(values: Any, missing: int = -1) -> np.ndarray[Any, Any]:
         values = values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
     dtype = np.dtype(str(values.type))  # int8 ... int64, uint8 ... uint64
     n = len(values)
+    if n == 0:  # an empty array may have no data buffer at all
+        return np.zeros(0, dtype=np.int64)
     out = np.frombuffer(values.buffers()[1], dtype=dtype, count=n,
                         offset=values.offset * dtype.itemsize).astype(np.int64)
     if values.null_count:

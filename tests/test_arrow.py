@@ -55,3 +55,8 @@ def test_index_values_reads_buffers_and_nulls(offset: int) -> None:
     expected = [-1 if x is None else x for x in got.to_pylist()]
     assert index_values(got).tolist() == expected
     assert index_values(pa.chunked_array([got, got])).tolist() == expected * 2
+
+
+def test_index_values_of_empty_arrays() -> None:
+    assert index_values(pa.array([], pa.int32())).size == 0
+    assert index_values(pa.chunked_array([], pa.int32())).size == 0
