@@ -155,18 +155,11 @@ def _csr_from_pairs(u: IntArray, v: IntArray, n: int,
 
     u = np.asarray(u)
     v = np.asarray(v)
-    ptr, loops = kern.count_pairs(u, v, n, True)
-    total = int(ptr[-1])
     idx_dtype = _index_dtype(max(n - 1, 0))
-    lists = np.empty(total, dtype=idx_dtype)
-    kern.scatter_pairs(u, v, ptr, lists, True)  # rows unsorted (in input order)
-    indices = np.empty(total, dtype=idx_dtype)
-    kern.transpose(ptr, lists, ptr, indices)  # rows sorted
-    del lists
-    indptr = kern.dedup_rows(ptr, indices)
+    ptr, indices, loops = kern.pairs_to_rows(u, v, n, True, idx_dtype)  # input order
+    total = int(ptr[-1])
+    indptr, indices = kern.sorted_rows(ptr, indices, n)
     kept = int(indptr[-1])
-    if kept < total:
-        indices.resize(kept, refcheck=False)
     if dropped is not None:
         dropped["self_loops"] = int(loops)
         dropped["duplicate_edges"] = (total - kept) // 2
@@ -237,17 +230,8 @@ def _cells_csr(r: npt.NDArray[np.int64], c: npt.NDArray[np.int64], n_rows: int, 
         return indptr, indices
     from . import _csr_kernels as kern
 
-    cptr, _ = kern.count_pairs(r, c, n_cols, False)
-    by_col = np.empty(r.size, dtype=_index_dtype(max(n_rows - 1, 0)))
-    kern.scatter_pairs(r, c, cptr, by_col, False)  # the rows of each column
-    rptr = kern.row_offsets(r, n_rows)
-    indices = np.empty(r.size, dtype=idx_dtype)
-    kern.transpose(cptr, by_col, rptr, indices)  # the columns of each row, sorted
-    del by_col
-    indptr = kern.dedup_rows(rptr, indices)
-    if int(indptr[-1]) < indices.size:
-        indices.resize(int(indptr[-1]), refcheck=False)
-    return indptr, indices
+    rptr, indices, _ = kern.pairs_to_rows(r, c, n_rows, False, idx_dtype)  # input order
+    return kern.sorted_rows(rptr, indices, n_cols)
 
 
 class _InputNotes:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+from collections.abc import Iterator
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -195,10 +199,34 @@ def _reference_csr(u: np.ndarray, v: np.ndarray, n: int) -> tuple[np.ndarray, np
 
 @pytest.fixture
 def counting(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Build every graph of the test with the counting kernels, however small."""
-    from graphanon import graph
+    """Build every graph of the test with the counting kernels, however small, their passes
+    cut into parts as on a large input (3 threads: parts of unequal size)."""
+    from graphanon import _csr_kernels, graph
 
     monkeypatch.setattr(graph, "COUNTING_MIN_PAIRS", 0)
+    monkeypatch.setattr(_csr_kernels, "PARALLEL_MIN", 0)
+    monkeypatch.setenv("GRAPHANON_THREADS", "3")
+
+
+@contextlib.contextmanager
+def _building(counting: bool, threads: int = 1) -> Iterator[None]:
+    """Inside a hypothesis test (no function fixtures): the counting kernels or the numpy
+    path, the kernels' passes cut into ``threads`` parts."""
+    from graphanon import _csr_kernels, graph
+
+    old = graph.COUNTING_MIN_PAIRS, _csr_kernels.PARALLEL_MIN, os.environ.get(
+        "GRAPHANON_THREADS")
+    graph.COUNTING_MIN_PAIRS = 0 if counting else 1 << 60
+    _csr_kernels.PARALLEL_MIN = 0
+    os.environ["GRAPHANON_THREADS"] = str(threads)
+    try:
+        yield
+    finally:
+        graph.COUNTING_MIN_PAIRS, _csr_kernels.PARALLEL_MIN = old[0], old[1]
+        if old[2] is None:
+            del os.environ["GRAPHANON_THREADS"]
+        else:
+            os.environ["GRAPHANON_THREADS"] = old[2]
 
 
 pair_lists = st.integers(1, 60).flatmap(lambda n: st.tuples(
@@ -216,13 +244,11 @@ def test_counting_csr_equals_the_sorting_reference(case: tuple[int, list[tuple[i
     u = np.array([p[0] for p in pairs], dtype=np.int64)
     v = np.array([p[1] for p in pairs], dtype=np.int64)
     ptr, idx, dropped = _reference_csr(u, v, n)
-    for minimum in (0, 1 << 60):  # the counting kernels, and the numpy path for small inputs
-        graph.COUNTING_MIN_PAIRS, old = minimum, graph.COUNTING_MIN_PAIRS
-        try:
+    # the numpy path for small inputs, and the counting kernels on 1, 2 and 3 threads
+    for how in ((False, 1), (True, 1), (True, 2), (True, 3)):
+        with _building(*how):
             got: dict[str, int] = {}
             p2, i2 = graph._csr_from_pairs(u, v, n, got)
-        finally:
-            graph.COUNTING_MIN_PAIRS = old
         assert got == dropped
         assert p2.dtype == ptr.dtype and i2.dtype == idx.dtype
         assert np.array_equal(p2, ptr) and np.array_equal(i2, idx)
@@ -243,15 +269,30 @@ def test_counting_csr_on_a_skewed_graph() -> None:
     check_invariants(G)
 
 
-@pytest.mark.usefixtures("counting")
-@given(st.lists(st.tuples(st.integers(0, 9), st.integers(0, 6)), max_size=80))
+@given(st.lists(st.tuples(st.integers(0, 9), st.integers(0, 6)), max_size=80),
+       st.integers(1, 3))
 @settings(max_examples=150, deadline=None)
-def test_counting_cells_equal_the_sorted_unique(cells: list[tuple[int, int]]) -> None:
+def test_counting_cells_equal_the_sorted_unique(cells: list[tuple[int, int]],
+                                                threads: int) -> None:
     r = np.array([c[0] for c in cells], dtype=np.int64)
     c = np.array([c[1] for c in cells], dtype=np.int64)
-    B = BipartiteGraph.from_indices(r, c, n_users=10, n_features=7)
+    with _building(True, threads):
+        B = BipartiteGraph.from_indices(r, c, n_users=10, n_features=7)
     keys = np.unique(r * 7 + c)
     assert B.indptr.tolist() == np.searchsorted(keys, np.arange(11) * 7).tolist()
     assert B.indices.tolist() == (keys % 7).tolist()
     assert B.indices.dtype == np.int32
     assert B.input_cleaning["duplicate_pairs"] == len(cells) - keys.size
+
+
+def test_threads_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    from graphanon import _parallel
+
+    monkeypatch.setenv("GRAPHANON_THREADS", "5")
+    assert _parallel.threads() == 5
+    monkeypatch.delenv("GRAPHANON_THREADS")
+    assert 1 <= _parallel.threads() <= _parallel.MAX_THREADS
+    for bad in ("0", "-2", "two"):
+        monkeypatch.setenv("GRAPHANON_THREADS", bad)
+        with pytest.raises(InvalidParameterError, match="GRAPHANON_THREADS must be a positive"):
+            _parallel.threads()

@@ -264,42 +264,116 @@ def _check_text_size(path: Path, size: int) -> None:
 
 
 def _scan_numba(raw: bytes | bytearray, start: int, tabs: bool, exact: bool, shared: bool,
-                skip: bool, on_text: Any = None) -> Pairs | _Bad | None:
+                skip: bool, on_text: Any = None, parts: int | None = None
+                ) -> Pairs | _Bad | None:
+    """The kernel's read. Large inputs are cut into ``parts`` line-aligned pieces scanned
+    at the same time (:data:`PARALLEL_BYTES`); a piece that meets a bad row, or pieces that
+    disagree on the number of fields, send the whole input through one sequential scan,
+    which finds the first bad row with its line number exactly as a single pass would."""
+    from .._parallel import run_parts, threads
     from . import _scan_kernels as kern
 
     buf = np.frombuffer(raw, dtype=np.uint8)
-    cap = int(kern.line_breaks(buf)) + 1  # lines, at most
+    if parts is None:
+        parts = 1 if skip or len(raw) - start < PARALLEL_BYTES else threads()
+    cuts = _line_cuts(raw, start, parts)
+    # rows of each piece, at most: its line breaks (+1 for the last, which may lack one)
+    pieces = range(len(cuts) - 1)
+    breaks = run_parts(kern.line_breaks, [(buf, cuts[i], cuts[i + 1]) for i in pieces])
+    caps = [int(b) for b in breaks]
+    caps[-1] += 1
+    first_row = np.concatenate([[0], np.cumsum(caps)]).astype(np.int64)
+    cap = int(first_row[-1])
+
+    def run(text: bool) -> tuple[list[Any], tuple[Any, ...]]:
+        width = cap if text else 0
+        cols = (np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64),
+                np.empty(width, dtype=np.int32), np.empty(width, dtype=np.int32))
+        sts = run_parts(kern.scan, [(buf, cuts[i], cuts[i + 1], tabs, exact, skip, text,
+                                     *cols, int(first_row[i])) for i in range(len(caps))])
+        return sts, cols
+
     text = False  # integer ids first; on the first token that is not one, again as text
-    st, c0, c1, l0, l1 = kern.scan(buf, start, tabs, exact, skip, text, cap)
-    if int(st[kern.ST]) == 1:
+    sts, cols = run(text)
+    if any(int(st[kern.ST]) == 1 for st in sts) and not _piece_failed(kern, sts):
         text = True
-        del c0, c1
+        del cols
         if on_text is not None:
             on_text()
-        st, c0, c1, l0, l1 = kern.scan(buf, start, tabs, exact, skip, text, cap)
+        sts, cols = run(text)
+    if len(sts) > 1 and _piece_failed(kern, sts):
+        return _scan_numba(raw, start, tabs, exact, shared, skip, parts=1)
+    st = sts[0]
     status = int(st[kern.ST])
     if status:
         ls, le = int(st[kern.LSTART]), int(st[kern.LEND])
         return _Bad(status, int(st[kern.LINE]), bytes(raw[ls:le]), int(st[kern.NFIELDS]),
                     int(st[kern.NONEMPTY]), int(st[kern.EXPECTED]))
-    rows = int(st[kern.ROWS])
-    skipped = int(st[kern.SKIPPED])
+    c0, c1, l0, l1 = _packed(cols, [int(st[kern.ROWS]) for st in sts], first_row, text)
+    st = next((st for st in sts if int(st[kern.ROWS])), sts[0])  # the first data row's
+    rows = c0.size
+    skipped = sum(int(x[kern.SKIPPED]) for x in sts)
     if rows == 0 and not skipped:
         return None
     ignored = max(int(st[kern.FIRST_FIELDS]) - 2, 0)
-    c0, c1 = c0[:rows], c1[:rows]
     if not text:
         if shared:
             ids = _int_ids(kern, (c0, c1))
             return Pairs((c0, c1), (ids, ids), skipped, ignored)
         return Pairs((c0, c1), (_int_ids(kern, (c0,)), _int_ids(kern, (c1,))), skipped,
                      ignored)
-    l0, l1 = l0[:rows], l1[:rows]
     if shared:
         ids = _text_ids(kern, buf, (c0, c1), (l0, l1))
         return Pairs((c0, c1), (ids, ids), skipped, ignored)
     return Pairs((c0, c1), (_text_ids(kern, buf, (c0,), (l0,)),
                             _text_ids(kern, buf, (c1,), (l1,))), skipped, ignored)
+
+
+#: Inputs from this many bytes on are scanned in line-aligned pieces on several threads.
+PARALLEL_BYTES = 8 << 20
+
+
+_PARALLEL_IDS = 1 << 20  # ids from which their codes are written on several threads
+
+
+def _line_cuts(raw: bytes | bytearray, start: int, parts: int) -> list[int]:
+    """``[start, ..., len(raw)]``: up to ``parts`` pieces of about equal size, each but the
+    last ending just after a ``\\n`` (so a piece never splits a line, nor a ``\\r\\n``)."""
+    n = len(raw)
+    cuts = [start]
+    for t in range(1, parts):
+        at = raw.find(b"\n", max(start + (n - start) * t // parts, cuts[-1]))
+        if at < 0 or at + 1 >= n:
+            break
+        if at + 1 > cuts[-1]:
+            cuts.append(at + 1)
+    cuts.append(n)
+    return cuts
+
+
+def _piece_failed(kern: Any, sts: list[Any]) -> bool:
+    """A piece met a bad row (status 2 and up), or the pieces' first data rows disagree on
+    the number of fields (a piece alone cannot tell: each fixes the shape from its own)."""
+    if any(int(st[kern.ST]) >= 2 for st in sts):
+        return True
+    shapes = {int(st[kern.EXPECTED]) for st in sts if int(st[kern.ROWS]) and not int(st[kern.ST])}
+    return len(shapes) > 1
+
+
+def _packed(cols: tuple[Any, ...], rows: list[int], first_row: Any,
+            text: bool) -> tuple[Any, ...]:
+    """The pieces' rows moved together (each piece wrote from its own first row, leaving
+    room for every line it might hold), trimmed."""
+    w = rows[0]
+    for i in range(1, len(rows)):
+        r0 = int(first_row[i])
+        if r0 != w and rows[i]:
+            for col in cols[:4] if text else cols[:2]:
+                col[w:w + rows[i]] = col[r0:r0 + rows[i]]  # overlapping: numpy copies safely
+        w += rows[i]
+    out = [cols[0][:w], cols[1][:w]]
+    out += [cols[2][:w], cols[3][:w]] if text else [cols[2], cols[3]]
+    return tuple(out)
 
 
 def _int_ids(kern: Any, cols: tuple[np.ndarray[Any, Any], ...]) -> np.ndarray[Any, Any]:
@@ -311,8 +385,15 @@ def _int_ids(kern: Any, cols: tuple[np.ndarray[Any, Any], ...]) -> np.ndarray[An
     hi = max(int(c.max()) for c in sized)
     total = sum(c.size for c in cols)
     # a presence table when it is not much larger than the data, else hash + sort
-    dense = hi - lo < 2 * total + (1 << 20)
-    return kern.int_codes(cols, lo, hi if dense else 0, dense)  # type: ignore[no-any-return]
+    if hi - lo < 2 * total + (1 << 20):
+        from .._parallel import run_parts, threads
+
+        rank, ids = kern.dense_ranks(cols, lo, hi)
+        k = 1 if total < _PARALLEL_IDS else -(-threads() // len(sized))  # parts per column
+        run_parts(kern.apply_ranks, [(c, c.size * t // k, c.size * (t + 1) // k, rank, lo)
+                                     for c in sized for t in range(k)])
+        return ids  # type: ignore[no-any-return]
+    return kern.int_codes(cols)  # type: ignore[no-any-return]
 
 
 def _text_ids(kern: Any, buf: np.ndarray[Any, Any], starts: tuple[np.ndarray[Any, Any], ...],

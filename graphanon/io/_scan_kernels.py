@@ -32,11 +32,12 @@ _I64_MAX_U = np.uint64(9223372036854775807)
 ST, LINE, LSTART, LEND, NFIELDS, NONEMPTY, EXPECTED, ROWS, SKIPPED, FIRST_FIELDS = range(10)
 
 
-@numba.njit(cache=True)
-def line_breaks(buf: Any) -> int:  # pragma: no cover
-    """How many ``\\n`` and ``\\r`` bytes ``buf`` holds (lines, at most, minus one)."""
+@numba.njit(cache=True, nogil=True)
+def line_breaks(buf: Any, lo: int, hi: int) -> int:  # pragma: no cover
+    """How many ``\\n`` and ``\\r`` bytes ``buf[lo:hi]`` holds (lines, at most, minus
+    one)."""
     count = 0
-    for i in range(buf.size):
+    for i in range(lo, hi):
         c = buf[i]
         if c == 10 or c == 13:
             count += 1
@@ -133,10 +134,11 @@ def _parse_int(buf: Any, s: int, e: int) -> Any:  # pragma: no cover
     return True, np.int64(u)
 
 
-@numba.njit(cache=True)
-def scan(buf: Any, start: int, tabs: bool, exact: bool, skip_bad: bool, text: bool,
-         cap: int) -> Any:  # pragma: no cover
-    """Split ``buf[start:]`` into lines and the first two fields of each data line.
+@numba.njit(cache=True, nogil=True)
+def scan(buf: Any, start: int, stop: int, tabs: bool, exact: bool, skip_bad: bool, text: bool,
+         col0: Any, col1: Any, len0: Any, len1: Any, row0: int) -> Any:  # pragma: no cover
+    """Split ``buf[start:stop]`` into lines and the first two fields of each data line,
+    written to ``col0``, ``col1`` (and ``len0``, ``len1``) from row ``row0`` on.
 
     Lines end at ``\\n``, ``\\r\\n`` or a lone ``\\r``. A line whose first character other
     than space and tab is ``#`` is a comment. Fields are separated by runs of spaces and
@@ -148,18 +150,14 @@ def scan(buf: Any, start: int, tabs: bool, exact: bool, skip_bad: bool, text: bo
     of each id in ``buf`` and ``len0``, ``len1`` their lengths; every id is checked to be
     UTF-8.
 
-    Returns ``(status, col0, col1, len0, len1)``: ``status`` an int64 record indexed by the
-    constants of this module.
+    Returns ``status``, an int64 record indexed by the constants of this module (``LINE``
+    counts from the first line of ``buf[start:stop]``; ``ROWS`` the rows written). Releases
+    the GIL: line-aligned parts of one text are scanned at the same time.
     """
-    n = buf.size
+    n = stop
     out = np.zeros(12, dtype=np.int64)
-    col0 = np.empty(cap, dtype=np.int64)
-    col1 = np.empty(cap, dtype=np.int64)
-    width = cap if text else 0
-    len0 = np.empty(width, dtype=np.int32)
-    len1 = np.empty(width, dtype=np.int32)
     expected = -1
-    rows = 0
+    rows = row0
     skipped = 0
     line = 0
     pos = start
@@ -253,7 +251,8 @@ def scan(buf: Any, start: int, tabs: bool, exact: bool, skip_bad: bool, text: bo
             out[NFIELDS] = nf
             out[NONEMPTY] = nonempty
             out[EXPECTED] = expected
-            return out, col0, col1, len0, len1
+            out[ROWS] = rows - row0
+            return out
         if expected < 0:
             expected = nf
         # the ids
@@ -267,16 +266,16 @@ def scan(buf: Any, start: int, tabs: bool, exact: bool, skip_bad: bool, text: bo
             ok1, y = _parse_int(buf, f1s, f1e)
             if not (ok and ok1):
                 out[ST] = 1
-                return out, col0, col1, len0, len1
+                return out
             col0[rows] = x
             col1[rows] = y
         rows += 1
     out[ST] = 0
     out[EXPECTED] = expected
-    out[ROWS] = rows
+    out[ROWS] = rows - row0
     out[SKIPPED] = skipped
     out[FIRST_FIELDS] = expected
-    return out, col0, col1, len0, len1
+    return out
 
 
 _BLOCK = 64  # tokens hashed ahead of their probes: the table's cache misses overlap
@@ -398,36 +397,44 @@ def text_codes(buf: Any, starts: Any, lens: Any) -> Any:  # pragma: no cover
 
 
 # ---------------------------------------------------------------------- integer ids
-@numba.njit(cache=True)
-def int_codes(cols: Any, lo: int, hi: int, dense: bool) -> Any:  # pragma: no cover
-    """Replace the int64 ids of ``cols`` (a tuple of arrays sharing one id space) by their
-    rank among the distinct ids, in place; return the sorted distinct ids.
+@numba.njit(cache=True, nogil=True)
+def dense_ranks(cols: Any, lo: int, hi: int) -> Any:  # pragma: no cover
+    """``(rank, ids)`` of the int64 ids of ``cols`` (all in ``[lo, hi]``) by a presence
+    table: ``rank[x - lo]`` is the rank of ``x`` among the distinct ids, ``ids`` sorted."""
+    width = hi - lo + 1
+    present = np.zeros(width, dtype=np.bool_)
+    for col in cols:
+        for i in range(col.size):
+            present[col[i] - lo] = True
+    rank = np.empty(width, dtype=np.int64)
+    k = 0
+    for q in range(width):
+        rank[q] = k
+        if present[q]:
+            k += 1
+    ids = np.empty(k, dtype=np.int64)
+    k = 0
+    for q in range(width):
+        if present[q]:
+            ids[k] = lo + q
+            k += 1
+    return rank, ids
 
-    ``dense``: a presence table over ``[lo, hi]`` (no sort, no hash). Otherwise a hash
-    table gives first-appearance codes, and only the distinct ids are sorted.
+
+@numba.njit(cache=True, nogil=True)
+def apply_ranks(col: Any, a: int, b: int, rank: Any, lo: int) -> None:  # pragma: no cover
+    """``col[a:b]`` replaced by the ranks of its ids (``rank[x - lo]``), in place."""
+    for i in range(a, b):
+        col[i] = rank[col[i] - lo]
+
+
+@numba.njit(cache=True)
+def int_codes(cols: Any) -> Any:  # pragma: no cover
+    """Replace the int64 ids of ``cols`` (a tuple of arrays sharing one id space) by their
+    rank among the distinct ids, in place; return the sorted distinct ids (ids spread too
+    widely for :func:`dense_ranks`: a hash table gives first-appearance codes, and only the
+    distinct ids are sorted).
     """
-    if dense:
-        width = hi - lo + 1
-        present = np.zeros(width, dtype=np.bool_)
-        for col in cols:
-            for i in range(col.size):
-                present[col[i] - lo] = True
-        rank = np.empty(width, dtype=np.int64)
-        k = 0
-        for q in range(width):
-            rank[q] = k
-            if present[q]:
-                k += 1
-        ids = np.empty(k, dtype=np.int64)
-        k = 0
-        for q in range(width):
-            if present[q]:
-                ids[k] = lo + q
-                k += 1
-        for col in cols:
-            for i in range(col.size):
-                col[i] = rank[col[i] - lo]
-        return ids
     size = 1 << 12
     tab = np.zeros(2 * size, dtype=np.int64)  # [id, code + 1] pairs; code + 1 == 0: empty
     uniq = np.empty(size // 2, dtype=np.int64)

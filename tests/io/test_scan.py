@@ -3,6 +3,9 @@ and the rules both follow."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +50,50 @@ texts = st.lists(st.sampled_from(PIECES), max_size=60).map(b"".join)
 @settings(max_examples=600, deadline=None)
 def test_kernel_matches_the_reference(data: bytes, mode: int, skip: bool) -> None:
     kw = dict(MODES[mode], skip_bad_rows=skip)
-    assert outcome(data, "numba", **kw) == outcome(data, "python", **kw)
+    want = outcome(data, "python", **kw)
+    assert outcome(data, "numba", **kw) == want
+    for threads in (2, 3):  # line-aligned pieces scanned apart, then put together
+        with _pieces(threads):
+            assert outcome(data, "numba", **kw) == want
+
+
+@contextlib.contextmanager
+def _pieces(threads: int) -> Iterator[None]:
+    """Every input cut into ``threads`` pieces for the kernel, however small."""
+    old = _scan.PARALLEL_BYTES, os.environ.get("GRAPHANON_THREADS")
+    _scan.PARALLEL_BYTES = 0
+    os.environ["GRAPHANON_THREADS"] = str(threads)
+    try:
+        yield
+    finally:
+        _scan.PARALLEL_BYTES = old[0]
+        if old[1] is None:
+            del os.environ["GRAPHANON_THREADS"]
+        else:
+            os.environ["GRAPHANON_THREADS"] = old[1]
+
+
+def test_pieces_are_cut_at_line_ends() -> None:
+    raw = b"1 2\r\n3 4\n5 6\n\n7 8"
+    cuts = _scan._line_cuts(raw, 0, 3)
+    assert cuts[0] == 0 and cuts[-1] == len(raw) and cuts == sorted(set(cuts))
+    assert all(raw[c - 1:c] == b"\n" for c in cuts[1:-1]) and len(cuts) == 4
+    assert _scan._line_cuts(b"1 2", 0, 4) == [0, 3]  # no line end: one piece
+    assert _scan._line_cuts(raw, 5, 1) == [5, len(raw)]
+
+
+def test_a_bad_row_in_a_later_piece_has_its_line_number() -> None:
+    rows = [f"{i} {i + 1}" for i in range(2000)]
+    rows[1500] = "12"  # one field
+    with _pieces(2):
+        with pytest.raises(InputFormatError, match="line 1501") as err:
+            _scan.scan_pairs(P, "\n".join(rows).encode(), engine="numba", tabs=False,
+                             exact=False, shared=True)
+    assert err.value.line == 1501
+    rows[1500] = "12 13 14"  # a shape the later piece alone would take as its own
+    with _pieces(2), pytest.raises(InputFormatError, match="line 1501"):
+        _scan.scan_pairs(P, "\n".join(rows).encode(), engine="numba", tabs=False,
+                         exact=False, shared=True)
 
 
 lines = st.lists(st.tuples(st.sampled_from(["1", "2", "10", "-4", "x", "007", "é", "a b"]),
