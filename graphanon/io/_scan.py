@@ -396,12 +396,40 @@ def _int_ids(kern: Any, cols: tuple[np.ndarray[Any, Any], ...]) -> np.ndarray[An
     return kern.int_codes(cols)  # type: ignore[no-any-return]
 
 
+def _token_codes(kern: Any, buf: np.ndarray[Any, Any], starts: tuple[np.ndarray[Any, Any], ...],
+                 lens: tuple[np.ndarray[Any, Any], ...]) -> tuple[Any, Any, Any]:
+    """:func:`._scan_kernels.text_codes` of the columns, on several threads for many
+    tokens: each thread codes the tokens whose hash falls in its part (its own table), the
+    parts' codes are then offset to be distinct and their distinct tokens put together."""
+    from .._parallel import run_parts, threads
+
+    total = sum(c.size for c in starts)
+    k = 1 if total < _PARALLEL_IDS else min(threads(), 255)
+    if k == 1:
+        return kern.text_codes(buf, starts, lens,  # type: ignore[no-any-return]
+                               tuple(np.zeros(0, dtype=np.uint8) for _ in starts), 0)
+    part_of = tuple(np.empty(c.size, dtype=np.uint8) for c in starts)
+    ranges = [(j, c.size * t // k, c.size * (t + 1) // k)
+              for j, c in enumerate(starts) for t in range(k)]
+    run_parts(kern.token_parts, [(buf, starts[j], lens[j], a, b, k, part_of[j])
+                                 for j, a, b in ranges])
+    res = run_parts(kern.text_codes, [(buf, starts, lens, part_of, t) for t in range(k)])
+    offsets = np.zeros(k, dtype=np.int64)
+    np.cumsum([r[1].size for r in res[:-1]], out=offsets[1:])
+    run_parts(kern.offset_codes, [(starts[j], a, b, part_of[j], offsets) for j, a, b in ranges])
+    del part_of
+    shift = np.cumsum([0] + [r[0].size for r in res[:-1]])
+    return (np.concatenate([r[0] for r in res]),
+            np.concatenate([r[1] + shift[t] for t, r in enumerate(res)]),
+            np.concatenate([r[2] for r in res]))
+
+
 def _text_ids(kern: Any, buf: np.ndarray[Any, Any], starts: tuple[np.ndarray[Any, Any], ...],
               lens: tuple[np.ndarray[Any, Any], ...]) -> np.ndarray[Any, Any]:
     """Token starts -> codes in place, the sorted distinct ids returned: ``int64`` if every
     one of them is a canonical integer (a column with an id space of its own can be, when
     the other column made the file text), else ``str`` objects."""
-    arena, ustart, ulen = kern.text_codes(buf, starts, lens)
+    arena, ustart, ulen = _token_codes(kern, buf, starts, lens)
     cols = starts
     values, ok = kern.parse_tokens(arena, ustart, ulen)
     if ok:

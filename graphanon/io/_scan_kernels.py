@@ -290,10 +290,27 @@ def _prefix(buf: Any, s: int, length: int) -> Any:  # pragma: no cover
     return k
 
 
-@numba.njit(cache=True)
-def text_codes(buf: Any, starts: Any, lens: Any) -> Any:  # pragma: no cover
+@numba.njit(cache=True, nogil=True)
+def token_parts(buf: Any, start: Any, lens: Any, a: int, b: int, parts: int,
+                out: Any) -> None:  # pragma: no cover
+    """``out[i]``, for the tokens ``a..b`` of one column: the part (of ``parts``) that
+    codes token ``i``, from the top bits of its hash (the table uses the low bits)."""
+    for i in range(a, b):
+        h = _hash_bytes(buf, start[i], start[i] + lens[i])
+        out[i] = np.uint8((h >> np.uint64(40)) % np.uint64(parts))
+
+
+@numba.njit(cache=True, nogil=True)
+def text_codes(buf: Any, starts: Any, lens: Any, part_of: Any,
+               part: int) -> Any:  # pragma: no cover
     """Codes of the tokens ``buf[starts[k][i]:starts[k][i] + lens[k][i]]`` of the columns
     ``k`` (one id space) in order of first appearance, written over ``starts`` in place.
+
+    With ``part_of`` (one uint8 array per column, from :func:`token_parts`; empty arrays
+    for one part) only the tokens of part ``part`` are coded, so that the parts run at the
+    same time without sharing a table: equal tokens have equal hashes, hence one part, and
+    each part writes and reads only its own slots of ``starts``. The codes of a part count
+    from 0 (:func:`offset_codes` makes them distinct).
 
     Returns the distinct tokens copied into a compact arena, ``(arena, start, length)``:
     sorting and joining them later touches a few megabytes, not the whole input.
@@ -315,18 +332,26 @@ def text_codes(buf: Any, starts: Any, lens: Any) -> Any:  # pragma: no cover
     arena = np.empty(1 << 16, dtype=np.uint8)
     used = 0
     n = 0
+    mine = np.empty(_BLOCK, dtype=np.int64)
     for k in range(len(starts)):
         col = starts[k]
         lens_k = lens[k]
+        own = part_of[k]
+        every = own.size == 0
         m = col.size
         for b0 in range(0, m, _BLOCK):
             b1 = min(m, b0 + _BLOCK)
+            q = 0
             for i in range(b0, b1):
-                hs[i - b0] = _hash_bytes(buf, col[i], col[i] + lens_k[i])
-                ps[i - b0] = _prefix(buf, col[i], lens_k[i])
-            for i in range(b0, b1):
-                h = hs[i - b0]
-                pre = ps[i - b0]
+                if every or own[i] == part:
+                    mine[q] = i
+                    hs[q] = _hash_bytes(buf, col[i], col[i] + lens_k[i])
+                    ps[q] = _prefix(buf, col[i], lens_k[i])
+                    q += 1
+            for r in range(q):
+                i = mine[r]
+                h = hs[r]
+                pre = ps[r]
                 length = np.uint64(lens_k[i])
                 mask = size - 1
                 j = np.int64(h & np.uint64(mask))
@@ -394,6 +419,14 @@ def text_codes(buf: Any, starts: Any, lens: Any) -> Any:  # pragma: no cover
                             break
                     j = (j + 1) & mask
     return arena[:used].copy(), ustart[:n].copy(), ulen[:n].copy()
+
+
+@numba.njit(cache=True, nogil=True)
+def offset_codes(col: Any, a: int, b: int, part_of: Any, offsets: Any) -> None:  # pragma: no cover
+    """``col[i] += offsets[part_of[i]]`` for ``i`` in ``a..b``: the parts' codes made
+    distinct."""
+    for i in range(a, b):
+        col[i] += offsets[part_of[i]]
 
 
 # ---------------------------------------------------------------------- integer ids

@@ -59,14 +59,15 @@ def test_kernel_matches_the_reference(data: bytes, mode: int, skip: bool) -> Non
 
 @contextlib.contextmanager
 def _pieces(threads: int) -> Iterator[None]:
-    """Every input cut into ``threads`` pieces for the kernel, however small."""
-    old = _scan.PARALLEL_BYTES, os.environ.get("GRAPHANON_THREADS")
-    _scan.PARALLEL_BYTES = 0
+    """Every input cut into ``threads`` pieces for the kernel, however small, and its ids
+    coded in ``threads`` parts."""
+    old = _scan.PARALLEL_BYTES, os.environ.get("GRAPHANON_THREADS"), _scan._PARALLEL_IDS
+    _scan.PARALLEL_BYTES = _scan._PARALLEL_IDS = 0
     os.environ["GRAPHANON_THREADS"] = str(threads)
     try:
         yield
     finally:
-        _scan.PARALLEL_BYTES = old[0]
+        _scan.PARALLEL_BYTES, _scan._PARALLEL_IDS = old[0], old[2]
         if old[1] is None:
             del os.environ["GRAPHANON_THREADS"]
         else:
