@@ -26,6 +26,13 @@ loaded in the process: loading it (numba and the cached machine code, about 0.5 
 than the Python read of a small file (about 0.15 s per MB); larger inputs, and every input
 once the kernel is loaded (50x faster than the Python scanner), go through the kernel. A property
 test holds the two to the same codes, ids, counts and errors.
+
+Inputs from :data:`PARALLEL_BYTES` on are scanned in line-aligned pieces on several threads
+(:mod:`graphanon._parallel`), and many ids are coded in parts (integers: ranges of rows;
+text: the tokens of each hash part, each part with its own table). A piece never decides an
+error: when one meets a bad row, or the pieces' first rows disagree on the number of fields,
+the whole input is scanned again in one sequential pass, so messages and line numbers are
+those of a single pass. The same property test runs with 2 and 3 pieces.
 """
 
 from __future__ import annotations
