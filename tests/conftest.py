@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -60,3 +63,23 @@ def fake(monkeypatch: pytest.MonkeyPatch):
         monkeypatch.setenv(k, v)
     monkeypatch.setattr(io_neo4j, "connect", lambda settings, verify=True: drv)
     return drv
+
+
+@contextlib.contextmanager
+def threads_and(threads: int, *patches: tuple[Any, str, Any]) -> Iterator[None]:
+    """``GRAPHANON_THREADS=threads`` and the ``(module, attribute, value)`` patches for the
+    block, undone after it (for hypothesis tests, which take no function fixtures)."""
+    saved = [(m, a, getattr(m, a)) for m, a, _ in patches]
+    env = os.environ.get("GRAPHANON_THREADS")
+    for m, a, v in patches:
+        setattr(m, a, v)
+    os.environ["GRAPHANON_THREADS"] = str(threads)
+    try:
+        yield
+    finally:
+        for m, a, v in saved:
+            setattr(m, a, v)
+        if env is None:
+            del os.environ["GRAPHANON_THREADS"]
+        else:
+            os.environ["GRAPHANON_THREADS"] = env

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
-from collections.abc import Iterator
+from typing import Any
 
 import networkx as nx
 import numpy as np
 import pytest
+from conftest import threads_and
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -208,25 +207,13 @@ def counting(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GRAPHANON_THREADS", "3")
 
 
-@contextlib.contextmanager
-def _building(counting: bool, threads: int = 1) -> Iterator[None]:
+def _building(counting: bool, threads: int = 1) -> Any:
     """Inside a hypothesis test (no function fixtures): the counting kernels or the numpy
     path, the kernels' passes cut into ``threads`` parts."""
     from graphanon import _csr_kernels, graph
 
-    old = graph.COUNTING_MIN_PAIRS, _csr_kernels.PARALLEL_MIN, os.environ.get(
-        "GRAPHANON_THREADS")
-    graph.COUNTING_MIN_PAIRS = 0 if counting else 1 << 60
-    _csr_kernels.PARALLEL_MIN = 0
-    os.environ["GRAPHANON_THREADS"] = str(threads)
-    try:
-        yield
-    finally:
-        graph.COUNTING_MIN_PAIRS, _csr_kernels.PARALLEL_MIN = old[0], old[1]
-        if old[2] is None:
-            del os.environ["GRAPHANON_THREADS"]
-        else:
-            os.environ["GRAPHANON_THREADS"] = old[2]
+    return threads_and(threads, (graph, "COUNTING_MIN_PAIRS", 0 if counting else 1 << 60),
+                       (_csr_kernels, "PARALLEL_MIN", 0))
 
 
 pair_lists = st.integers(1, 60).flatmap(lambda n: st.tuples(

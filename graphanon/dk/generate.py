@@ -36,6 +36,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _numba  # noqa: F401  (numba's per-user cache folder)
+from .._csr_kernels import _sort_rows as _sort_csr_rows
 from .._memory import require_memory
 from .._progress import ProgressFn, log_progress, progress_step
 from .._validation import check_int
@@ -579,20 +580,13 @@ def _jdg_csr(start: Any, adj: Any, ln: Any, indptr: Any, indices: Any) -> None: 
 
 @numba.njit(cache=True)
 def _sort_rows(indptr: Any, indices: Any) -> None:  # pragma: no cover - numba
-    """Sort every CSR row in place (insertion sort for the many short rows: no call or
-    allocation per row)."""
-    for v in range(indptr.size - 1):
-        a, b = indptr[v], indptr[v + 1]
-        if b - a > 16:
-            indices[a:b].sort()
-            continue
-        for i in range(a + 1, b):
-            x = indices[i]
-            j = i - 1
-            while j >= a and indices[j] > x:
-                indices[j + 1] = indices[j]
-                j -= 1
-            indices[j + 1] = x
+    """Sort every CSR row in place (the rows sorter of the CSR construction; the rows hold
+    no repeats, so nothing is dropped)."""
+    n = indptr.size - 1
+    bits = 1
+    while (1 << bits) < n:
+        bits += 1
+    _sort_csr_rows(indptr, indices, 0, n, bits, np.empty(n, dtype=np.int64))
 
 
 @numba.njit(cache=True)

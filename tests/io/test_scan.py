@@ -3,14 +3,12 @@ and the rules both follow."""
 
 from __future__ import annotations
 
-import contextlib
-import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from conftest import threads_and
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -57,21 +55,10 @@ def test_kernel_matches_the_reference(data: bytes, mode: int, skip: bool) -> Non
             assert outcome(data, "numba", **kw) == want
 
 
-@contextlib.contextmanager
-def _pieces(threads: int) -> Iterator[None]:
+def _pieces(threads: int) -> Any:
     """Every input cut into ``threads`` pieces for the kernel, however small, and its ids
     coded in ``threads`` parts."""
-    old = _scan.PARALLEL_BYTES, os.environ.get("GRAPHANON_THREADS"), _scan._PARALLEL_IDS
-    _scan.PARALLEL_BYTES = _scan._PARALLEL_IDS = 0
-    os.environ["GRAPHANON_THREADS"] = str(threads)
-    try:
-        yield
-    finally:
-        _scan.PARALLEL_BYTES, _scan._PARALLEL_IDS = old[0], old[2]
-        if old[1] is None:
-            del os.environ["GRAPHANON_THREADS"]
-        else:
-            os.environ["GRAPHANON_THREADS"] = old[1]
+    return threads_and(threads, (_scan, "PARALLEL_BYTES", 0), (_scan, "_PARALLEL_IDS", 0))
 
 
 def test_pieces_are_cut_at_line_ends() -> None:
