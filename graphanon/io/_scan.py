@@ -339,8 +339,8 @@ def _scan_numba(raw: bytes | bytearray, start: int, tabs: bool, exact: bool, sha
 #: Inputs from this many bytes on are scanned in line-aligned pieces on several threads.
 PARALLEL_BYTES = 8 << 20
 
-
-_PARALLEL_IDS = 1 << 20  # ids from which their codes are written on several threads
+#: Ids from this many on are coded in parts on several threads.
+_PARALLEL_IDS = 1 << 20
 
 
 def _line_cuts(raw: bytes | bytearray, start: int, parts: int) -> list[int]:
