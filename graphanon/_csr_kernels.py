@@ -82,8 +82,13 @@ _INSERTION_MAX = 32  # rows up to this long are sorted by insertion, longer ones
 @numba.njit(cache=True, nogil=True, inline="always")
 def _radix_sort(a: Any, s: int, e: int, tmp: Any, bits: int) -> None:  # pragma: no cover
     """Sort ``a[s:e]`` (values in ``[0, 2**bits)``) by least-significant-digit radix, digits
-    of at most 11 bits (buckets that stay in cache), ``tmp`` as the other buffer."""
-    passes = max((bits + 10) // 11, 1)
+    of at most 11 bits (buckets that stay in cache) and about ``log2(e - s)`` bits (a short
+    row does not pay for many empty buckets), ``tmp`` as the other buffer."""
+    lg = 1
+    while (1 << lg) < e - s:
+        lg += 1
+    most = min(11, max(lg, 4))
+    passes = max((bits + most - 1) // most, 1)
     width = (bits + passes - 1) // passes
     mask = (1 << width) - 1
     cnt = np.empty((1 << width) + 1, dtype=np.int64)
