@@ -36,6 +36,19 @@ def test_malformed_file_exit_2_one_line(tmp_path: Path, capsys: pytest.CaptureFi
     assert err.count("\n") == 1 and "line 2" in err and "Traceback" not in err
 
 
+def test_bad_threads_setting_is_one_line_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """Even on a small input, which never starts a thread, and before anything is written."""
+    p = tmp_path / "g.txt"
+    p.write_text("1 2\n2 3\n")
+    out = tmp_path / "dk.tsv"
+    monkeypatch.setenv("GRAPHANON_THREADS", "0")
+    assert main(["dk", "--d", "1", str(p), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "GRAPHANON_THREADS must be a positive integer" in err
+    assert not out.exists() and sorted(x.name for x in tmp_path.iterdir()) == ["g.txt"]
+
+
 def test_missing_file_and_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["info", "/nonexistent/x.txt"]) == 2
     assert "does not exist" in capsys.readouterr().err

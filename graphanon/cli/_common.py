@@ -155,6 +155,9 @@ def guard_paths(cmd: click.Command) -> click.Command:
 
     @functools.wraps(inner)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
+        from .._parallel import threads
+
+        threads()  # a bad GRAPHANON_THREADS fails every command, not only large inputs
         outputs = {k: v for k, v in kwargs.items()
                    if k in OUTPUT_PARAMS and k not in as_inputs and isinstance(v, str)}
         inputs = {k: v for k, v in kwargs.items()
