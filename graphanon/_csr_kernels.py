@@ -1,22 +1,29 @@
 """numba kernels of the CSR construction in :mod:`graphanon.graph`: counting, not a global sort.
 
 A CSR with sorted rows is built from ``(row, col)`` pairs in linear passes
-(:func:`pairs_to_rows`, then :func:`sorted_rows`):
+(:func:`sorted_csr`):
 
-1. count the entries of each row, prefix sums give the offsets;
-2. scatter every pair into its row, in input order;
-3. sort each row on its own (insertion for short rows, least-significant-digit radix with
-   cache-sized buckets for long ones: no comparison sort of the whole input) and drop its
-   repeats;
-4. when there were repeats, move the rows together.
+1. count the entries of each row; prefix sums give the offsets, and the rows are cut into
+   blocks of about :data:`BLOCK` entries (a row longer than that is a block of its own);
+2. scatter every pair into its row's block, in input order (a few hundred write streams, not
+   one random write per pair: the pass runs at memory speed);
+3. in each block, whose entries now fit in cache: sort them by column (least-significant-digit
+   radix, digits of at most :data:`DIGIT_BITS` bits), move them to their rows (stably, so
+   every row comes out sorted) and drop each row's repeats. A block of one long row is sorted
+   in place (radix, or insertion for a short one);
+4. each block left its rows one after the other from its start: when there were repeats, move
+   the blocks together.
 
 For an undirected graph both directions of each pair are scattered in step 2 (the matrix is
 symmetric; step 1 counts degrees); self-loops are skipped.
 
 Steps 1–3 run on several threads (:mod:`graphanon._parallel`): the pairs (steps 1–2) or the
-rows (step 3) are cut into contiguous parts; in step 2 each part counted its own entries per
-row and part ``t`` writes each row's entries after those of parts ``0..t-1``. The output is
+blocks (step 3) are cut into contiguous parts; in step 2 each part counted its own entries per
+row and part ``t`` writes each block's entries after those of parts ``0..t-1``. The output is
 therefore exactly that of one pass in order, whatever the number of threads.
+
+On the 10M-line benchmark file (16.4M entries, 2 threads) steps 1–3 take about 0.18 s, against
+0.25 s for one random scatter into the rows followed by a sort of each row.
 """
 
 from __future__ import annotations
@@ -56,24 +63,34 @@ def _count_pairs(u: Any, v: Any, lo: int, hi: int, n: int,
 
 
 @numba.njit(cache=True, nogil=True)
-def _scatter_pairs(u: Any, v: Any, lo: int, hi: int, cur: Any, out: Any,
-                   symmetric: bool) -> None:  # pragma: no cover
-    """Column lists of the pairs ``lo..hi``: ``u[i]`` into column ``v[i]`` (and ``v[i]``
-    into ``u[i]`` when ``symmetric``; loops skipped) at the cursors ``cur``, in order."""
+def _scatter_blocks(u: Any, v: Any, lo: int, hi: int, block_of: Any, cur: Any, rows: Any,
+                    cols: Any, symmetric: bool) -> None:  # pragma: no cover
+    """The pairs ``lo..hi`` into the blocks of their rows, in order: entry ``(v[i], u[i])``
+    (and ``(u[i], v[i])`` when ``symmetric``; loops skipped) at the cursor of block
+    ``block_of[row]``, its row into ``rows`` and its column into ``cols``."""
     if symmetric:
         for i in range(lo, hi):
             a = u[i]
             b = v[i]
             if a != b:
-                out[cur[a]] = b
-                cur[a] += 1
-                out[cur[b]] = a
-                cur[b] += 1
+                k = block_of[a]
+                q = cur[k]
+                rows[q] = a
+                cols[q] = b
+                cur[k] = q + 1
+                k = block_of[b]
+                q = cur[k]
+                rows[q] = b
+                cols[q] = a
+                cur[k] = q + 1
     else:
         for i in range(lo, hi):
-            c = v[i]
-            out[cur[c]] = u[i]
-            cur[c] += 1
+            r = v[i]
+            k = block_of[r]
+            q = cur[k]
+            rows[q] = r
+            cols[q] = u[i]
+            cur[k] = q + 1
 
 
 _INSERTION_MAX = 32  # rows up to this long are sorted by insertion, longer ones by radix
@@ -142,65 +159,143 @@ def _sort_rows(ptr: Any, idx: Any, r0: int, r1: int, bits: int,
 
 
 @numba.njit(cache=True, nogil=True)
-def _compact(ptr: Any, idx: Any, kept: Any) -> Any:  # pragma: no cover
-    """Move the first ``kept[r]`` entries of every row together, in place; the new
-    offsets."""
-    n = ptr.size - 1
-    out = np.zeros(n + 1, dtype=np.int64)
-    w = 0
-    for r in range(n):
-        s = ptr[r]
-        for k in range(s, s + kept[r]):
-            idx[w] = idx[k]
-            w += 1
-        out[r + 1] = w
-    return out
+def _finish_blocks(ptr: Any, starts: Any, k0: int, k1: int, rows: Any, cols: Any, bits: int,
+                   digit: int, kept: Any) -> None:  # pragma: no cover
+    """Blocks ``k0..k1`` (rows ``starts[k]..starts[k + 1]``, whose entries ``rows``/``cols``
+    fill ``ptr[starts[k]]..ptr[starts[k + 1]]`` in input order): each row's entries sorted,
+    its repeats dropped (``kept[r]``: how many distinct it holds), and the rows of the block
+    written one after the other into ``cols`` from the block's start."""
+    big = 0
+    for k in range(k0, k1):
+        if starts[k + 1] - starts[k] > 1:
+            big = max(big, ptr[starts[k + 1]] - ptr[starts[k]])
+    ra = np.empty(big, dtype=rows.dtype)
+    ca = np.empty(big, dtype=cols.dtype)
+    rb = np.empty(big, dtype=rows.dtype)
+    cb = np.empty(big, dtype=cols.dtype)
+    passes = max((bits + digit - 1) // digit, 1)
+    width = (bits + passes - 1) // passes
+    mask = (1 << width) - 1
+    cnt = np.empty((1 << width) + 1, dtype=np.int64)
+    for k in range(k0, k1):
+        r0 = starts[k]
+        r1 = starts[k + 1]
+        if r1 - r0 == 1:  # one row: sort it in place
+            _sort_rows(ptr, cols, r0, r1, bits, kept)
+            continue
+        s = ptr[r0]
+        e = ptr[r1]
+        size = e - s
+        # by column, stably (least significant digit first), between two buffers
+        src_r = rows[s:e]
+        src_c = cols[s:e]
+        shift = 0
+        for ps in range(passes):
+            dst_r = ra[:size] if ps % 2 == 0 else rb[:size]
+            dst_c = ca[:size] if ps % 2 == 0 else cb[:size]
+            cnt[:] = 0
+            for i in range(size):
+                cnt[((src_c[i] >> shift) & mask) + 1] += 1
+            for b in range(mask + 1):
+                cnt[b + 1] += cnt[b]
+            for i in range(size):
+                d = (src_c[i] >> shift) & mask
+                q = cnt[d]
+                dst_r[q] = src_r[i]
+                dst_c[q] = src_c[i]
+                cnt[d] = q + 1
+            src_r = dst_r
+            src_c = dst_c
+            shift += width
+        # then to their rows, stably: each row sorted
+        cur = ptr[r0:r1].copy()
+        for i in range(size):
+            r = src_r[i] - r0
+            cols[cur[r]] = src_c[i]
+            cur[r] += 1
+        # each row's repeats dropped, the rows moved together at the block's start
+        w = s
+        for r in range(r0, r1):
+            a = ptr[r]
+            first = w
+            for q in range(a, ptr[r + 1]):
+                if q == a or cols[q] != cols[w - 1]:
+                    cols[w] = cols[q]
+                    w += 1
+            kept[r] = w - first
+
+
+@numba.njit(cache=True, nogil=True)
+def _move_blocks(idx: Any, src: Any, dst: Any, size: Any) -> None:  # pragma: no cover
+    """Block ``k``'s ``size[k]`` entries from ``src[k]`` to ``dst[k] <= src[k]``, blocks in
+    order (each moves left, over entries already moved)."""
+    for k in range(src.size):
+        for i in range(size[k]):
+            idx[dst[k] + i] = idx[src[k] + i]
 
 
 def _parts(total: int) -> int:
     return 1 if total < PARALLEL_MIN else threads()
 
 
-def _offsets(counts: list[Any]) -> tuple[Any, list[Any]]:
-    """``(ptr, cursors)``: the offsets of the summed ``counts`` and, for each part, where
-    its entries of each destination begin (after those of the parts before it)."""
-    n = counts[0].size
-    ptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(sum(counts[1:], counts[0]), out=ptr[1:])
-    cursors = [ptr[:-1].copy()]
-    for c in counts[:-1]:
-        cursors.append(cursors[-1] + c)
-    return ptr, cursors
+#: Entries per block of step 3 (its pairs and its two buffers stay in cache).
+BLOCK = 1 << 15
+
+#: Bits per radix digit of step 3 (buckets that stay in cache).
+DIGIT_BITS = 11
 
 
-def pairs_to_rows(u: Any, v: Any, n: int, symmetric: bool,
-                  dtype: Any) -> tuple[Any, Any, int]:
-    """``(ptr, lists, loops)``: for each row ``r < n`` the ``v[i]`` with ``u[i] == r`` in
-    input order (``symmetric``: both directions of each pair, loops skipped and counted)."""
-    m = int(u.size)
+def _blocks(ptr: Any, counts: Any) -> Any:
+    """The first row of each block and ``n``: a cut at the row holding every
+    :data:`BLOCK`-th entry, and around every row longer than a block."""
+    n = ptr.size - 1
+    marks = np.searchsorted(ptr, np.arange(0, int(ptr[-1]), BLOCK), side="right") - 1
+    long_rows = np.flatnonzero(counts > BLOCK)
+    return np.unique(np.concatenate([[0, n], marks, long_rows, long_rows + 1])).astype(np.int64)
+
+
+def sorted_csr(r: Any, c: Any, n: int, n_cols: int, symmetric: bool,
+               dtype: Any) -> tuple[Any, Any, int]:
+    """``(ptr, idx, loops)``: the CSR of rows ``0..n-1``, row ``r[i]`` holding ``c[i]``,
+    sorted and without repeats (``symmetric``: both directions of each pair, loops skipped and
+    counted); ``idx`` of ``dtype``, entries in ``[0, n_cols)``."""
+    m = int(r.size)
     k = _parts(m)
     cuts = [m * t // k for t in range(k + 1)]
-    res = run_parts(_count_pairs, [(v, u, cuts[t], cuts[t + 1], n, symmetric)
+    res = run_parts(_count_pairs, [(c, r, cuts[t], cuts[t + 1], n, symmetric)
                                    for t in range(k)])
-    ptr, cursors = _offsets([c for c, _ in res])
-    lists = np.empty(int(ptr[-1]), dtype=dtype)
-    run_parts(_scatter_pairs, [(v, u, cuts[t], cuts[t + 1], cursors[t], lists, symmetric)
-                               for t in range(k)])
-    return ptr, lists, int(sum(lp for _, lp in res))
-
-
-def sorted_rows(ptr: Any, idx: Any, n_cols: int) -> tuple[Any, Any]:
-    """``(ptr, idx)`` with every row sorted and its repeats dropped (``idx`` sorted in
-    place, and trimmed in place when it had repeats); the entries lie in ``[0, n_cols)``."""
-    n = ptr.size - 1
+    counts = [cnt for cnt, _ in res]
+    loops = int(sum(lp for _, lp in res))
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(sum(counts[1:], counts[0]), out=ptr[1:])
     total = int(ptr[-1])
-    k = _parts(total)
-    rows = [0] + [int(np.searchsorted(ptr, total * t // k)) for t in range(1, k)] + [n]
+    starts = _blocks(ptr, np.diff(ptr))
+    nb = starts.size - 1
+    block_of = np.repeat(np.arange(nb, dtype=np.int32), np.diff(starts))
+    cursors = [ptr[starts[:-1]]]  # where each part writes into each block
+    for cnt in counts[:-1]:
+        cursors.append(cursors[-1] + np.add.reduceat(cnt, starts[:-1]))
+    rows = np.empty(total, dtype=_row_dtype(n))
+    idx = np.empty(total, dtype=dtype)
+    run_parts(_scatter_blocks, [(c, r, cuts[t], cuts[t + 1], block_of, cursors[t].copy(),
+                                 rows, idx, symmetric) for t in range(k)])
+    del block_of, cursors
     kept = np.empty(n, dtype=np.int64)
     bits = max(int(n_cols - 1).bit_length(), 1)
-    run_parts(_sort_rows, [(ptr, idx, rows[t], rows[t + 1], bits, kept) for t in range(k)])
-    if int(kept.sum()) == total:
-        return ptr, idx
-    ptr = _compact(ptr, idx, kept)
-    idx.resize(int(ptr[-1]), refcheck=False)
-    return ptr, idx
+    kb = _parts(total)
+    first = ptr[starts]
+    parts = [0] + [int(np.searchsorted(first, total * t // kb)) for t in range(1, kb)] + [nb]
+    run_parts(_finish_blocks, [(ptr, starts, parts[t], parts[t + 1], rows, idx, bits,
+                                DIGIT_BITS, kept) for t in range(kb)])
+    del rows
+    if int(kept.sum()) != total:  # repeats: the blocks moved together
+        new = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(kept, out=new[1:])
+        _move_blocks(idx, ptr[starts[:-1]], new[starts[:-1]], np.diff(new[starts]))
+        ptr = new
+        idx.resize(int(ptr[-1]), refcheck=False)
+    return ptr, idx, loops
+
+
+def _row_dtype(n: int) -> Any:
+    return np.int32 if n <= np.iinfo(np.int32).max else np.int64

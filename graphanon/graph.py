@@ -156,13 +156,11 @@ def _csr_from_pairs(u: IntArray, v: IntArray, n: int,
     u = np.asarray(u)
     v = np.asarray(v)
     idx_dtype = _index_dtype(max(n - 1, 0))
-    ptr, indices, loops = kern.pairs_to_rows(u, v, n, True, idx_dtype)  # input order
-    total = int(ptr[-1])
-    indptr, indices = kern.sorted_rows(ptr, indices, n)
+    indptr, indices, loops = kern.sorted_csr(u, v, n, n, True, idx_dtype)
     kept = int(indptr[-1])
     if dropped is not None:
-        dropped["self_loops"] = int(loops)
-        dropped["duplicate_edges"] = (total - kept) // 2
+        dropped["self_loops"] = loops
+        dropped["duplicate_edges"] = (2 * (u.size - loops) - kept) // 2
     return indptr.astype(_index_dtype(kept), copy=False), indices
 
 
@@ -230,8 +228,8 @@ def _cells_csr(r: npt.NDArray[np.int64], c: npt.NDArray[np.int64], n_rows: int, 
         return indptr, indices
     from . import _csr_kernels as kern
 
-    rptr, indices, _ = kern.pairs_to_rows(r, c, n_rows, False, idx_dtype)  # input order
-    return kern.sorted_rows(rptr, indices, n_cols)
+    indptr, indices, _ = kern.sorted_csr(r, c, n_rows, n_cols, False, idx_dtype)
+    return indptr, indices
 
 
 class _InputNotes:
@@ -350,8 +348,17 @@ class Graph(_InputNotes):
                 f"edge endpoints must be < n_nodes={n_nodes}. "
                 f"Got {max(int(u_arr.max()), int(v_arr.max()))}."
             )
+        return cls._from_codes(u_arr, v_arr, n_nodes, node_ids, attributes)
+
+    @classmethod
+    def _from_codes(cls, u: np.ndarray[Any, Any], v: np.ndarray[Any, Any], n_nodes: int,
+                    node_ids: Any = None, attributes: Mapping[str, Any] | None = None
+                    ) -> Graph:
+        """:meth:`from_edges` of pairs already known valid (integer arrays of one length,
+        every entry in ``[0, n_nodes)``: a reader's codes), without checking them again
+        (four passes over the pairs)."""
         dropped: dict[str, int] = {}
-        indptr, indices = _csr_from_pairs(u_arr, v_arr, n_nodes, dropped)
+        indptr, indices = _csr_from_pairs(u, v, n_nodes, dropped)
         G = cls(indptr, indices, node_ids, attributes, validate=False)
         G._note_input(**dropped)
         return G
@@ -745,6 +752,15 @@ class BipartiteGraph(_InputNotes):
             raise InvalidParameterError(
                 f"cell indices out of range for a {n_users} × {n_features} matrix."
             )
+        return cls._from_codes(r, c, n_users, n_features, user_ids, feature_ids,
+                               user_attributes)
+
+    @classmethod
+    def _from_codes(cls, r: np.ndarray[Any, Any], c: np.ndarray[Any, Any], n_users: int,
+                    n_features: int, user_ids: Any = None, feature_ids: Any = None,
+                    user_attributes: Mapping[str, Any] | None = None) -> BipartiteGraph:
+        """:meth:`from_indices` of cells already known valid (a reader's codes), without
+        checking them again."""
         indptr, indices = _cells_csr(r, c, n_users, n_features)
         n_duplicates = int(r.size) - int(indices.size)
         B = cls(

@@ -199,21 +199,25 @@ def _reference_csr(u: np.ndarray, v: np.ndarray, n: int) -> tuple[np.ndarray, np
 @pytest.fixture
 def counting(monkeypatch: pytest.MonkeyPatch) -> None:
     """Build every graph of the test with the counting kernels, however small, their passes
-    cut into parts as on a large input (3 threads: parts of unequal size)."""
+    cut into parts as on a large input (3 threads: parts of unequal size), in blocks of 1,000
+    entries (a hub: a block of its own)."""
     from graphanon import _csr_kernels, graph
 
     monkeypatch.setattr(graph, "COUNTING_MIN_PAIRS", 0)
     monkeypatch.setattr(_csr_kernels, "PARALLEL_MIN", 0)
+    monkeypatch.setattr(_csr_kernels, "BLOCK", 1000)
     monkeypatch.setenv("GRAPHANON_THREADS", "3")
 
 
-def _building(counting: bool, threads: int = 1) -> Any:
+def _building(counting: bool, threads: int = 1, block: int = 1 << 15, digit: int = 11) -> Any:
     """Inside a hypothesis test (no function fixtures): the counting kernels or the numpy
-    path, the kernels' passes cut into ``threads`` parts."""
+    path, the kernels' passes cut into ``threads`` parts, blocks of ``block`` entries and
+    radix digits of ``digit`` bits."""
     from graphanon import _csr_kernels, graph
 
     return threads_and(threads, (graph, "COUNTING_MIN_PAIRS", 0 if counting else 1 << 60),
-                       (_csr_kernels, "PARALLEL_MIN", 0))
+                       (_csr_kernels, "PARALLEL_MIN", 0), (_csr_kernels, "BLOCK", block),
+                       (_csr_kernels, "DIGIT_BITS", digit))
 
 
 pair_lists = st.integers(1, 60).flatmap(lambda n: st.tuples(
@@ -231,8 +235,10 @@ def test_counting_csr_equals_the_sorting_reference(case: tuple[int, list[tuple[i
     u = np.array([p[0] for p in pairs], dtype=np.int64)
     v = np.array([p[1] for p in pairs], dtype=np.int64)
     ptr, idx, dropped = _reference_csr(u, v, n)
-    # the numpy path for small inputs, and the counting kernels on 1, 2 and 3 threads
-    for how in ((False, 1), (True, 1), (True, 2), (True, 3)):
+    # the numpy path for small inputs, and the counting kernels on 1, 2 and 3 threads, in
+    # one block or in many (rows longer than a block alone), with one radix pass or several
+    for how in ((False, 1), (True, 1), (True, 2), (True, 3), (True, 1, 8, 2), (True, 2, 3, 3),
+                (True, 3, 1, 1)):
         with _building(*how):
             got: dict[str, int] = {}
             p2, i2 = graph._csr_from_pairs(u, v, n, got)
@@ -263,7 +269,7 @@ def test_counting_cells_equal_the_sorted_unique(cells: list[tuple[int, int]],
                                                 threads: int) -> None:
     r = np.array([c[0] for c in cells], dtype=np.int64)
     c = np.array([c[1] for c in cells], dtype=np.int64)
-    with _building(True, threads):
+    with _building(True, threads, block=4 * threads - 3, digit=threads):
         B = BipartiteGraph.from_indices(r, c, n_users=10, n_features=7)
     keys = np.unique(r * 7 + c)
     assert B.indptr.tolist() == np.searchsorted(keys, np.arange(11) * 7).tolist()

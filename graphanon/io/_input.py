@@ -150,12 +150,32 @@ def _gunzip(raw: bytes, path: Path, limit: int) -> bytearray:
 def _read_bytes(path: Path, kind: str = "table") -> bytes | bytearray:
     """The bytes of an input (gzip looked through: then a ``bytearray``), at most
     :func:`max_input_bytes` of ``kind``."""
+    raw = _read(path, kind, array=False)
+    assert isinstance(raw, (bytes, bytearray))
+    return raw
+
+
+def _read_array(path: Path, kind: str) -> Any:
+    """:func:`_read_bytes` as a ``uint8`` array, for the scanners. A regular file is read
+    straight into numpy memory: numpy asks the kernel for huge pages, so a large file's
+    first touch costs a quarter of a ``bytes`` object's (0.016 s against 0.065 s for 138 MB
+    here)."""
+    import numpy as np
+
+    raw = _read(path, kind, array=True)
+    return raw if isinstance(raw, np.ndarray) else np.frombuffer(raw, dtype=np.uint8)
+
+
+def _read(path: Path, kind: str, array: bool) -> Any:
     import stat
+
+    import numpy as np
 
     limit = max_input_bytes(kind)
     st = os.stat(path)
     if stat.S_ISREG(st.st_mode) and st.st_size > limit:
         raise _too_large(path, f"the file ({st.st_size:,} bytes)", limit)
+    raw: Any
     if stat.S_ISFIFO(st.st_mode):
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # no writer: EOF at once, no hang
         os.set_blocking(fd, True)
@@ -163,12 +183,21 @@ def _read_bytes(path: Path, kind: str = "table") -> bytes | bytearray:
             raw = _read_stream(fh, path, limit, "the stream")
     else:
         with path.open("rb") as fh:
-            # a regular file in one read of its size (no chunks to join: half the peak)
-            raw = fh.read(st.st_size + 1) if stat.S_ISREG(st.st_mode) else b""
-            if not stat.S_ISREG(st.st_mode) or len(raw) > st.st_size:  # or it grew
-                raw += _read_stream(fh, path, limit - len(raw), "the file")
-    if raw[:2] == b"\x1f\x8b":
-        return _gunzip(raw, path, limit)
+            if not stat.S_ISREG(st.st_mode):
+                raw = _read_stream(fh, path, limit, "the file")
+            elif array:
+                # a regular file in one read of its size (no chunks to join: half the peak)
+                buf = np.empty(st.st_size + 1, dtype=np.uint8)
+                got = fh.readinto(buf.data)
+                raw = buf[:got]
+                if got > st.st_size:  # it grew while we read
+                    raw = raw.tobytes() + _read_stream(fh, path, limit - got, "the file")
+            else:
+                raw = fh.read(st.st_size + 1)
+                if len(raw) > st.st_size:
+                    raw += _read_stream(fh, path, limit - len(raw), "the file")
+    if bytes(raw[:2]) == b"\x1f\x8b":
+        return _gunzip(bytes(raw), path, limit)
     return raw
 
 

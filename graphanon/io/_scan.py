@@ -47,7 +47,10 @@ import numpy as np
 
 from ..errors import InputFormatError
 
-__all__ = ["SMALL_BYTES", "Pairs", "scan_pairs"]
+__all__ = ["SMALL_BYTES", "Pairs", "find_byte", "scan_pairs"]
+
+#: The text the scanners read: its bytes, or a ``uint8`` array of them.
+Text = bytes | bytearray | np.ndarray[Any, Any]
 
 #: Inputs up to this many bytes are read by the pure-Python scanner (no numba start-up).
 SMALL_BYTES = 1 << 20
@@ -82,7 +85,7 @@ class _Bad:
 
 
 # ---------------------------------------------------------------------- entry point
-def scan_pairs(path: Path, raw: bytes | bytearray, *, tabs: bool, exact: bool, shared: bool,
+def scan_pairs(path: Path, raw: Text, *, tabs: bool, exact: bool, shared: bool,
                skip_bad_rows: bool = False, start: int = 0, first_line: int = 1,
                engine: str | None = None) -> Pairs:
     """The first two fields of every data line of ``raw`` as id codes (rules above).
@@ -92,7 +95,7 @@ def scan_pairs(path: Path, raw: bytes | bytearray, *, tabs: bool, exact: bool, s
     path
         The input, for messages.
     raw
-        Its bytes (gzip already looked through).
+        Its bytes, or a ``uint8`` array of them (gzip already looked through).
     tabs
         Tab mode (fields split at single tabs) instead of whitespace mode.
     exact
@@ -114,7 +117,7 @@ def scan_pairs(path: Path, raw: bytes | bytearray, *, tabs: bool, exact: bool, s
     InputFormatError
         A bad row (file, line number and content), or no data line at all.
     """
-    if start == 0 and raw.startswith(_BOM):
+    if start == 0 and bytes(raw[:3]) == _BOM:
         start = 3
     if engine is None:
         engine = "numba" if len(raw) > SMALL_BYTES or _kernel_loaded() else "python"
@@ -192,7 +195,7 @@ def _shape(fields: list[bytes], expected: int, exact: bool, skip: bool) -> tuple
     return 0, True
 
 
-def _scan_python(raw: bytes | bytearray, start: int, tabs: bool, exact: bool, shared: bool,
+def _scan_python(raw: Text, start: int, tabs: bool, exact: bool, shared: bool,
                  skip: bool) -> Pairs | _Bad | None:
     cols: tuple[list[bytes], list[bytes]] = ([], [])
     seen: tuple[set[bytes], set[bytes]] = (set(), set())
@@ -270,7 +273,7 @@ def _check_text_size(path: Path, size: int) -> None:
         raise _too_large(path, f"the text ({size:,} bytes, with text ids)", limit)
 
 
-def _scan_numba(raw: bytes | bytearray, start: int, tabs: bool, exact: bool, shared: bool,
+def _scan_numba(raw: Text, start: int, tabs: bool, exact: bool, shared: bool,
                 skip: bool, on_text: Any = None, parts: int | None = None
                 ) -> Pairs | _Bad | None:
     """The kernel's read. Large inputs are cut into ``parts`` line-aligned pieces scanned
@@ -324,11 +327,13 @@ def _scan_numba(raw: bytes | bytearray, start: int, tabs: bool, exact: bool, sha
         return None
     ignored = max(int(st[kern.FIRST_FIELDS]) - 2, 0)
     if not text:
+        b0 = (min(int(x[kern.MIN0]) for x in sts), max(int(x[kern.MAX0]) for x in sts))
+        b1 = (min(int(x[kern.MIN1]) for x in sts), max(int(x[kern.MAX1]) for x in sts))
         if shared:
-            ids = _int_ids(kern, (c0, c1))
+            ids = _int_ids(kern, (c0, c1), (min(b0[0], b1[0]), max(b0[1], b1[1])))
             return Pairs((c0, c1), (ids, ids), skipped, ignored)
-        return Pairs((c0, c1), (_int_ids(kern, (c0,)), _int_ids(kern, (c1,))), skipped,
-                     ignored)
+        return Pairs((c0, c1), (_int_ids(kern, (c0,), b0), _int_ids(kern, (c1,), b1)),
+                     skipped, ignored)
     if shared:
         ids = _text_ids(kern, buf, (c0, c1), (l0, l1))
         return Pairs((c0, c1), (ids, ids), skipped, ignored)
@@ -343,19 +348,33 @@ PARALLEL_BYTES = 8 << 20
 _PARALLEL_IDS = 1 << 20
 
 
-def _line_cuts(raw: bytes | bytearray, start: int, parts: int) -> list[int]:
+def _line_cuts(raw: Text, start: int, parts: int) -> list[int]:
     """``[start, ..., len(raw)]``: up to ``parts`` pieces of about equal size, each but the
     last ending just after a ``\\n`` (so a piece never splits a line, nor a ``\\r\\n``)."""
     n = len(raw)
     cuts = [start]
     for t in range(1, parts):
-        at = raw.find(b"\n", max(start + (n - start) * t // parts, cuts[-1]))
+        at = find_byte(raw, b"\n", max(start + (n - start) * t // parts, cuts[-1]))
         if at < 0 or at + 1 >= n:
             break
         if at + 1 > cuts[-1]:
             cuts.append(at + 1)
     cuts.append(n)
     return cuts
+
+
+def find_byte(raw: Any, byte: bytes, pos: int = 0) -> int:
+    """``raw.find(byte, pos)`` for a ``bytes``-like ``raw`` or a ``uint8`` array (searched
+    in windows: no copy of the whole)."""
+    if not isinstance(raw, np.ndarray):
+        return int(raw.find(byte, pos))
+    window = 1 << 20
+    while pos < raw.size:
+        at = bytes(raw[pos:pos + window]).find(byte)
+        if at >= 0:
+            return pos + at
+        pos += window
+    return -1
 
 
 def _piece_failed(kern: Any, sts: list[Any]) -> bool:
@@ -383,13 +402,14 @@ def _packed(cols: tuple[Any, ...], rows: list[int], first_row: Any,
     return tuple(out)
 
 
-def _int_ids(kern: Any, cols: tuple[np.ndarray[Any, Any], ...]) -> np.ndarray[Any, Any]:
-    """Codes in place (ranks of the ids), the sorted distinct ids returned."""
+def _int_ids(kern: Any, cols: tuple[np.ndarray[Any, Any], ...],
+             bounds: tuple[int, int]) -> np.ndarray[Any, Any]:
+    """Codes in place (ranks of the ids), the sorted distinct ids returned; ``bounds``: the
+    least and the greatest id (the scan kept them)."""
     sized = [c for c in cols if c.size]
     if not sized:
         return np.zeros(0, dtype=np.int64)
-    lo = min(int(c.min()) for c in sized)
-    hi = max(int(c.max()) for c in sized)
+    lo, hi = bounds
     total = sum(c.size for c in cols)
     # a presence table when it is not much larger than the data, else hash + sort
     if hi - lo < 2 * total + (1 << 20):

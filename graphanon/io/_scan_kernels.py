@@ -28,8 +28,12 @@ _FNV_BASIS = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
 _I64_MAX_U = np.uint64(9223372036854775807)
 
-# fields of the int64 status record returned by scan()
-ST, LINE, LSTART, LEND, NFIELDS, NONEMPTY, EXPECTED, ROWS, SKIPPED, FIRST_FIELDS = range(10)
+# fields of the int64 status record returned by scan(); MIN0..MAX1: the least and greatest
+# id of each column (integer ids)
+(ST, LINE, LSTART, LEND, NFIELDS, NONEMPTY, EXPECTED, ROWS, SKIPPED, FIRST_FIELDS,
+ MIN0, MAX0, MIN1, MAX1) = range(14)
+_I64_MIN = np.iinfo(np.int64).min
+_I64_MAX = np.iinfo(np.int64).max
 
 
 @numba.njit(cache=True, nogil=True)
@@ -151,11 +155,14 @@ def scan(buf: Any, start: int, stop: int, tabs: bool, exact: bool, skip_bad: boo
     UTF-8.
 
     Returns ``status``, an int64 record indexed by the constants of this module (``LINE``
-    counts from the first line of ``buf[start:stop]``; ``ROWS`` the rows written). Releases
+    counts from the first line of ``buf[start:stop]``; ``ROWS`` the rows written; ``MIN0``
+    to ``MAX1`` the bounds of the integer ids of each column, for the rank table). Releases
     the GIL: line-aligned parts of one text are scanned at the same time.
     """
     n = stop
-    out = np.zeros(12, dtype=np.int64)
+    out = np.zeros(14, dtype=np.int64)
+    lo0 = lo1 = _I64_MAX
+    hi0 = hi1 = _I64_MIN
     expected = -1
     rows = row0
     skipped = 0
@@ -269,12 +276,20 @@ def scan(buf: Any, start: int, stop: int, tabs: bool, exact: bool, skip_bad: boo
                 return out
             col0[rows] = x
             col1[rows] = y
+            lo0 = min(lo0, x)
+            hi0 = max(hi0, x)
+            lo1 = min(lo1, y)
+            hi1 = max(hi1, y)
         rows += 1
     out[ST] = 0
     out[EXPECTED] = expected
     out[ROWS] = rows - row0
     out[SKIPPED] = skipped
     out[FIRST_FIELDS] = expected
+    out[MIN0] = lo0
+    out[MAX0] = hi0
+    out[MIN1] = lo1
+    out[MAX1] = hi1
     return out
 
 

@@ -35,8 +35,8 @@ from .._memory import require_memory
 from ..errors import InputFormatError, InvalidParameterError
 from ..graph import BipartiteGraph, Graph
 from ._atomic import atomic_path
-from ._input import _check_exists, _read_bytes, check_input_size
-from ._scan import Pairs, scan_pairs
+from ._input import _check_exists, _read_array, _read_bytes, check_input_size
+from ._scan import Pairs, Text, find_byte, scan_pairs
 
 __all__ = [
     "GRAPH_FORMATS",
@@ -102,14 +102,14 @@ class _RowSkipper:
         return "skip"
 
 
-def _scan(path: Path, raw: bytes | bytearray, *, bipartite: bool, skip_bad_rows: bool,
+def _scan(path: Path, raw: Text, *, bipartite: bool, skip_bad_rows: bool,
           start: int = 0, first_line: int = 1) -> Pairs:
     """The id pairs of an edge list (whitespace separated, one id space) or a
     ``user<TAB>feature`` list (tab separated when it holds a tab, exactly two fields, users
     and features apart); rules and errors in :mod:`._scan`."""
-    return scan_pairs(path, raw, tabs=bipartite and b"\t" in raw, exact=bipartite,
-                      shared=not bipartite, skip_bad_rows=skip_bad_rows, start=start,
-                      first_line=first_line)
+    tabs = bipartite and find_byte(raw, b"\t") >= 0
+    return scan_pairs(path, raw, tabs=tabs, exact=bipartite, shared=not bipartite,
+                      skip_bad_rows=skip_bad_rows, start=start, first_line=first_line)
 
 
 def _frozen_ids(ids: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -165,10 +165,10 @@ def read_graph(
     fmt = format or detect_format(p)
     _check_read_memory(p, fmt)
     if fmt == "edgelist":
-        pairs = _scan(p, _read_bytes(p, "edgelist"), bipartite=False,
+        pairs = _scan(p, _read_array(p, "edgelist"), bipartite=False,
                       skip_bad_rows=skip_bad_rows)
         ids = _frozen_ids(pairs.ids[0])
-        G = Graph.from_edges(*pairs.codes, n_nodes=ids.size, node_ids=ids)
+        G = Graph._from_codes(*pairs.codes, ids.size, ids)
         G._note_input(**_notes(pairs))
         return G
     if fmt in ("csv", "tsv"):
@@ -423,12 +423,10 @@ def read_bipartite(path: str | os.PathLike[str], *,
                     path=str(p),
                 )
         return BipartiteGraph.from_pairs(table.column("user"), table.column("feature"))
-    pairs = _scan(p, _read_bytes(p, "bipartite"), bipartite=True,
+    pairs = _scan(p, _read_array(p, "bipartite"), bipartite=True,
                   skip_bad_rows=skip_bad_rows)
     users, features = (_frozen_ids(i) for i in pairs.ids)
-    B = BipartiteGraph.from_indices(*pairs.codes, n_users=users.size,
-                                    n_features=features.size, user_ids=users,
-                                    feature_ids=features)
+    B = BipartiteGraph._from_codes(*pairs.codes, users.size, features.size, users, features)
     B._note_input(**_notes(pairs))
     return B
 

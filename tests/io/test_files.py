@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -268,6 +269,33 @@ def test_one_read_bound_for_files_pipes_and_gzip(tmp_path: Path,
         writer.join(timeout=30)
     monkeypatch.setenv("GRAPHANON_MEMORY_LIMIT", str(len(text) * factor))
     assert read_graph(plain) == read_graph(packed)
+
+
+def test_a_file_that_grows_while_read_is_read_whole(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The readers read a regular file in one read of its size (plus one byte, to see
+    growth); a file that grew after its size was taken is read to its end all the same."""
+    import os
+    from types import SimpleNamespace
+
+    from graphanon.io import _input
+
+    p = tmp_path / "g.txt"
+    p.write_text("1 2\n2 3\n3 4\n")
+    real = os.stat
+
+    def stale(path: Any, *a: Any, **kw: Any) -> Any:  # the size before the last two lines
+        st = real(path, *a, **kw)
+        return SimpleNamespace(st_mode=st.st_mode, st_size=4) if Path(path) == p else st
+
+    monkeypatch.setattr(_input.os, "stat", stale)
+    assert read_graph(p).n_edges == 3
+    assert _input.read_input_bytes(p) == b"1 2\n2 3\n3 4\n"
+    q = tmp_path / "b.tsv"
+    q.write_text("u\tf\nv\tg\n")
+    monkeypatch.setattr(_input.os, "stat", lambda path, *a, **kw: SimpleNamespace(
+        st_mode=real(path).st_mode, st_size=3))
+    assert read_bipartite(q).n_edges == 2
 
 
 def test_gzip_members_padding_and_truncation(tmp_path: Path) -> None:

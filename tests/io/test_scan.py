@@ -50,6 +50,9 @@ def test_kernel_matches_the_reference(data: bytes, mode: int, skip: bool) -> Non
     kw = dict(MODES[mode], skip_bad_rows=skip)
     want = outcome(data, "python", **kw)
     assert outcome(data, "numba", **kw) == want
+    as_array = np.frombuffer(data, dtype=np.uint8)  # how the file readers pass their text
+    assert outcome(as_array, "python", **kw) == want
+    assert outcome(as_array, "numba", **kw) == want
     for threads in (2, 3):  # line-aligned pieces scanned apart, then put together
         with _pieces(threads):
             assert outcome(data, "numba", **kw) == want
@@ -68,6 +71,17 @@ def test_pieces_are_cut_at_line_ends() -> None:
     assert all(raw[c - 1:c] == b"\n" for c in cuts[1:-1]) and len(cuts) == 4
     assert _scan._line_cuts(b"1 2", 0, 4) == [0, 3]  # no line end: one piece
     assert _scan._line_cuts(raw, 5, 1) == [5, len(raw)]
+
+
+def test_find_byte_in_bytes_and_arrays() -> None:
+    raw = b"a" * (5 << 19) + b"\n" + b"b\tc\n"  # a line longer than the search window
+    arr = np.frombuffer(raw, dtype=np.uint8)
+    for byte in (b"\n", b"\t", b"z"):
+        for pos in (0, 7, (5 << 19) + 1, len(raw)):
+            assert _scan.find_byte(arr, byte, pos) == raw.find(byte, pos)
+            assert _scan.find_byte(raw, byte, pos) == raw.find(byte, pos)
+    assert _scan._line_cuts(arr, 0, 2) == _scan._line_cuts(raw, 0, 2) == [0, (5 << 19) + 1,
+                                                                          len(raw)]
 
 
 def test_a_bad_row_in_a_later_piece_has_its_line_number() -> None:
