@@ -71,3 +71,13 @@ def test_commands_do_not_import_what_they_never_use(tmp_path: Path) -> None:
                          check=True).stdout
     line = next(ln for ln in out.splitlines() if ln.startswith("UNUSED="))
     assert line == "UNUSED=", f"the commands imported {line[7:]}"
+
+
+def test_node_dp_leaves_scipy_optimize_until_hay() -> None:
+    """scipy.optimize costs about 0.25 s of imports; only Hay's isotonic post-processing
+    uses it, so importing the node-DP family (every node-DP command does) must not."""
+    code = ("import sys, graphanon.nodedp, graphanon.cli.nodedp\n"
+            "print('LOADED=' + str('scipy.optimize' in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert "LOADED=False" in out
