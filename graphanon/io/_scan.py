@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -195,12 +196,12 @@ def _shape(fields: list[bytes], expected: int, exact: bool, skip: bool) -> tuple
     return 0, True
 
 
-def _scan_python(raw: Text, start: int, tabs: bool, exact: bool, shared: bool,
-                 skip: bool) -> Pairs | _Bad | None:
-    cols: tuple[list[bytes], list[bytes]] = ([], [])
-    seen: tuple[set[bytes], set[bytes]] = (set(), set())
+def _data_rows(raw: Text, start: int, tabs: bool, exact: bool,
+               skip: bool) -> Iterator[tuple[int, bytes, list[bytes]] | _Bad | None]:
+    """The data lines of ``raw[start:]`` by the rules above: ``(line number, line, fields)``
+    for a row, ``None`` for a row skipped (``skip``), a :class:`_Bad` for the first bad row
+    (and then nothing)."""
     expected = -1
-    skipped = 0
     for lineno, line in enumerate(bytes(raw[start:]).splitlines(), start=1):
         fields = _fields(line, tabs)
         if fields is None:
@@ -214,10 +215,41 @@ def _scan_python(raw: Text, start: int, tabs: bool, exact: bool, shared: bool,
             if skip and skippable:
                 if expected < 0:
                     expected = len(fields)
-                skipped += 1
+                yield None
                 continue
-            return _Bad(status, lineno, bytes(line), len(fields), sum(1 for f in fields if f),
-                        expected)
+            yield _Bad(status, lineno, bytes(line), len(fields), sum(1 for f in fields if f),
+                       expected)
+            return
+        yield lineno, bytes(line), fields
+
+
+def row_line(raw: Text, start: int, row: int, *, skip_bad_rows: bool = False) -> tuple[int, str]:
+    """``(line number, text)`` of data row ``row`` (0-based, as in the codes of
+    :func:`scan_pairs`) of an edge list, for messages about a row's values."""
+    k = 0
+    for item in _data_rows(raw, start, False, False, skip_bad_rows):
+        if isinstance(item, tuple):
+            if k == row:
+                return item[0], item[1].decode("utf-8", "replace")
+            k += 1
+    raise IndexError(row)
+
+
+def _scan_python(raw: Text, start: int, tabs: bool, exact: bool, shared: bool,
+                 skip: bool) -> Pairs | _Bad | None:
+    cols: tuple[list[bytes], list[bytes]] = ([], [])
+    seen: tuple[set[bytes], set[bytes]] = (set(), set())
+    expected = -1
+    skipped = 0
+    for item in _data_rows(raw, start, tabs, exact, skip):
+        if item is None:
+            skipped += 1
+            continue
+        if isinstance(item, _Bad):
+            return item
+        lineno, line, fields = item
+        if expected < 0:
+            expected = len(fields)
         for k in (0, 1):
             tok = fields[k]
             space = seen[0 if shared else k]
@@ -225,7 +257,7 @@ def _scan_python(raw: Text, start: int, tabs: bool, exact: bool, shared: bool,
                 try:
                     tok.decode("utf-8")
                 except UnicodeDecodeError:
-                    return _Bad(6, lineno, bytes(line))
+                    return _Bad(6, lineno, line)
                 space.add(tok)
             cols[k].append(tok)
     if not cols[0] and not skipped:

@@ -36,7 +36,7 @@ from ..errors import InputFormatError, InvalidParameterError
 from ..graph import BipartiteGraph, Graph
 from ._atomic import atomic_path
 from ._input import _check_exists, _read_array, _read_bytes, check_input_size
-from ._scan import Pairs, Text, find_byte, scan_pairs
+from ._scan import Pairs, Text, find_byte, row_line, scan_pairs
 
 __all__ = [
     "GRAPH_FORMATS",
@@ -189,7 +189,7 @@ def read_graph(
     if fmt in ("graphml", "gml"):
         return _read_igraph(p, fmt, id_attribute)
     if fmt == "mtx":
-        return _read_mtx(p)
+        return _read_mtx(p, skip_bad_rows)
     if fmt == "mat":
         return _read_mat(p)
     raise InvalidParameterError(
@@ -313,9 +313,13 @@ def _read_igraph(path: Path, fmt: str, id_attribute: str | None) -> Graph:
     return Graph.from_igraph(g, id_attribute=key)
 
 
-def _read_mtx(path: Path) -> Graph:
+def _read_mtx(path: Path, skip_bad_rows: bool = False) -> Graph:
     raw = _read_bytes(path, "mtx")
     if raw.lstrip().startswith(b"%%MatrixMarket"):
+        if skip_bad_rows:
+            raise InvalidParameterError(
+                f"skip_bad_rows (--skip-bad-rows) does not apply to {str(path)!r}: a Matrix "
+                "Market file with a banner is read whole by scipy, which skips nothing.")
         import scipy.io
 
         try:
@@ -342,23 +346,36 @@ def _read_mtx(path: Path) -> Graph:
                    parameter=f"the node count of its header ({n:,})")
     if m == 0 and not raw[head.end():].strip():
         return Graph.from_edges([], [], n_nodes=n, node_ids=np.arange(1, n + 1, dtype=np.int64))
-    pairs = _scan(path, raw, bipartite=False, skip_bad_rows=False, start=head.end(),
+    pairs = _scan(path, raw, bipartite=False, skip_bad_rows=skip_bad_rows, start=head.end(),
                   first_line=2)
-    if pairs.codes[0].size != m:
+    held = pairs.codes[0].size + pairs.rows_skipped
+    if held != m:
         raise InputFormatError(
-            f"{str(path)!r}: the header announces {m:,} edges, the file holds "
-            f"{pairs.codes[0].size:,} (truncated?).", path=str(path))
+            f"{str(path)!r}: the header announces {m:,} edges, the file holds {held:,} "
+            "(truncated?).", path=str(path))
     ids = pairs.ids[0]
+
+    def bad_row(row: int, what: str) -> InputFormatError:
+        line, text = row_line(raw, head.end(), row, skip_bad_rows=skip_bad_rows)
+        return InputFormatError(f"{str(path)!r} line {line + 1}: {what}: {text[:120]!r}",
+                                path=str(path), line=line + 1)
+
     if ids.dtype == object:
-        raise InputFormatError(f"{str(path)!r}: Matrix Market indices must be integers.",
-                               path=str(path))
+        text_id = int(np.flatnonzero([not _is_int_text(x) for x in ids])[0])
+        row = int(np.flatnonzero((pairs.codes[0] == text_id) | (pairs.codes[1] == text_id))[0])
+        raise bad_row(row, "Matrix Market indices must be integers")
     u = ids[pairs.codes[0]] - 1
     v = ids[pairs.codes[1]] - 1
-    if u.size and (min(u.min(), v.min()) < 0 or max(u.max(), v.max()) >= n):
-        raise InputFormatError(
-            f"{str(path)!r}: edge endpoints must lie in 1..{n} as the header says.", path=str(path)
-        )
-    return Graph.from_edges(u, v, n_nodes=n, node_ids=np.arange(1, n + 1, dtype=np.int64))
+    out = (u < 0) | (u >= n) | (v < 0) | (v >= n)
+    if out.any():
+        raise bad_row(int(np.argmax(out)), f"edge endpoints must lie in 1..{n} as the header says")
+    G = Graph._from_codes(u, v, n, np.arange(1, n + 1, dtype=np.int64))
+    G._note_input(**_notes(pairs))
+    return G
+
+
+def _is_int_text(x: str) -> bool:
+    return re.fullmatch(r"0|-?[1-9][0-9]*", x) is not None
 
 
 def _read_mat(path: Path) -> Graph:

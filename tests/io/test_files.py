@@ -83,9 +83,25 @@ def test_mtx_networkrepository_header(tmp_path: Path) -> None:
     p.write_text("4 2\n1 2\n2 3\n")
     G = read_graph(p)
     assert G.n_nodes == 4 and G.n_edges == 2 and G.node_ids.tolist() == [1, 2, 3, 4]
-    p.write_text("4 2\n1 2\n2 9\n")
-    with pytest.raises(InputFormatError, match=r"1\.\.4"):
+    p.write_text("4 2\n1 2\n\n# a comment\n2 9\n")
+    with pytest.raises(InputFormatError, match=r"line 5: .*1\.\.4.*'2 9'") as err:
         read_graph(p)
+    assert err.value.line == 5
+    p.write_text("4 2\n1 2\n2 x\n")
+    with pytest.raises(InputFormatError, match=r"line 3: Matrix Market indices must be integers"):
+        read_graph(p)
+    p.write_text("4 3\n1 2\n2\n2 3\n")  # a bad row: an error, or skipped and counted
+    with pytest.raises(InputFormatError, match="line 3"):
+        read_graph(p)
+    G = read_graph(p, skip_bad_rows=True)
+    assert G.n_edges == 2 and G.input_cleaning["rows_skipped"] == 1
+    p.write_text("4 3\n1 2\n2\n2 7\n")  # a later row's line counts the skipped one
+    with pytest.raises(InputFormatError, match="line 4"):
+        read_graph(p, skip_bad_rows=True)
+    p.write_text("%%MatrixMarket matrix coordinate pattern symmetric\n4 4 1\n2 1\n")
+    assert read_graph(p).n_edges == 1
+    with pytest.raises(InvalidParameterError, match="skip-bad-rows.*does not apply"):
+        read_graph(p, skip_bad_rows=True)
     p.write_bytes(b"\xef\xbb\xbf4 2\r1 2\r2 3\r")  # a BOM and lone CR line ends
     assert read_graph(p).n_edges == 2
     p.write_text("4 0\n")
