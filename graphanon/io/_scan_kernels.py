@@ -183,6 +183,8 @@ def scan(buf: Any, start: int, stop: int, tabs: bool, exact: bool, skip_bad: boo
             continue
         # fields: the first two are kept, the others counted
         f0s = f0e = f1s = f1e = -1
+        v0 = v1 = 0
+        ok0 = ok1 = False
         nf = 0
         nonempty = 0
         if tabs:
@@ -210,17 +212,26 @@ def scan(buf: Any, start: int, stop: int, tabs: bool, exact: bool, skip_bad: boo
         else:
             while True:
                 fs = p
+                acc = 0  # the field's digits as a number, read on the way (integer ids)
+                bad = False
                 while p < n:
                     c = buf[p]
                     if c == 32 or c == 9 or c == 10 or c == 13:
                         break
+                    d = np.int64(c) - 48
+                    bad |= d < 0 or d > 9
+                    acc = acc * 10 + d
                     p += 1
                 if nf == 0:
                     f0s = fs
                     f0e = p
+                    v0 = acc
+                    ok0 = not bad and 0 < p - fs < 19 and (buf[fs] != 48 or p - fs == 1)
                 elif nf == 1:
                     f1s = fs
                     f1e = p
+                    v1 = acc
+                    ok1 = not bad and 0 < p - fs < 19 and (buf[fs] != 48 or p - fs == 1)
                 nf += 1
                 while p < n and (buf[p] == 32 or buf[p] == 9):
                     p += 1
@@ -269,11 +280,15 @@ def scan(buf: Any, start: int, stop: int, tabs: bool, exact: bool, skip_bad: boo
             len0[rows] = f0e - f0s
             len1[rows] = f1e - f1s
         else:
-            ok, x = _parse_int(buf, f0s, f0e)
-            ok1, y = _parse_int(buf, f1s, f1e)
-            if not (ok and ok1):
-                out[ST] = 1
-                return out
+            if ok0 and ok1:  # plain digits (whitespace mode), parsed by the field loop
+                x = v0
+                y = v1
+            else:
+                ok, x = _parse_int(buf, f0s, f0e)
+                oky, y = _parse_int(buf, f1s, f1e)
+                if not (ok and oky):
+                    out[ST] = 1
+                    return out
             col0[rows] = x
             col1[rows] = y
             lo0 = min(lo0, x)

@@ -121,6 +121,13 @@ def test_rules() -> None:
     ok, pairs, ids, kinds, *_ = outcome(b"5 6\n1 2\n", "numba", **MODES[0])
     assert ok == "ok" and pairs == [[5, 1], [6, 2]]
     assert ids[0] == [1, 2, 5, 6] and kinds == ["i", "i"]
+    # the field loop reads up to 18 digits itself, longer or signed ones go to the parser
+    big = [999999999999999999, 1000000000000000000, 9223372036854775807, -5, 0,
+           -9223372036854775808]
+    data = "".join(f"{a} {b}\n" for a, b in zip(big, big[::-1], strict=True)).encode()
+    for engine in ("numba", "python"):
+        ok, pairs, ids, kinds, *_ = outcome(data, engine, **MODES[0])
+        assert ok == "ok" and pairs == [big, big[::-1]] and kinds == ["i", "i"]
     # tab mode keeps fields verbatim; an integer column of its own space stays int64
     ok, pairs, ids, kinds, *_ = outcome(b" u 1\t7\nv\t8\n", "numba", **MODES[2])
     assert ok == "ok" and pairs == [[" u 1", "v"], [7, 8]] and kinds == ["O", "i"]
