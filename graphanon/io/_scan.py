@@ -444,13 +444,17 @@ def _int_ids(kern: Any, cols: tuple[np.ndarray[Any, Any], ...],
     lo, hi = bounds
     total = sum(c.size for c in cols)
     # a presence table when it is not much larger than the data, else hash + sort
-    if hi - lo < 2 * total + (1 << 20):
+    if hi - lo < 2 * total + (1 << 20) and total < 2**31:  # ranks fit int32
         from .._parallel import run_parts, threads
 
-        rank, ids = kern.dense_ranks(cols, lo, hi)
         k = 1 if total < _PARALLEL_IDS else -(-threads() // len(sized))  # parts per column
-        run_parts(kern.apply_ranks, [(c, c.size * t // k, c.size * (t + 1) // k, rank, lo)
-                                     for c in sized for t in range(k)])
+        parts = [(c, c.size * t // k, c.size * (t + 1) // k) for c in sized for t in range(k)]
+        width = hi - lo + 1
+        bits = np.zeros((len(parts), (width + 63) // 64), dtype=np.uint64)
+        run_parts(kern.mark_present, [(c, a, b, lo, bits[i]) for i, (c, a, b) in enumerate(parts)])
+        rank, ids = kern.dense_ranks(bits, lo, width)
+        del bits
+        run_parts(kern.apply_ranks, [(c, a, b, rank, lo) for c, a, b in parts])
         return ids  # type: ignore[no-any-return]
     return kern.int_codes(cols)  # type: ignore[no-any-return]
 

@@ -461,27 +461,33 @@ def offset_codes(col: Any, a: int, b: int, part_of: Any, offsets: Any) -> None: 
 
 # ---------------------------------------------------------------------- integer ids
 @numba.njit(cache=True, nogil=True)
-def dense_ranks(cols: Any, lo: int, hi: int) -> Any:  # pragma: no cover
-    """``(rank, ids)`` of the int64 ids of ``cols`` (all in ``[lo, hi]``) by a presence
-    table: ``rank[x - lo]`` is the rank of ``x`` among the distinct ids, ``ids`` sorted."""
-    width = hi - lo + 1
-    present = np.zeros(width, dtype=np.bool_)
-    for col in cols:
-        for i in range(col.size):
-            present[col[i] - lo] = True
-    rank = np.empty(width, dtype=np.int64)
+def mark_present(col: Any, a: int, b: int, lo: int, bits: Any) -> None:  # pragma: no cover
+    """Set bit ``x - lo`` of ``bits`` (a bitset of uint64 words) for the ids ``x`` of
+    ``col[a:b]``."""
+    for i in range(a, b):
+        q = col[i] - lo
+        bits[q >> 6] |= np.uint64(1) << np.uint64(q & 63)
+
+
+@numba.njit(cache=True, nogil=True)
+def dense_ranks(bits: Any, lo: int, width: int) -> Any:  # pragma: no cover
+    """``(rank, ids)`` from the presence bitsets of the parts (rows of ``bits``) of ids in
+    ``[lo, lo + width)``: ``rank[x - lo]`` is the rank of ``x`` among the distinct ids (at most
+    ``2**31 - 1`` of them), ``ids`` sorted."""
+    rank = np.empty(width, dtype=np.int32)  # half the cache of int64 for the lookups
+    ids = np.empty(width, dtype=np.int64)
     k = 0
-    for q in range(width):
-        rank[q] = k
-        if present[q]:
-            k += 1
-    ids = np.empty(k, dtype=np.int64)
-    k = 0
-    for q in range(width):
-        if present[q]:
-            ids[k] = lo + q
-            k += 1
-    return rank, ids
+    for w in range(bits.shape[1]):
+        word = np.uint64(0)
+        for t in range(bits.shape[0]):
+            word |= bits[t, w]
+        base = w << 6
+        for j in range(min(64, width - base)):
+            rank[base + j] = k
+            if (word >> np.uint64(j)) & np.uint64(1):
+                ids[k] = lo + base + j
+                k += 1
+    return rank, ids[:k].copy()
 
 
 @numba.njit(cache=True, nogil=True)
