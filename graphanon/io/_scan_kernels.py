@@ -218,7 +218,7 @@ def scan(buf: Any, start: int, stop: int, tabs: bool, exact: bool, skip_bad: boo
                     c = buf[p]
                     if c == 32 or c == 9 or c == 10 or c == 13:
                         break
-                    d = np.int64(c) - 48
+                    d = int(c) - 48
                     bad |= d < 0 or d > 9
                     acc = acc * 10 + d
                     p += 1
