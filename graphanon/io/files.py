@@ -36,7 +36,7 @@ from ..errors import InputFormatError, InvalidParameterError
 from ..graph import BipartiteGraph, Graph
 from ._atomic import atomic_path
 from ._input import _check_exists, _read_array, _read_bytes, check_input_size
-from ._scan import Pairs, Text, find_byte, row_line, scan_pairs
+from ._scan import Pairs, Text, _canonical_int, find_byte, row_line, scan_pairs
 
 __all__ = [
     "GRAPH_FORMATS",
@@ -361,7 +361,7 @@ def _read_mtx(path: Path, skip_bad_rows: bool = False) -> Graph:
                                 path=str(path), line=line + 1)
 
     if ids.dtype == object:
-        text_id = int(np.flatnonzero([not _is_int_text(x) for x in ids])[0])
+        text_id = int(np.flatnonzero([not _canonical_int(x.encode()) for x in ids])[0])
         row = int(np.flatnonzero((pairs.codes[0] == text_id) | (pairs.codes[1] == text_id))[0])
         raise bad_row(row, "Matrix Market indices must be integers")
     u = ids[pairs.codes[0]] - 1
@@ -373,9 +373,6 @@ def _read_mtx(path: Path, skip_bad_rows: bool = False) -> Graph:
     G._note_input(**_notes(pairs))
     return G
 
-
-def _is_int_text(x: str) -> bool:
-    return re.fullmatch(r"0|-?[1-9][0-9]*", x) is not None
 
 
 def _read_mat(path: Path) -> Graph:

@@ -100,7 +100,7 @@ def test_mtx_networkrepository_header(tmp_path: Path) -> None:
         read_graph(p, skip_bad_rows=True)
     p.write_text("%%MatrixMarket matrix coordinate pattern symmetric\n4 4 1\n2 1\n")
     assert read_graph(p).n_edges == 1
-    with pytest.raises(InvalidParameterError, match="skip-bad-rows.*does not apply"):
+    with pytest.raises(InvalidParameterError, match=r"skip-bad-rows.*does not apply"):
         read_graph(p, skip_bad_rows=True)
     p.write_bytes(b"\xef\xbb\xbf4 2\r1 2\r2 3\r")  # a BOM and lone CR line ends
     assert read_graph(p).n_edges == 2
