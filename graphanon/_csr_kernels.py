@@ -275,7 +275,9 @@ def sorted_csr(r: Any, c: Any, n: int, n_cols: int, symmetric: bool,
     cursors = [ptr[starts[:-1]]]  # where each part writes into each block
     for cnt in counts[:-1]:
         cursors.append(cursors[-1] + np.add.reduceat(cnt, starts[:-1]))
-    rows = np.empty(total, dtype=_row_dtype(n))
+    from .graph import _index_dtype  # (graph imports this module only when it builds)
+
+    rows = np.empty(total, dtype=_index_dtype(max(n - 1, 0)))
     idx = np.empty(total, dtype=dtype)
     run_parts(_scatter_blocks, [(c, r, cuts[t], cuts[t + 1], block_of, cursors[t].copy(),
                                  rows, idx, symmetric) for t in range(k)])
@@ -295,7 +297,3 @@ def sorted_csr(r: Any, c: Any, n: int, n_cols: int, symmetric: bool,
         ptr = new
         idx.resize(int(ptr[-1]), refcheck=False)
     return ptr, idx, loops
-
-
-def _row_dtype(n: int) -> Any:
-    return np.int32 if n <= np.iinfo(np.int32).max else np.int64
