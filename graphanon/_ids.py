@@ -24,6 +24,7 @@ representation of the column around it.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -33,7 +34,8 @@ from ._arrow import from_numpy, large_text, text_objects
 from .errors import InvalidParameterError
 
 __all__ = ["canonical_column", "canonical_ids", "id_keys", "id_text_buffers", "ids_as_text",
-           "mark_canonical", "unify_ids"]
+           "mark_canonical", "match_text_ids", "text_column_codes", "text_token_ids",
+           "unify_ids"]
 
 _I64_MIN = np.iinfo(np.int64).min
 _I64_MAX = np.iinfo(np.int64).max
@@ -254,3 +256,100 @@ def id_keys(ids: Any, key: int) -> npt.NDArray[np.uint64]:
         return _kernels().hash_int_text(col, k)  # type: ignore[no-any-return]
     offsets, data = _text_buffers(col)
     return _kernels().hash_text(offsets, data, k)  # type: ignore[no-any-return]
+
+
+# ---------------------------------------------------------------------- coding text ids
+#: Ids from this many on are coded in parts on several threads (text here; integers in the
+#: scanner).
+PARALLEL_IDS = 1 << 20
+
+
+def _token_codes(buf: np.ndarray[Any, Any], starts: tuple[np.ndarray[Any, Any], ...],
+                 lens: tuple[np.ndarray[Any, Any], ...]) -> tuple[Any, Any, Any]:
+    """:func:`._text_kernels.text_codes` of the columns, on several threads for many
+    tokens: each thread codes the tokens whose hash falls in its part (its own table), the
+    parts' codes are then offset to be distinct and their distinct tokens put together."""
+    from . import _text_kernels as kern
+    from ._parallel import run_parts, threads
+
+    total = sum(c.size for c in starts)
+    k = 1 if total < PARALLEL_IDS else min(threads(), 255)
+    if k == 1:
+        return kern.text_codes(buf, starts, lens,  # type: ignore[no-any-return]
+                               tuple(np.zeros(0, dtype=np.uint8) for _ in starts), 0)
+    part_of = tuple(np.empty(c.size, dtype=np.uint8) for c in starts)
+    ranges = [(j, c.size * t // k, c.size * (t + 1) // k)
+              for j, c in enumerate(starts) for t in range(k)]
+    run_parts(kern.token_parts, [(buf, starts[j], lens[j], a, b, k, part_of[j])
+                                 for j, a, b in ranges])
+    res = run_parts(kern.text_codes, [(buf, starts, lens, part_of, t) for t in range(k)])
+    offsets = np.zeros(k, dtype=np.int64)
+    np.cumsum([r[1].size for r in res[:-1]], out=offsets[1:])
+    run_parts(kern.offset_codes, [(starts[j], a, b, part_of[j], offsets) for j, a, b in ranges])
+    del part_of
+    shift = np.cumsum([0] + [r[0].size for r in res[:-1]])
+    return (np.concatenate([r[0] for r in res]),
+            np.concatenate([r[1] + shift[t] for t, r in enumerate(res)]),
+            np.concatenate([r[2] for r in res]))
+
+
+def text_token_ids(buf: np.ndarray[Any, Any], starts: tuple[np.ndarray[Any, Any], ...],
+                   lens: tuple[np.ndarray[Any, Any], ...]) -> np.ndarray[Any, Any]:
+    """Token starts -> codes in place, the sorted distinct ids returned: ``int64`` if every
+    one of them is a canonical integer (a column with an id space of its own can be, when
+    the other column made the file text), else ``str`` objects."""
+    from . import _text_kernels as kern
+
+    arena, ustart, ulen = _token_codes(buf, starts, lens)
+    cols = starts
+    values, ok = kern.parse_tokens(arena, ustart, ulen)
+    if ok:
+        order = np.argsort(values, kind="stable")
+        kern.recode(cols, order)
+        return np.ascontiguousarray(values[order])
+    order = kern.sort_tokens(arena, ustart, ulen)
+    kern.recode(cols, order)
+    # one decode for all: the separator byte 0xFF (never in UTF-8) becomes U+DCFF, which no
+    # decoded token holds
+    text = kern.joined(arena, ustart, ulen, order).tobytes().decode("utf-8", "surrogateescape")
+    items = text.split("\udcff")
+    if len(items) != order.size:  # pragma: no cover  (only text that is not UTF-8)
+        raise InvalidParameterError("ids must be valid UTF-8 text.")
+    ids = np.empty(order.size, dtype=object)
+    ids[:] = items
+    return ids
+
+
+def text_column_codes(columns: Sequence[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]]
+                      ) -> tuple[list[np.ndarray[Any, Any]], np.ndarray[Any, Any]]:
+    """Codes of text id columns over their sorted distinct union, and that union.
+
+    ``columns``: each an Arrow ``large_string`` column's ``(offsets, data)`` buffers (valid
+    UTF-8, no nulls; see :func:`graphanon._ids.id_text_buffers`). Returns ``(codes, ids)``:
+    ``codes[k][i]`` is the position of token ``i`` of column ``k`` in ``ids``, the distinct
+    tokens in code-point order as ``str`` objects (``int64`` if every one is a canonical
+    integer). The readers' coding (:func:`text_token_ids`): a hash table over the
+    bytes, the distinct tokens sorted, no Python object per token.
+    """
+    buf = np.concatenate([data for _, data in columns]) if columns else np.zeros(0, np.uint8)
+    shifts = np.cumsum([0] + [data.size for _, data in columns[:-1]])
+    starts = tuple(off[:-1] + shift for (off, _), shift in zip(columns, shifts, strict=True))
+    lens = tuple(np.diff(off).astype(np.int32) for off, _ in columns)
+    ids = text_token_ids(buf, starts, lens)
+    return list(starts), ids
+
+
+def match_text_ids(ids: np.ndarray[Any, Any], universe: np.ndarray[Any, Any]
+                   ) -> tuple[np.ndarray[Any, Any], npt.NDArray[np.int64]]:
+    """``(sorted distinct universe, position of each of ids in it or -1)`` for two canonical
+    text (``str`` object) id arrays, ``ids`` distinct: each side sorted by its bytes, then one
+    merge (no hash table); the universe's own ``str`` objects become the sorted ids."""
+    from . import _text_kernels as kern
+
+    (ao, ad), (bo, bd) = (id_text_buffers(x) for x in (ids, universe))
+    ad, bd = ad.copy(), bd.copy()  # writable: the types the readers compiled the kernels for
+    a0, al = ao[:-1].copy(), np.diff(ao)
+    b0, bl = bo[:-1].copy(), np.diff(bo)
+    pos, firsts = kern.match_sorted(ad, a0, al, kern.sort_tokens(ad, a0, al),
+                                    bd, b0, bl, kern.sort_tokens(bd, b0, bl))
+    return universe[firsts], pos

@@ -14,6 +14,7 @@ This module performs no I/O and never imports a database driver.
 from __future__ import annotations
 
 import hashlib
+import sys
 import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from functools import cached_property
@@ -30,6 +31,7 @@ from ._ids import (
     id_text_buffers,
     ids_as_text,
     mark_canonical,
+    match_text_ids,
 )
 from .errors import InvalidParameterError
 
@@ -107,10 +109,18 @@ def encode_ids(
         return codes, mark_canonical(_readonly(ids))
     import pyarrow.compute as pc
 
-    # some column is text: every id as its canonical text, in Arrow (hash-based, no Python
-    # object per id); integer columns become their decimal text
+    # some column is text: every id as its canonical text (integer columns become their
+    # decimal text), coded by hashing its bytes: no Python object per id
     arrays = [c if not isinstance(c, np.ndarray) else from_numpy(c).cast(pa.large_string())
               for c in cols]
+    if _text_kernel(sum(len(a) for a in arrays)):
+        from ._ids import _text_buffers, text_column_codes
+
+        codes_k, ids_k = text_column_codes([_text_buffers(a) for a in arrays])
+        if extra is not None:
+            codes_k = codes_k[:-1]
+        return codes_k, mark_canonical(_readonly(ids_k))
+    # few ids and no kernel loaded yet (loading it costs about 0.5 s): Arrow's hash table
     uniq = pc.unique(pa.chunked_array(arrays, type=pa.large_string()))
     uniq = uniq.take(pc.sort_indices(uniq))
     code_list = [
@@ -121,6 +131,16 @@ def encode_ids(
         code_list = code_list[:-1]
     ids_obj = text_objects(uniq)
     return code_list, mark_canonical(_readonly(ids_obj))
+
+
+#: From this many ids on, text ids are coded by the readers' kernels
+#: (:func:`graphanon._ids.text_column_codes`) even before they are loaded.
+TEXT_KERNEL_MIN_IDS = 1 << 16
+
+
+def _text_kernel(n_ids: int) -> bool:
+    """Code ``n_ids`` text ids with the reader's kernels (else with Arrow's hash table)."""
+    return n_ids >= TEXT_KERNEL_MIN_IDS or "graphanon._text_kernels" in sys.modules
 
 
 def _sorted_unique(keys: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
@@ -561,12 +581,19 @@ class Graph(_InputNotes):
             A node of the graph is not in ``nodes``.
         """
         ids, remap = _extend_ids(self._node_ids, nodes, "node", "the node universe")
-        u, v = self.edges()
         attrs = {}
         for name, col in self._attributes.items():
             full = _empty_column(col.dtype, ids.size)
             full[remap] = col
             attrs[name] = full
+        if np.all(remap[1:] > remap[:-1]):  # the node order kept: each row stays sorted
+            counts = np.zeros(ids.size, dtype=np.int64)
+            counts[remap] = np.diff(self._indptr)
+            indptr = np.zeros(ids.size + 1, dtype=_index_dtype(int(self._indptr[-1])))
+            np.cumsum(counts, out=indptr[1:])
+            indices = remap.astype(_index_dtype(max(ids.size - 1, 0)))[self._indices]
+            return Graph(indptr, indices, ids, attrs, validate=False)
+        u, v = self.edges()
         return Graph.from_edges(remap[u], remap[v], n_nodes=ids.size, node_ids=ids,
                                 attributes=attrs)
 
@@ -1085,11 +1112,19 @@ def _arrow_ids(ids: np.ndarray[Any, Any]) -> Any:
 def _extend_ids(ids: np.ndarray[Any, Any], universe: Any, what: str, where: str
                 ) -> tuple[np.ndarray[Any, Any], npt.NDArray[np.int64]]:
     """``(universe ids sorted, position of each of ids in them)``; every id must be listed."""
-    (codes, ucodes), new_ids = encode_ids(ids, universe)
-    listed = np.zeros(new_ids.size, dtype=bool)
-    listed[ucodes] = True
-    if not listed[codes].all():
-        missing = ids[~listed[codes]]
+    uni = canonical_ids(universe, f"{what} ids")
+    if ids.dtype == object and uni.dtype == object and _text_kernel(ids.size + uni.size):
+        # text in both (the common case of string ids): a merge of the two sorted lists
+        new_ids, codes = match_text_ids(ids, uni)
+        new_ids = mark_canonical(_readonly(new_ids))
+        absent = codes < 0
+    else:
+        (codes, ucodes), new_ids = encode_ids(ids, uni)
+        listed = np.zeros(new_ids.size, dtype=bool)
+        listed[ucodes] = True
+        absent = ~listed[codes]
+    if absent.any():
+        missing = ids[absent]
         raise InvalidParameterError(
             f"{what} {missing[:1].tolist()[0]!r} of the input is not in {where} "
             f"({missing.size} {what}s missing); the universe must list every {what}.")

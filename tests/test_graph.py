@@ -289,3 +289,35 @@ def test_threads_setting(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setenv("GRAPHANON_THREADS", bad)
         with pytest.raises(InvalidParameterError, match="GRAPHANON_THREADS must be a positive"):
             _parallel.threads()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 9), st.integers(0, 9)), max_size=30),
+       st.permutations(list(range(10))), st.sets(st.integers(10, 20), max_size=5),
+       st.booleans())
+def test_with_nodes_adds_isolated_nodes(edges: list[tuple[int, int]], perm: list[int],
+                                        extra: set[int], text: bool) -> None:
+    """The graph on a universe: same id edges, the universe's ids in order, added nodes
+    isolated, attributes moved with their nodes; node ids in any order (the CSR is reused
+    when the order is kept, rebuilt otherwise)."""
+    from graphanon.graph import _validate_csr
+
+    def name(i: int) -> Any:
+        return f"n{i:02d}" if text else i
+
+    u = np.array([a for a, _ in edges], dtype=np.int64)
+    v = np.array([b for _, b in edges], dtype=np.int64)
+    ids = np.array([name(p) for p in perm], dtype=object if text else np.int64)
+    G = Graph.from_edges(u, v, n_nodes=10, node_ids=ids,
+                         attributes={"w": np.arange(10, dtype=np.float64)})
+    universe = np.array([name(i) for i in [*range(10), *extra]], dtype=G.node_ids.dtype)
+    H = G.with_nodes(universe[::-1].copy())
+    _validate_csr(H.indptr, H.indices)
+    assert H.node_ids.tolist() == sorted(universe.tolist())
+    id_edges = lambda X: {frozenset((X.node_ids[a], X.node_ids[b]))  # noqa: E731
+                          for a, b in zip(*X.edges(), strict=True)}
+    assert id_edges(H) == id_edges(G)
+    w = dict(zip(H.node_ids.tolist(), H.attributes["w"].tolist(), strict=True))
+    for i, p in enumerate(perm):
+        assert w[name(p)] == i
+    assert all(np.isnan(w[name(x)]) for x in extra)

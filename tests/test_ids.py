@@ -12,6 +12,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from graphanon import Graph
 from graphanon._ids import canonical_ids, id_keys
@@ -140,3 +142,56 @@ def test_python_api_mixed_types_keep_keys() -> None:
         d1, d2 = _projected_change(G, H, 3, key)
         assert d1 <= node_sensitivity(1, 3)
         assert d2 <= node_sensitivity(2, 3)
+
+
+# ---------------------------------------------------------------------- coding text ids
+_TOKENS = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.one_of(_TOKENS, st.integers(-10, 10).map(str)), max_size=30),
+                min_size=1, max_size=3),
+       st.booleans())
+def test_text_ids_coded_by_the_kernel_as_by_arrow(columns: list[list[str]],
+                                                  int_column: bool) -> None:
+    """encode_ids has two text codings (the reader's kernels; Arrow while the kernels are not
+    loaded, for few ids): the same codes and the same ids, in code-point order, for any text
+    (line breaks, the separator-free 0xFF-joined decode, non-ASCII) and mixed columns."""
+    import graphanon.graph as gmod
+
+    cols: list[object] = [np.array([*c, "x"], dtype=object) for c in columns]
+    if int_column:
+        cols.append(np.array([3, -1, 3], dtype=np.int64))
+    out = {}
+    for kernel in (False, True):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(gmod, "_text_kernel", lambda n, k=kernel: k)
+            codes, ids = gmod.encode_ids(*cols)
+        out[kernel] = ([c.tolist() for c in codes], ids.tolist())
+    assert out[True] == out[False]
+    codes, ids = out[True]
+    texts = sorted({str(x) for c in cols for x in np.asarray(c).tolist()})
+    assert ids == texts  # code-point order of the canonical text
+    for c, col in zip(codes, cols, strict=True):
+        assert [ids[i] for i in c] == [str(x) for x in np.asarray(col).tolist()]
+
+
+@pytest.mark.parametrize("kernel", [False, True])
+def test_universe_with_line_breaks_and_unicode_ids(kernel: bool,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """with_nodes matches text ids by sorting both sides and merging (kernel) or by Arrow's
+    hash table: the same graph either way, duplicates in the universe listed once."""
+    import graphanon.graph as gmod
+
+    monkeypatch.setattr(gmod, "_text_kernel", lambda n: kernel)
+    G = Graph.from_id_edges(np.array(["a\nb", "é"], dtype=object),
+                            np.array(["z", "a"], dtype=object))
+    H = G.with_nodes(np.array(["a", "z", "é", "a\nb", "ü", "z"], dtype=object))
+    assert H.node_ids.tolist() == ["a", "a\nb", "z", "é", "ü"]
+    assert H.n_edges == 2 and H.degrees.tolist() == [1, 1, 1, 1, 0]
+    u, v = H.edges()
+    ids = H.node_ids
+    assert sorted(tuple(sorted((ids[a], ids[b]))) for a, b in zip(u, v, strict=True)) == [
+        ("a", "é"), ("a\nb", "z")]
+    with pytest.raises(InvalidParameterError, match="'a\\\\nb' of the input is not in the node"):
+        G.with_nodes(np.array(["a", "z", "é", "ab"], dtype=object))

@@ -29,7 +29,8 @@ test holds the two to the same codes, ids, counts and errors.
 
 Inputs from :data:`PARALLEL_BYTES` on are scanned in line-aligned pieces on several threads
 (:mod:`graphanon._parallel`), and many ids are coded in parts (integers: ranges of rows;
-text: the tokens of each hash part, each part with its own table). A piece never decides an
+text: the tokens of each hash part, each part with its own table; the text coding,
+:func:`graphanon._ids.text_token_ids`, is shared with the matching of ids elsewhere). A piece never decides an
 error: when one meets a bad row, or the pieces' first rows disagree on the number of fields,
 the whole input is scanned again in one sequential pass, so messages and line numbers are
 those of a single pass. The same property test runs with 2 and 3 pieces.
@@ -46,6 +47,8 @@ from typing import Any
 
 import numpy as np
 
+from .. import _ids
+from .._ids import text_token_ids
 from ..errors import InputFormatError
 
 __all__ = ["SMALL_BYTES", "Pairs", "find_byte", "scan_pairs"]
@@ -367,17 +370,15 @@ def _scan_numba(raw: Text, start: int, tabs: bool, exact: bool, shared: bool,
         return Pairs((c0, c1), (_int_ids(kern, (c0,), b0), _int_ids(kern, (c1,), b1)),
                      skipped, ignored)
     if shared:
-        ids = _text_ids(kern, buf, (c0, c1), (l0, l1))
+        ids = text_token_ids(buf, (c0, c1), (l0, l1))
         return Pairs((c0, c1), (ids, ids), skipped, ignored)
-    return Pairs((c0, c1), (_text_ids(kern, buf, (c0,), (l0,)),
-                            _text_ids(kern, buf, (c1,), (l1,))), skipped, ignored)
+    return Pairs((c0, c1), (text_token_ids(buf, (c0,), (l0,)),
+                            text_token_ids(buf, (c1,), (l1,))), skipped, ignored)
 
 
 #: Inputs from this many bytes on are scanned in line-aligned pieces on several threads.
 PARALLEL_BYTES = 8 << 20
 
-#: Ids from this many on are coded in parts on several threads.
-_PARALLEL_IDS = 1 << 20
 
 
 def _line_cuts(raw: Text, start: int, parts: int) -> list[int]:
@@ -447,7 +448,7 @@ def _int_ids(kern: Any, cols: tuple[np.ndarray[Any, Any], ...],
     if hi - lo < 2 * total + (1 << 20) and total < 2**31:  # ranks fit int32
         from .._parallel import run_parts, threads
 
-        k = 1 if total < _PARALLEL_IDS else -(-threads() // len(sized))  # parts per column
+        k = 1 if total < _ids.PARALLEL_IDS else -(-threads() // len(sized))  # parts per column
         parts = [(c, c.size * t // k, c.size * (t + 1) // k) for c in sized for t in range(k)]
         width = hi - lo + 1
         bits = np.zeros((len(parts), (width + 63) // 64), dtype=np.uint64)
@@ -457,51 +458,3 @@ def _int_ids(kern: Any, cols: tuple[np.ndarray[Any, Any], ...],
         run_parts(kern.apply_ranks, [(c, a, b, rank, lo) for c, a, b in parts])
         return ids  # type: ignore[no-any-return]
     return kern.int_codes(cols)  # type: ignore[no-any-return]
-
-
-def _token_codes(kern: Any, buf: np.ndarray[Any, Any], starts: tuple[np.ndarray[Any, Any], ...],
-                 lens: tuple[np.ndarray[Any, Any], ...]) -> tuple[Any, Any, Any]:
-    """:func:`._scan_kernels.text_codes` of the columns, on several threads for many
-    tokens: each thread codes the tokens whose hash falls in its part (its own table), the
-    parts' codes are then offset to be distinct and their distinct tokens put together."""
-    from .._parallel import run_parts, threads
-
-    total = sum(c.size for c in starts)
-    k = 1 if total < _PARALLEL_IDS else min(threads(), 255)
-    if k == 1:
-        return kern.text_codes(buf, starts, lens,  # type: ignore[no-any-return]
-                               tuple(np.zeros(0, dtype=np.uint8) for _ in starts), 0)
-    part_of = tuple(np.empty(c.size, dtype=np.uint8) for c in starts)
-    ranges = [(j, c.size * t // k, c.size * (t + 1) // k)
-              for j, c in enumerate(starts) for t in range(k)]
-    run_parts(kern.token_parts, [(buf, starts[j], lens[j], a, b, k, part_of[j])
-                                 for j, a, b in ranges])
-    res = run_parts(kern.text_codes, [(buf, starts, lens, part_of, t) for t in range(k)])
-    offsets = np.zeros(k, dtype=np.int64)
-    np.cumsum([r[1].size for r in res[:-1]], out=offsets[1:])
-    run_parts(kern.offset_codes, [(starts[j], a, b, part_of[j], offsets) for j, a, b in ranges])
-    del part_of
-    shift = np.cumsum([0] + [r[0].size for r in res[:-1]])
-    return (np.concatenate([r[0] for r in res]),
-            np.concatenate([r[1] + shift[t] for t, r in enumerate(res)]),
-            np.concatenate([r[2] for r in res]))
-
-
-def _text_ids(kern: Any, buf: np.ndarray[Any, Any], starts: tuple[np.ndarray[Any, Any], ...],
-              lens: tuple[np.ndarray[Any, Any], ...]) -> np.ndarray[Any, Any]:
-    """Token starts -> codes in place, the sorted distinct ids returned: ``int64`` if every
-    one of them is a canonical integer (a column with an id space of its own can be, when
-    the other column made the file text), else ``str`` objects."""
-    arena, ustart, ulen = _token_codes(kern, buf, starts, lens)
-    cols = starts
-    values, ok = kern.parse_tokens(arena, ustart, ulen)
-    if ok:
-        order = np.argsort(values, kind="stable")
-        kern.recode(cols, order)
-        return np.ascontiguousarray(values[order])
-    order = kern.sort_tokens(arena, ustart, ulen)
-    kern.recode(cols, order)
-    text = kern.joined(arena, ustart, ulen, order).tobytes().decode("utf-8")
-    ids = np.empty(order.size, dtype=object)
-    ids[:] = text.split("\n")
-    return ids

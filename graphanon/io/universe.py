@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .._ids import canonical_ids
+from .._ids import canonical_ids, mark_canonical
 from ..errors import InputFormatError
 from ._input import read_input_text
 
@@ -42,4 +42,6 @@ def read_id_list(path: str | os.PathLike[str], *, what: str = "node") -> np.ndar
     if not ids:
         raise InputFormatError(f"{str(p)!r} lists no {what} id.", path=str(p))
     unique = list(dict.fromkeys(ids))  # hash-based; no object-array sort
-    return canonical_ids(np.asarray(unique, dtype=object), f"{what} ids")
+    out = canonical_ids(np.asarray(unique, dtype=object), f"{what} ids")
+    out.flags.writeable = False  # known canonical: matching it to a graph checks it once
+    return mark_canonical(out)

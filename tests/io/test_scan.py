@@ -12,7 +12,7 @@ from conftest import threads_and
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graphanon import InputFormatError, InvalidParameterError
+from graphanon import InputFormatError, InvalidParameterError, _ids
 from graphanon.io import _scan, read_bipartite, read_graph
 
 P = Path("x.txt")
@@ -61,7 +61,7 @@ def test_kernel_matches_the_reference(data: bytes, mode: int, skip: bool) -> Non
 def _pieces(threads: int) -> Any:
     """Every input cut into ``threads`` pieces for the kernel, however small, and its ids
     coded in ``threads`` parts."""
-    return threads_and(threads, (_scan, "PARALLEL_BYTES", 0), (_scan, "_PARALLEL_IDS", 0))
+    return threads_and(threads, (_scan, "PARALLEL_BYTES", 0), (_ids, "PARALLEL_IDS", 0))
 
 
 def test_pieces_are_cut_at_line_ends() -> None:

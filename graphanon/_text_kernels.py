@@ -1,0 +1,368 @@
+"""numba kernels that code text ids: a hash table over their bytes, sorting, merging.
+
+Used by the text readers (:mod:`graphanon.io._scan`, on the tokens of the input buffer) and by
+:mod:`graphanon._ids` (on Arrow text columns, e.g. a graph's ids against a universe): one way to
+turn text ids into codes, with no Python object per token. Tokens are given as a byte buffer and
+per-token ``start`` / ``length`` arrays.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numba
+import numpy as np
+
+from . import _numba  # noqa: F401  (numba's per-user cache folder)
+from ._ids_kernels import _mix  # fmix64, the same mixer as the id keys
+
+_FNV_BASIS = np.uint64(0xCBF29CE484222325)
+_FNV_PRIME = np.uint64(0x100000001B3)
+_I64_MAX_U = np.uint64(9223372036854775807)
+
+
+@numba.njit(cache=True, inline="always")
+def _hash_bytes(buf: Any, s: int, e: int) -> Any:  # pragma: no cover
+    h = _FNV_BASIS
+    for p in range(s, e):
+        h = (h ^ np.uint64(buf[p])) * _FNV_PRIME
+    return _mix(h ^ np.uint64(e - s))
+
+
+
+@numba.njit(cache=True)
+def _parse_int(buf: Any, s: int, e: int) -> Any:  # pragma: no cover
+    """``(ok, value)``: ``buf[s:e]`` matches ``0|-?[1-9][0-9]*`` within int64."""
+    p = s
+    neg = False
+    if p < e and buf[p] == 45:  # '-'
+        neg = True
+        p += 1
+    if p >= e or e - p > 19:
+        return False, 0
+    if buf[p] == 48:  # '0': only "0" itself is canonical
+        if e - p != 1 or neg:
+            return False, 0
+        return True, 0
+    u = np.uint64(0)
+    while p < e:
+        c = buf[p]
+        if c < 48 or c > 57:
+            return False, 0
+        u = u * np.uint64(10) + np.uint64(c - 48)
+        p += 1
+    if neg:
+        if u > _I64_MAX_U + np.uint64(1):
+            return False, 0
+        return True, -np.int64(u - np.uint64(1)) - np.int64(1)
+    if u > _I64_MAX_U:
+        return False, 0
+    return True, np.int64(u)
+
+
+
+_BLOCK = 64  # tokens hashed ahead of their probes: the table's cache misses overlap
+
+
+@numba.njit(cache=True, inline="always")
+def _prefix(buf: Any, s: int, length: int) -> Any:  # pragma: no cover
+    """The first (up to) 8 bytes of a token as a little-endian uint64, zero padded."""
+    k = np.uint64(0)
+    for j in range(min(length, 8)):
+        k = k | (np.uint64(buf[s + j]) << np.uint64(8 * j))
+    return k
+
+
+@numba.njit(cache=True, nogil=True)
+def token_parts(buf: Any, start: Any, lens: Any, a: int, b: int, parts: int,
+                out: Any) -> None:  # pragma: no cover
+    """``out[i]``, for the tokens ``a..b`` of one column: the part (of ``parts``) that
+    codes token ``i``, from the top bits of its hash (the table uses the low bits)."""
+    for i in range(a, b):
+        h = _hash_bytes(buf, start[i], start[i] + lens[i])
+        out[i] = np.uint8((h >> np.uint64(40)) % np.uint64(parts))
+
+
+@numba.njit(cache=True, nogil=True)
+def text_codes(buf: Any, starts: Any, lens: Any, part_of: Any,
+               part: int) -> Any:  # pragma: no cover
+    """Codes of the tokens ``buf[starts[k][i]:starts[k][i] + lens[k][i]]`` of the columns
+    ``k`` (one id space) in order of first appearance, written over ``starts`` in place.
+
+    With ``part_of`` (one uint8 array per column, from :func:`token_parts`; empty arrays
+    for one part) only the tokens of part ``part`` are coded, so that the parts run at the
+    same time without sharing a table: equal tokens have equal hashes, hence one part, and
+    each part writes and reads only its own slots of ``starts``. The codes of a part count
+    from 0 (:func:`offset_codes` makes them distinct).
+
+    Returns the distinct tokens copied into a compact arena, ``(arena, start, length)``:
+    sorting and joining them later touches a few megabytes, not the whole input.
+
+    An open-addressing table (load at most 1/2) whose slots hold the token's hash, its
+    first 8 bytes and ``length << 32 | code + 1``: a token of up to 8 bytes is compared
+    exactly without leaving the slot; a longer one compares its other bytes with the arena.
+    Hashes are computed a block ahead of the probes, so that the probes' cache misses
+    overlap.
+    """
+    size = 1 << 12
+    tab = np.zeros(3 * size, dtype=np.uint64)
+    ustart = np.empty(size // 2, dtype=np.int64)
+    ulen = np.empty(size // 2, dtype=np.int64)
+    uhash = np.empty(size // 2, dtype=np.uint64)
+    upre = np.empty(size // 2, dtype=np.uint64)
+    hs = np.empty(_BLOCK, dtype=np.uint64)
+    ps = np.empty(_BLOCK, dtype=np.uint64)
+    arena = np.empty(1 << 16, dtype=np.uint8)
+    used = 0
+    n = 0
+    mine = np.empty(_BLOCK, dtype=np.int64)
+    for k in range(len(starts)):
+        col = starts[k]
+        lens_k = lens[k]
+        own = part_of[k]
+        every = own.size == 0
+        m = col.size
+        for b0 in range(0, m, _BLOCK):
+            b1 = min(m, b0 + _BLOCK)
+            q = 0
+            for i in range(b0, b1):
+                if every or own[i] == part:
+                    mine[q] = i
+                    hs[q] = _hash_bytes(buf, col[i], col[i] + lens_k[i])
+                    ps[q] = _prefix(buf, col[i], lens_k[i])
+                    q += 1
+            for r in range(q):
+                i = mine[r]
+                h = hs[r]
+                pre = ps[r]
+                length = np.uint64(lens_k[i])
+                mask = size - 1
+                j = np.int64(h & np.uint64(mask))
+                while True:
+                    meta = tab[3 * j + 2]
+                    if meta == 0:  # a new token
+                        if n == ustart.size:
+                            grow = 2 * n
+                            a1 = np.empty(grow, dtype=np.int64)
+                            a1[:n] = ustart[:n]
+                            ustart = a1
+                            a2 = np.empty(grow, dtype=np.int64)
+                            a2[:n] = ulen[:n]
+                            ulen = a2
+                            a3 = np.empty(grow, dtype=np.uint64)
+                            a3[:n] = uhash[:n]
+                            uhash = a3
+                            a4 = np.empty(grow, dtype=np.uint64)
+                            a4[:n] = upre[:n]
+                            upre = a4
+                        ln = lens_k[i]
+                        if used + ln > arena.size:
+                            grown = np.empty(max(2 * arena.size, used + ln), dtype=np.uint8)
+                            grown[:used] = arena[:used]
+                            arena = grown
+                        src = col[i]
+                        for t in range(ln):
+                            arena[used + t] = buf[src + t]
+                        ustart[n] = used
+                        ulen[n] = ln
+                        used += ln
+                        uhash[n] = h
+                        upre[n] = pre
+                        tab[3 * j] = h
+                        tab[3 * j + 1] = pre
+                        tab[3 * j + 2] = (length << np.uint64(32)) | np.uint64(n + 1)
+                        col[i] = n
+                        n += 1
+                        if 2 * n > size:  # grow the table, keep the load at most 1/2
+                            size *= 2
+                            tab = np.zeros(3 * size, dtype=np.uint64)
+                            mask = size - 1
+                            for c in range(n):
+                                jj = np.int64(uhash[c] & np.uint64(mask))
+                                while tab[3 * jj + 2] != 0:
+                                    jj = (jj + 1) & mask
+                                tab[3 * jj] = uhash[c]
+                                tab[3 * jj + 1] = upre[c]
+                                tab[3 * jj + 2] = ((np.uint64(ulen[c]) << np.uint64(32))
+                                                   | np.uint64(c + 1))
+                        break
+                    if (tab[3 * j] == h and tab[3 * j + 1] == pre
+                            and (meta >> np.uint64(32)) == length):
+                        cand = np.int64(meta & np.uint64(0xFFFFFFFF)) - 1
+                        same = True
+                        if length > 8:  # the first 8 bytes are equal: compare the others
+                            a = ustart[cand]
+                            s = col[i]
+                            for t in range(8, lens_k[i]):
+                                if arena[a + t] != buf[s + t]:
+                                    same = False
+                                    break
+                        if same:
+                            col[i] = cand
+                            break
+                    j = (j + 1) & mask
+    return arena[:used].copy(), ustart[:n].copy(), ulen[:n].copy()
+
+
+@numba.njit(cache=True, nogil=True)
+def offset_codes(col: Any, a: int, b: int, part_of: Any, offsets: Any) -> None:  # pragma: no cover
+    """``col[i] += offsets[part_of[i]]`` for ``i`` in ``a..b``: the parts' codes made
+    distinct."""
+    for i in range(a, b):
+        col[i] += offsets[part_of[i]]
+
+
+@numba.njit(cache=True, inline="always")
+def _chunk(buf: Any, s: int, length: int, off: int) -> Any:  # pragma: no cover
+    """Bytes ``off..off+8`` of a token as a big-endian uint64, zero padded."""
+    k = np.uint64(0)
+    for j in range(8):
+        k = k << np.uint64(8)
+        if off + j < length:
+            k = k | np.uint64(buf[s + off + j])
+    return k
+
+
+@numba.njit(cache=True)
+def sort_tokens(buf: Any, ustart: Any, ulen: Any) -> Any:  # pragma: no cover
+    """Order of the distinct tokens ``buf[ustart[i]:ustart[i]+ulen[i]]`` by their bytes
+    (UTF-8 byte order is code-point order): an MSD radix sort on 8-byte chunks.
+
+    At depth ``d`` the tokens of a group share their first ``8d`` bytes; they are ordered by
+    the next chunk (zero padded) and then by how many bytes they have left (``1..8``, or
+    ``9`` for more); groups equal in both with more bytes left go one level deeper.
+    """
+    n = ustart.size
+    order = np.arange(n)
+    stack = [(0, n, 0)]
+    while len(stack) > 0:
+        lo, hi, d = stack.pop()
+        m = hi - lo
+        if m < 2:
+            continue
+        keys = np.empty(m, dtype=np.uint64)
+        rest = np.empty(m, dtype=np.int64)
+        off = 8 * d
+        for i in range(m):
+            u = order[lo + i]
+            keys[i] = _chunk(buf, ustart[u], ulen[u], off)
+            r = ulen[u] - off
+            rest[i] = r if r <= 8 else 9
+        perm = np.argsort(keys)
+        sk = keys[perm]
+        members = order[lo:hi].copy()
+        i = 0
+        while i < m:
+            j = i + 1
+            while j < m and sk[j] == sk[i]:
+                j += 1
+            if j - i > 1:  # equal chunks: by bytes left (a stable counting sort, 1..9)
+                counts = np.zeros(11, dtype=np.int64)
+                for a in range(i, j):
+                    counts[rest[perm[a]] + 1] += 1
+                for c in range(1, 11):
+                    counts[c] += counts[c - 1]
+                run = perm[i:j].copy()
+                for a in range(run.size):
+                    c = rest[run[a]]
+                    perm[i + counts[c]] = run[a]
+                    counts[c] += 1
+                a = i
+                while a < j:
+                    b = a + 1
+                    while b < j and rest[perm[b]] == rest[perm[a]]:
+                        b += 1
+                    if rest[perm[a]] == 9 and b - a > 1:
+                        stack.append((lo + a, lo + b, d + 1))
+                    a = b
+            i = j
+        for i in range(m):
+            order[lo + i] = members[perm[i]]
+    return order
+
+
+@numba.njit(cache=True)
+def recode(cols: Any, order: Any) -> None:  # pragma: no cover
+    """Codes in order of first appearance -> codes in sorted order (in place)."""
+    rank = np.empty(order.size, dtype=np.int64)
+    for r in range(order.size):
+        rank[order[r]] = r
+    for col in cols:
+        for i in range(col.size):
+            col[i] = rank[col[i]]
+
+
+@numba.njit(cache=True)
+def joined(buf: Any, ustart: Any, ulen: Any, order: Any) -> Any:  # pragma: no cover
+    """The tokens in ``order``, joined by the byte ``0xFF``, which no UTF-8 text holds (a
+    token may hold any character, a line break included)."""
+    n = order.size
+    total = n - 1 if n else 0
+    for i in range(n):
+        total += ulen[i]
+    out = np.empty(total, dtype=np.uint8)
+    w = 0
+    for r in range(n):
+        u = order[r]
+        if r:
+            out[w] = 0xFF
+            w += 1
+        s = ustart[u]
+        for t in range(ulen[u]):
+            out[w + t] = buf[s + t]
+        w += ulen[u]
+    return out
+
+
+@numba.njit(cache=True)
+def parse_tokens(buf: Any, ustart: Any, ulen: Any) -> Any:  # pragma: no cover
+    """``(values, ok)``: the tokens as int64 if every one is a canonical integer."""
+    n = ustart.size
+    out = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        ok, x = _parse_int(buf, ustart[i], ustart[i] + ulen[i])
+        if not ok:
+            return out, False
+        out[i] = x
+    return out, True
+
+
+@numba.njit(cache=True, inline="always")
+def _compare(abuf: Any, a: int, alen: int, bbuf: Any, b: int, blen: int) -> int:  # pragma: no cover
+    """-1, 0 or 1 as the bytes ``abuf[a:a+alen]`` sort before, with or after ``bbuf[b:b+blen]``."""
+    for t in range(min(alen, blen)):
+        x = abuf[a + t]
+        y = bbuf[b + t]
+        if x != y:
+            return -1 if x < y else 1
+    return -1 if alen < blen else (1 if alen > blen else 0)
+
+
+@numba.njit(cache=True)
+def match_sorted(abuf: Any, astart: Any, alen: Any, aorder: Any, bbuf: Any, bstart: Any,
+                 blen: Any, border: Any) -> Any:  # pragma: no cover
+    """``(pos, firsts)`` for two token lists given in byte order (``aorder``, ``border`` from
+    :func:`sort_tokens`; ``a`` distinct): ``firsts`` the first of each run of equal ``b``
+    tokens, in order (``b``'s distinct tokens sorted), and ``pos[i]`` the rank among them of
+    the token equal to ``a`` token ``i`` (``-1`` where ``b`` lacks it). One merge, no hash."""
+    nb = border.size
+    firsts = np.empty(nb, dtype=np.int64)
+    nd = 0
+    for r in range(nb):
+        u = border[r]
+        if r == 0 or _compare(bbuf, bstart[border[r - 1]], blen[border[r - 1]],
+                              bbuf, bstart[u], blen[u]) != 0:
+            firsts[nd] = u
+            nd += 1
+    pos = np.full(aorder.size, -1, dtype=np.int64)
+    j = 0
+    for r in range(aorder.size):
+        i = aorder[r]
+        while j < nd:
+            c = _compare(bbuf, bstart[firsts[j]], blen[firsts[j]], abuf, astart[i], alen[i])
+            if c >= 0:
+                if c == 0:
+                    pos[i] = j
+                break
+            j += 1
+    return pos, firsts[:nd].copy()
