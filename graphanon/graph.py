@@ -586,13 +586,9 @@ class Graph(_InputNotes):
             full = _empty_column(col.dtype, ids.size)
             full[remap] = col
             attrs[name] = full
-        if np.all(remap[1:] > remap[:-1]):  # the node order kept: each row stays sorted
-            counts = np.zeros(ids.size, dtype=np.int64)
-            counts[remap] = np.diff(self._indptr)
-            indptr = np.zeros(ids.size + 1, dtype=_index_dtype(int(self._indptr[-1])))
-            np.cumsum(counts, out=indptr[1:])
-            indices = remap.astype(_index_dtype(max(ids.size - 1, 0)))[self._indices]
-            return Graph(indptr, indices, ids, attrs, validate=False)
+        csr = _spread_csr(self._indptr, self._indices, remap, remap, ids.size, ids.size)
+        if csr is not None:
+            return Graph(*csr, ids, attrs, validate=False)
         u, v = self.edges()
         return Graph.from_edges(remap[u], remap[v], n_nodes=ids.size, node_ids=ids,
                                 attributes=attrs)
@@ -941,12 +937,16 @@ class BipartiteGraph(_InputNotes):
             fids, cmap = _extend_ids(fids, features, "feature", "the feature universe")
         if uids is self._user_ids and fids is self._feature_ids:
             return self
-        rows, cols = self.edges()
         attrs = {}
         for name, col in self._user_attributes.items():
             full = _empty_column(col.dtype, uids.size)
             full[rmap] = col
             attrs[name] = full
+        csr = _spread_csr(self._indptr, self._indices, rmap, cmap, uids.size, fids.size)
+        if csr is not None:
+            return BipartiteGraph(*csr, fids.size, user_ids=uids, feature_ids=fids,
+                                  user_attributes=attrs, validate=False)
+        rows, cols = self.edges()
         return BipartiteGraph.from_indices(
             rmap[rows], cmap[cols], n_users=uids.size, n_features=fids.size, user_ids=uids,
             feature_ids=fids, user_attributes=attrs)
@@ -1129,6 +1129,19 @@ def _extend_ids(ids: np.ndarray[Any, Any], universe: Any, what: str, where: str
             f"{what} {missing[:1].tolist()[0]!r} of the input is not in {where} "
             f"({missing.size} {what}s missing); the universe must list every {what}.")
     return new_ids, codes
+
+
+def _spread_csr(indptr: Any, indices: Any, rmap: npt.NDArray[np.int64],
+                cmap: npt.NDArray[np.int64], n_rows: int, n_cols: int) -> tuple[Any, Any] | None:
+    """The CSR with row ``i`` moved to ``rmap[i]`` and column ``j`` to ``cmap[j]`` (new rows
+    empty), when both maps keep the order (each row stays sorted: no rebuild); else None."""
+    if np.any(rmap[1:] <= rmap[:-1]) or np.any(cmap[1:] <= cmap[:-1]):
+        return None
+    counts = np.zeros(n_rows, dtype=np.int64)
+    counts[rmap] = np.diff(indptr)
+    new_ptr = np.zeros(n_rows + 1, dtype=_index_dtype(int(indptr[-1])))
+    np.cumsum(counts, out=new_ptr[1:])
+    return new_ptr, cmap.astype(_index_dtype(max(n_cols - 1, 0)))[indices]
 
 
 def _lookup(ids: np.ndarray[Any, Any], query: Any, what: str) -> npt.NDArray[np.int64]:

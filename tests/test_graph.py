@@ -321,3 +321,40 @@ def test_with_nodes_adds_isolated_nodes(edges: list[tuple[int, int]], perm: list
     for i, p in enumerate(perm):
         assert w[name(p)] == i
     assert all(np.isnan(w[name(x)]) for x in extra)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 6)), max_size=25),
+       st.permutations(list(range(6))), st.permutations(list(range(7))),
+       st.sets(st.integers(10, 14), max_size=3), st.sets(st.integers(10, 14), max_size=3),
+       st.booleans())
+def test_with_universe_adds_empty_users_and_features(cells: list[tuple[int, int]],
+                                                     uperm: list[int], fperm: list[int],
+                                                     more_users: set[int],
+                                                     more_features: set[int],
+                                                     text: bool) -> None:
+    """A bipartite graph over public universes: the same id cells, sorted universe ids,
+    added users and features empty, user attributes moved with their users."""
+    def name(kind: str, i: int) -> Any:
+        return f"{kind}{i:02d}" if text else i
+
+    r = np.array([a for a, _ in cells], dtype=np.int64)
+    c = np.array([b for _, b in cells], dtype=np.int64)
+    dt = object if text else np.int64
+    B = BipartiteGraph.from_indices(
+        r, c, n_users=6, n_features=7,
+        user_ids=np.array([name("u", p) for p in uperm], dtype=dt),
+        feature_ids=np.array([name("f", p) for p in fperm], dtype=dt),
+        user_attributes={"w": np.arange(6, dtype=np.float64)})
+    users = np.array([name("u", i) for i in [*more_users, *range(6)]], dtype=dt)
+    feats = np.array([name("f", i) for i in [*range(7), *more_features]], dtype=dt)
+    C = B.with_universe(users=users, features=feats)
+    BipartiteGraph(C.indptr, C.indices, C.n_features)  # a valid CSR: rows sorted, no repeats
+    assert C.user_ids.tolist() == sorted(users.tolist())
+    assert C.feature_ids.tolist() == sorted(feats.tolist())
+    id_cells = lambda X: {(X.user_ids[a], X.feature_ids[b])  # noqa: E731
+                          for a, b in zip(*X.edges(), strict=True)}
+    assert id_cells(C) == id_cells(B)
+    w = dict(zip(C.user_ids.tolist(), C.user_attributes["w"].tolist(), strict=True))
+    assert [w[name("u", p)] for p in uperm] == list(range(6))
+    assert all(np.isnan(w[name("u", x)]) for x in more_users)
