@@ -30,10 +30,11 @@ test holds the two to the same codes, ids, counts and errors.
 Inputs from :data:`PARALLEL_BYTES` on are scanned in line-aligned pieces on several threads
 (:mod:`graphanon._parallel`), and many ids are coded in parts (integers: ranges of rows;
 text: the tokens of each hash part, each part with its own table; the text coding,
-:func:`graphanon._ids.text_token_ids`, is shared with the matching of ids elsewhere). A piece never decides an
-error: when one meets a bad row, or the pieces' first rows disagree on the number of fields,
-the whole input is scanned again in one sequential pass, so messages and line numbers are
-those of a single pass. The same property test runs with 2 and 3 pieces.
+:func:`graphanon._ids.text_token_ids`, is shared with the matching of ids elsewhere).
+
+A piece never decides an error: when one meets a bad row, or the pieces' first rows disagree
+on the number of fields, the whole input is scanned again in one sequential pass, so
+messages and line numbers are those of a single pass. The same property test runs with 2 and 3 pieces.
 """
 
 from __future__ import annotations
