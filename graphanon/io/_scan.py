@@ -34,7 +34,8 @@ text: the tokens of each hash part, each part with its own table; the text codin
 
 A piece never decides an error: when one meets a bad row, or the pieces' first rows disagree
 on the number of fields, the whole input is scanned again in one sequential pass, so
-messages and line numbers are those of a single pass. The same property test runs with 2 and 3 pieces.
+messages and line numbers are those of a single pass. The same property test runs with 2
+and 3 pieces.
 """
 
 from __future__ import annotations
