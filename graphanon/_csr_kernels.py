@@ -11,14 +11,14 @@ A CSR with sorted rows is built from ``(row, col)`` pairs in linear passes
    radix, digits of at most :data:`DIGIT_BITS` bits), move them to their rows (stably, so
    every row comes out sorted) and drop each row's repeats. A block of one long row is sorted
    in place (radix, or insertion for a short one);
-4. each block left its rows one after the other from its start: when there were repeats, move
-   the blocks together.
+4. each block left its rows one after the other from its start: when there were repeats, copy
+   the blocks together into the final array.
 
 For an undirected graph both directions of each pair are scattered in step 2 (the matrix is
 symmetric; step 1 counts degrees); self-loops are skipped.
 
-Steps 1–3 run on several threads (:mod:`graphanon._parallel`): the pairs (steps 1–2) or the
-blocks (step 3) are cut into contiguous parts; in step 2 each part counted its own entries per
+Steps 1–4 run on several threads (:mod:`graphanon._parallel`): the pairs (steps 1–2) or the
+blocks (steps 3–4) are cut into contiguous parts; in step 2 each part counted its own entries per
 row and part ``t`` writes each block's entries after those of parts ``0..t-1``. The output is
 therefore exactly that of one pass in order, whatever the number of threads.
 
@@ -226,12 +226,12 @@ def _finish_blocks(ptr: Any, starts: Any, k0: int, k1: int, rows: Any, cols: Any
 
 
 @numba.njit(cache=True, nogil=True)
-def _move_blocks(idx: Any, src: Any, dst: Any, size: Any) -> None:  # pragma: no cover
-    """Block ``k``'s ``size[k]`` entries from ``src[k]`` to ``dst[k] <= src[k]``, blocks in
-    order (each moves left, over entries already moved)."""
-    for k in range(src.size):
-        for i in range(size[k]):
-            idx[dst[k] + i] = idx[src[k] + i]
+def _copy_blocks(idx: Any, out: Any, src: Any, dst: Any, size: Any, k0: int,
+                 k1: int) -> None:  # pragma: no cover
+    """Blocks ``k0..k1``: block ``k``'s ``size[k]`` entries from ``idx[src[k]:]`` to
+    ``out[dst[k]:]`` (another array: the parts run at the same time)."""
+    for k in range(k0, k1):
+        out[dst[k]:dst[k] + size[k]] = idx[src[k]:src[k] + size[k]]
 
 
 def _parts(total: int) -> int:
@@ -290,10 +290,12 @@ def sorted_csr(r: Any, c: Any, n: int, n_cols: int, symmetric: bool,
     run_parts(_finish_blocks, [(ptr, starts, parts[t], parts[t + 1], rows, idx, bits,
                                 DIGIT_BITS, kept) for t in range(kb)])
     del rows
-    if int(kept.sum()) != total:  # repeats: the blocks moved together
-        new = np.zeros(n + 1, dtype=np.int64)
+    if int(kept.sum()) != total:  # repeats: the blocks copied together (the rows array,
+        new = np.zeros(n + 1, dtype=np.int64)  # as large, is free again)
         np.cumsum(kept, out=new[1:])
-        _move_blocks(idx, ptr[starts[:-1]], new[starts[:-1]], np.diff(new[starts]))
-        ptr = new
-        idx.resize(int(ptr[-1]), refcheck=False)
+        out = np.empty(int(new[-1]), dtype=idx.dtype)
+        run_parts(_copy_blocks, [(idx, out, ptr[starts[:-1]], new[starts[:-1]],
+                                  np.diff(new[starts]), parts[t], parts[t + 1])
+                                 for t in range(kb)])
+        ptr, idx = new, out
     return ptr, idx, loops

@@ -248,7 +248,8 @@ def sort_tokens(buf: Any, ustart: Any, ulen: Any) -> Any:  # pragma: no cover
             keys[i] = _chunk(buf, ustart[u], ulen[u], off)
             r = ulen[u] - off
             rest[i] = r if r <= 8 else 9
-        perm = np.argsort(keys)
+        perm = np.argsort(keys, kind="mergesort")  # numba's quicksort is quadratic on
+        # nearly sorted keys (sorted ids and one more at the end)
         sk = keys[perm]
         members = order[lo:hi].copy()
         i = 0

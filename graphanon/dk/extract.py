@@ -323,7 +323,8 @@ def _path_block(indptr: Any, indices: Any, order: Any, nrank: Any, start: int, s
                 k += 1
             cnt[r] += 1
         ranks = seen[:k]
-        ranks.sort()
+        ranks = ranks[np.argsort(ranks, kind="mergesort")]  # numba's sort is quadratic
+        # on nearly sorted input
         for x in range(k):
             a = ranks[x]
             na = cnt[a]
@@ -676,6 +677,13 @@ def dk_distribution(G: Graph, d: int, *, progress: ProgressFn = log_progress
     return three_k_distribution(G, progress=progress)
 
 
+@numba.njit(cache=True, inline="always")
+def _sorted(a: Any) -> Any:  # pragma: no cover
+    """``a`` sorted by merge sort: numba's ``np.sort`` (quicksort) is quadratic on nearly sorted
+    input, as a hub's neighbour degrees can be (ids in degree order, one out of place)."""
+    return a[np.argsort(a, kind="mergesort")]
+
+
 @numba.njit(cache=True)
 def _paths_by_centre(indptr: Any, indices: Any, deg: Any, base: int) -> Any:  # pragma: no cover
     """Keys ``(a*base + c)*base + b`` (a <= b end degrees, c centre degree) and path counts.
@@ -692,7 +700,7 @@ def _paths_by_centre(indptr: Any, indices: Any, deg: Any, base: int) -> Any:  # 
     for c in range(n):
         prev = -1
         k = 0
-        nb = np.sort(deg[indices[indptr[c]:indptr[c + 1]]])
+        nb = _sorted(deg[indices[indptr[c]:indptr[c + 1]]])
         for x in nb:
             if x != prev:
                 k += 1
@@ -706,7 +714,7 @@ def _paths_by_centre(indptr: Any, indices: Any, deg: Any, base: int) -> Any:  # 
         k = nd[c]
         if k == 0:
             continue
-        nb = np.sort(deg[indices[indptr[c]:indptr[c + 1]]])
+        nb = _sorted(deg[indices[indptr[c]:indptr[c + 1]]])
         dv = np.empty(k, dtype=np.int64)
         dc = np.zeros(k, dtype=np.int64)
         j = -1

@@ -123,7 +123,7 @@ def _mdav(x: Any, k: int) -> Any:  # pragma: no cover - numba
             keep = np.empty(n_rem - k, dtype=np.int64)
             for t in range(k, n_rem):
                 keep[t - k] = remaining[order[t]]
-            remaining = np.sort(keep)
+            remaining = keep[np.argsort(keep, kind="mergesort")]  # not numba's quadratic quicksort
             n_rem -= k
             if rnd == 0 and rounds == 2:
                 # s: the point farthest from r

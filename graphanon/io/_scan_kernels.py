@@ -349,7 +349,8 @@ def int_codes(cols: Any) -> Any:  # pragma: no cover
                     break
                 j = (j + 1) & mask
     uniq = uniq[:n]
-    order = np.argsort(uniq)
+    order = np.argsort(uniq, kind="mergesort")  # not numba's quicksort: quadratic on
+    # nearly sorted ids (a sorted file with one id out of place)
     rank = np.empty(n, dtype=np.int64)
     for r in range(n):
         rank[order[r]] = r
