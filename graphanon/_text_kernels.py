@@ -73,6 +73,14 @@ def _prefix(buf: Any, s: int, length: int) -> Any:  # pragma: no cover
     return k
 
 
+@numba.njit(cache=True, inline="always")
+def _grown(a: Any, n: int, size: int) -> Any:  # pragma: no cover
+    """A new array of ``size`` entries starting with ``a[:n]``."""
+    out = np.empty(size, dtype=a.dtype)
+    out[:n] = a[:n]
+    return out
+
+
 @numba.njit(cache=True, nogil=True)
 def token_parts(buf: Any, start: Any, lens: Any, a: int, b: int, parts: int,
                 out: Any) -> None:  # pragma: no cover
@@ -142,24 +150,13 @@ def text_codes(buf: Any, starts: Any, lens: Any, part_of: Any,
                     meta = tab[3 * j + 2]
                     if meta == 0:  # a new token
                         if n == ustart.size:
-                            grow = 2 * n
-                            a1 = np.empty(grow, dtype=np.int64)
-                            a1[:n] = ustart[:n]
-                            ustart = a1
-                            a2 = np.empty(grow, dtype=np.int64)
-                            a2[:n] = ulen[:n]
-                            ulen = a2
-                            a3 = np.empty(grow, dtype=np.uint64)
-                            a3[:n] = uhash[:n]
-                            uhash = a3
-                            a4 = np.empty(grow, dtype=np.uint64)
-                            a4[:n] = upre[:n]
-                            upre = a4
+                            ustart = _grown(ustart, n, 2 * n)
+                            ulen = _grown(ulen, n, 2 * n)
+                            uhash = _grown(uhash, n, 2 * n)
+                            upre = _grown(upre, n, 2 * n)
                         ln = lens_k[i]
                         if used + ln > arena.size:
-                            grown = np.empty(max(2 * arena.size, used + ln), dtype=np.uint8)
-                            grown[:used] = arena[:used]
-                            arena = grown
+                            arena = _grown(arena, used, max(2 * arena.size, used + ln))
                         src = col[i]
                         for t in range(ln):
                             arena[used + t] = buf[src + t]

@@ -134,8 +134,10 @@ def encode_ids(
 
 
 #: From this many ids on, text ids are coded by the readers' kernels
-#: (:func:`graphanon._ids.text_column_codes`) even before they are loaded.
-TEXT_KERNEL_MIN_IDS = 1 << 16
+#: (:func:`graphanon._ids.text_column_codes`) even before they are loaded: about where they
+#: win back the 0.5 s that loading numba costs (Arrow's coding takes about 0.6 s per million
+#: ids, the kernels 0.25 s).
+TEXT_KERNEL_MIN_IDS = 1 << 20
 
 
 def _text_kernel(n_ids: int) -> bool:
