@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from .errors import InvalidParameterError
+
 __all__ = ["from_numpy", "index_values", "large_text", "text_objects", "text_scalar"]
 
 
@@ -27,11 +29,11 @@ def from_numpy(values: np.ndarray[Any, Any]) -> Any:
                                  [None, pa.py_buffer(arr)])
 
 
-def large_text(values: Sequence[str] | np.ndarray[Any, Any]) -> Any:
+def large_text(values: Sequence[str] | np.ndarray[Any, Any], what: str = "text") -> Any:
     """A sequence of ``str`` (a list or an object array) as an Arrow ``large_string`` array.
 
-    Text that UTF-8 cannot encode (lone surrogates) goes to ``pyarrow.array``, which raises
-    its usual error."""
+    Raises :class:`~graphanon.errors.InvalidParameterError` (naming ``what``) for text that
+    UTF-8 cannot encode: a lone surrogate, which no file, Arrow column or database holds."""
     import pyarrow as pa
 
     items = values.tolist() if isinstance(values, np.ndarray) else list(values)
@@ -39,7 +41,9 @@ def large_text(values: Sequence[str] | np.ndarray[Any, Any]) -> Any:
     try:
         data = joined.encode("utf-8")
     except UnicodeEncodeError:
-        return pa.array(items, pa.large_string())
+        bad = next(s for s in items if not _encodable(s))
+        raise InvalidParameterError(
+            f"{what} must be valid Unicode text; {bad[:80]!r} holds a lone surrogate.") from None
     if len(data) == len(joined):  # ASCII: as many bytes as characters in every item
         lengths = np.fromiter(map(len, items), dtype=np.int64, count=len(items))
     else:
@@ -49,6 +53,14 @@ def large_text(values: Sequence[str] | np.ndarray[Any, Any]) -> Any:
     np.cumsum(lengths, out=offsets[1:])
     return pa.Array.from_buffers(pa.large_string(), len(items),
                                  [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+
+
+def _encodable(s: str) -> bool:
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def text_scalar(value: str, *, large: bool = True) -> Any:

@@ -157,6 +157,10 @@ def _canonical(values: Any, what: str) -> Any:
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
         t = values.type
         if pa.types.is_string(t) or pa.types.is_large_string(t):
+            try:  # Arrow does not check UTF-8 everywhere (Parquet, buffers): once, here
+                values.validate(full=True)
+            except pa.ArrowInvalid:
+                raise InvalidParameterError(f"{what} must be valid UTF-8 text.") from None
             return _from_text(values, what)
         if values.null_count:
             raise InvalidParameterError(f"{what} must not be missing (null/empty).")
@@ -184,14 +188,14 @@ def _canonical(values: Any, what: str) -> Any:
             raise InvalidParameterError(f"{what} must be ints or strings; got non-integral floats.")
         if float(arr.min()) >= -2.0**63 and float(arr.max()) < 2.0**63:
             return arr.astype(np.int64)
-        return _from_text(large_text([str(int(x)) for x in arr.tolist()]), what)
+        return _from_text(large_text([str(int(x)) for x in arr.tolist()], what), what)
     if kind in "US":
         if kind == "S":
             try:
                 arr = np.char.decode(arr, "utf-8")
             except UnicodeDecodeError:
                 raise InvalidParameterError(f"{what} must be valid UTF-8 text.") from None
-        return _from_text(large_text(arr.tolist()), what)
+        return _from_text(large_text(arr.tolist(), what), what)
     if kind == "O":
         items = arr.tolist()
         texts: list[str] = []
@@ -213,7 +217,7 @@ def _canonical(values: Any, what: str) -> Any:
                     f"{type(x).__name__}.")
         if all_int:
             return np.asarray([int(x) for x in items], dtype=np.int64)
-        return _from_text(large_text(texts), what)
+        return _from_text(large_text(texts, what), what)
     raise InvalidParameterError(f"{what} must be ints or strings. Got dtype {arr.dtype}.")
 
 

@@ -60,6 +60,18 @@ def _as_id_array(values: Any, what: str) -> np.ndarray[Any, Any]:
     return canonical_ids(values, what)
 
 
+def _distinct_ids(values: Any, what: str) -> np.ndarray[Any, Any]:
+    """:func:`_as_id_array`, refused unless its ids are distinct once canonical (``7`` and
+    ``"7"`` are one id)."""
+    return _check_distinct(_as_id_array(values, what), what)
+
+
+def _check_distinct(ids: np.ndarray[Any, Any], what: str) -> np.ndarray[Any, Any]:
+    if _n_distinct(ids) != ids.size:
+        raise InvalidParameterError(f"{what} must be unique.")
+    return ids
+
+
 def encode_ids(
     *columns: Any, extra: Any = None
 ) -> tuple[list[npt.NDArray[np.int64]], np.ndarray[Any, Any]]:
@@ -325,13 +337,11 @@ class Graph(_InputNotes):
         if node_ids is None:
             node_ids = np.arange(n, dtype=np.int64)
         else:
-            node_ids = _as_id_array(node_ids, "node_ids")
+            node_ids = (_distinct_ids if validate else _as_id_array)(node_ids, "node_ids")
             if node_ids.size != n:
                 raise InvalidParameterError(
                     f"node_ids has {node_ids.size} entries but the graph has {n} nodes."
                 )
-            if validate and _n_distinct(node_ids) != n:
-                raise InvalidParameterError("node_ids must be unique.")
         self._indptr = _readonly(indptr)
         self._indices = _readonly(indices)
         self._node_ids = mark_canonical(_readonly(node_ids))
@@ -370,6 +380,8 @@ class Graph(_InputNotes):
                 f"edge endpoints must be < n_nodes={n_nodes}. "
                 f"Got {max(int(u_arr.max()), int(v_arr.max()))}."
             )
+        if node_ids is not None:  # (the readers' _from_codes get distinct ids)
+            node_ids = _distinct_ids(node_ids, "node_ids")
         return cls._from_codes(u_arr, v_arr, n_nodes, node_ids, attributes)
 
     @classmethod
@@ -710,8 +722,7 @@ class BipartiteGraph(_InputNotes):
             )
         if validate:
             for name, ids in (("user_ids", user_ids), ("feature_ids", feature_ids)):
-                if _n_distinct(ids) != ids.size:
-                    raise InvalidParameterError(f"{name} must be unique.")
+                _check_distinct(ids, name)
         self._indptr = _readonly(indptr)
         self._indices = _readonly(indices)
         self._user_ids = mark_canonical(_readonly(user_ids))
@@ -777,6 +788,9 @@ class BipartiteGraph(_InputNotes):
             raise InvalidParameterError(
                 f"cell indices out of range for a {n_users} × {n_features} matrix."
             )
+        user_ids, feature_ids = (None if ids is None else _distinct_ids(ids, name)
+                                 for ids, name in ((user_ids, "user_ids"),
+                                                   (feature_ids, "feature_ids")))
         return cls._from_codes(r, c, n_users, n_features, user_ids, feature_ids,
                                user_attributes)
 

@@ -222,3 +222,62 @@ def test_nearly_sorted_ids_are_coded_in_order() -> None:
     assert ids.tolist() == sorted({x for a in first for x in (a, a + 7)})
     assert ids[pairs.codes[0]].tolist() == first
     assert ids[pairs.codes[1]].tolist() == [a + 7 for a in first]
+
+
+@pytest.mark.parametrize("kernel", [False, True])
+def test_text_that_is_not_unicode_is_refused_clearly(kernel: bool, tmp_path,  # type: ignore[no-untyped-def]
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Parquet does not check UTF-8 and a Python ``str`` may hold a lone surrogate: both are
+    refused with the parameter named, on either text coding, never decoded into ids that
+    cannot be written back."""
+    import graphanon.graph as gmod
+
+    monkeypatch.setattr(gmod, "_text_kernel", lambda n: kernel)
+    offsets = pa.py_buffer(np.array([0, 2, 3, 4], dtype=np.int64))
+    bad = pa.Array.from_buffers(pa.large_string(), 3, [None, offsets, pa.py_buffer(b"a\xfebc")])
+    pq.write_table(pa.table({"source": bad, "target": pa.array(["b", "c", "a"])}),
+                   tmp_path / "bad.parquet")
+    with pytest.raises(InvalidParameterError, match="valid UTF-8"):
+        read_graph(tmp_path / "bad.parquet")
+    with pytest.raises(InvalidParameterError, match="src ids must be valid UTF-8"):
+        canonical_ids(bad, "src ids")
+    for call in (lambda: Graph.from_id_edges(["a\ud800", "b"], ["b", "c"]),
+                 lambda: canonical_ids(np.array(["\udcff"], dtype=object))):
+        with pytest.raises(InvalidParameterError, match="lone surrogate"):
+            call()
+    G = Graph.from_id_edges(["a"], ["b"])
+    with pytest.raises(InvalidParameterError, match="node ids must be valid Unicode"):
+        G.with_nodes(np.array(["a", "b", "\udc80"], dtype=object))
+
+
+def test_node_ids_equal_once_canonical_are_refused() -> None:
+    """``7`` and ``"7"`` are one id: a graph built with both would merge two nodes later."""
+    with pytest.raises(InvalidParameterError, match="node_ids must be unique"):
+        Graph.from_edges([0, 1], [1, 2], node_ids=np.array([7, "7", "b"], dtype=object))
+    from graphanon import BipartiteGraph
+
+    with pytest.raises(InvalidParameterError, match="feature_ids must be unique"):
+        BipartiteGraph.from_indices([0], [0], n_users=1, n_features=2,
+                                    feature_ids=np.array([1, "1"], dtype=object))
+    G = Graph.from_edges([0], [1], node_ids=np.array([7, "x"], dtype=object))
+    assert G.node_ids.tolist() == ["7", "x"]
+
+
+def test_universe_file_lines_are_those_of_the_edge_lists(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A universe file is read by the edge-list rules: a BOM skipped, lines split only at
+    ``\\n``, ``\\r\\n`` and ``\\r``, only spaces and tabs stripped; so every id an edge list can
+    hold (``U+2028``, a form feed, a no-break space) can be listed, and ``7`` stays node 7."""
+    from graphanon.io.universe import read_id_list
+
+    ids = ["a\u2028b", "c\x0cd", "\xa0e", "f\x85", "g\x1ch"]
+    (tmp_path / "g.txt").write_text("".join(f"{x}\tz\n" for x in ids), encoding="utf-8")
+    (tmp_path / "u.txt").write_text("\ufeff" + "\r\n".join([*ids, " z\t", "", "# note"]) + "\r",
+                                    encoding="utf-8")
+    G = read_graph(tmp_path / "g.txt")
+    U = read_id_list(tmp_path / "u.txt")
+    assert sorted(U.tolist()) == sorted([*ids, "z"])
+    assert G.with_nodes(U).n_edges == G.n_edges == len(ids)
+    (tmp_path / "n.txt").write_text("\ufeff7\n8\n9\n", encoding="utf-8")
+    (tmp_path / "i.txt").write_text("7 8\n", encoding="utf-8")
+    H = read_graph(tmp_path / "i.txt").with_nodes(read_id_list(tmp_path / "n.txt"))
+    assert H.node_ids.tolist() == [7, 8, 9] and H.n_edges == 1

@@ -130,6 +130,7 @@ def _gunzip(raw: bytes, path: Path, limit: int) -> bytearray:
     buffer (no chunks to join: the peak is the content, not twice)."""
     import gzip
     import io
+    import zlib
 
     out = bytearray()
     try:
@@ -141,7 +142,7 @@ def _gunzip(raw: bytes, path: Path, limit: int) -> bytearray:
                 out += chunk
                 if len(out) > limit:
                     raise _too_large(path, "the decompressed content", limit)
-    except (OSError, EOFError) as exc:
+    except (OSError, EOFError, zlib.error) as exc:  # zlib.error: a damaged deflate stream
         raise InputFormatError(
             f"{str(path)!r} is not a readable gzip file: {exc}", path=str(path)
         ) from None
@@ -233,3 +234,39 @@ def read_toml(path: str | os.PathLike[str], *, what: str) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InvalidParameterError(f"{what} {str(p)!r} is not valid TOML: {exc}.") from None
+
+
+def csv_records(raw: bytes | bytearray, delimiter: str) -> Any:
+    """``(line, fields)`` of each record of a CSV text, ``line`` the 1-based number of the
+    physical line it starts on: empty lines skipped and quoted fields over several lines
+    followed, as pyarrow's reader does. For messages only (it runs in Python, up to the
+    record asked for)."""
+    import csv
+    import io
+
+    text = io.StringIO(bytes(raw).decode("utf-8", "replace"), newline="")
+    reader = csv.reader(text, delimiter=delimiter, quotechar='"', doublequote=True,
+                        strict=False)
+    end = 0
+    for fields in reader:
+        start, end = end + 1, reader.line_num
+        if fields:
+            yield start, fields
+
+
+def csv_error(path: Path, raw: bytes | bytearray, delimiter: str,
+              exc: Exception) -> InputFormatError:
+    """pyarrow's CSV error ``exc`` as an :class:`InputFormatError`; a row with another number
+    of fields than the first (pyarrow names no line for it) gets its line and content."""
+    message = str(exc).split("\n")[0]
+    if "Expected" in message and "columns" in message:
+        records = csv_records(raw, delimiter)
+        first = next(records, None)
+        expected = len(first[1]) if first is not None else 0
+        for line, fields in records:
+            if len(fields) != expected:
+                return InputFormatError(
+                    f"{str(path)!r} line {line}: {expected} fields expected, got "
+                    f"{len(fields)}: {delimiter.join(fields)[:120]!r}", path=str(path),
+                    line=line)
+    return InputFormatError(f"{str(path)!r}: {message}", path=str(path))

@@ -21,6 +21,7 @@ Formats
 from __future__ import annotations
 
 import io
+import itertools
 import os
 import re
 from collections.abc import Sequence
@@ -35,7 +36,14 @@ from .._memory import require_memory
 from ..errors import InputFormatError, InvalidParameterError
 from ..graph import BipartiteGraph, Graph
 from ._atomic import atomic_path
-from ._input import _check_exists, _read_array, _read_bytes, check_input_size
+from ._input import (
+    _check_exists,
+    _read_array,
+    _read_bytes,
+    check_input_size,
+    csv_error,
+    csv_records,
+)
 from ._scan import Pairs, Text, _canonical_int, find_byte, row_line, scan_pairs
 
 __all__ = [
@@ -173,9 +181,9 @@ def read_graph(
         return G
     if fmt in ("csv", "tsv"):
         raw = _read_bytes(p, fmt)
-        table = _read_delimited(p, raw, delimiter or ("," if fmt == "csv" else "\t"),
-                                (source, target), skip_bad_rows)
-        return _graph_from_table(p, table, source, target, raw=raw,
+        sep = delimiter or ("," if fmt == "csv" else "\t")
+        table = _read_delimited(p, raw, sep, (source, target), skip_bad_rows)
+        return _graph_from_table(p, table, source, target, text=(raw, sep),
                                  skip_bad_rows=skip_bad_rows)
     if fmt == "parquet":
         import pyarrow.parquet as pq
@@ -230,22 +238,17 @@ def _read_delimited(path: Path, raw: bytes | bytearray, delimiter: str,
                 strings_can_be_null=False, quoted_strings_can_be_null=False),
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-        msg = str(exc).split("\n")[0]
-        raise InputFormatError(f"{str(path)!r}: {msg}", path=str(path)) from None
+        raise csv_error(path, raw, delimiter, exc) from None
     return table.replace_schema_metadata(
         {b"graphanon_rows_skipped": str(skip.count).encode()})
 
 
-def _text_line(raw: bytes | bytearray, lineno: int) -> str:
-    lines = raw.split(b"\n", lineno)
-    line = lines[lineno - 1] if len(lines) >= lineno else b""
-    return line.rstrip(b"\r").decode("utf-8", errors="replace")[:120]
-
-
 def _graph_from_table(path: Path, table: Any, source: str, target: str, *,
-                      raw: bytes | bytearray | None = None, skip_bad_rows: bool = False) -> Graph:
+                      text: tuple[bytes | bytearray, str] | None = None,
+                      skip_bad_rows: bool = False) -> Graph:
     """A graph from ``source``/``target`` columns. In Parquet a null target marks an isolated
-    node; in CSV/TSV (``raw`` given) an empty id is an error naming its line (header = 1)."""
+    node; in CSV/TSV (``text``: its bytes and delimiter) an empty id is an error naming its
+    line (header = 1)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -258,16 +261,19 @@ def _graph_from_table(path: Path, table: Any, source: str, target: str, *,
     skipped = int((table.schema.metadata or {}).get(b"graphanon_rows_skipped", b"0"))
     src = table.column(source)
     dst = table.column(target)
-    if raw is not None:  # CSV / TSV: no nulls, but "" for an empty field
+    if text is not None:  # CSV / TSV: no nulls, but "" for an empty field
         empty = pc.or_(pc.equal(pc.utf8_length(src), 0), pc.equal(pc.utf8_length(dst), 0))
         if pc.any(empty).as_py():
             if not skip_bad_rows:
                 row = int(pc.index(empty, True).as_py())
-                lineno = row + 2  # 1-based, after the header line
+                # the record after the header and ``row`` others (blank lines and quoted
+                # line breaks make it another line than row + 2)
+                raw, sep = text
+                lineno, fields = next(itertools.islice(csv_records(raw, sep), row + 1, None))
                 raise InputFormatError(
                     f"{str(path)!r} line {lineno}: an empty {source!r} or {target!r} id "
                     f"(nothing is dropped silently; pass --skip-bad-rows to skip such rows): "
-                    f"{_text_line(raw, lineno)!r}", path=str(path), line=lineno)
+                    f"{sep.join(fields)[:120]!r}", path=str(path), line=lineno)
             keep = pc.invert(empty)
             skipped += int(pc.sum(empty).as_py())
             src, dst = pc.filter(src, keep), pc.filter(dst, keep)
@@ -315,6 +321,7 @@ def _read_igraph(path: Path, fmt: str, id_attribute: str | None) -> Graph:
 
 def _read_mtx(path: Path, skip_bad_rows: bool = False) -> Graph:
     raw = _read_bytes(path, "mtx")
+    raw = raw[3:] if raw[:3] == b"\xef\xbb\xbf" else raw  # a byte order mark
     if raw.lstrip().startswith(b"%%MatrixMarket"):
         if skip_bad_rows:
             raise InvalidParameterError(
@@ -324,30 +331,34 @@ def _read_mtx(path: Path, skip_bad_rows: bool = False) -> Graph:
 
         try:
             A = scipy.io.mmread(io.BytesIO(raw))
-        except Exception as exc:
+            n = A.shape[0]
+            return Graph.from_scipy(A, node_ids=np.arange(1, n + 1, dtype=np.int64))
+        except Exception as exc:  # scipy's errors, and a matrix that is not square
             raise InputFormatError(f"{str(path)!r} is not a valid Matrix Market file: {exc}",
                                    path=str(path)) from exc
-        n = A.shape[0]
-        g = Graph.from_scipy(A, node_ids=np.arange(1, n + 1, dtype=np.int64))
-        return g
-    # NetworkRepository variant: a header line "n m" (or "n n m"), then 1-indexed edges
-    head = re.match(rb"(?:\xef\xbb\xbf)?([^\r\n]*)(?:\r\n|\r|\n|\Z)", raw)
+    # NetworkRepository variant: a header line "n m" (or "n n m"), then 1-indexed edges;
+    # lines starting with "%" are comments (Matrix Market's), read as the scanner's "#" ones
+    if b"%" in raw:
+        raw = re.sub(rb"(?m)^([ \t]*)%", rb"\1#", raw)
+    head = re.match(rb"(?:[ \t]*(?:#[^\r\n]*)?(?:\r\n|\r|\n))*([^\r\n]*)(?:\r\n|\r|\n|\Z)",
+                    raw)
     assert head is not None  # the pattern matches any text
+    before = len(re.findall(rb"\r\n|\r|\n", raw[:head.start(1)]))  # lines above the header
     fields = head.group(1).split()
     if len(fields) not in (2, 3) or not all(re.fullmatch(rb"[0-9]{1,18}", f) for f in fields):
         raise InputFormatError(
-            f"{str(path)!r} line 1: expected a Matrix Market banner or an 'n m' header "
-            f"(non-negative integers), got {head.group(1)[:80]!r}",
+            f"{str(path)!r} line {before + 1}: expected a Matrix Market banner or an 'n m' "
+            f"header (non-negative integers), got {head.group(1)[:80]!r}",
             path=str(path),
-            line=1,
+            line=before + 1,
         )
     n, m = int(fields[0]), int(fields[-1])
     require_memory(32 * n, what=f"reading {str(path)!r}",
                    parameter=f"the node count of its header ({n:,})")
-    if m == 0 and not raw[head.end():].strip():
+    if m == 0 and not re.search(rb"(?m)^[ \t]*[^#\s]", raw[head.end():]):  # no data line
         return Graph.from_edges([], [], n_nodes=n, node_ids=np.arange(1, n + 1, dtype=np.int64))
     pairs = _scan(path, raw, bipartite=False, skip_bad_rows=skip_bad_rows, start=head.end(),
-                  first_line=2)
+                  first_line=before + 2)
     held = pairs.codes[0].size + pairs.rows_skipped
     if held != m:
         raise InputFormatError(
@@ -357,8 +368,9 @@ def _read_mtx(path: Path, skip_bad_rows: bool = False) -> Graph:
 
     def bad_row(row: int, what: str) -> InputFormatError:
         line, text = row_line(raw, head.end(), row, skip_bad_rows=skip_bad_rows)
-        return InputFormatError(f"{str(path)!r} line {line + 1}: {what}: {text[:120]!r}",
-                                path=str(path), line=line + 1)
+        line += before + 1
+        return InputFormatError(f"{str(path)!r} line {line}: {what}: {text[:120]!r}",
+                                path=str(path), line=line)
 
     if ids.dtype == object:
         text_id = int(np.flatnonzero([not _canonical_int(x.encode()) for x in ids])[0])

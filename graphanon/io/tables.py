@@ -23,7 +23,7 @@ import numpy as np
 from .._arrow import from_numpy
 from ..errors import InputFormatError, InvalidParameterError
 from ..graph import BipartiteGraph
-from ._input import read_input_bytes
+from ._input import csv_error, read_input_bytes
 
 __all__ = ["PRESETS", "TablePreset", "read_table", "table_to_bipartite"]
 
@@ -101,7 +101,7 @@ def read_table(
             ),
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-        raise InputFormatError(f"{str(p)!r}: {exc}", path=str(p)) from exc
+        raise csv_error(p, raw, delimiter, exc) from None
     try:
         names = table.column_names
     except UnicodeDecodeError as exc:

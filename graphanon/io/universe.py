@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -14,13 +15,18 @@ from ._input import read_input_text
 
 __all__ = ["read_id_list"]
 
+_LINES = re.compile("\r\n|\r|\n")  # the line ends of the edge-list scanner
+
 
 def read_id_list(path: str | os.PathLike[str], *, what: str = "node") -> np.ndarray[Any, Any]:
     """Read a public universe: one id per line (its exact text, surrounding blanks removed).
 
-    Blank lines and lines starting with ``#`` are skipped; a repeated id is listed once.
-    Ids follow the canonical encoding of :mod:`graphanon._ids` (``7`` in the file is the
-    node ``7`` of any input).
+    The rules of the edge-list reader: lines end at ``\\n``, ``\\r\\n`` or ``\\r`` only (an
+    id may hold any other character, ``U+2028`` or a form feed included); the blanks removed
+    around an id are spaces and tabs only; a leading UTF-8 byte order mark is skipped. Blank
+    lines and lines starting with ``#`` are skipped; a repeated id is listed once. Ids follow
+    the canonical encoding of :mod:`graphanon._ids` (``7`` in the file is the node ``7`` of
+    any input).
 
     Raises
     ------
@@ -28,10 +34,10 @@ def read_id_list(path: str | os.PathLike[str], *, what: str = "node") -> np.ndar
         Unreadable, not UTF-8, empty, or a line holding a tab (a second column).
     """
     p = Path(path)
-    text = read_input_text(p, what=f"{what} universe")
+    text = read_input_text(p, what=f"{what} universe").removeprefix("\ufeff")
     ids: list[str] = []
-    for no, line in enumerate(text.splitlines(), 1):
-        s = line.strip()
+    for no, line in enumerate(_LINES.split(text), 1):
+        s = line.strip(" \t")
         if not s or s.startswith("#"):
             continue
         if "\t" in s:

@@ -78,6 +78,42 @@ def test_csv_columns_and_missing_column(tmp_path: Path) -> None:
         read_graph(p)
 
 
+@pytest.mark.parametrize(("text", "line", "content"), [
+    ("source,target\n\n1,2\n3,\n", 4, "'3,'"),  # a blank line before it
+    ('source,target\n"a\nb",c\nd,\n', 4, "'d,'"),  # a quoted line break before it
+    ("source,target\n1,2\n2,3\n3\n", 4, "2 fields expected, got 1: '3'"),
+])
+def test_csv_errors_name_the_physical_line(tmp_path: Path, text: str, line: int,
+                                           content: str) -> None:
+    """An empty id or a row of the wrong width is reported at the line it is on, which is not
+    its row number + 2 once blank lines or quoted line breaks come before it."""
+    p = tmp_path / "e.csv"
+    p.write_text(text)
+    with pytest.raises(InputFormatError, match=f"line {line}: .*{content}") as err:
+        read_graph(p)
+    assert err.value.line == line
+
+
+def test_mtx_comments_and_byte_order_marks(tmp_path: Path) -> None:
+    """``%`` lines are Matrix Market comments in the header-only variant too (above and
+    below the header), a BOM before the banner is skipped, and a bad row keeps its line."""
+    p = tmp_path / "g.mtx"
+    p.write_bytes(b"\xef\xbb\xbf%%MatrixMarket matrix coordinate pattern symmetric\n"
+                  b"3 3 2\n2 1\n3 2\n")
+    assert read_graph(p).n_edges == 2
+    p.write_text("% from networkrepository\n3 2\n% comment\n1 2\n  % indented\n2 3\n")
+    G = read_graph(p)
+    assert G.n_nodes == 3 and G.n_edges == 2
+    p.write_text("3 0\n% nothing here\n")
+    assert read_graph(p).n_nodes == 3
+    p.write_text("% c\n% c\n3 2\n1 2\nx 3\n")
+    with pytest.raises(InputFormatError, match="line 5: Matrix Market indices"):
+        read_graph(p)
+    p.write_text("%%MatrixMarket matrix coordinate pattern general\n3 4 1\n1 2\n")
+    with pytest.raises(InputFormatError, match=r"g\.mtx' is not a valid Matrix Market file"):
+        read_graph(p)
+
+
 def test_mtx_networkrepository_header(tmp_path: Path) -> None:
     p = tmp_path / "g.mtx"
     p.write_text("4 2\n1 2\n2 3\n")
@@ -323,6 +359,11 @@ def test_gzip_members_padding_and_truncation(tmp_path: Path) -> None:
     with pytest.raises(InputFormatError, match="not a readable gzip file"):
         read_graph(p)
     p.write_bytes(gzip.compress(b"1 2\n") + b"trailing garbage")
+    with pytest.raises(InputFormatError, match="not a readable gzip file"):
+        read_graph(p)
+    damaged = bytearray(gzip.compress(b"1 2\n2 3\n" * 1000))
+    damaged[12:40] = bytes(b ^ 0xA5 for b in damaged[12:40])  # the deflate stream itself
+    p.write_bytes(bytes(damaged))
     with pytest.raises(InputFormatError, match="not a readable gzip file"):
         read_graph(p)
 
