@@ -127,7 +127,40 @@ def scan(buf: Any, start: int, stop: int, tabs: bool, exact: bool, skip_bad: boo
     skipped = 0
     line = 0
     pos = start
+    fast = not tabs and not text  # rows "digits blanks digits", once 2 fields are the shape
     while pos < n:
+        if fast and expected == 2:
+            # the common row in one go: two canonical integers of at most 18 digits, blanks
+            # between and after; anything else (a sign, a comment, a third field, a 19-digit
+            # id) is read again by the general loop below from the line's start
+            q = pos
+            x = 0
+            while q < n and 48 <= buf[q] <= 57:
+                x = x * 10 + (int(buf[q]) - 48)
+                q += 1
+            if 0 < q - pos < 19 and (buf[pos] != 48 or q - pos == 1) and q < n and (
+                    buf[q] == 32 or buf[q] == 9):
+                while q < n and (buf[q] == 32 or buf[q] == 9):
+                    q += 1
+                s1 = q
+                y = 0
+                while q < n and 48 <= buf[q] <= 57:
+                    y = y * 10 + (int(buf[q]) - 48)
+                    q += 1
+                if 0 < q - s1 < 19 and (buf[s1] != 48 or q - s1 == 1):
+                    while q < n and (buf[q] == 32 or buf[q] == 9):
+                        q += 1
+                    if q >= n or buf[q] == 10 or buf[q] == 13:
+                        line += 1
+                        col0[rows] = x
+                        col1[rows] = y
+                        lo0 = min(lo0, x)
+                        hi0 = max(hi0, x)
+                        lo1 = min(lo1, y)
+                        hi1 = max(hi1, y)
+                        rows += 1
+                        pos = q + 2 if q + 1 < n and buf[q] == 13 and buf[q + 1] == 10 else q + 1
+                        continue
         line += 1
         ls = pos
         p = pos

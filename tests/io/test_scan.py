@@ -44,6 +44,26 @@ PIECES = [b" ", b"\t", b"\n", b"\r", b"\r\n", b"#", b"-", b"0", b"1", b"7", b"9"
 texts = st.lists(st.sampled_from(PIECES), max_size=60).map(b"".join)
 
 
+# rows of integer ids, the kernel's fast path (two canonical integers of up to 18 digits,
+# blanks around) and every near miss it must hand back to the general loop
+_TOKENS = [b"0", b"42", b"123456789012345678", b"00", b"07", b"-3", b"-0", b"+5",
+           b"1234567890123456789", b"9223372036854775808", b"12a"]
+
+
+@pytest.mark.parametrize("first", _TOKENS)
+def test_integer_rows_match_the_reference(first: bytes) -> None:
+    """Every row ``lead first sep second trail`` after a good first row (the fast path starts
+    once the shape is known), for the edge-list and the user–feature modes."""
+    import itertools
+
+    for lead, sep, second, trail, end in itertools.product(
+            [b"", b" "], [b" ", b"\t ", b"\x0b"], _TOKENS, [b"", b" ", b" 5", b" #c"],
+            [b"\n", b"\r\n", b"\r", b""]):
+        data = b"1 2\n" + lead + first + sep + second + trail + end + (b"3 4" if end else b"")
+        for mode in MODES[:2]:
+            assert outcome(data, "numba", **mode) == outcome(data, "python", **mode), data
+
+
 @given(data=texts, mode=st.sampled_from(range(len(MODES))), skip=st.booleans())
 @settings(max_examples=600, deadline=None)
 def test_kernel_matches_the_reference(data: bytes, mode: int, skip: bool) -> None:
