@@ -429,8 +429,11 @@ def test_k_anonymity_jobs_write_a_verified_release(tmp_path: Path, step: str) ->
     assert not set(released.user_ids.tolist()) & set(B.user_ids.tolist())
     from graphanon.privacy.pseudonyms import pseudonymize
 
-    # the operator can map the pseudonyms back with the key and the release id
-    names = dict(zip(pseudonymize(B.user_ids, scope="r").tolist(), B.user_ids.tolist(),
+    # the operator can map the pseudonyms back with the key and the record's release id (the
+    # job's release_id "r" would repeat between runs: joinable pseudonyms)
+    record_id = json.loads(out(tmp_path, rep, "release.json").read_text())["release_id"]
+    assert record_id != "r"
+    names = dict(zip(pseudonymize(B.user_ids, scope=record_id).tolist(), B.user_ids.tolist(),
                      strict=True))
     released = BipartiteGraph.from_pairs(
         [names[u] for u in released.user_ids[released.edges()[0]]],
@@ -658,3 +661,32 @@ def test_a_job_file_is_read_like_every_input(tmp_path: Path, capsys, path: str,
     assert main(["-q", "run", target]) == 2
     err = capsys.readouterr().err
     assert re.search(message, err) and "Traceback" not in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(("source", "sink", "message"), [
+    ('path = "g.txt"\n        nodez = "g.txt"', "", "unknown key.*nodez.*in \\[source\\]"),
+    ('path = "g.txt"', 'kep_ids = true', "unknown key.*kep_ids.*file sink 1"),
+    ('path = "g.txt"', 'graph_name = "../../g.txt"', "graph_name = '../../g.txt'"),
+    ('path = "g.txt"', 'graph_name = 5', "graph_name = 5"),
+    ('path = "g.txt"', 'graph_name = "g.exe"', "graph extension"),
+])
+def test_source_and_sink_tables_refuse_what_they_do_not_take(
+        tmp_path: Path, polbooks: Path, source: str, sink: str, message: str,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A typo would run the job without the setting (a release without its universe); a
+    graph_name with a folder would write outside the sink, over the job's own input."""
+    before = polbooks.read_bytes()
+    body = head(source) + f"""
+        [[steps]]
+        name = "describe"
+
+        [[sinks]]
+        type = "file"
+        path = "out"
+        {sink}
+    """
+    run(tmp_path, body, expect=2)
+    import re
+
+    assert re.search(message, capsys.readouterr().err)
+    assert polbooks.read_bytes() == before and not (tmp_path / "out").exists()

@@ -251,6 +251,11 @@ def smooth_k_anonymity(
                           progress=progress)
 
 
+#: Most restarts a run may ask for: each is a full clustering of every chunk (the default, 10,
+#: already keeps the cheapest of ten).
+MAX_RESTARTS = 1000
+
+
 def check_chunk_options(owner: str, *, k: Any, alpha: Any, restarts: Any, variant: Any,
                         postprocess: Any, search: Any, n_hashes: Any, select: Any,
                         refine: Any, fallback: Any) -> dict[str, Any]:
@@ -259,7 +264,7 @@ def check_chunk_options(owner: str, *, k: Any, alpha: Any, restarts: Any, varian
     return {
         "k": check_int(k, "k", owner, low=2),
         "alpha": check_float(alpha, "alpha", owner, low=0.0, high=1.0, closed="neither"),
-        "restarts": check_int(restarts, "restarts", owner, low=1),
+        "restarts": check_int(restarts, "restarts", owner, low=1, high=MAX_RESTARTS),
         "variant": check_choice(variant, "variant", owner, ("smooth", "suppress")),
         "postprocess": check_choice(postprocess, "postprocess", owner, ("simple", "paper")),
         "search": check_choice(search, "search", owner, ("auto", "bits", "sparse")),

@@ -416,13 +416,14 @@ def pseudonym_options(f: Any) -> Any:
 
 def pseudonymized(B: BipartiteGraph, *, release_id: str, keep_ids: bool,
                   out: str, pseudonym_map: str | None) -> BipartiteGraph:
-    """``B`` with user ids replaced by keyed per-release pseudonyms (unless ``keep_ids``).
+    """``B`` with user ids replaced by keyed per-release pseudonyms and its rows in pseudonym
+    order (unless ``keep_ids``; :func:`graphanon.privacy.pseudonyms.pseudonymous_rows`).
 
     The mapping is written to ``pseudonym_map`` only when asked, and never next to ``out``.
     """
     import os
 
-    from ..privacy.pseudonyms import pseudonymize
+    from ..privacy.pseudonyms import pseudonymize, pseudonymous_rows
 
     if keep_ids:
         if pseudonym_map is not None:
@@ -448,8 +449,4 @@ def pseudonymized(B: BipartiteGraph, *, release_id: str, keep_ids: bool,
 
             for a, b in zip(ids_as_text(B.user_ids).tolist(), names.tolist(), strict=True):
                 fh.write(f"{a}\t{b}\n")
-    from ..graph import BipartiteGraph
-
-    return BipartiteGraph(B.indptr, B.indices, B.n_features, user_ids=names,
-                          feature_ids=B.feature_ids, user_attributes=B.user_attributes,
-                          validate=False)
+    return pseudonymous_rows(B, names)

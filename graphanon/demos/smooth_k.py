@@ -15,9 +15,8 @@ __all__ = ["step_smooth_k"]
 def step_smooth_k(ctx: DemoContext) -> Section:
     """smooth-k (k=8), suppression (non-smooth) and Mondrian on ``ctx.bipartite``."""
     from ..anonymity import mondrian, smooth_k_anonymity, verify_smooth_k
-    from ..graph import BipartiteGraph
     from ..io.files import write_bipartite
-    from ..privacy.pseudonyms import pseudonymize
+    from ..privacy.pseudonyms import pseudonymize, pseudonymous_rows
     from ..privacy.release import Release
 
     B = ctx.bipartite
@@ -37,9 +36,7 @@ def step_smooth_k(ctx: DemoContext) -> Section:
         record = Release.k_anonymity(mechanism, k=k, seed=ctx.seed,
                                      source_fingerprint=B.content_hash)
         A = res.anonymized
-        published = BipartiteGraph(A.indptr, A.indices, A.n_features,
-                                   user_ids=pseudonymize(A.user_ids, scope=record.release_id),
-                                   feature_ids=A.feature_ids, validate=False)
+        published = pseudonymous_rows(A, pseudonymize(A.user_ids, scope=record.release_id))
         path = ctx.publish(f"anonymity/adult_sample_{name}_k{k}.tsv",
                            f"{mechanism}, k={k}, verified; users under keyed pseudonyms")
         write_bipartite(published, path)

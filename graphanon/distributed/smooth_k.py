@@ -324,6 +324,9 @@ def _anonymize(slices: list[dict[str, Any]], starts: list[int], seeds: list[int]
         from ..privacy.pseudonyms import pseudonymize_with_key
 
         user = pseudonymize_with_key(user, params["pseudonym_key"])
+        # rows in pseudonym order: the shard's user order (its ids, sorted) would undo them
+        by_name = np.argsort(user.astype(str), kind="stable")
+        user, feature = user[by_name], feature[by_name]
     path = None
     if not violations:
         path = write_part(folder, name, {"user": user, "feature": feature})

@@ -627,7 +627,9 @@ def check_release_args(G: Any, *, owner: str, d: Any, epsilon: Any, max_degree: 
             f"No public degree bound given: using h = |nodes| - 1 = {h}. The noise grows "
             "with h; pass a public bound (--max-degree).", DegreeBoundWarning, stacklevel=3)
     else:
-        h = check_int(max_degree, "max_degree", owner, low=1)
+        # at most 2**31 - 2 (int32 degrees): beyond, h (h + 1) / 2 and the sensitivity
+        # overflow the noise library's 64-bit arithmetic
+        h = check_int(max_degree, "max_degree", owner, low=1, high=2**31 - 2)
     lo = 0 if (universe or d == 2) else 1  # 1K without a universe: degrees 1..h
     if d == 1 and microaggregation != "none":
         raise InvalidParameterError(

@@ -86,15 +86,13 @@ def load_adult_labeled(
         a feature; incomplete records dropped) and one label per user, aligned by row.
     """
     from ..datasets import data_path
-    from ..io.tables import PRESETS, read_table, table_to_bipartite
+    from ..io.tables import PRESETS, preset_column_names, read_table, table_to_bipartite
 
     spec = PRESETS["adult"]
     p = Path(path) if path is not None else data_path("adult_sample.csv")
     if not p.exists():
         raise InvalidParameterError(f"input file {str(p)!r} does not exist.")
-    with open(p, encoding="utf-8", errors="replace") as fh:
-        header = fh.readline().lower().startswith("age,")
-    table = read_table(p, column_names=None if header else spec.column_names,
+    table = read_table(p, column_names=preset_column_names(p, spec),
                        delimiter=spec.delimiter, na_values=spec.na_values)
     if "income" not in table.column_names:
         raise InvalidParameterError(f"{str(p)!r} has no 'income' column: not an Adult table.")

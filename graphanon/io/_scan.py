@@ -137,8 +137,13 @@ def scan_pairs(path: Path, raw: Text, *, tabs: bool, exact: bool, shared: bool,
     if isinstance(res, _Bad):
         res.line += first_line - 1
         raise _error(path, res, tabs)
-    if res is None:
-        raise InputFormatError(f"{str(path)!r} holds no data lines.", path=str(path))
+    if res is None:  # no data line: the empty graph. Refusing it would leak: its neighbour
+        # (one edge, one node with its edges) is read, so whether a run fails would tell them
+        # apart; with a universe (--nodes, --users) it is a graph of isolated nodes. The
+        # readers note it ("no data lines").
+        codes = np.zeros(0, dtype=np.int64)
+        ids = np.zeros(0, dtype=np.int64)
+        res = Pairs((codes, codes.copy()), (ids, ids if shared else ids.copy()), 0, 0)
     return res
 
 

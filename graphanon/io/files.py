@@ -129,6 +129,8 @@ def _frozen_ids(ids: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
 
 def _notes(pairs: Pairs) -> dict[str, int]:
     notes = {"rows_skipped": pairs.rows_skipped}
+    if not pairs.codes[0].size and not pairs.rows_skipped:
+        notes["no_data_lines"] = 1  # read as the empty graph (see scan_pairs)
     if pairs.ignored_columns:
         notes["ignored_columns"] = pairs.ignored_columns
     return notes

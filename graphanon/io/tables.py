@@ -241,6 +241,19 @@ def _column_features(
     return np.asarray(split_rows, dtype=np.int64), np.asarray(split_labels, dtype=object)
 
 
+def preset_column_names(path: str | os.PathLike[str], spec: TablePreset
+                        ) -> tuple[str, ...] | None:
+    """The names to give a headerless file of ``spec`` (``None`` when the file has a header:
+    its first line names the preset's columns, as the shipped Adult sample's does; read
+    without it, that line would become a record)."""
+    if spec.column_names is None:
+        return None
+    with open(path, "rb") as fh:
+        first = fh.readline().decode("utf-8", "replace").lstrip("\ufeff").strip()
+    fields = [f.strip().lower() for f in first.split(spec.delimiter)]
+    return None if fields == [c.lower() for c in spec.column_names] else spec.column_names
+
+
 def load_preset(path: str | os.PathLike[str], preset: str) -> BipartiteGraph:
     """Read a known public table (``"adult"``, ``"playstore"``) as its bipartite graph."""
     if preset not in PRESETS:
@@ -248,8 +261,8 @@ def load_preset(path: str | os.PathLike[str], preset: str) -> BipartiteGraph:
             f"The 'preset' parameter must be one of {', '.join(PRESETS)}. Got {preset!r} instead."
         )
     spec = PRESETS[preset]
-    table = read_table(path, column_names=spec.column_names, delimiter=spec.delimiter,
-                       na_values=spec.na_values)
+    table = read_table(path, column_names=preset_column_names(path, spec),
+                       delimiter=spec.delimiter, na_values=spec.na_values)
     missing = [c for c in (*spec.columns, *([spec.id_column] if spec.id_column else []))
                if c not in table.column_names]
     if missing:

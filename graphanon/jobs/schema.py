@@ -175,9 +175,37 @@ def _table(cfg: Mapping[str, Any], key: str, p: Path) -> dict[str, Any]:
     return dict(value)
 
 
+_CONNECTION_KEYS = {"uri", "user", "password_file", "database"}
+_SOURCE_KEYS = {
+    "file": {"type", "kind", "path", "format", "preset", "nodes", "users", "features"},
+    "neo4j": {"type", "kind", "label", "rel", "user_label", "feature_label", "id_prop",
+              "feature_id_prop", "node_props", "query", "parameters", "universe", "fetch_size",
+              "memory_limit", "force", "nodes", "users", "features", *_CONNECTION_KEYS},
+}
+_SINK_KEYS = {
+    "file": {"type", "path", "keep_ids", "graph_name"},
+    "neo4j": {"type", "write", "dataset", "budget_total", "batch_size", "keep_ids",
+              *_CONNECTION_KEYS},
+}
+_GRAPH_NAME = re.compile(
+    r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}\.(graphml|gml|txt|edges|csv|tsv|parquet)")
+
+
+def _unknown(table: dict[str, Any], known: set[str], where: str, p: Path) -> None:
+    """Refuse keys a table does not take: a typo (``nodez``, ``kep_ids``) would otherwise
+    run the job without the setting, silently (a release without its universe, say)."""
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise InvalidParameterError(
+            f"job file {str(p)!r}: unknown key(s) {', '.join(unknown)} in {where} (known: "
+            f"{', '.join(sorted(known))}).")
+
+
 def _check_source(src: dict[str, Any], p: Path) -> None:
     from ..io.cypher import validate_identifier
 
+    if src.get("type", "file") in _SOURCE_KEYS:
+        _unknown(src, _SOURCE_KEYS[src.get("type", "file")], "[source]", p)
     kind = src.get("kind", "graph")
     if kind not in ("graph", "bipartite"):
         raise InvalidParameterError(
@@ -243,9 +271,17 @@ def _check_sink(sink: Any, i: int, p: Path) -> None:
         raise InvalidParameterError(
             f"job file {str(p)!r}: sink {i + 1} needs type = 'file' or 'neo4j'."
         )
+    _unknown(sink, _SINK_KEYS[sink["type"]], f"{sink['type']} sink {i + 1}", p)
     if sink["type"] == "file":
         if not isinstance(sink.get("path"), str):
             raise InvalidParameterError(f"job file {str(p)!r}: file sink {i + 1} needs a path.")
+        name = sink.get("graph_name", "graph.graphml")
+        if not isinstance(name, str) or not _GRAPH_NAME.fullmatch(name):
+            raise InvalidParameterError(
+                f"job file {str(p)!r}: file sink {i + 1} has graph_name = {name!r}; it must be "
+                "a plain file name (no folder: it is written inside the sink's publish/ or "
+                "operator/ folder) with a graph extension (.graphml, .gml, .txt, .edges, .csv, "
+                ".tsv, .parquet).")
         render_sink_path(sink["path"], release_id="r", job="j")  # validates the template
         if "keep_ids" in sink and not isinstance(sink["keep_ids"], bool):
             raise InvalidParameterError(

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidParameterError
-from ..graph import BipartiteGraph, Graph
+from ..graph import Graph
 from .schema import render_sink_path
 from .state import JobState, resolve_path
 
@@ -75,12 +75,12 @@ def write_sink(sink: dict[str, Any], state: JobState, release_id: str, job: str,
             else:
                 data = state.data
                 if state.release is not None and not keep_ids:
-                    from ..privacy.pseudonyms import pseudonymize
+                    from ..privacy.pseudonyms import pseudonymize, pseudonymous_rows
 
-                    data = BipartiteGraph(
-                        data.indptr, data.indices, data.n_features,
-                        user_ids=pseudonymize(data.user_ids, scope=release_id),
-                        feature_ids=data.feature_ids, validate=False)
+                    # scoped by the record's random release id, not the job's release_id
+                    # (a template such as "sk-{date}" repeats: joinable pseudonyms)
+                    data = pseudonymous_rows(data, pseudonymize(
+                        data.user_ids, scope=state.release.release_id))
                 fname = "bipartite.tsv"
                 write_bipartite(data, folder / fname)
             written.append(f"{folder.name}/{fname}")

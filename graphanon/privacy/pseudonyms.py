@@ -32,14 +32,18 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .._ids import canonical_ids, ids_as_text
 from ..errors import GraphAnonError
 
-__all__ = ["PSEUDONYM_HEX", "pseudonymize", "pseudonymize_with_key", "scope_key"]
+if TYPE_CHECKING:
+    from ..graph import BipartiteGraph
+
+__all__ = ["PSEUDONYM_HEX", "pseudonymize", "pseudonymize_with_key", "pseudonymous_rows",
+           "scope_key"]
 
 #: Hex characters of a pseudonym (80 bits).
 PSEUDONYM_HEX = 20
@@ -91,3 +95,28 @@ def pseudonymize_with_key(ids: Any, key: bytes, *, prefix: str = "u") -> np.ndar
             "two ids received the same pseudonym (an 80-bit collision); nothing was written. "
             "Run again: the next release id gives fresh pseudonyms.")
     return out
+
+
+def pseudonymous_rows(B: BipartiteGraph, names: np.ndarray[Any, Any]) -> BipartiteGraph:
+    """``B`` as it is published: its user ids replaced by ``names`` (their pseudonyms, from
+    :func:`pseudonymize`, aligned with ``B.user_ids``) **and its rows put in pseudonym
+    order**.
+
+    Renaming alone is not enough: a graph's rows are in the sorted order of the real ids, so a
+    reader who knows the set of users (a randomized-response universe is public by design)
+    would pair them, sorted, with the rows and undo every pseudonym. Sorted by pseudonym, the
+    order is that of a keyed PRF of the ids: without the key it says nothing about them.
+    """
+    from ..graph import BipartiteGraph
+
+    order = np.argsort(names.astype(str), kind="stable")
+    deg = np.diff(B.indptr)[order]
+    indptr = np.zeros(B.n_users + 1, dtype=np.int64)
+    np.cumsum(deg, out=indptr[1:])
+    gather = (np.repeat(B.indptr[order].astype(np.int64) - indptr[:-1], deg)
+              + np.arange(int(indptr[-1]), dtype=np.int64))
+    return BipartiteGraph(
+        indptr.astype(B.indptr.dtype, copy=False), B.indices[gather], B.n_features,
+        user_ids=names[order], feature_ids=B.feature_ids,
+        user_attributes={k: np.asarray(v)[order] for k, v in B.user_attributes.items()},
+        validate=False)

@@ -28,10 +28,12 @@ tells neighbouring inputs apart — a hub adds measurable seconds). Those go int
 the job runner stamp it before reading any data, a library call at its entry, so it carries
 no run time.
 
-The source fingerprint is **keyed**: ``HMAC-SHA256(operator key, content hash of the input)``.
-A plain content hash would break every guarantee at once: the DP adversary knows the input
-up to one edge or node, hashes both candidates and compares with the published value. The
-key (``GRAPHANON_FINGERPRINT_KEY``, else a 32-byte key file created once at
+The source fingerprint is **keyed and salted per release**: ``HMAC-SHA256(operator key,
+release_id ‖ 0x00 ‖ content hash of the input)``. A plain content hash would break every
+guarantee at once: the DP adversary knows the input up to one edge or node, hashes both
+candidates and compares with the published value. An unsalted HMAC breaks them across
+releases: repeated releases of an unchanged input would carry one value, and one added edge
+would change it. The key (``GRAPHANON_FINGERPRINT_KEY``, else a 32-byte key file created once at
 ``$GRAPHANON_HOME/fingerprint.key``, default ``~/.config/graphanon``) never leaves the
 operator, who can still recompute the fingerprint of a candidate input to check provenance.
 Budgets are *not* keyed by fingerprint (the data changes; the budget must not reset): ledgers
@@ -141,15 +143,21 @@ def _process_key() -> bytes:
     return _PROCESS_KEY
 
 
-def keyed_fingerprint(content_hash: str) -> str:
-    """``HMAC-SHA256(key, content_hash)`` under the operator's secret key ("" stays "").
+def keyed_fingerprint(content_hash: str, release_id: str = "") -> str:
+    """``HMAC-SHA256(key, release_id ‖ 0x00 ‖ content_hash)`` under the operator's secret key
+    ("" stays "").
 
-    ``content_hash`` is ``Graph.content_hash`` / ``BipartiteGraph.content_hash``; the result is
-    what a published :class:`Release` may carry.
+    ``content_hash`` is ``Graph.content_hash`` / ``BipartiteGraph.content_hash``. A published
+    :class:`Release` carries it salted with its own ``release_id``: an unsalted value is the
+    same in every release of an unchanged input and different after one edge is added, so
+    comparing the fingerprints of repeated releases (a weekly job) would tell neighbouring
+    inputs apart without the key. The operator checks provenance with the key and the
+    record's ``release_id``: ``keyed_fingerprint(candidate.content_hash, rec.release_id)``.
     """
     if not content_hash:
         return ""
-    digest = hmac.new(_fingerprint_key(), content_hash.encode("utf-8"), hashlib.sha256)
+    message = release_id.encode("utf-8") + b"\x00" + content_hash.encode("utf-8")
+    digest = hmac.new(_fingerprint_key(), message, hashlib.sha256)
     return "hmac-sha256:" + digest.hexdigest()
 
 NEIGHBOURHOODS = (
@@ -233,10 +241,12 @@ class Release:
         """Build a record, filling ``graphanon_version``, ``created_at`` and ``release_id``.
 
         ``source_fingerprint`` is the input's *content* hash (``G.content_hash``); the record
-        stores its keyed form (:func:`keyed_fingerprint`), never the content hash itself.
+        stores its keyed form salted with the new ``release_id`` (:func:`keyed_fingerprint`),
+        never the content hash itself, and never a value another release also carries.
         ``created_at`` is the value of :func:`started_at` taken when the mechanism started
         (default: :func:`started_at` now).
         """
+        release_id = str(uuid.uuid4())
         return cls(
             mechanism=mechanism,
             neighbourhood=neighbourhood,
@@ -248,11 +258,9 @@ class Release:
             backend=backend,
             seed=None if seed is None else int(seed),
             graphanon_version=__version__,
-            source_fingerprint=(source_fingerprint
-                                if source_fingerprint.startswith("hmac-sha256:")
-                                else keyed_fingerprint(source_fingerprint)),
+            source_fingerprint=keyed_fingerprint(source_fingerprint, release_id),
             created_at=created_at or started_at(),
-            release_id=str(uuid.uuid4()),
+            release_id=release_id,
         )
 
     @classmethod

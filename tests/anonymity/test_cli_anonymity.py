@@ -56,6 +56,10 @@ def test_smooth_k_end_to_end(tmp_path: Path) -> None:
         A = _unpseudonymize(A, B, report["release"]["release_id"])
         assert verify_smooth_k(B, A, 4).ok  # checked again from the files
         assert "cluster" in clu.read_text().splitlines()[0]
+        # rows in pseudonym order, not in the order of the real ids (which would undo them)
+        written = [ln.split("\t")[0] for ln in out.read_text().splitlines()
+                   if ln and not ln.startswith("#")]
+        assert written == sorted(written)
 
 
 def test_smooth_k_sharded(tmp_path: Path) -> None:

@@ -59,8 +59,15 @@ def test_missing_empty_and_unknown_format(tmp_path: Path) -> None:
     with pytest.raises(InvalidParameterError, match="does not exist"):
         read_graph(tmp_path / "nope.txt")
     (tmp_path / "empty.txt").write_text("# only a comment\n")
-    with pytest.raises(InputFormatError, match="no data lines"):
-        read_graph(tmp_path / "empty.txt")
+    # the empty graph, not an error: its neighbour (one edge) is read, so refusing it would
+    # tell the two apart (with a universe it is a graph of isolated nodes)
+    G = read_graph(tmp_path / "empty.txt")
+    assert G.n_nodes == G.n_edges == 0
+    (tmp_path / "nodes.txt").write_text("1\n2\n")
+    from graphanon.io.universe import read_id_list
+
+    assert G.with_nodes(read_id_list(tmp_path / "nodes.txt")).n_nodes == 2
+    assert read_bipartite(tmp_path / "empty.txt").n_users == 0
     (tmp_path / "x.weird").write_text("1 2\n")
     with pytest.raises(InvalidParameterError, match="extension"):
         read_graph(tmp_path / "x.weird")

@@ -47,3 +47,18 @@ def test_adult_preset_matches_paper_setting(dataset) -> None:
 def test_shipped_adult_sample() -> None:
     B = load_adult_sample()
     assert B.n_users == 2000 and set(B.user_degrees.tolist()) == {8}
+
+
+def test_adult_preset_on_a_file_with_its_header(tmp_path: Path) -> None:
+    """The shipped sample names its columns on its first line: that line is a header, not a
+    record (which would add a user with ``education=education``); a headerless copy reads
+    the same records."""
+    from graphanon.datasets import data_path
+
+    with_header = load_preset(data_path("adult_sample.csv"), "adult")
+    assert with_header.n_users == 2000
+    assert not any(str(f).split("=")[0] == str(f).split("=")[-1]
+                   for f in with_header.feature_ids.tolist())
+    lines = data_path("adult_sample.csv").read_text().splitlines()
+    (tmp_path / "adult.data").write_text("\n".join(lines[1:]) + "\n")
+    assert load_preset(tmp_path / "adult.data", "adult") == with_header

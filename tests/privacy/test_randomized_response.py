@@ -95,7 +95,8 @@ def test_reproducible_with_rng_and_release_record():
     rel = a.release
     assert rel.mechanism == "randomized-response" and rel.neighbourhood == "edge"
     assert rel.epsilon == 5.0 and rel.sensitivity == 1.0
-    assert rel.source_fingerprint == keyed_fingerprint(B.content_hash) != B.content_hash
+    assert rel.source_fingerprint == keyed_fingerprint(B.content_hash, rel.release_id)
+    assert B.content_hash not in rel.source_fingerprint
     assert f"x {B.n_features} features" in rel.params["universe"]
     node = _rr(B, epsilon=5.0, level="node", rng=np.random.default_rng(3))
     assert node.release.sensitivity == B.n_features and node.neighbourhood == "node"

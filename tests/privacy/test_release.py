@@ -69,9 +69,26 @@ def test_published_fingerprint_is_keyed(monkeypatch):
     rec = Release.create(mechanism="m", neighbourhood="edge", epsilon=1.0,
                          source_fingerprint=G.content_hash)
     assert G.content_hash not in rec.to_json()
-    assert rec.source_fingerprint == keyed_fingerprint(G.content_hash)
+    assert rec.source_fingerprint == keyed_fingerprint(G.content_hash, rec.release_id)
     monkeypatch.setenv("GRAPHANON_FINGERPRINT_KEY", "another operator")
-    assert keyed_fingerprint(G.content_hash) != rec.source_fingerprint
+    assert keyed_fingerprint(G.content_hash, rec.release_id) != rec.source_fingerprint
+
+
+def test_fingerprints_of_repeated_releases_cannot_be_compared():
+    """Salted with its release id, the fingerprint of an unchanged input differs between two
+    releases, so comparing a weekly job's records tells nothing about whether one edge was
+    added; the operator still checks provenance with the key and the release id."""
+    from graphanon.graph import Graph
+    from graphanon.privacy.release import keyed_fingerprint
+
+    G = Graph.from_edges([0, 1], [1, 2])
+    H = Graph.from_edges([0, 1, 2], [1, 2, 0])
+    a, b = (Release.create(mechanism="m", neighbourhood="edge", epsilon=1.0,
+                           source_fingerprint=G.content_hash) for _ in range(2))
+    assert a.source_fingerprint != b.source_fingerprint
+    for rec in (a, b):
+        assert rec.source_fingerprint == keyed_fingerprint(G.content_hash, rec.release_id)
+        assert rec.source_fingerprint != keyed_fingerprint(H.content_hash, rec.release_id)
 
 
 def test_key_file_is_created_once_and_private(monkeypatch, tmp_path):
