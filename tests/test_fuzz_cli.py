@@ -161,6 +161,8 @@ PARAMETERS = [
     ["release-dk", "{g}", "--d", "1", "--epsilon", "1e-300", "--max-degree", "5"],
     ["release-dk", "{g}", "--d", "2", "--epsilon", "1", "--max-degree", "9999999999"],
     ["release-dk", "{g}", "--d", "2", "--epsilon", "1", "--max-degree", "1000000000000000"],
+    ["release-dk", "{g}", "--d", "2", "--epsilon", "1", "--max-degree", "1000000000"],
+    ["release-dk", "{g}", "--d", "1", "--epsilon", "1", "--max-degree", "1000000000"],
     ["release-dk", "{g}", "--d", "2", "--epsilon", "1", "--max-degree", "25",
      "--microaggregation", "mpdc", "--tau", "0"],
     ["release-dk", "{g}", "--d", "2", "--epsilon", "1", "--max-degree", "25",

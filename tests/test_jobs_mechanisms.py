@@ -690,3 +690,29 @@ def test_source_and_sink_tables_refuse_what_they_do_not_take(
 
     assert re.search(message, capsys.readouterr().err)
     assert polbooks.read_bytes() == before and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(("source", "sink", "message"), [
+    ('fetch_size = "abc"', "", "fetch_size must be an int >= 1"),
+    ("fetch_size = 0", "", "fetch_size must be an int >= 1"),
+    ('node_props = "ab"', "", "node_props must be a list"),
+    ("", "batch_size = 0", "batch_size must be an int >= 1"),
+    ("", "budget_total = -1.0", "budget_total = -1.0"),
+])
+def test_neo4j_settings_are_checked_before_connecting(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        source: str, sink: str, message: str) -> None:
+    """A bad setting is a configuration error (exit 2), not "Neo4j is unavailable" (4)."""
+    monkeypatch.setenv("NEO4J_URI", "neo4j://127.0.0.1:1")
+    monkeypatch.setenv("NEO4J_PASSWORD", "x")
+    body = head(f'type = "neo4j"\n        label = "B"\n        rel = "R"\n        {source}') + f"""
+        [[steps]]
+        name = "describe"
+
+        [[sinks]]
+        type = "neo4j"
+        dataset = "d"
+        {sink}
+    """
+    run(tmp_path, body, expect=2)
+    assert message in capsys.readouterr().err

@@ -68,7 +68,13 @@ import numpy as np
 import numpy.typing as npt
 
 from .._compat import paper_variants
-from .._validation import check_choice, check_cluster_size, check_epsilon, check_int
+from .._validation import (
+    check_choice,
+    check_cluster_size,
+    check_degree_bound,
+    check_epsilon,
+    check_int,
+)
 from ..errors import (
     DegreeBoundWarning,
     InsecureReproductionWarning,
@@ -112,6 +118,8 @@ __all__ = [
 MICROAGGREGATIONS = ("none", "mdav", "mpdc")
 PRIVACY = ("edge",)  # "node" is a later issue; sensitivity() dispatches on it
 MAX_DOMAIN_CELLS = 20_000_000  # dense form only
+#: Largest public degree bound of a 2K release (sampled form; see check_release_args).
+MAX_2K_DEGREE = 4_000_000
 SAMPLED_ABOVE = 1_000_000  # form="auto": the sampled form above this many public domain cells
 FORMS = ("auto", "dense", "sampled")
 MAX_MDAV_CELLS = 20_000
@@ -627,9 +635,12 @@ def check_release_args(G: Any, *, owner: str, d: Any, epsilon: Any, max_degree: 
             f"No public degree bound given: using h = |nodes| - 1 = {h}. The noise grows "
             "with h; pass a public bound (--max-degree).", DegreeBoundWarning, stacklevel=3)
     else:
-        # at most 2**31 - 2 (int32 degrees): beyond, h (h + 1) / 2 and the sensitivity
-        # overflow the noise library's 64-bit arithmetic
-        h = check_int(max_degree, "max_degree", owner, low=1, high=2**31 - 2)
+        # a public bound the release can afford: the 1K domain (h + 1 cells, dense after the
+        # noise) within MAX_1K_CELLS; for 2K, whose sampled form repairs every degree class
+        # 2..h, at most MAX_2K_DEGREE (beyond, minutes and tens of GB; and from about 3·10⁹
+        # h (h + 1) / 2 overflows the noise library's 64-bit arithmetic)
+        h = (check_degree_bound(max_degree, "max_degree", owner, d=1) if d == 1 else
+             check_int(max_degree, "max_degree", owner, low=1, high=MAX_2K_DEGREE))
     lo = 0 if (universe or d == 2) else 1  # 1K without a universe: degrees 1..h
     if d == 1 and microaggregation != "none":
         raise InvalidParameterError(

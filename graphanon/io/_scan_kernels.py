@@ -97,6 +97,15 @@ def _utf8_ok(buf: Any, s: int, e: int) -> bool:  # pragma: no cover
     return True
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _put(col0: Any, col1: Any, row: int, x: int, y: int, lo0: int, hi0: int, lo1: int,
+         hi1: int) -> Any:  # pragma: no cover
+    """Row ``row``'s integer ids written; the columns' bounds so far returned."""
+    col0[row] = x
+    col1[row] = y
+    return min(lo0, x), max(hi0, x), min(lo1, y), max(hi1, y)
+
+
 @numba.njit(cache=True, nogil=True)
 def scan(buf: Any, start: int, stop: int, tabs: bool, exact: bool, skip_bad: bool, text: bool,
          col0: Any, col1: Any, len0: Any, len1: Any, row0: int) -> Any:  # pragma: no cover
@@ -152,12 +161,7 @@ def scan(buf: Any, start: int, stop: int, tabs: bool, exact: bool, skip_bad: boo
                         q += 1
                     if q >= n or buf[q] == 10 or buf[q] == 13:
                         line += 1
-                        col0[rows] = x
-                        col1[rows] = y
-                        lo0 = min(lo0, x)
-                        hi0 = max(hi0, x)
-                        lo1 = min(lo1, y)
-                        hi1 = max(hi1, y)
+                        lo0, hi0, lo1, hi1 = _put(col0, col1, rows, x, y, lo0, hi0, lo1, hi1)
                         rows += 1
                         pos = q + 2 if q + 1 < n and buf[q] == 13 and buf[q + 1] == 10 else q + 1
                         continue
@@ -281,12 +285,7 @@ def scan(buf: Any, start: int, stop: int, tabs: bool, exact: bool, skip_bad: boo
                 if not (ok and oky):
                     out[ST] = 1
                     return out
-            col0[rows] = x
-            col1[rows] = y
-            lo0 = min(lo0, x)
-            hi0 = max(hi0, x)
-            lo1 = min(lo1, y)
-            hi1 = max(hi1, y)
+            lo0, hi0, lo1, hi1 = _put(col0, col1, rows, x, y, lo0, hi0, lo1, hi1)
         rows += 1
     out[ST] = 0
     out[EXPECTED] = expected

@@ -201,6 +201,15 @@ def _unknown(table: dict[str, Any], known: set[str], where: str, p: Path) -> Non
             f"{', '.join(sorted(known))}).")
 
 
+def _count(table: dict[str, Any], key: str, where: str, p: Path) -> None:
+    """``table[key]``, when given, is an int >= 1 (checked before any connection)."""
+    value = table.get(key)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                              or value < 1):
+        raise InvalidParameterError(
+            f"job file {str(p)!r}: {where} {key} must be an int >= 1. Got {value!r}.")
+
+
 def _check_source(src: dict[str, Any], p: Path) -> None:
     from ..io.cypher import validate_identifier
 
@@ -262,8 +271,13 @@ def _check_source(src: dict[str, Any], p: Path) -> None:
     for key in ("id_prop", "feature_id_prop"):
         if src.get(key) is not None:
             validate_identifier(src[key], f"source.{key}")
+    if not isinstance(src.get("node_props", []), list):
+        raise InvalidParameterError(
+            f"job file {str(p)!r}: [source] node_props must be a list of property names. "
+            f"Got {src['node_props']!r}.")
     for prop in src.get("node_props", []):
         validate_identifier(prop, "source.node_props")
+    _count(src, "fetch_size", "[source]", p)
 
 
 def _check_sink(sink: Any, i: int, p: Path) -> None:
@@ -287,6 +301,14 @@ def _check_sink(sink: Any, i: int, p: Path) -> None:
             raise InvalidParameterError(
                 f"job file {str(p)!r}: file sink {i + 1} has keep_ids = {sink['keep_ids']!r}; "
                 "use true or false.")
+    if sink["type"] == "neo4j":
+        _count(sink, "batch_size", f"neo4j sink {i + 1}", p)
+        total = sink.get("budget_total")
+        if total is not None and (isinstance(total, bool) or not isinstance(total, (int, float))
+                                  or not 0 < total < float("inf")):
+            raise InvalidParameterError(
+                f"job file {str(p)!r}: neo4j sink {i + 1} has budget_total = {total!r}; it "
+                "must be a number > 0 (the total ε of the dataset).")
     if sink["type"] == "neo4j" and sink.get("write", "auto") not in ("auto", "statistics",
                                                                      "graph"):
         raise InvalidParameterError(
