@@ -335,6 +335,8 @@ def _read_mtx(path: Path, skip_bad_rows: bool = False) -> Graph:
             A = scipy.io.mmread(io.BytesIO(raw))
             n = A.shape[0]
             return Graph.from_scipy(A, node_ids=np.arange(1, n + 1, dtype=np.int64))
+        except MemoryError:
+            raise
         except Exception as exc:  # scipy's errors, and a matrix that is not square
             raise InputFormatError(f"{str(path)!r} is not a valid Matrix Market file: {exc}",
                                    path=str(path)) from exc
