@@ -693,11 +693,11 @@ def test_source_and_sink_tables_refuse_what_they_do_not_take(
 
 
 @pytest.mark.parametrize(("source", "sink", "message"), [
-    ('fetch_size = "abc"', "", "fetch_size must be an int >= 1"),
-    ("fetch_size = 0", "", "fetch_size must be an int >= 1"),
+    ('fetch_size = "abc"', "", "'fetch_size' parameter of job file"),
+    ("fetch_size = 0", "", "'fetch_size' parameter of job file"),
     ('node_props = "ab"', "", "node_props must be a list"),
-    ("", "batch_size = 0", "batch_size must be an int >= 1"),
-    ("", "budget_total = -1.0", "budget_total = -1.0"),
+    ("", "batch_size = 0", "'batch_size' parameter of job file"),
+    ("", "budget_total = -1.0", "'budget_total' parameter of job file"),
 ])
 def test_neo4j_settings_are_checked_before_connecting(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],

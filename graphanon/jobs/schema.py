@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from .._validation import check_float, check_int
 from ..errors import InvalidParameterError
 from .state import NOISE_CHOICES, UNIVERSE_KEYS
 from .steps import STEPS
@@ -203,11 +204,8 @@ def _unknown(table: dict[str, Any], known: set[str], where: str, p: Path) -> Non
 
 def _count(table: dict[str, Any], key: str, where: str, p: Path) -> None:
     """``table[key]``, when given, is an int >= 1 (checked before any connection)."""
-    value = table.get(key)
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int)
-                              or value < 1):
-        raise InvalidParameterError(
-            f"job file {str(p)!r}: {where} {key} must be an int >= 1. Got {value!r}.")
+    if key in table:
+        check_int(table[key], key, f"job file {str(p)!r} {where}", low=1)
 
 
 def _check_source(src: dict[str, Any], p: Path) -> None:
@@ -303,12 +301,9 @@ def _check_sink(sink: Any, i: int, p: Path) -> None:
                 "use true or false.")
     if sink["type"] == "neo4j":
         _count(sink, "batch_size", f"neo4j sink {i + 1}", p)
-        total = sink.get("budget_total")
-        if total is not None and (isinstance(total, bool) or not isinstance(total, (int, float))
-                                  or not 0 < total < float("inf")):
-            raise InvalidParameterError(
-                f"job file {str(p)!r}: neo4j sink {i + 1} has budget_total = {total!r}; it "
-                "must be a number > 0 (the total ε of the dataset).")
+        if sink.get("budget_total") is not None:  # the total ε of the dataset
+            check_float(sink["budget_total"], "budget_total",
+                        f"job file {str(p)!r} neo4j sink {i + 1}", low=0.0, closed="right")
     if sink["type"] == "neo4j" and sink.get("write", "auto") not in ("auto", "statistics",
                                                                      "graph"):
         raise InvalidParameterError(
