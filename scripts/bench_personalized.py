@@ -92,7 +92,7 @@ def main() -> None:
                                        else release_personalized_thesis)
                             r = release(
                                 G, prefs, d=d, privacy=privacy, method=cfg["method"],
-                                theta=cfg["theta"], mu=cfg.get("mu", "avg"), k=cfg.get("k"),
+                                theta=cfg["theta"], mu=cfg.get("mu"), k=cfg.get("k"),
                                 key=12345, rng=rng, seed=run,
                                 nodes=G.node_ids if privacy == "edge" else None,
                                 backend=get_backend("numpy-insecure", rng=rng))

@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphanon.cli import main
-from graphanon.datasets import load_adult_sample, load_polbooks
+from graphanon.datasets import data_path, load_adult_sample, load_polbooks
 from graphanon.io.files import write_bipartite, write_graph
 
 
@@ -76,6 +76,7 @@ def work(tmp_path: Path) -> Path:
     (tmp_path / "users.txt").write_text("".join(f"{u}\n" for u in B.user_ids))
     (tmp_path / "features.txt").write_text("".join(f"{f}\n" for f in B.feature_ids))
     (tmp_path / "prefs.tsv").write_text("".join(f"{x}\t0.5\n" for x in G.node_ids))
+    (tmp_path / "table.csv").write_bytes(data_path("adult_sample.csv").read_bytes())
     return tmp_path
 
 
@@ -192,6 +193,28 @@ PARAMETERS = [
     ["release-dk", "{g}", "--d", "1", "--epsilon", "1", "--max-degree", "5", "--ledger",
      "{w}/l.json", "--dataset", "0123456789abcdef0123456789abcdef", "--budget", "1"],
     ["release-dk", "{g}", "--d", "1", "--epsilon", "1", "--max-degree", "5", "--budget", "1"],
+    # text a float cannot hold is not read as ε = 0 or ε = inf
+    ["release-dk", "{g}", "--d", "1", "--epsilon", "1e-400", "--max-degree", "5"],
+    ["release-dk", "{g}", "--d", "1", "--epsilon", "1e400", "--max-degree", "5"],
+    # options that do not apply to the rest of the command are refused, never ignored
+    ["release-dk", "{g}", "--d", "1", "--epsilon", "1", "--privacy", "node", "--theta", "5",
+     "--select-fraction", "0.5"],
+    ["release-dk", "{g}", "--d", "1", "--epsilon", "1", "--privacy", "node", "--theta", ""],
+    ["release-dk", "{g}", "--d", "1", "--epsilon", "1", "--max-degree", "5",
+     "--select-fraction", "0.5"],
+    ["release-dk", "{g}", "--d", "1", "--epsilon", "1", "--max-degree", "5",
+     "--projection", "ser"],
+    ["release-personalized", "{g}", "--d", "1", "--privacy", "edge", "--method", "min",
+     "--prefs", "{w}/prefs.tsv", "--nodes", "{w}/nodes.txt", "--k", "3", "--theta", "5"],
+    ["release-personalized", "{g}", "--d", "1", "--privacy", "edge", "--method", "ll",
+     "--prefs", "{w}/prefs.tsv", "--nodes", "{w}/nodes.txt", "--mu", "0.5", "--theta", "5"],
+    ["bipartite-from-table", "{w}/table.csv", "--preset", "adult", "--columns", "age"],
+    ["bipartite-from-table", "{w}/table.csv", "--split", "Nope=;"],
+    ["info", "{w}/table.csv", "--bipartite", "--preset", "adult"],
+    ["info", "{b}", "--bipartite", "--format", "tsv"],
+    # outputs whose format cannot be told or written: refused before the work
+    ["project", "{g}", "--theta", "3", "--out", "{w}/o/p"],
+    ["project", "{g}", "--theta", "3", "--out", "{w}/o/p.mat"],
 ]
 
 
@@ -201,7 +224,7 @@ def test_hostile_parameters(work: Path, i: int, capsys: pytest.CaptureFixture[st
             for a in PARAMETERS[i]]
     needs_out = args[0] in ("release-dk", "release-degrees", "release-personalized",
                             "generate", "b-anonymize", "smooth-k", "mondrian",
-                            "randomized-response")
+                            "randomized-response", "bipartite-from-table")
     outs: tuple[str, ...] = ()
     if needs_out:
         args += ["--out", str(work / "o" / "x.tsv")]
@@ -410,6 +433,64 @@ def test_neo4j_arguments_are_checked_before_connecting(
         ["neo4j", "budget", "0123456789abcdef0123456789abcdef", "--epsilon-total", "1"],
         ["neo4j", "read-graph", "--label", "Bad Label", "--rel", "R", "--out",
          str(work / "o.txt")],
+        ["neo4j", "read-graph", "--label", "L", "--rel", "R", "--query",
+         "MATCH (a)--(b) RETURN a, b", "--out", str(work / "o.txt")],
+        ["neo4j", "read-bipartite", "--user-props", "x", "--props-out", str(work / "p"),
+         "--query", "MATCH (a)--(b) RETURN a, b", "--out", str(work / "o.tsv")],
+        ["neo4j", "read-graph", "--label", "L", "--rel", "R", "--out", str(work / "o.mat")],
     ]
     for args in cases:
         assert check(args, work, capsys) == 2, args
+
+
+@pytest.mark.parametrize("source", [
+    'path = "g.txt"\npreset = "adult"',  # a preset is a table: kind = "bipartite"
+    'path = "b.tsv"\nkind = "bipartite"\nformat = "tsv"',  # format: graph files only
+    'type = "neo4j"\nquery = "MATCH (a)--(b) RETURN a, b"\nlabel = "L"',  # query or labels
+    'type = "neo4j"\nlabel = "L"\nrel = "R"\nuser_label = "U"',  # a bipartite key
+])
+def test_job_source_keys_that_do_not_apply(work: Path, source: str,
+                                           capsys: pytest.CaptureFixture[str],
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A [source] key the source does not use is refused (before any connection), never
+    ignored."""
+    monkeypatch.setenv("NEO4J_URI", "bolt://127.0.0.1:1")
+    monkeypatch.setenv("NEO4J_PASSWORD", "x")
+    (work / "job.toml").write_text(
+        f'[job]\nrelease_id = "r1"\n[source]\n{source}\n[[steps]]\nname = "describe"\n'
+        '[[sinks]]\ntype = "file"\npath = "out"\n')
+    assert check(["run", str(work / "job.toml")], work, capsys, outputs=("out",)) == 2
+
+
+def test_neo4j_sink_without_dataset_is_refused_before_the_charge(
+        work: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A DP release for a neo4j sink without ``dataset`` stops before the JSON ledger is
+    charged and before any sink (or connection): no budget spent on a job that cannot
+    finish."""
+    monkeypatch.setenv("NEO4J_URI", "bolt://127.0.0.1:1")
+    monkeypatch.setenv("NEO4J_PASSWORD", "x")
+    (work / "job.toml").write_text(textwrap.dedent("""
+        [job]
+        release_id = "r1"
+        ledger = "l.json"
+        budget = 5.0
+        dataset = "books"
+        [source]
+        path = "g.txt"
+        [[steps]]
+        name = "release-dk-node"
+        d = 1
+        epsilon = 1.0
+        theta = 4
+        [[sinks]]
+        type = "file"
+        path = "out"
+        [[sinks]]
+        type = "neo4j"
+    """))
+    code = main(["-q", "run", str(work / "job.toml")])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "dataset" in err and "Traceback" not in err
+    assert not (work / "l.json").exists() and not (work / "out").exists()

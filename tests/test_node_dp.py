@@ -200,6 +200,12 @@ def test_rank_envelope_equals_rank_when_lipschitz() -> None:
 
 
 # ---------------------------------------------------------------- releases
+def test_select_fraction_needs_a_private_theta() -> None:
+    """With a public θ no ε goes to choosing it: a select_fraction is refused, not ignored."""
+    with pytest.raises(InvalidParameterError, match="'select_fraction'"):
+        theta_dk_release(load_polbooks(), d=1, epsilon=1.0, theta=5, select_fraction=0.5)
+
+
 def test_theta_dk_release_record_and_noise() -> None:
     G = load_polbooks()
     rel = theta_dk_release(G, d=2, epsilon=2.0, theta=5, backend=insecure(np.random.default_rng(0)),

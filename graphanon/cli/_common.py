@@ -33,6 +33,31 @@ __all__ = [
     "write_json",
 ]
 
+class _Float(click.ParamType):  # type: ignore[type-arg]
+    """A float option that refuses text a float cannot hold (``1e-400`` is not ε = 0.0,
+    ``1e400`` not infinity): the error names what was typed, not what it rounded to."""
+
+    name = "float"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> float:
+        if isinstance(value, float):
+            return value
+        text = str(value).strip()
+        try:
+            x = float(text)
+        except ValueError:
+            self.fail(f"{value!r} is not a number.", param, ctx)
+        mantissa = text.lower().split("e")[0]
+        if (x == 0.0 and any(c in mantissa for c in "123456789")) or (
+                x in (float("inf"), float("-inf")) and "inf" not in text.lower()):
+            self.fail(f"{value!r} is beyond the range of a float (it would read as {x}).",
+                      param, ctx)
+        return x
+
+
+#: The CLI's float options (``type=FLOAT``).
+FLOAT = _Float()
+
 FORMAT_CHOICE = click.Choice(
     ["edgelist", "csv", "tsv", "parquet", "graphml", "gml", "mtx", "mat"], case_sensitive=False
 )
@@ -315,7 +340,7 @@ def ledger_options(f: Any) -> Any:
                      default=None,
                      help="Relation the budget is stated for (first use; default: this "
                           "release's).")(f)
-    f = click.option("--budget", "budget", type=float, default=None, metavar="EPSILON",
+    f = click.option("--budget", "budget", type=FLOAT, default=None, metavar="EPSILON",
                      help="Total ε of the dataset, required the first time the ledger sees "
                           "it (then checked against the stored value).")(f)
     f = click.option("--dataset", default=None, metavar="NAME",

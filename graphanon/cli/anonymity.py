@@ -9,6 +9,7 @@ import click
 
 from ..errors import GraphAnonError, InvalidParameterError
 from ._common import (
+    FLOAT,
     distributed_options,
     echo,
     load_bipartite,
@@ -98,7 +99,7 @@ def _write_release(B: Any, out: str, report: str, payload: dict[str, Any],
                    "intersection (k-anonymity by suppression).")
 @click.option("--postprocess", type=click.Choice(["simple", "paper"]), default="simple",
               show_default=True, help="How clusters below k are removed (see docs).")
-@click.option("--alpha", type=float, default=0.1, show_default=True,
+@click.option("--alpha", type=FLOAT, default=0.1, show_default=True,
               help="α of the opening cost 2α/(1−α)·Σ k-NN distances (the paper's "
                    "experiments: 0.5; see docs/anonymity.md).")
 @click.option("--restarts", type=int, default=10, show_default=True,
@@ -208,9 +209,9 @@ def mondrian_cmd(input_path: str, k: int, split: str, out: str, report_path: str
 @click.option("--id-column", default=None, help="Column of user ids (default: row number).")
 @click.option("--columns", default=None,
               help="Comma-separated feature columns (default: all but the id column).")
-@click.option("--binarize", type=click.Choice(["median", "quantile", "none"]),
-              default="median", show_default=True,
-              help="Numeric columns: above-median flag, quantile bins, or one-hot values.")
+@click.option("--binarize", type=click.Choice(["median", "quantile", "none"]), default=None,
+              help="Numeric columns: above-median flag (the default), quantile bins, or "
+                   "one-hot values.")
 @click.option("--split", "splits", multiple=True, metavar="COL=SEP",
               help="Multi-valued column, e.g. 'Genres=;' (repeatable).")
 @click.option("--dropna", is_flag=True, help="Drop rows with a missing value.")
@@ -218,7 +219,8 @@ def mondrian_cmd(input_path: str, k: int, split: str, out: str, report_path: str
 @click.option("--out", required=True, type=click.Path(dir_okay=False),
               help="Output user<TAB>feature list.")
 def bipartite_from_table(csv_path: str, preset: str | None, id_column: str | None,
-                         columns: str | None, binarize: str, splits: tuple[str, ...],
+                         columns: str | None, binarize: str | None,
+                         splits: tuple[str, ...],
                          dropna: bool, no_header: bool, out: str) -> None:
     """Turn the table CSV into a user<TAB>feature list (categorical values one-hot)."""
     from ..io.files import write_bipartite
@@ -226,6 +228,14 @@ def bipartite_from_table(csv_path: str, preset: str | None, id_column: str | Non
 
     t0 = time.perf_counter()
     if preset:
+        given = [opt for opt, value in (("--id-column", id_column), ("--columns", columns),
+                                        ("--binarize", binarize), ("--split", splits),
+                                        ("--dropna", dropna), ("--no-header", no_header))
+                 if value]
+        if given:
+            raise InvalidParameterError(
+                f"The option(s) {', '.join(given)} do not apply with --preset {preset}: the "
+                "preset fixes the table's columns and their encoding.")
         B = load_preset(csv_path, preset)
     else:
         split = {}
@@ -243,7 +253,7 @@ def bipartite_from_table(csv_path: str, preset: str | None, id_column: str | Non
         table = read_table(csv_path, column_names=names)
         cols = [c.strip() for c in columns.split(",")] if columns else None
         B = table_to_bipartite(table, columns=cols, id_column=id_column,
-                               binarize=None if binarize == "none" else binarize,
+                               binarize=None if binarize == "none" else binarize or "median",
                                dropna=dropna, split=split)
     if B.n_edges == 0:
         raise InvalidParameterError(

@@ -109,8 +109,6 @@ def b_anonymize(
     INPUT is a 'user<TAB>attribute' list (binary data) or a table. The rows are released
     in a random order; the key (which released row is whose) is not written.
     """
-    import numpy as np
-
     from ..anonymity.bmatching import adaptive_anonymize, delta_from_degree
     from ..io.levels import levels_from_values, read_delta_file
     from ..io.masked import MaskedRelease, write_masked
@@ -145,7 +143,7 @@ def b_anonymize(
         idx = index_in(B.user_ids, G.node_ids)  # one hash join, no object-array sort
         if idx.size and idx.min() < 0:
             raise InvalidParameterError(
-                f"unknown node id {B.user_ids[int(np.argmin(idx))]!r}: every user must be a "
+                f"unknown node id {B.user_ids[idx < 0][:1].tolist()[0]!r}: every user must be a "
                 f"node of {degree_graph!r}.")
         levels = delta_from_degree(G.degrees[idx], delta=delta_max)  # type: ignore[arg-type]
     method = "k-anonymity" if baseline else ("symmetric-b-matching" if symmetric

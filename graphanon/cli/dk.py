@@ -10,6 +10,7 @@ import click
 
 from ..errors import InvalidParameterError
 from ._common import (
+    FLOAT,
     FORMAT_CHOICE,
     charge_on_commit,
     distributed_options,
@@ -73,7 +74,7 @@ def dk(input_path: str, d: int, out: str, fmt: str | None, scheduler: str | None
 @click.command("release-dk")
 @click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False))
 @click.option("--d", "d", type=click.IntRange(1, 2), required=True, help="1 or 2.")
-@click.option("--epsilon", type=float, required=True, help="Privacy budget ε > 0.")
+@click.option("--epsilon", type=FLOAT, required=True, help="Privacy budget ε > 0.")
 @click.option("--privacy", type=click.Choice(["edge", "node"]), default="edge",
               show_default=True,
               help="Neighbouring relation. edge: one edge added or removed. node: one node "
@@ -88,8 +89,8 @@ def dk(input_path: str, d: int, out: str, fmt: str | None, scheduler: str | None
               show_default=True,
               help="node: edge-addition (audited) or the thesis's Stable-Edge-Removal (warns: "
                    "its cascades break the node sensitivity bound).")
-@click.option("--select-fraction", type=float, default=0.1, show_default=True,
-              help="node with --theta auto: share of ε spent on choosing θ.")
+@click.option("--select-fraction", type=FLOAT, default=None,
+              help="node with --theta auto: share of ε spent on choosing θ. Default 0.1.")
 @click.option("--microaggregation", type=click.Choice(["none", "mdav", "mpdc"]),
               default="none", show_default=True, help="dK-microaggregation (2K only).")
 @click.option("--k", "k", type=int, default=None, help="MDAV-dK cluster size.")
@@ -120,7 +121,7 @@ def dk(input_path: str, d: int, out: str, fmt: str | None, scheduler: str | None
 @click.option("--format", "fmt", type=FORMAT_CHOICE, help="Graph format (default: extension).")
 def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
                    max_degree: int | None, theta: str | None, projection: str,
-                   select_fraction: float, microaggregation: str, k: int | None,
+                   select_fraction: float | None, microaggregation: str, k: int | None,
                    tau: int | None, domain: str, sensitivity_rule: str,
                    threshold: int | None, form: str, noise: str,
                    seed: int | None, nodes_path: str | None, ledger: str | None,
@@ -168,16 +169,26 @@ def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
                 f"The option(s) {', '.join(used)} apply to --privacy edge only; node-DP "
                 "releases take --theta, --projection and --select-fraction (and no --nodes: "
                 "under node-DP the node set itself is private).")
+        if theta is not None and theta != "auto" and select_fraction is not None:
+            raise InvalidParameterError(
+                f"The '--select-fraction' option applies to --theta auto (θ chosen "
+                f"privately); with the public bound --theta {theta!r} no ε is spent on θ.")
         acc = open_ledger(ledger, dataset, budget, budget_neighbourhood, neighbourhood="node",
                           epsilon=epsilon if projection == "ead" else None)
-        release_dk_node(input_path, d=d, epsilon=epsilon, theta=theta or "auto",
-                        projection=projection, select_fraction=select_fraction, backend=nb,
+        release_dk_node(input_path, d=d, epsilon=epsilon,
+                        theta="auto" if theta is None else theta, projection=projection,
+                        select_fraction=select_fraction,
+                        backend=nb,
                         rng=rng, seed=used_seed, out=out, report=report, fmt=fmt,
                         accountant=acc)
         return
-    if theta is not None:
+    node_only = {"--theta": theta is not None, "--projection": projection != "ead",
+                 "--select-fraction": select_fraction is not None}
+    used = [name for name, given in node_only.items() if given]
+    if used:
         raise InvalidParameterError(
-            "The '--theta' option applies to --privacy node; edge-DP uses --max-degree.")
+            f"The option(s) {', '.join(used)} apply to --privacy node only; edge-DP uses "
+            "--max-degree.")
     if k is not None and microaggregation != "mdav":
         raise InvalidParameterError("The '--k' option applies to --microaggregation mdav.")
     if tau is not None and microaggregation != "mpdc":
@@ -230,15 +241,20 @@ def _form_note(rel: Any) -> str:
 @click.option("--d", "d", type=click.IntRange(1, 2), required=True, help="1 or 2.")
 @click.option("--seed", type=int, default=None, help="Seed of the construction.")
 @click.option("--out", "out", type=click.Path(dir_okay=False), required=True,
-              help="Output graph (format from the extension; .txt = edge list).")
+              help="Output graph (format from the extension, .txt = edge list, or "
+                   "--out-format).")
+@click.option("--out-format", type=FORMAT_CHOICE, help="Output format (default: extension).")
 @click.option("--report", "report", type=click.Path(dir_okay=False), default=None,
               help="JSON: method, exactness and deviation from the target.")
-def generate(table: str, d: int, seed: int | None, out: str, report: str | None) -> None:
+def generate(table: str, d: int, seed: int | None, out: str, out_format: str | None,
+             report: str | None) -> None:
     """Generate a simple graph realizing a 1K or 2K table (e.g. a release-dk output)."""
     from ..dk.extract import DKDistribution
     from ..dk.generate import dk_graph
     from ..io.dk_tables import read_dk_table
-    from ..io.files import write_graph
+    from ..io.files import graph_output_format, write_graph
+
+    out_format = graph_output_format(out, out_format)
 
     with progress_task(f"reading {table}"):
         dist = read_dk_table(table)
@@ -252,7 +268,7 @@ def generate(table: str, d: int, seed: int | None, out: str, report: str | None)
     with progress_bar() as bar:
         S = dk_graph(dist, rng=rng, progress=bar)
     with progress_task(f"writing {out}"):
-        write_graph(S.graph, out)
+        write_graph(S.graph, out, format=out_format)
     payload: dict[str, Any] = {"d": d, "method": S.method, "exact": S.exact,
                                "deviation": S.deviation, "nodes": S.graph.n_nodes,
                                "edges": S.graph.n_edges, "seed": used_seed,

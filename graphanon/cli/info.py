@@ -27,8 +27,16 @@ def info(path: str, fmt: str | None, bipartite: bool, preset: str | None, as_jso
     For a bipartite list (--bipartite) or a table (--preset): users, features, edges and
     the row / column degree statistics.
     """
+    from ..errors import InvalidParameterError
     from ..metrics import describe_bipartite, describe_graph
     from ..report import to_jsonable
+
+    clash = [opt for opt, given in (("--preset", preset), ("--bipartite", bipartite),
+                                    ("--format", fmt)) if given]
+    if len(clash) > 1:
+        raise InvalidParameterError(
+            f"The options {' and '.join(clash)} exclude each other: --preset reads a known "
+            "table, --bipartite a user<TAB>feature list, --format names a graph format.")
 
     data: Any
     # --json keeps stdout for the JSON: no progress bar there

@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from ..errors import InvalidParameterError
-from ._common import FORMAT_CHOICE, echo, load_bipartite, load_graph, progress_bar
+from ._common import FLOAT, FORMAT_CHOICE, echo, load_bipartite, load_graph, progress_bar
 
 __all__ = ["COMMANDS", "neo4j"]
 
@@ -53,16 +53,22 @@ def _props(value: str | None, option: str) -> list[str]:
 
 def _check_before_connecting(memory_limit: str, out: str, fmt: str | None) -> None:
     """Validate what can be validated before a database read starts."""
-    from ..io.files import detect_format
+    from ..io.files import graph_output_format
     from ..io.neo4j import parse_size
 
     parse_size(memory_limit)
-    if fmt is None and not out.endswith((".tsv", ".txt", ".parquet")):
-        detect_format(out)
+    graph_output_format(out, fmt)
 
 
-def _check_universe_options(universe: str | None, universe_out: str | None,
-                            query: str | None) -> None:
+def _check_read_options(universe: str | None, universe_out: str | None, query: str | None,
+                        by_label: dict[str, Any]) -> None:
+    """The options of a read that go together: ``by_label`` (option -> value) describe
+    the graph by labels, which a ``--query`` replaces."""
+    given = [name for name, value in by_label.items() if value]
+    if query is not None and given:
+        raise InvalidParameterError(
+            f"The option(s) {', '.join(given)} describe the graph by labels; --query "
+            "replaces them (its rows are the graph).")
     if (universe is None) != (universe_out is None):
         raise InvalidParameterError(
             "The '--universe' and '--universe-out' options go together (what to export and "
@@ -168,7 +174,9 @@ def read_graph(label: str | None, rel: str | None, id_prop: str | None, node_pro
         _ident(rel, "--rel")
     _ident(id_prop, "--id-prop")
     props = _props(node_props, "--node-props")
-    _check_universe_options(universe, universe_out, query)
+    _check_read_options(universe, universe_out, query,
+                        {"--label": label, "--rel": rel, "--id-prop": id_prop,
+                         "--node-props": node_props})
     _check_before_connecting(memory_limit, out, fmt)
     found = None
     with _driver(uri, password_file, database) as (drv, db), progress_bar() as bar:
@@ -234,7 +242,10 @@ def read_bipartite(user_label: str | None, feature_label: str | None, rel: str |
         raise InvalidParameterError(
             "The '--user-props' option needs '--props-out PREFIX' (the list itself holds only "
             "user<TAB>feature pairs).")
-    _check_universe_options(universe, universe_out, query)
+    _check_read_options(universe, universe_out, query,
+                        {"--user-label": user_label, "--feature-label": feature_label,
+                         "--rel": rel, "--id-prop": id_prop, "--feature-id-prop": feature_id_prop,
+                         "--user-props": user_props})
     from ..io.neo4j import parse_size
 
     parse_size(memory_limit)
@@ -292,7 +303,7 @@ def read_bipartite(user_label: str | None, feature_label: str | None, rel: str |
               help="The JSON report carrying the Release record.")
 @click.option("--dataset",
               help="Ledger key: a stable name of the source data (required for a DP release).")
-@click.option("--budget-total", type=float,
+@click.option("--budget-total", type=FLOAT,
               help="Set the dataset's total ε to this value first (explicit raise).")
 @click.option("--keep-ids", is_flag=True,
               help="Write real user/node ids instead of fresh pseudonyms (reveals who is in "
@@ -398,7 +409,7 @@ def drop_release(release_id: str, uri: str | None, password_file: str | None,
 
 @neo4j.command("budget")
 @click.argument("dataset")
-@click.option("--epsilon-total", type=float, required=True, help="Total ε of the dataset.")
+@click.option("--epsilon-total", type=FLOAT, required=True, help="Total ε of the dataset.")
 @click.option("--neighbourhood", type=click.Choice(["edge", "node"]), default="edge",
               show_default=True, help="The relation the budget is stated for.")
 @_connection_options

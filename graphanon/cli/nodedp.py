@@ -16,6 +16,8 @@ import click
 
 from ..privacy.release import NOT_PRIVATE_NOTE
 from ._common import (
+    FLOAT,
+    FORMAT_CHOICE,
     charge_on_commit,
     echo,
     ledger_options,
@@ -44,17 +46,22 @@ __all__ = ["COMMANDS", "release_dk_node"]
               help="SER ordering: 'hash' is stable; 'degree' (thesis Example 7) is not.")
 @click.option("--seed", type=int, default=None, help="Ordering key seed (default: random).")
 @click.option("--out", required=True, type=click.Path(dir_okay=False),
-              help="Projected graph (format from the extension).")
+              help="Projected graph (format from the extension, or --out-format).")
 @click.option("--report", type=click.Path(dir_okay=False), help="JSON report.")
+@click.option("--format", "fmt", type=FORMAT_CHOICE,
+              help="Input format (default: extension).")
+@click.option("--out-format", type=FORMAT_CHOICE,
+              help="Output format (default: extension).")
 def project_cmd(input_path: str, theta: int, method: str, order: str, seed: int | None,
-                out: str, report: str | None) -> None:
+                out: str, report: str | None, fmt: str | None, out_format: str | None) -> None:
     """Project INPUT to maximum degree θ (no privacy by itself: a preprocessing step)."""
-    from ..io.files import write_graph
+    from ..io.files import graph_output_format, write_graph
     from ..metrics import describe_graph
     from ..nodedp.projection import project
 
+    out_format = graph_output_format(out, out_format)
     with progress_task(f"reading {input_path}"):
-        G = load_graph(input_path)
+        G = load_graph(input_path, fmt)
     rng = make_rng(seed)[0]
     with warnings.catch_warnings(record=True) as caught, progress_bar() as bar:
         warnings.simplefilter("always")
@@ -63,7 +70,7 @@ def project_cmd(input_path: str, theta: int, method: str, order: str, seed: int 
         click.echo(f"graphanon: warning: {w.message}", err=True)
     del G
     with progress_task(f"writing {out}"):
-        write_graph(P.graph, out)
+        write_graph(P.graph, out, format=out_format)
     payload: dict[str, Any] = {
         "input": input_path, "method": P.method, "order": P.order, "theta": P.theta,
         "key": P.key, "n_edges_before": P.n_edges_before, "n_edges_after": P.n_edges_after,
@@ -78,7 +85,7 @@ def project_cmd(input_path: str, theta: int, method: str, order: str, seed: int 
 
 
 def release_dk_node(input_path: str, *, d: int, epsilon: float, theta: int | str,
-                    projection: str = "ead", select_fraction: float = 0.1,
+                    projection: str = "ead", select_fraction: float | None = None,
                     backend: Any = None, rng: Any = None,
                     seed: int | None = None, out: str, report: str | None = None,
                     fmt: str | None = None, accountant: Any = None) -> dict[str, Any]:
@@ -145,7 +152,7 @@ def release_dk_node(input_path: str, *, d: int, epsilon: float, theta: int | str
               show_default=True,
               help="rps: node-DP RPS; laplace: node-DP EAD-projected histogram; hay: edge-DP "
                    "constrained inference.")
-@click.option("--epsilon", type=float, required=True, help="Privacy budget ε.")
+@click.option("--epsilon", type=FLOAT, required=True, help="Privacy budget ε.")
 @click.option("--max-degree", type=click.IntRange(min=0), default=None,
               help="RPS: public degree bound Λ (default N − 1). Only pass the true maximum "
                    "if it is public.")

@@ -9,6 +9,7 @@ import click
 
 from ..errors import InvalidParameterError
 from ._common import (
+    FLOAT,
     charge_on_commit,
     echo,
     ledger_options,
@@ -37,12 +38,12 @@ __all__ = ["COMMANDS"]
               help="Generate preferences: conservative/moderate/liberal (thesis §8.5.1).")
 @click.option("--prefs-attribute", default=None,
               help="Read preferences from this node attribute of INPUT.")
-@click.option("--default-epsilon", type=float, default=None,
+@click.option("--default-epsilon", type=FLOAT, default=None,
               help="ε of nodes without a preference (default: the smallest listed ε).")
 @click.option("--theta", type=click.IntRange(min=1), default=None,
               help="Public degree bound: top-coding (edge) / EAD projection bound (node).")
-@click.option("--mu", default="avg", show_default=True,
-              help="TP/ST threshold μ: a number, 'max' or 'avg'.")
+@click.option("--mu", default=None,
+              help="TP/ST threshold μ: a number, 'max' or 'avg' (the default).")
 @click.option("--k", type=click.IntRange(min=1), default=None, help="AG-dK group size.")
 @click.option("--calibration", type=click.Choice(["strict", "thesis"]), default="strict",
               show_default=True,
@@ -56,7 +57,7 @@ __all__ = ["COMMANDS"]
 def release_personalized_cmd(input_path: str, d: str, privacy: str, method: str,
                              prefs_path: str | None, prefs_scheme: str | None,
                              prefs_attribute: str | None, default_epsilon: float | None,
-                             theta: int | None, mu: str, k: int | None, calibration: str,
+                             theta: int | None, mu: str | None, k: int | None, calibration: str,
                              noise: str, seed: int | None, nodes_path: str | None,
                              ledger: str | None, dataset: str | None, budget: float | None,
                              budget_neighbourhood: str | None, out: str,
@@ -70,6 +71,13 @@ def release_personalized_cmd(input_path: str, d: str, privacy: str, method: str,
     from ..dk.preferences import from_attribute, thesis_scheme
     from ..io.dk_tables import write_dk_table
 
+    unused = [opt for opt, value, used in (("--mu", mu, method in ("tp", "st")),
+                                           ("--k", k, method == "ag"))
+              if value is not None and not used]
+    if unused:
+        raise InvalidParameterError(
+            f"The option(s) {', '.join(unused)} do not apply to --method {method} (--mu: tp "
+            "and st; --k: ag).")
     given = [x for x in (prefs_path, prefs_scheme, prefs_attribute) if x is not None]
     if len(given) != 1:
         raise InvalidParameterError(

@@ -35,9 +35,10 @@ def step_personalized(ctx: DemoContext) -> Section:
             for cal in ("strict", "thesis"):
                 release = (release_personalized if cal == "strict"
                            else release_personalized_thesis)
-                r = release(G, prefs, d=1, privacy="edge", method=method, theta=25, mu="avg",
-                            k=4, nodes=G.node_ids, backend=get_backend("numpy-insecure", rng=rng),
-                            rng=rng, seed=ctx.seed)
+                r = release(G, prefs, d=1, privacy="edge", method=method, theta=25,
+                            k=4 if method == "ag" else None, nodes=G.node_ids,
+                            backend=get_backend("numpy-insecure", rng=rng), rng=rng,
+                            seed=ctx.seed)
                 s = r.release.epsilon_summary
                 g = r.guaranteed
                 zero = "–" if g is None else int((g == 0).sum())

@@ -447,12 +447,18 @@ def check_personalized(G: Any, prefs: Any, *, owner: str, d: Any, privacy: str, 
                       "(the node set is public under edge-PDP). Pass --theta.",
                       DegreeBoundWarning, stacklevel=3)
     h = check_degree_bound(theta, "theta", owner, d=d)
-    mu_val: float | None = prefs.resolve_mu(mu) if method in ("tp", "st") else None
+    unused = [name for name, value, used in (("mu", mu, method in ("tp", "st")),
+                                             ("k", k, method == "ag"))
+              if value is not None and not used]
+    if unused:
+        raise InvalidParameterError(
+            f"The parameter(s) {' and '.join(repr(u) for u in unused)} of {owner} do not "
+            f"apply to method={method!r} (mu: TP-dK and ST-dK; k: AG-dK).")
+    mu_val: float | None = (prefs.resolve_mu("avg" if mu is None else mu)
+                            if method in ("tp", "st") else None)
     if method == "ag":
         k = check_cluster_size(k, owner, cells=h + 1 if d == 1 else h * (h + 1) // 2,
                                mechanism=f"AG-dK ({d}K, theta = {h})", plain="LL-dK")
-    else:
-        k = None
     if privacy == "node" and prefs.source.startswith("attribute:"):
         raise InvalidParameterError(
             f"The 'prefs' parameter of {owner}: under node-PDP the preference table must be "
@@ -472,7 +478,7 @@ def noise_query(q: PersonalizedQuery, backend: NoiseBackend) -> npt.NDArray[np.i
     return noisy
 
 
-def pdp_params(spec: PdpSpec, prefs: Preferences, *, mu: float | str, key: int,
+def pdp_params(spec: PdpSpec, prefs: Preferences, *, mu: float | str | None, key: int,
                q: PersonalizedQuery) -> dict[str, Any]:
     """The public parameters of a personalized release record."""
     h = spec.h
@@ -489,7 +495,7 @@ def pdp_params(spec: PdpSpec, prefs: Preferences, *, mu: float | str, key: int,
     }
     if spec.mu is not None:
         params["mu"] = spec.mu
-        params["mu_rule"] = mu if isinstance(mu, str) else "explicit"
+        params["mu_rule"] = "avg" if mu is None else mu if isinstance(mu, str) else "explicit"
     if spec.k is not None:
         params["k"] = spec.k
         params["n_groups"] = int(q.values.size)
@@ -498,9 +504,9 @@ def pdp_params(spec: PdpSpec, prefs: Preferences, *, mu: float | str, key: int,
     return params
 
 
-def mechanism_name(method: str, mu: float | str, d: int) -> str:
+def mechanism_name(method: str, mu: float | str | None, d: int) -> str:
     """``pdp-<method>[-avg]-dk<d>``: the registered name of a personalized release."""
-    avg = method in ("tp", "st") and isinstance(mu, str) and mu in ("avg", "mean")
+    avg = method in ("tp", "st") and (mu is None or mu in ("avg", "mean"))
     return f"pdp-{method}{'-avg' if avg else ''}-dk{d}"
 
 
@@ -514,7 +520,7 @@ def release_personalized(
     privacy: str,
     method: str,
     theta: int | None = None,
-    mu: float | str = "avg",
+    mu: float | str | None = None,
     k: int | None = None,
     key: int | None = None,
     nodes: Any = None,
@@ -542,10 +548,11 @@ def release_personalized(
     theta : int, optional
         Public degree bound. Edge-PDP: degrees top-coded at θ (default ``|nodes| − 1``, the
         node set being public under edge-PDP). Node-PDP: EAD projection bound (required).
-    mu : float or {"max", "avg"}
-        TP / ST threshold (``"avg"``: the table's mean, the ``*_avg`` variants).
+    mu : float or {"max", "avg"}, optional
+        TP / ST threshold (``"avg"``, the default: the table's mean, the ``*_avg``
+        variants); refused with the other methods.
     k : int, optional
-        AG-dK group size (required for ``"ag"``).
+        AG-dK group size (required for ``"ag"``, refused with the other methods).
     key : int, optional
         EAD ordering key (public); drawn if None.
     nodes : array-like

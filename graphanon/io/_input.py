@@ -74,10 +74,13 @@ def max_input_bytes(kind: str = "table") -> int:
     env = os.environ.get("GRAPHANON_MAX_INPUT_BYTES")
     if env:
         try:
-            return max(int(env), 1)
+            value = int(env)
         except ValueError:
+            value = 0
+        if value < 1:
             raise InvalidParameterError(
-                f"GRAPHANON_MAX_INPUT_BYTES must be a number of bytes. Got {env!r}.") from None
+                f"GRAPHANON_MAX_INPUT_BYTES must be a positive number of bytes. Got {env!r}.")
+        return value
     from .._memory import ENV_VAR, available_memory
 
     avail = available_memory()  # MemAvailable, cgroup headroom or GRAPHANON_MEMORY_LIMIT

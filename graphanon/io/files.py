@@ -49,6 +49,7 @@ from ._scan import Pairs, Text, _canonical_int, find_byte, row_line, scan_pairs
 __all__ = [
     "GRAPH_FORMATS",
     "detect_format",
+    "graph_output_format",
     "read_bipartite",
     "read_graph",
     "write_bipartite",
@@ -93,8 +94,22 @@ def detect_format(path: str | os.PathLike[str]) -> str:
     fmt = _EXTENSIONS.get(ext)
     if fmt is None:
         raise InvalidParameterError(
-            f"cannot tell the format of {str(path)!r} from its extension {ext or '(none)'!r}; "
-            f"pass format= one of {', '.join(GRAPH_FORMATS)}."
+            f"cannot tell the format of {str(path)!r} from its extension {ext or '(none)'!r}: "
+            f"name the file with one of the extensions {', '.join(sorted(_EXTENSIONS))} or "
+            f"give the format (one of {', '.join(GRAPH_FORMATS)}; --format / --out-format on "
+            "the command line)."
+        )
+    return fmt
+
+
+def graph_output_format(path: str | os.PathLike[str], format: str | None = None) -> str:
+    """The format :func:`write_graph` writes ``path`` in (``format``, else the extension's);
+    refused when graphanon cannot write it. Commands call it before their work."""
+    fmt = format or detect_format(path)
+    if fmt not in GRAPH_FORMATS or fmt == "mat":
+        raise InvalidParameterError(
+            f"cannot write {str(path)!r} as {fmt!r}: graphs are written as one of "
+            f"{', '.join(f for f in GRAPH_FORMATS if f != 'mat')}."
         )
     return fmt
 
@@ -525,12 +540,7 @@ def write_graph(G: Graph, path: str | os.PathLike[str], *, format: str | None = 
     ``parquet`` (isolated nodes), ``graphml`` or ``gml`` (both) when they matter.
     """
     target = Path(path)
-    fmt = format or detect_format(target)
-    if fmt not in GRAPH_FORMATS or fmt == "mat":
-        raise InvalidParameterError(
-            f"The 'format' parameter of write_graph must be one of "
-            f"{', '.join(f for f in GRAPH_FORMATS if f != 'mat')}. Got {fmt!r} instead."
-        )
+    fmt = graph_output_format(target, format)
     ids = G.node_ids
     u, v = G.edges()
     text: Any = None

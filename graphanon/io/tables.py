@@ -166,6 +166,12 @@ def table_to_bipartite(
                 f"The 'columns' parameter of table_to_bipartite names an unknown column {c!r}; "
                 f"columns are {names}."
             )
+    stray = [c for c in (split or {}) if c not in use]
+    if stray:
+        raise InvalidParameterError(
+            f"The 'split' parameter of table_to_bipartite names {stray[0]!r}, which is not "
+            f"one of the feature columns {use}."
+        )
     if binarize not in (None, "median", "quantile"):
         raise InvalidParameterError(
             f"The 'binarize' parameter of table_to_bipartite must be one of None, 'median', "

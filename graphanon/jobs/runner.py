@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import GraphAnonError, InvalidParameterError
 from ..graph import BipartiteGraph, Graph
 from .schema import is_distributed, load_job, render_release_id, validate_job
-from .sinks import write_sink
+from .sinks import check_sinks, write_sink
 from .sources import default_driver, read_source, read_universe, shape
 from .state import JobLockedError, JobResult, JobState, resolve_path
 from .steps import STEPS
@@ -173,6 +173,7 @@ def _run_loaded(
                 names.append(st["name"])
                 event("step_done", job=name, step=st["name"],
                        seconds=round(time.perf_counter() - t, 3))
+            check_sinks(cfg["sinks"], state, name)
             if job.get("ledger") is not None and state.release is not None:
                 charge_ledger(job, state.release, Path(cfg["path"]).parent)
             outputs = []

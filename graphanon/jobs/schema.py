@@ -202,6 +202,14 @@ def _unknown(table: dict[str, Any], known: set[str], where: str, p: Path) -> Non
             f"{', '.join(sorted(known))}).")
 
 
+def _foreign(src: dict[str, Any], keys: set[str], what: str, p: Path) -> None:
+    """Refuse [source] keys that do not apply to ``what`` (they would be ignored)."""
+    given = sorted(keys & set(src))
+    if given:
+        raise InvalidParameterError(
+            f"job file {str(p)!r}: [source] key(s) {', '.join(given)} do not apply to {what}.")
+
+
 def _count(table: dict[str, Any], key: str, where: str, p: Path) -> None:
     """``table[key]``, when given, is an int >= 1 (checked before any connection)."""
     if key in table:
@@ -243,6 +251,7 @@ def _check_source(src: dict[str, Any], p: Path) -> None:
     if typ == "file":
         if not isinstance(src.get("path"), str):
             raise InvalidParameterError(f"job file {str(p)!r}: [source] needs a path.")
+        _foreign(src, {"preset"} if kind == "graph" else {"format"}, f"kind = {kind!r}", p)
         return
     if typ != "neo4j":
         raise InvalidParameterError(
@@ -257,6 +266,13 @@ def _check_source(src: dict[str, Any], p: Path) -> None:
         raise InvalidParameterError(
             f"job file {str(p)!r}: [source] universe must be 'label' (every node with the "
             f"label, isolated ones included). Got {src['universe']!r}.")
+    by_label = {"label", "rel", "user_label", "feature_label", "id_prop", "feature_id_prop",
+                "node_props"}
+    if "query" in src:
+        _foreign(src, by_label, "a query (its rows are the graph)", p)
+    else:
+        _foreign(src, {"user_label", "feature_label", "feature_id_prop"} if kind == "graph"
+                 else {"label"}, f"kind = {kind!r}", p)
     if "query" in src:
         if src.get("universe") is not None:
             raise InvalidParameterError(

@@ -11,7 +11,7 @@ from ..graph import Graph
 from .schema import render_sink_path
 from .state import JobState, resolve_path
 
-__all__ = ["is_publishable", "write_sink"]
+__all__ = ["check_sinks", "is_publishable", "write_sink"]
 
 def not_private_note() -> str:
     from ..privacy.release import NOT_PRIVATE_NOTE
@@ -109,36 +109,56 @@ def write_sink(sink: dict[str, Any], state: JobState, release_id: str, job: str,
         return str(target)
     from ..io.neo4j import Neo4jSink
 
-    if state.release is None:
-        raise InvalidParameterError(
-            f"job {job!r}: a neo4j sink writes a release, but no step produced one (add a "
-            "mechanism step)."
-        )
+    payload = neo4j_payload(sink, state, job)
+    assert state.release is not None  # (neo4j_payload refuses a job without one)
     out = Neo4jSink(driver(sink), database=sink.get("database"),
                     batch_size=int(sink.get("batch_size", 10_000)))
-    payload: dict[str, Any] = {}
-    what = sink.get("write", "auto")
-    if state.masked is not None and what != "statistics":
-        payload["masked"] = state.masked
-    elif what == "statistics" or (what == "auto" and state.statistics is not None):
-        if state.statistics is None:
-            raise InvalidParameterError(
-                f"job {job!r}: the neo4j sink has write = 'statistics' but no step released "
-                "a table.")
-        payload["statistics"] = state.statistics
-    elif not state.released_data:
-        raise InvalidParameterError(
-            f"job {job!r}: the neo4j sink would write the current graph under release "
-            f"{state.release.mechanism!r}, but that graph is not the release's output (it is "
-            "the private input or derived from it); write the released statistics, or add a "
-            "step whose output is the release (e.g. generate).")
-    elif isinstance(state.data, Graph):
-        payload["graph"] = state.data
-    else:
-        payload["bipartite"] = state.data
     summary = out.write_release(
         state.release, release_id=release_id, dataset=sink.get("dataset"),
         keep_ids=bool(sink.get("keep_ids", False)), budget_total=sink.get("budget_total"),
         **payload,
     )
     return f"neo4j:{summary.release_id}"
+
+
+def neo4j_payload(sink: dict[str, Any], state: JobState, job: str) -> dict[str, Any]:
+    """What a neo4j sink writes (``write_release``'s payload keyword), or the reason it
+    cannot: no release, nothing of the kind ``write`` asks for, the private input, or a DP
+    release without the ``dataset`` its ε is charged to."""
+    from ..privacy.accountant import charge_epsilon
+
+    if state.release is None:
+        raise InvalidParameterError(
+            f"job {job!r}: a neo4j sink writes a release, but no step produced one (add a "
+            "mechanism step)."
+        )
+    if charge_epsilon(state.release, "edge") is not None and not sink.get("dataset"):
+        raise InvalidParameterError(
+            f"job {job!r}: the neo4j sink writes the DP release {state.release.mechanism!r} "
+            "and needs dataset = a stable name of the source data, which its ε is charged "
+            "to in the database's ledger.")
+    what = sink.get("write", "auto")
+    if state.masked is not None and what != "statistics":
+        return {"masked": state.masked}
+    if what == "statistics" or (what == "auto" and state.statistics is not None):
+        if state.statistics is None:
+            raise InvalidParameterError(
+                f"job {job!r}: the neo4j sink has write = 'statistics' but no step released "
+                "a table.")
+        return {"statistics": state.statistics}
+    if not state.released_data:
+        raise InvalidParameterError(
+            f"job {job!r}: the neo4j sink would write the current graph under release "
+            f"{state.release.mechanism!r}, but that graph is not the release's output (it is "
+            "the private input or derived from it); write the released statistics, or add a "
+            "step whose output is the release (e.g. generate).")
+    return {"graph" if isinstance(state.data, Graph) else "bipartite": state.data}
+
+
+def check_sinks(sinks: list[dict[str, Any]], state: JobState, job: str) -> None:
+    """Refuse, before the ledger charge and before any sink writes, a neo4j sink that could
+    not write the job's release (:func:`neo4j_payload`): the budget is not spent on a job
+    that stops at its sinks."""
+    for sink in sinks:
+        if sink["type"] == "neo4j":
+            neo4j_payload(sink, state, job)

@@ -266,7 +266,7 @@ def theta_dk_release(
     d: int,
     epsilon: float,
     theta: int | str = "auto",
-    select_fraction: float = 0.1,
+    select_fraction: float | None = None,
     grid: tuple[int, ...] = DEFAULT_THETA_GRID,
     key: int | None = None,
     backend: NoiseBackend | None = None,
@@ -286,8 +286,9 @@ def theta_dk_release(
     theta : int or "auto"
         Public degree bound, or ``"auto"`` to choose it privately from ``grid`` with
         ``select_fraction · ε``.
-    select_fraction : float
-        Fraction of ε spent on θ when ``theta="auto"`` (default 0.1).
+    select_fraction : float, optional
+        Fraction of ε spent on θ when ``theta="auto"`` (default 0.1); refused with a fixed
+        ``theta``, where no ε goes to θ.
     grid : tuple of int
         Public θ candidates.
     key : int, optional
@@ -336,14 +337,18 @@ def theta_dk_release(
     eps_release = epsilon
     selection: dict[str, Any] | None = None
     if theta == "auto":
-        frac = check_float(select_fraction, "select_fraction", owner, low=0.0, high=1.0,
-                           closed="neither")
+        frac = check_float(0.1 if select_fraction is None else select_fraction,
+                           "select_fraction", owner, low=0.0, high=1.0, closed="neither")
         eps_release = epsilon - frac * epsilon
         theta, selection = select_theta(G, epsilon=frac * epsilon, d=d,
                                         release_epsilon=eps_release, grid=grid, key=key,
                                         backend=backend, progress=progress)
     else:
         theta = check_degree_bound(theta, "theta", owner, d=d)
+        if select_fraction is not None:
+            raise InvalidParameterError(
+                f"The 'select_fraction' parameter of {owner} applies to theta='auto'; with "
+                f"the public bound theta={theta} no ε is spent on choosing θ.")
     # the query: the dK vector of the θ-projection; its node sensitivity; the noise
     proj = project(G, theta=theta, method="ead", key=key, progress=progress)
     sens = node_sensitivity(d, theta)

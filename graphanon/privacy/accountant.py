@@ -453,9 +453,13 @@ class Accountant:
             lock = real.with_name(real.name + ".lock")
             fh = open(lock, "a")  # closed below, after unlocking
         except OSError as exc:
+            above = real.parent
+            while not above.exists() and above != above.parent:
+                above = above.parent
+            why = (f"{str(above)!r} is a file, not a folder" if not above.is_dir()
+                   else exc.strerror or str(exc))
             raise InvalidParameterError(
-                f"privacy ledger {real}: cannot create its lock file: "
-                f"{exc.strerror or exc}.") from None
+                f"privacy ledger {real}: cannot create its lock file: {why}.") from None
         with fh:
             fcntl.flock(fh, fcntl.LOCK_EX)
             try:

@@ -169,7 +169,7 @@ def personalized_query_thesis(
 
 def release_personalized_thesis(
     G: Graph, prefs: Preferences, *, d: int, privacy: str, method: str,
-    theta: int | None = None, mu: float | str = "avg", k: int | None = None,
+    theta: int | None = None, mu: float | str | None = None, k: int | None = None,
     calibration: str = "thesis", key: int | None = None, nodes: Any = None,
     backend: NoiseBackend | None = None, rng: np.random.Generator | None = None,
     seed: int | None = None,

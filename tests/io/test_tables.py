@@ -36,6 +36,8 @@ def test_bad_columns(tmp_path: Path) -> None:
         table_to_bipartite(t, columns=["zz"])
     with pytest.raises(InvalidParameterError, match="'binarize'"):
         table_to_bipartite(t, binarize="mean")
+    with pytest.raises(InvalidParameterError, match=r"'split' .* 'id', which is not"):
+        table_to_bipartite(t, id_column="id", split={"id": ";"})  # not a feature column
 
 
 def test_adult_preset_matches_paper_setting(dataset) -> None:

@@ -277,8 +277,10 @@ def test_strict_release_record_and_guarantee(polbooks, method):
     G, P = polbooks
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", InsecureNoiseWarning)
-        r = release_personalized(G, P, d=1, privacy="node", method=method, theta=8, k=3,
-                                 mu="avg", rng=np.random.default_rng(1), seed=1,
+        r = release_personalized(G, P, d=1, privacy="node", method=method, theta=8,
+                                 k=3 if method == "ag" else None,
+                                 mu="avg" if method in ("tp", "st") else None,
+                                 rng=np.random.default_rng(1), seed=1,
                                  backend=get_backend("numpy-insecure",
                                                      rng=np.random.default_rng(1)))
     rec = r.release
@@ -340,6 +342,11 @@ def test_bad_parameters(polbooks):
                              nodes=G.node_ids)
     with pytest.raises(InvalidParameterError, match="'prefs'"):
         release_personalized(G, {"a": 1}, d=1, privacy="edge", method="min", theta=5)
+    # a parameter the method does not use is refused, not ignored
+    with pytest.raises(InvalidParameterError, match=r"'k' of .* method='min'"):
+        release_personalized(G, P, d=1, privacy="node", method="min", theta=5, k=3)
+    with pytest.raises(InvalidParameterError, match=r"'mu' of .* method='ag'"):
+        release_personalized(G, P, d=1, privacy="node", method="ag", theta=5, k=3, mu=0.5)
     assert isinstance(P, Preferences)
 
 
@@ -368,8 +375,10 @@ def test_node_pdp_metadata_does_not_depend_on_which_nodes_exist(method):
     for H in (G, Gv):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", InsecureNoiseWarning)
-            r = release_personalized(H, P, d=1, privacy="node", method=method, theta=3, k=2,
-                                     mu=0.5, rng=np.random.default_rng(0),
+            r = release_personalized(H, P, d=1, privacy="node", method=method, theta=3,
+                                     k=2 if method == "ag" else None,
+                                     mu=0.5 if method in ("tp", "st") else None,
+                                     rng=np.random.default_rng(0),
                                      backend=get_backend("numpy-insecure",
                                                          rng=np.random.default_rng(0)))
         params = {k: v for k, v in r.release.params.items() if k != "degree_bounding"}
