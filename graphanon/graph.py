@@ -276,8 +276,8 @@ class _InputNotes:
     def input_cleaning(self) -> Mapping[str, int]:
         """Counts of what was dropped while building: ``self_loops``, ``duplicate_edges`` (a
         :class:`Graph`), ``duplicate_pairs`` (a :class:`BipartiteGraph`) and, for graphs read
-        from files, ``rows_skipped`` / ``ignored_columns``. Not part of equality; operator
-        information (counts read from the private input)."""
+        from files, ``rows_skipped`` / ``ignored_columns`` / ``zero_entries_dropped``. Not
+        part of equality; operator information (counts read from the private input)."""
         return MappingProxyType(self.__dict__.get("_cleaning", {}))
 
     @property

@@ -376,9 +376,14 @@ def _read_mtx(path: Path, skip_bad_rows: bool = False) -> Graph:
                    parameter=f"the node count of its header ({n:,})")
     if m == 0 and not re.search(rb"(?m)^[ \t]*[^#\s]", raw[head.end():]):  # no data line
         return Graph.from_edges([], [], n_nodes=n, node_ids=np.arange(1, n + 1, dtype=np.int64))
+    # an entry whose value (third field) is zero is no edge, as in a banner file (scipy
+    # reads it, from_scipy drops it): such lines become comments, counted against m
+    body, zeros = _ZERO_ENTRY.subn(b"#", raw[head.end():])
+    if zeros:
+        raw = raw[:head.end()] + body
     pairs = _scan(path, raw, bipartite=False, skip_bad_rows=skip_bad_rows, start=head.end(),
                   first_line=before + 2)
-    held = pairs.codes[0].size + pairs.rows_skipped
+    held = pairs.codes[0].size + pairs.rows_skipped + zeros
     if held != m:
         raise InputFormatError(
             f"{str(path)!r}: the header announces {m:,} edges, the file holds {held:,} "
@@ -401,8 +406,13 @@ def _read_mtx(path: Path, skip_bad_rows: bool = False) -> Graph:
     if out.any():
         raise bad_row(int(np.argmax(out)), f"edge endpoints must lie in 1..{n} as the header says")
     G = Graph._from_codes(u, v, n, np.arange(1, n + 1, dtype=np.int64))
-    G._note_input(**_notes(pairs))
+    G._note_input(**_notes(pairs), **({"zero_entries_dropped": zeros} if zeros else {}))
     return G
+
+
+#: A data line "i j 0" (any spelling of a zero value) of a header-only Matrix Market file.
+_ZERO_ENTRY = re.compile(
+    rb"(?m)^[ \t]*[0-9]+[ \t]+[0-9]+[ \t]+[-+]?(?:0+\.?0*|\.0+)(?:[eE][-+]?[0-9]+)?[ \t]*(?=\r?$)")
 
 
 

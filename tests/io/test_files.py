@@ -121,6 +121,22 @@ def test_mtx_comments_and_byte_order_marks(tmp_path: Path) -> None:
         read_graph(p)
 
 
+def test_mtx_zero_entries_are_no_edges_in_both_variants(tmp_path: Path) -> None:
+    """A stored zero value is no edge, with a banner (scipy) and without one."""
+    p = tmp_path / "g.mtx"
+    p.write_text("%%MatrixMarket matrix coordinate real general\n3 3 3\n1 2 1.0\n2 3 0\n"
+                 "1 3 2\n")
+    banner = read_graph(p)
+    p.write_text("3 3\n1 2 1.0\n2 3 0\n1 3 2\r\n")
+    header = read_graph(p)
+    assert banner == header and header.n_edges == 2
+    assert header.input_cleaning["zero_entries_dropped"] == 1
+    p.write_text("3 3\n1 2 0.0e3\n2 3 -0\n1 3 .0\n")  # every spelling of zero
+    assert read_graph(p).n_edges == 0
+    p.write_text("3 2\n1 2 0\n2 3\n")  # the header's m counts the zero entries
+    assert read_graph(p).n_edges == 1
+
+
 def test_mtx_networkrepository_header(tmp_path: Path) -> None:
     p = tmp_path / "g.mtx"
     p.write_text("4 2\n1 2\n2 3\n")
