@@ -81,3 +81,25 @@ def test_node_dp_leaves_scipy_optimize_until_hay() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert "LOADED=False" in out
+
+
+def test_console_script_skips_numba_blas_probe(tmp_path: Path) -> None:
+    """Run as the ``graphanon`` command (``main()`` without arguments), a kernel load does not
+    import scipy.linalg for numba's BLAS probe, and ``generate`` writes what it writes when
+    called in-process."""
+    from graphanon.cli import main
+    from graphanon.datasets import data_path
+
+    table = tmp_path / "t.tsv"
+    assert main(["-q", "dk", str(data_path("polbooks.gml")), "--d", "2", "--out", str(table)]) == 0
+    assert main(["-q", "generate", str(table), "--d", "2", "--seed", "3",
+                 "--out", str(tmp_path / "in.txt")]) == 0
+    code = ("import sys\nfrom graphanon.cli import main\n"
+            "try:\n    main()\nexcept SystemExit as e:\n    assert e.code == 0, e.code\n"
+            "import numba.np.arraymath as am\n"
+            "print('LINALG=' + str('scipy.linalg' in sys.modules), 'BLAS=' + str(am._HAVE_BLAS))")
+    out = subprocess.run([sys.executable, "-c", code, "-q", "generate", str(table), "--d", "2",
+                          "--seed", "3", "--out", str(tmp_path / "cli.txt")],
+                         capture_output=True, text=True, check=True).stdout
+    assert "LINALG=False BLAS=False" in out
+    assert (tmp_path / "cli.txt").read_bytes() == (tmp_path / "in.txt").read_bytes()

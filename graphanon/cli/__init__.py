@@ -7,6 +7,7 @@ Glue only: parse options, read inputs, call the library, write outputs. Every
 
 from __future__ import annotations
 
+import gc
 import importlib
 import logging
 import sys
@@ -119,8 +120,55 @@ def _guard_all(cmd: click.Command) -> click.Command:
     return guard_paths(cmd)
 
 
+class _SkipBlasProbe:
+    """One-shot import hook: runs the module ``numba.np.arraymath`` with
+    ``scipy.linalg.cython_blas`` marked absent (see :func:`_own_process`)."""
+
+    ARRAYMATH, BLAS = "numba.np.arraymath", "scipy.linalg.cython_blas"
+
+    @classmethod
+    def find_spec(cls, name: str, path: Any = None, target: Any = None) -> Any:
+        if name != cls.ARRAYMATH:
+            return None
+        sys.meta_path.remove(cls)
+        from importlib.machinery import PathFinder
+
+        spec = PathFinder.find_spec(name, path)
+        if spec is None or spec.loader is None or "scipy.linalg" in sys.modules:
+            return spec
+        run = spec.loader.exec_module
+
+        def exec_module(module: Any) -> None:
+            sys.modules[cls.BLAS] = None  # type: ignore[assignment]  # importing it: ImportError
+            try:
+                run(module)
+            finally:
+                del sys.modules[cls.BLAS]
+
+        spec.loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec
+
+
+def _own_process() -> None:
+    """Start-up setting for a process the ``graphanon`` command owns: ``main()`` called
+    without ``argv`` (the console script), never a program or a test calling :func:`main`.
+
+    numba's first kernel load (cached or compiled) imports ``numba.np.arraymath``, whose
+    module code tries ``import scipy.linalg.cython_blas`` only to decide whether its
+    ``np.convolve`` / ``np.correlate`` call BLAS; that imports all of ``scipy.linalg``, about
+    0.15 s. No graphanon kernel uses those (nor ``np.dot`` / ``np.linalg``, which look for BLAS
+    again when compiled), so :class:`_SkipBlasProbe` lets the probe fail; ``scipy.linalg``
+    itself still imports normally for the code that needs it. The probe's flag is
+    process-wide, hence only for the command's own process.
+    """
+    if "numba.np.arraymath" not in sys.modules and _SkipBlasProbe not in sys.meta_path:
+        sys.meta_path.insert(0, _SkipBlasProbe)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: run the CLI and map errors to exit codes."""
+    if argv is None:
+        _own_process()
     try:
         rv = cli.main(args=list(argv) if argv is not None else None, standalone_mode=False,
                       prog_name="graphanon")
@@ -187,5 +235,10 @@ def _printable(message: str, limit: int = 600) -> str:
 
 def _exit(code: int, argv: Sequence[str] | None) -> int:
     if argv is None:  # called as the console script
+        # The interpreter's shutdown runs the cyclic garbage collector over the whole heap
+        # several times: 0.2 s and more once numba's registries are loaded. Frozen objects are
+        # left to the process's exit instead. atexit handlers still run and the standard
+        # streams are still flushed; the commands close their output files themselves.
+        gc.freeze()
         sys.exit(code)
     return code

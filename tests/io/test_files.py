@@ -221,6 +221,21 @@ def test_edgelist_round_trip_property(tmp_path: Path, edges: list[tuple[int, int
     assert read_graph(p) == G
 
 
+def test_small_integer_edgelist_is_written_as_arrow_writes_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Integer-id edge lists up to ``_SMALL_INT_EDGELIST`` edges are formatted in Python:
+    byte for byte what the Arrow writer makes of them."""
+    import graphanon.io.files as files
+
+    ids = np.array([-(2**63), -7, 0, 5, 10**12, 2**63 - 1])
+    G = Graph.from_id_edges(ids[[0, 0, 1, 2, 3, 4]], ids[[1, 5, 2, 3, 4, 5]])
+    write_graph(G, tmp_path / "python.txt")
+    monkeypatch.setattr(files, "_SMALL_INT_EDGELIST", -1)
+    write_graph(G, tmp_path / "arrow.txt")
+    assert (tmp_path / "python.txt").read_bytes() == (tmp_path / "arrow.txt").read_bytes()
+    assert read_graph(tmp_path / "python.txt") == G
+
+
 def test_bipartite_list_round_trip_with_spaces(tmp_path: Path) -> None:
     p = tmp_path / "b.tsv"
     p.write_text("# user\tfeature\nu1\tArt & Design\nu2\tgenre=Action\nu1\tgenre=Action\n")
