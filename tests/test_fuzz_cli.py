@@ -17,7 +17,6 @@ import errno
 import gzip
 import hashlib
 import os
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -360,27 +359,33 @@ JOBS = {
 }
 
 
+#: A node-DP release job from g.txt; ``job``: more [job] keys, ``sink``: the file sink's
+#: path, ``more``: tables after it.
+NODE_JOB = """
+[job]
+release_id = "r1"
+{job}
+[source]
+path = "g.txt"
+[[steps]]
+name = "release-dk-node"
+d = 1
+epsilon = 1.0
+theta = 4
+[[sinks]]
+type = "file"
+path = "{sink}"
+{more}
+"""
+
+
 @pytest.mark.parametrize("case", sorted(JOBS))
 def test_bad_job_files(work: Path, case: str, capsys: pytest.CaptureFixture[str]) -> None:
     job_extra, ledger, *sink = JOBS[case]
     if ledger is not None:
         (work / "l.json").write_text(ledger)
     sink_path = sink[0] if sink else "out/{release_id}"
-    (work / "job.toml").write_text(textwrap.dedent(f"""
-        [job]
-        release_id = "r1"
-        {job_extra}
-        [source]
-        path = "g.txt"
-        [[steps]]
-        name = "release-dk-node"
-        d = 1
-        epsilon = 1.0
-        theta = 4
-        [[sinks]]
-        type = "file"
-        path = "{sink_path}"
-    """))
+    (work / "job.toml").write_text(NODE_JOB.format(job=job_extra, sink=sink_path, more=""))
     assert check(["run", str(work / "job.toml")], work, capsys, outputs=("out",)) == 2
     assert not any("class" in p.name for p in work.rglob("*"))
 
@@ -470,25 +475,9 @@ def test_neo4j_sink_without_dataset_is_refused_before_the_charge(
     finish."""
     monkeypatch.setenv("NEO4J_URI", "bolt://127.0.0.1:1")
     monkeypatch.setenv("NEO4J_PASSWORD", "x")
-    (work / "job.toml").write_text(textwrap.dedent("""
-        [job]
-        release_id = "r1"
-        ledger = "l.json"
-        budget = 5.0
-        dataset = "books"
-        [source]
-        path = "g.txt"
-        [[steps]]
-        name = "release-dk-node"
-        d = 1
-        epsilon = 1.0
-        theta = 4
-        [[sinks]]
-        type = "file"
-        path = "out"
-        [[sinks]]
-        type = "neo4j"
-    """))
+    (work / "job.toml").write_text(NODE_JOB.format(
+        job='ledger = "l.json"\nbudget = 5.0\ndataset = "books"', sink="out",
+        more='[[sinks]]\ntype = "neo4j"'))
     code = main(["-q", "run", str(work / "job.toml")])
     err = capsys.readouterr().err
     assert code == 2, err

@@ -71,13 +71,6 @@ def release_personalized_cmd(input_path: str, d: str, privacy: str, method: str,
     from ..dk.preferences import from_attribute, thesis_scheme
     from ..io.dk_tables import write_dk_table
 
-    unused = [opt for opt, value, used in (("--mu", mu, method in ("tp", "st")),
-                                           ("--k", k, method == "ag"))
-              if value is not None and not used]
-    if unused:
-        raise InvalidParameterError(
-            f"The option(s) {', '.join(unused)} do not apply to --method {method} (--mu: tp "
-            "and st; --k: ag).")
     given = [x for x in (prefs_path, prefs_scheme, prefs_attribute) if x is not None]
     if len(given) != 1:
         raise InvalidParameterError(
