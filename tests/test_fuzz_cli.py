@@ -282,8 +282,42 @@ def test_outputs_that_are_not_regular_files(work: Path,
     assert check([*args, "--out", str(work / "g.txt")], work, capsys) == 2  # its own input
     assert check([*args, "--out", str(work / "a.tsv"), "--report", str(work / "a.tsv")], work,
                  capsys, outputs=("a.tsv",)) == 2
-    # a folder that does not exist yet is created (documented)
+    # a folder that does not exist yet is created (documented), and removed again when the
+    # command fails
     assert check([*args, "--out", str(work / "new" / "deep" / "r.tsv")], work, capsys) == 0
+    assert check([*args, "--out", str(work / "gone" / "deep" / "r.tsv"), "--report",
+                  "/dev/full"], work, capsys) == 2
+    assert not (work / "gone").exists()
+
+
+def test_outputs_through_links_and_own_descriptors(work: Path, tmp_path: Path) -> None:
+    """A symbolic link is written through (the link stays, its file is replaced); the
+    process's own descriptors (``/dev/stdout``, ``/proc/self/fd/1``, a link to one) are
+    written through the descriptor, also when it is open on a regular file: never renamed
+    over (as root, renaming over ``/dev/stdout`` replaced the machine's link)."""
+    import subprocess
+    import sys
+
+    (work / "real.tsv").write_text("old\n")
+    (work / "link.tsv").symlink_to("real.tsv")
+    (work / "fd1").symlink_to("/proc/self/fd/1")
+    args = ["release-dk", str(work / "g.txt"), "--d", "1", "--epsilon", "1", "--max-degree",
+            "10", "--noise", "numpy-insecure", "--seed", "1", "--out"]
+    assert main(["-q", *args, str(work / "link.tsv")]) == 0
+    assert (work / "link.tsv").is_symlink() and (work / "real.tsv").read_text() != "old\n"
+    expected = (work / "real.tsv").read_bytes()
+    for out in ("/proc/self/fd/1", str(work / "fd1")):
+        with open(tmp_path / "captured", "wb") as fh:  # stdout is a regular file
+            done = subprocess.run(
+                [sys.executable, "-c", "from graphanon.cli import main; raise SystemExit(main())",
+                 "-q", *args, out], stdout=fh, stderr=subprocess.PIPE, text=True)
+        assert done.returncode == 0, done.stderr
+        assert (tmp_path / "captured").read_bytes() == expected, out
+        assert (work / "fd1").is_symlink()
+    piped = subprocess.run(
+        [sys.executable, "-c", "from graphanon.cli import main; raise SystemExit(main())",
+         "-q", *args, str(work / "fd1")], capture_output=True)
+    assert piped.returncode == 0 and piped.stdout == expected
 
 
 def test_full_disk_while_writing_leaves_nothing(work: Path, capsys: pytest.CaptureFixture[str],
@@ -467,8 +501,10 @@ def test_job_source_keys_that_do_not_apply(work: Path, source: str,
     assert check(["run", str(work / "job.toml")], work, capsys, outputs=("out",)) == 2
 
 
+@pytest.mark.parametrize("dataset", ["", 'dataset = "   "', "dataset = 5",
+                                     'dataset = "0123456789abcdef0123456789abcdef"'])
 def test_neo4j_sink_without_dataset_is_refused_before_the_charge(
-        work: Path, capsys: pytest.CaptureFixture[str],
+        work: Path, dataset: str, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A DP release for a neo4j sink without ``dataset`` stops before the JSON ledger is
     charged and before any sink (or connection): no budget spent on a job that cannot
@@ -477,7 +513,7 @@ def test_neo4j_sink_without_dataset_is_refused_before_the_charge(
     monkeypatch.setenv("NEO4J_PASSWORD", "x")
     (work / "job.toml").write_text(NODE_JOB.format(
         job='ledger = "l.json"\nbudget = 5.0\ndataset = "books"', sink="out",
-        more='[[sinks]]\ntype = "neo4j"'))
+        more=f'[[sinks]]\ntype = "neo4j"\n{dataset}'))
     code = main(["-q", "run", str(work / "job.toml")])
     err = capsys.readouterr().err
     assert code == 2, err

@@ -181,6 +181,7 @@ def guard_paths(cmd: click.Command) -> click.Command:
     @functools.wraps(inner)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         from .._parallel import threads
+        from ..io._atomic import writes_in_place
 
         threads()  # a bad GRAPHANON_THREADS fails every command, not only large inputs
         outputs = {k: v for k, v in kwargs.items()
@@ -190,7 +191,7 @@ def guard_paths(cmd: click.Command) -> click.Command:
         seen: dict[str, str] = {}
         for name, value in outputs.items():
             real = os.path.realpath(value)
-            if os.path.exists(value) and not os.path.isfile(value) and not os.path.isdir(value):
+            if not os.path.isdir(value) and writes_in_place(value):
                 # /dev/null, a FIFO, /dev/stdout: written in place, never renamed over
                 if not os.access(value, os.W_OK):
                     raise InvalidParameterError(f"{where(name)} cannot write {value!r}.")

@@ -15,8 +15,12 @@ while being written). A process killed with ``kill -9`` cannot remove its own; t
 of the same target removes every such file whose process is gone.
 
 Targets that exist and are not regular files (``/dev/null``, a FIFO, a terminal, a process
-substitution ``/dev/fd/N``) are never renamed over: the finished temporary file is copied
-into them at commit time. A target that is an existing directory is refused. Missing parent
+substitution ``/dev/fd/N``) and the process's own descriptors (``/dev/stdout``, ``/dev/fd/N``,
+``/proc/self/fd/N``, whatever they are open on: a regular file too) are never renamed over:
+the finished temporary file, kept in the system's temporary folder, is copied into them at
+commit time (an own descriptor is written through, sharing its offset with the process's
+other writes to it). A symbolic link to a file is written through: the file it points to is
+replaced, the link stays. A target that is an existing directory is refused. Missing parent
 folders of a target are created (documented behaviour of every ``--out`` option).
 """
 
@@ -25,8 +29,11 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
+import re
 import shutil
 import stat
+import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -34,20 +41,21 @@ from .._tempfiles import OutputError, new_temp, temp_name_pattern
 from ..errors import InvalidParameterError
 
 __all__ = ["OutputError", "atomic_path", "atomic_write_text", "new_temp", "output_transaction",
-           "temp_name_pattern"]
+           "temp_name_pattern", "writes_in_place"]
 
 
 class _Transaction:
     def __init__(self) -> None:
         self.staged: list[tuple[Path, Path]] = []
         self.before_commit: list[Callable[[], None]] = []
+        self.made: list[Path] = []  # folders its writes created, parents first
 
     def commit(self) -> None:
         for hook in self.before_commit:
             hook()
         # copies into non-regular targets (/dev/full, a pipe) can still fail: do them first,
         # then the renames, which do not fail on one file system
-        for tmp, target in sorted(self.staged, key=lambda st: _is_file_or_missing(st[1])):
+        for tmp, target in sorted(self.staged, key=lambda st: not writes_in_place(st[1])):
             _install(tmp, target)
             self.staged.remove((tmp, target))
 
@@ -56,6 +64,10 @@ class _Transaction:
             with contextlib.suppress(FileNotFoundError):
                 tmp.unlink()
         self.staged.clear()
+        for folder in reversed(self.made):  # the folders made for the outputs, if empty
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        self.made.clear()
 
 
 _TX: contextvars.ContextVar[_Transaction | None] = contextvars.ContextVar(
@@ -98,16 +110,62 @@ def _check_target(target: Path) -> None:
             f"the output {str(target)!r} is an existing folder; name a file.")
 
 
-def _is_file_or_missing(target: Path) -> bool:
+def _own_fd(target: str | os.PathLike[str]) -> int | None:
+    """The descriptor of this process that ``target`` names (``/dev/stdout``, ``/dev/fd/N``,
+    ``/proc/self/fd/N``), else None."""
+    path = os.path.abspath(target)
+    std = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
+    if path in std:
+        return std[path]
+    m = re.fullmatch(rf"/(?:dev/fd|proc/self/fd|proc/{os.getpid()}/fd)/([0-9]+)", path)
+    return int(m.group(1)) if m else None
+
+
+def _resolve(target: Path) -> Path:
+    """``target`` with its symbolic links followed (a file is written through its links),
+    stopping at one of the process's own descriptors (``/dev/stdout`` -> ``/proc/self/fd/1``
+    is written through the descriptor, whatever it is open on)."""
+    path = os.path.abspath(target)
+    for _ in range(40):
+        if _own_fd(path) is not None:
+            return Path(path)
+        if not os.path.islink(path):
+            return Path(os.path.realpath(path))
+        path = os.path.normpath(os.path.join(os.path.dirname(path), os.readlink(path)))
+    raise OutputError(f"cannot write {str(target)!r}: too many levels of symbolic links.")
+
+
+def writes_in_place(target: str | os.PathLike[str]) -> bool:
+    """Whether ``target`` is written in place (copied into), not replaced by a rename: one
+    of the process's own descriptors, or an existing file that is not a regular file
+    (symbolic links followed)."""
     try:
-        return stat.S_ISREG(os.stat(target).st_mode)
-    except OSError:
+        target = _resolve(Path(target))
+    except OutputError:
+        return False
+    if _own_fd(target) is not None:
         return True
+    try:
+        return not stat.S_ISREG(os.stat(target).st_mode)
+    except OSError:
+        return False
 
 
 def _install(tmp: Path, target: Path) -> None:
     """Put the finished temporary file in place: rename, or copy into a non-regular file."""
     try:
+        fd = _own_fd(target)
+        if fd is not None:  # through the descriptor, after what the process wrote to it
+            for stream in (sys.stdout, sys.stderr):
+                with contextlib.suppress(Exception):
+                    stream.flush()
+            with open(tmp, "rb") as src:
+                while chunk := src.read(1 << 20):
+                    view = memoryview(chunk)
+                    while view:
+                        view = view[os.write(fd, view):]
+            tmp.unlink()
+            return
         try:
             st = os.stat(target)
         except FileNotFoundError:
@@ -140,15 +198,21 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     OutputError
         The file could not be written (its message names ``path``).
     """
-    target = Path(path)
+    target = _resolve(Path(path))
     _check_target(target)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise OutputError(
-            f"cannot create the folder of {str(target)!r}: {exc.strerror or exc}.") from None
-    tmp = new_temp(target)
     tx = _TX.get()
+    if writes_in_place(target):  # (a device's folder may not take files)
+        tmp = new_temp(Path(tempfile.gettempdir()) / target.name)
+    else:
+        missing = [d for d in reversed(target.parents) if not d.exists()]
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise OutputError(
+                f"cannot create the folder of {str(target)!r}: {exc.strerror or exc}.") from None
+        if tx is not None:
+            tx.made.extend(missing)
+        tmp = new_temp(target)
     try:
         yield tmp
     except OSError as exc:

@@ -317,6 +317,10 @@ def _check_sink(sink: Any, i: int, p: Path) -> None:
                 "use true or false.")
     if sink["type"] == "neo4j":
         _count(sink, "batch_size", f"neo4j sink {i + 1}", p)
+        if "dataset" in sink:  # the ledger key: a stable name, never a hash
+            from ..privacy.accountant import check_dataset_name
+
+            check_dataset_name(sink["dataset"], f"job file {str(p)!r} neo4j sink {i + 1}")
         if sink.get("budget_total") is not None:  # the total ε of the dataset
             check_float(sink["budget_total"], "budget_total",
                         f"job file {str(p)!r} neo4j sink {i + 1}", low=0.0, closed="right")
