@@ -214,6 +214,8 @@ PARAMETERS = [
     # outputs whose format cannot be told or written: refused before the work
     ["project", "{g}", "--theta", "3", "--out", "{w}/o/p"],
     ["project", "{g}", "--theta", "3", "--out", "{w}/o/p.mat"],
+    ["b-anonymize", "{b}", "--delta", "3", "--delta-max", "5"],
+    ["b-anonymize", "{b}", "--delta", "3", "--baseline", "k-anonymity", "--candidates", "5"],
 ]
 
 
@@ -477,7 +479,24 @@ def test_neo4j_arguments_are_checked_before_connecting(
         ["neo4j", "read-bipartite", "--user-props", "x", "--props-out", str(work / "p"),
          "--query", "MATCH (a)--(b) RETURN a, b", "--out", str(work / "o.tsv")],
         ["neo4j", "read-graph", "--label", "L", "--rel", "R", "--out", str(work / "o.mat")],
+        ["neo4j", "read-graph", "--query", "MATCH (a)--(b) RETURN a, b", "--force", "--out",
+         str(work / "o.txt")],
+        ["neo4j", "read-graph", "--query", "MATCH (a)--(b) RETURN a, b", "--memory-limit",
+         "1GiB", "--out", str(work / "o.txt")],
+        ["neo4j", "read-bipartite", "--user-label", "U", "--feature-label", "F", "--rel", "R",
+         "--props-out", str(work / "p"), "--out", str(work / "o.tsv")],
+        ["neo4j", "write-release", "--table", str(work / "t.tsv"), "--report",
+         str(work / "dp.json")],  # a DP record without --dataset
+        ["neo4j", "write-release", "--table", str(work / "t.tsv"), "--report",
+         str(work / "dp.json"), "--dataset", "0123456789abcdef0123456789abcdef"],
+        ["neo4j", "write-release", "--table", str(work / "t.tsv"), "--report",
+         str(work / "dp.json"), "--dataset", "d", "--keep-ids"],
+        ["neo4j", "write-release", "--table", str(work / "t.tsv"), "--report",
+         str(work / "dp.json"), "--dataset", "d", "--format", "edgelist"],
     ]
+    assert main(["-q", "release-dk", str(work / "g.txt"), "--d", "1", "--epsilon", "1",
+                 "--max-degree", "10", "--out", str(work / "t.tsv"), "--report",
+                 str(work / "dp.json")]) == 0
     for args in cases:
         assert check(args, work, capsys) == 2, args
 
@@ -487,6 +506,8 @@ def test_neo4j_arguments_are_checked_before_connecting(
     'path = "b.tsv"\nkind = "bipartite"\nformat = "tsv"',  # format: graph files only
     'type = "neo4j"\nquery = "MATCH (a)--(b) RETURN a, b"\nlabel = "L"',  # query or labels
     'type = "neo4j"\nlabel = "L"\nrel = "R"\nuser_label = "U"',  # a bipartite key
+    'type = "neo4j"\nlabel = "L"\nrel = "R"\nparameters = {x = 1}',  # a query's key
+    'type = "neo4j"\nquery = "MATCH (a)--(b) RETURN a, b"\nmemory_limit = "1GiB"',
 ])
 def test_job_source_keys_that_do_not_apply(work: Path, source: str,
                                            capsys: pytest.CaptureFixture[str],

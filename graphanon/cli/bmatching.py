@@ -85,8 +85,8 @@ def _load_input(path: str, preset: str | None, table: bool,
                    "adversary who knows c matching edges (Lemma 4.5).")
 @click.option("--baseline", type=click.Choice(["k-anonymity"]),
               help="Run the agglomerative k-anonymity baseline (k = max δ) instead.")
-@click.option("--candidates", type=int, default=32, show_default=True,
-              help="Nearest Hamming neighbours per row offered to the matching.")
+@click.option("--candidates", type=int, default=None,
+              help="Nearest Hamming neighbours per row offered to the matching (default 32).")
 @click.option("--preset", type=click.Choice(["adult", "playstore"]),
               help="INPUT is a known table (numeric columns split at the median).")
 @click.option("--table", is_flag=True,
@@ -101,7 +101,7 @@ def _load_input(path: str, preset: str | None, table: bool,
 def b_anonymize(
     input_path: str, delta: int | None, delta_file: str | None, delta_column: str | None,
     degree_graph: str | None,
-    delta_max: int | None, symmetric: bool, baseline: str | None, candidates: int,
+    delta_max: int | None, symmetric: bool, baseline: str | None, candidates: int | None,
     preset: str | None, table: bool, seed: int | None, out_path: str, report_path: str,
 ) -> None:
     """Mask cells of INPUT so that every user i hides among ≥ δ_i others (b-matching).
@@ -122,10 +122,12 @@ def b_anonymize(
             "give exactly one of --delta, --delta-file, --delta-column, --delta-from-degree "
             f"(got {', '.join(chosen) or 'none'})."
         )
-    if degree_graph is not None and delta_max is None:
-        raise InvalidParameterError("--delta-from-degree needs --delta-max.")
-    if symmetric and baseline:
-        raise InvalidParameterError("--symmetric and --baseline exclude each other.")
+    if (degree_graph is None) != (delta_max is None):
+        raise InvalidParameterError("--delta-from-degree and --delta-max go together.")
+    if baseline and (symmetric or candidates is not None):
+        raise InvalidParameterError(
+            "--baseline k-anonymity runs without the matching: --symmetric and --candidates "
+            "do not apply to it.")
     rng, seed = make_rng(seed)
     B, column = _load_input(input_path, preset, table, delta_column)
     levels: Any
@@ -148,7 +150,7 @@ def b_anonymize(
         levels = delta_from_degree(G.degrees[idx], delta=delta_max)  # type: ignore[arg-type]
     method = "k-anonymity" if baseline else ("symmetric-b-matching" if symmetric
                                              else "b-matching")
-    opts: dict[str, Any] = {} if baseline else {"candidates": candidates}
+    opts: dict[str, Any] = {} if baseline else {"candidates": candidates or 32}
     with progress_bar() as progress:
         if not baseline:
             opts["progress"] = progress

@@ -51,24 +51,26 @@ def _props(value: str | None, option: str) -> list[str]:
     return [validate_identifier(p.strip(), option) for p in value.split(",")]
 
 
-def _check_before_connecting(memory_limit: str, out: str, fmt: str | None) -> None:
-    """Validate what can be validated before a database read starts."""
+def _check_before_connecting(memory_limit: str | None, out: str, fmt: str | None) -> int:
+    """Validate what can be validated before a database read starts; the memory limit in
+    bytes."""
     from ..io.files import graph_output_format
-    from ..io.neo4j import parse_size
+    from ..io.neo4j import DEFAULT_MEMORY_LIMIT, parse_size
 
-    parse_size(memory_limit)
     graph_output_format(out, fmt)
+    return parse_size(memory_limit or DEFAULT_MEMORY_LIMIT)
 
 
 def _check_read_options(universe: str | None, universe_out: str | None, query: str | None,
                         by_label: dict[str, Any]) -> None:
-    """The options of a read that go together: ``by_label`` (option -> value) describe
-    the graph by labels, which a ``--query`` replaces."""
+    """The options of a read that go together: ``by_label`` (option -> value) apply to a
+    read by labels, which a ``--query`` replaces (its size is not known before it runs: no
+    memory estimate either)."""
     given = [name for name, value in by_label.items() if value]
     if query is not None and given:
         raise InvalidParameterError(
-            f"The option(s) {', '.join(given)} describe the graph by labels; --query "
-            "replaces them (its rows are the graph).")
+            f"The option(s) {', '.join(given)} apply to a read by labels; --query replaces "
+            "it (its rows are the graph).")
     if (universe is None) != (universe_out is None):
         raise InvalidParameterError(
             "The '--universe' and '--universe-out' options go together (what to export and "
@@ -132,8 +134,8 @@ _read_options = [
                  "where the universe came from."),
     click.option("--fetch-size", type=click.IntRange(1), default=10_000, show_default=True,
                  help="Records per network batch."),
-    click.option("--memory-limit", default="4GiB", show_default=True,
-                 help="Refuse reads estimated above this size."),
+    click.option("--memory-limit", default=None,
+                 help="Refuse label reads estimated above this size (default 4GiB)."),
     click.option("--force", is_flag=True, help="Read even above --memory-limit."),
 ]
 
@@ -159,7 +161,7 @@ def _with(options: list[Callable[..., Any]]) -> Callable[..., Any]:
 @_connection_options
 def read_graph(label: str | None, rel: str | None, id_prop: str | None, node_props: str | None,
                query: str | None, fmt: str | None, out: str, universe: str | None,
-               universe_out: str | None, fetch_size: int, memory_limit: str,
+               universe_out: str | None, fetch_size: int, memory_limit: str | None,
                force: bool, uri: str | None, password_file: str | None,
                database: str | None) -> None:
     """Export a social graph from Neo4j to a file; report the read's throughput."""
@@ -176,11 +178,12 @@ def read_graph(label: str | None, rel: str | None, id_prop: str | None, node_pro
     props = _props(node_props, "--node-props")
     _check_read_options(universe, universe_out, query,
                         {"--label": label, "--rel": rel, "--id-prop": id_prop,
-                         "--node-props": node_props})
-    _check_before_connecting(memory_limit, out, fmt)
+                         "--node-props": node_props, "--memory-limit": memory_limit,
+                         "--force": force})
+    limit = _check_before_connecting(memory_limit, out, fmt)
     found = None
     with _driver(uri, password_file, database) as (drv, db), progress_bar() as bar:
-        src = Neo4jSource(drv, database=db, fetch_size=fetch_size, memory_limit=memory_limit,
+        src = Neo4jSource(drv, database=db, fetch_size=fetch_size, memory_limit=limit,
                           progress=bar)
         if query is not None:
             G = src.read_query_graph(query)
@@ -220,7 +223,8 @@ def read_graph(label: str | None, rel: str | None, id_prop: str | None, node_pro
 def read_bipartite(user_label: str | None, feature_label: str | None, rel: str | None,
                    id_prop: str | None, feature_id_prop: str | None, user_props: str | None,
                    props_out: str | None, query: str | None, out: str, universe: str | None,
-                   universe_out: str | None, fetch_size: int, memory_limit: str, force: bool,
+                   universe_out: str | None, fetch_size: int, memory_limit: str | None,
+                   force: bool,
                    uri: str | None, password_file: str | None, database: str | None) -> None:
     """Export a user–feature graph from Neo4j to a user<TAB>feature file; report the
     read's throughput."""
@@ -238,6 +242,9 @@ def read_bipartite(user_label: str | None, feature_label: str | None, rel: str |
     _ident(id_prop, "--id-prop")
     _ident(feature_id_prop, "--feature-id-prop")
     props = _props(user_props, "--user-props")
+    if props_out is not None and not props:
+        raise InvalidParameterError(
+            "The '--props-out' option writes the --user-props properties; give them.")
     if props and props_out is None:
         raise InvalidParameterError(
             "The '--user-props' option needs '--props-out PREFIX' (the list itself holds only "
@@ -245,13 +252,14 @@ def read_bipartite(user_label: str | None, feature_label: str | None, rel: str |
     _check_read_options(universe, universe_out, query,
                         {"--user-label": user_label, "--feature-label": feature_label,
                          "--rel": rel, "--id-prop": id_prop, "--feature-id-prop": feature_id_prop,
-                         "--user-props": user_props})
-    from ..io.neo4j import parse_size
+                         "--user-props": user_props, "--memory-limit": memory_limit,
+                         "--force": force})
+    from ..io.neo4j import DEFAULT_MEMORY_LIMIT, parse_size
 
-    parse_size(memory_limit)
+    limit = parse_size(memory_limit or DEFAULT_MEMORY_LIMIT)
     found = None
     with _driver(uri, password_file, database) as (drv, db), progress_bar() as bar:
-        src = Neo4jSource(drv, database=db, fetch_size=fetch_size, memory_limit=memory_limit,
+        src = Neo4jSource(drv, database=db, fetch_size=fetch_size, memory_limit=limit,
                           progress=bar)
         if query is not None:
             B = src.read_query_graph(query, bipartite=True)
@@ -324,6 +332,11 @@ def write_release(release_id: str | None, graph_path: str | None, bipartite_path
     if len(given) != 1:
         raise InvalidParameterError("write-release needs exactly one of --graph, --bipartite, "
                                     "--table, --masked.")
+    if fmt is not None and not graph_path:
+        raise InvalidParameterError("The '--format' option is the format of --graph.")
+    if keep_ids and not (graph_path or bipartite_path):
+        raise InvalidParameterError(
+            "The '--keep-ids' option applies to --graph and --bipartite (the ids they hold).")
     try:
         with open(report_path, encoding="utf-8") as fh:
             report = json.load(fh)
@@ -338,6 +351,10 @@ def write_release(release_id: str | None, graph_path: str | None, bipartite_path
     from ..io.neo4j import validate_budget, validate_release_id
 
     validate_release_id(record.get("release_id") if release_id is None else release_id)
+    from ..privacy.accountant import charge_epsilon, check_dataset_name
+
+    if dataset is not None or charge_epsilon(record, "edge") is not None:  # before connecting
+        check_dataset_name(dataset, "neo4j write-release (--dataset)")
     if budget_total is not None:
         validate_budget(dataset or "-", budget_total)
     payload: dict[str, Any] = {}

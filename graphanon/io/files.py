@@ -376,9 +376,7 @@ def _read_mtx(path: Path, skip_bad_rows: bool = False) -> Graph:
                    parameter=f"the node count of its header ({n:,})")
     if m == 0 and not re.search(rb"(?m)^[ \t]*[^#\s]", raw[head.end():]):  # no data line
         return Graph.from_edges([], [], n_nodes=n, node_ids=np.arange(1, n + 1, dtype=np.int64))
-    # an entry whose value (third field) is zero is no edge, as in a banner file (scipy
-    # reads it, from_scipy drops it): such lines become comments, counted against m
-    body, zeros = _ZERO_ENTRY.subn(b"#", raw[head.end():])
+    body, zeros = _drop_zero_entries(raw[head.end():], n)
     if zeros:
         raw = raw[:head.end()] + body
     pairs = _scan(path, raw, bipartite=False, skip_bad_rows=skip_bad_rows, start=head.end(),
@@ -410,9 +408,37 @@ def _read_mtx(path: Path, skip_bad_rows: bool = False) -> Graph:
     return G
 
 
-#: A data line "i j 0" (any spelling of a zero value) of a header-only Matrix Market file.
+#: A data line "i j v" of a header-only Matrix Market file whose value may read as zero: a
+#: zero in any spelling, or a number with an exponent below -99 (1e-400 reads as 0.0).
 _ZERO_ENTRY = re.compile(
-    rb"(?m)^[ \t]*[0-9]+[ \t]+[0-9]+[ \t]+[-+]?(?:0+\.?0*|\.0+)(?:[eE][-+]?[0-9]+)?[ \t]*(?=\r?$)")
+    rb"(?:(?<=[\r\n])|\A)[ \t]*([0-9]+)[ \t]+([0-9]+)[ \t]+([-+]?(?:0+\.?0*|\.0+)"
+    rb"(?:[eE][-+]?[0-9]+)?|[-+]?[0-9]*\.?[0-9]+[eE]-[0-9]{3,})[ \t]*(?=[\r\n]|\Z)")
+
+#: The first data line of the body (its field count is the file's).
+_FIRST_DATA = re.compile(rb"(?:(?<=[\r\n])|\A)[ \t]*([^#\s][^\r\n]*)")
+
+
+def _drop_zero_entries(body: bytes, n: int) -> tuple[bytes, int]:
+    """``body`` with its zero-valued entries commented out, and their count.
+
+    An entry whose value reads as zero is no edge, as with a banner (scipy reads it and
+    :meth:`Graph.from_scipy` drops it), and the header's ``m`` counts it. Only in a file
+    of three fields, and only an entry whose endpoints lie in ``1..n``: any other line is
+    left for the scanner, which reports it."""
+    first = _FIRST_DATA.search(body)
+    if first is None or len(first.group(1).split()) != 3:
+        return body, 0
+    zeros = 0
+
+    def drop(m: re.Match[bytes]) -> bytes:
+        nonlocal zeros
+        if float(m.group(3)) != 0.0 or not (1 <= int(m.group(1)) <= n
+                                            and 1 <= int(m.group(2)) <= n):
+            return m.group(0)
+        zeros += 1
+        return b"#"
+
+    return _ZERO_ENTRY.sub(drop, body), zeros
 
 
 

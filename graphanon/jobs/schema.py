@@ -267,10 +267,12 @@ def _check_source(src: dict[str, Any], p: Path) -> None:
             f"job file {str(p)!r}: [source] universe must be 'label' (every node with the "
             f"label, isolated ones included). Got {src['universe']!r}.")
     by_label = {"label", "rel", "user_label", "feature_label", "id_prop", "feature_id_prop",
-                "node_props"}
+                "node_props", "force", "memory_limit"}
     if "query" in src:
-        _foreign(src, by_label, "a query (its rows are the graph)", p)
+        _foreign(src, by_label, "a query (its rows are the graph, of a size not known "
+                 "before it runs)", p)
     else:
+        _foreign(src, {"parameters"}, "a read by labels (they are a query's)", p)
         _foreign(src, {"user_label", "feature_label", "feature_id_prop"} if kind == "graph"
                  else {"label"}, f"kind = {kind!r}", p)
     if "query" in src:

@@ -133,8 +133,16 @@ def test_mtx_zero_entries_are_no_edges_in_both_variants(tmp_path: Path) -> None:
     assert header.input_cleaning["zero_entries_dropped"] == 1
     p.write_text("3 3\n1 2 0.0e3\n2 3 -0\n1 3 .0\n")  # every spelling of zero
     assert read_graph(p).n_edges == 0
-    p.write_text("3 2\n1 2 0\n2 3\n")  # the header's m counts the zero entries
+    p.write_text("3 2\n1 2 0\n2 3 1\n")  # the header's m counts the zero entries
     assert read_graph(p).n_edges == 1
+    p.write_text("3 2\n1 2\n2 3 0\n")  # in a file of two fields, "2 3 0" is a bad row
+    with pytest.raises(InputFormatError, match="line 3: expected 2 fields"):
+        read_graph(p)
+    p.write_bytes(b"3 3\r1 2 1\r2 3 1e-400\r1 3 2\r")  # CR line ends; reads as 0.0
+    assert read_graph(p) == header
+    p.write_text("3 2\n1 2 1\n9 3 0\n")  # a zero entry outside 1..n is an error too
+    with pytest.raises(InputFormatError, match=r"line 3: edge endpoints must lie in 1\.\.3"):
+        read_graph(p)
 
 
 def test_mtx_networkrepository_header(tmp_path: Path) -> None:
