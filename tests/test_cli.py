@@ -123,3 +123,22 @@ def test_demo_writes_report(tmp_path: Path) -> None:
 
     A = read_bipartite(out / "publish" / "anonymity" / "adult_sample_smooth_k8.tsv")
     assert not set(A.user_ids.tolist()) & set(load_adult_sample().user_ids.tolist())
+
+
+def test_library_warnings_are_one_graphanon_line(tmp_path: Path) -> None:
+    """A warning that no command reports itself (here numpy-insecure noise in release-degrees,
+    which warns once per process) is one ``graphanon: warning:`` line, not Python's two lines
+    with the library's source."""
+    import subprocess
+    import sys
+
+    from graphanon.datasets import data_path
+
+    done = subprocess.run(
+        [sys.executable, "-c", "from graphanon.cli import main; raise SystemExit(main())",
+         "-q", "release-degrees", str(data_path("polbooks.gml")), "--method", "rps",
+         "--epsilon", "1", "--max-nodes", "200", "--noise", "numpy-insecure", "--seed", "1",
+         "--out", str(tmp_path / "d.tsv")], capture_output=True, text=True)
+    err = done.stderr.splitlines()
+    assert done.returncode == 0
+    assert len(err) == 1 and err[0].startswith("graphanon: warning: noise drawn from"), err

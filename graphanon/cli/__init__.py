@@ -11,6 +11,7 @@ import gc
 import importlib
 import logging
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -165,13 +166,30 @@ def _own_process() -> None:
         sys.meta_path.insert(0, _SkipBlasProbe)
 
 
+def _show_warning(seen: set[str]) -> Any:
+    """``warnings.showwarning`` for a command: a warning no command reported itself is one
+    ``graphanon: warning:`` line on stderr (once per message), not Python's two lines with
+    the library's source line."""
+
+    def show(message: Any, category: Any, filename: str, lineno: int, file: Any = None,
+             line: Any = None) -> None:
+        text = str(message)
+        if text not in seen:
+            seen.add(text)
+            click.echo(f"graphanon: warning: {_printable(text)}", err=True)
+
+    return show
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: run the CLI and map errors to exit codes."""
     if argv is None:
         _own_process()
     try:
-        rv = cli.main(args=list(argv) if argv is not None else None, standalone_mode=False,
-                      prog_name="graphanon")
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning(set())
+            rv = cli.main(args=list(argv) if argv is not None else None,
+                          standalone_mode=False, prog_name="graphanon")
     except GraphAnonError as exc:
         click.echo(f"graphanon: error: {_printable(str(exc))}", err=True)
         return _exit(exc.exit_code, argv)

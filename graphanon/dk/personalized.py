@@ -495,7 +495,8 @@ def pdp_params(spec: PdpSpec, prefs: Preferences, *, mu: float | str | None, key
     }
     if spec.mu is not None:
         params["mu"] = spec.mu
-        params["mu_rule"] = "avg" if mu is None else mu if isinstance(mu, str) else "explicit"
+        params["mu_rule"] = ("avg" if mu is None else mu if mu in ("avg", "mean", "max")
+                             else "explicit")
     if spec.k is not None:
         params["k"] = spec.k
         params["n_groups"] = int(q.values.size)

@@ -130,11 +130,14 @@ class Preferences:
             if mu in ("avg", "mean"):
                 return self.epsilon_mean
             try:
-                mu = float(mu)
+                value = float(mu)
             except ValueError:
+                value = float("nan")
+            if not value > 0:  # (also text a float cannot hold: '1e-400' is not 0.0)
                 raise InvalidParameterError(
                     f"The 'mu' parameter must be a float > 0, 'max' or 'avg'. Got {mu!r} "
-                    "instead.") from None
+                    "instead.")
+            mu = value
         return check_float(mu, "mu", "Preferences.resolve_mu", low=0.0, closed="neither")
 
     # ------------------------------------------------------------------ lookups

@@ -418,7 +418,7 @@ _ZERO_ENTRY = re.compile(
 _FIRST_DATA = re.compile(rb"(?:(?<=[\r\n])|\A)[ \t]*([^#\s][^\r\n]*)")
 
 
-def _drop_zero_entries(body: bytes, n: int) -> tuple[bytes, int]:
+def _drop_zero_entries(body: bytes | bytearray, n: int) -> tuple[bytes | bytearray, int]:
     """``body`` with its zero-valued entries commented out, and their count.
 
     An entry whose value reads as zero is no edge, as with a banner (scipy reads it and
