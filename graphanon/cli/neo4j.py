@@ -353,7 +353,11 @@ def write_release(release_id: str | None, graph_path: str | None, bipartite_path
     validate_release_id(record.get("release_id") if release_id is None else release_id)
     from ..privacy.accountant import charge_epsilon, check_dataset_name
 
-    if dataset is not None or charge_epsilon(record, "edge") is not None:  # before connecting
+    if dataset is None and charge_epsilon(record, "edge") is not None:  # before connecting
+        raise InvalidParameterError(
+            "a DP release needs --dataset: a stable name of the source data, which its ε is "
+            "charged to (a content hash would reset the budget whenever the data changes).")
+    if dataset is not None:
         check_dataset_name(dataset, "neo4j write-release (--dataset)")
     if budget_total is not None:
         validate_budget(dataset or "-", budget_total)
