@@ -308,7 +308,16 @@ def test_outputs_through_links_and_own_descriptors(work: Path, tmp_path: Path) -
     assert main(["-q", *args, str(work / "link.tsv")]) == 0
     assert (work / "link.tsv").is_symlink() and (work / "real.tsv").read_text() != "old\n"
     expected = (work / "real.tsv").read_bytes()
-    for out in ("/proc/self/fd/1", str(work / "fd1")):
+    # a folder link then "..": the kernel's path (real/g.txt), never the input g.txt
+    (work / "real" / "sub").mkdir(parents=True)
+    (work / "a").symlink_to("real/sub")
+    before = (work / "g.txt").read_bytes()
+    assert main(["-q", *args, str(work / "a" / ".." / "g.txt")]) == 0
+    assert (work / "g.txt").read_bytes() == before and (work / "real" / "g.txt").exists()
+    own = ["/proc/self/fd/1", str(work / "fd1")]
+    if Path("/proc/thread-self/fd").exists():
+        own.append("/proc/thread-self/fd/1")
+    for out in own:
         with open(tmp_path / "captured", "wb") as fh:  # stdout is a regular file
             done = subprocess.run(
                 [sys.executable, "-c", "from graphanon.cli import main; raise SystemExit(main())",

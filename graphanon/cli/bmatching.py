@@ -150,7 +150,8 @@ def b_anonymize(
         levels = delta_from_degree(G.degrees[idx], delta=delta_max)  # type: ignore[arg-type]
     method = "k-anonymity" if baseline else ("symmetric-b-matching" if symmetric
                                              else "b-matching")
-    opts: dict[str, Any] = {} if baseline else {"candidates": candidates or 32}
+    opts: dict[str, Any] = {} if baseline else {
+        "candidates": 32 if candidates is None else candidates}
     with progress_bar() as progress:
         if not baseline:
             opts["progress"] = progress

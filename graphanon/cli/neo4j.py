@@ -58,7 +58,7 @@ def _check_before_connecting(memory_limit: str | None, out: str, fmt: str | None
     from ..io.neo4j import DEFAULT_MEMORY_LIMIT, parse_size
 
     graph_output_format(out, fmt)
-    return parse_size(memory_limit or DEFAULT_MEMORY_LIMIT)
+    return parse_size(DEFAULT_MEMORY_LIMIT if memory_limit is None else memory_limit)
 
 
 def _check_read_options(universe: str | None, universe_out: str | None, query: str | None,
@@ -66,7 +66,7 @@ def _check_read_options(universe: str | None, universe_out: str | None, query: s
     """The options of a read that go together: ``by_label`` (option -> value) apply to a
     read by labels, which a ``--query`` replaces (its size is not known before it runs: no
     memory estimate either)."""
-    given = [name for name, value in by_label.items() if value]
+    given = [name for name, value in by_label.items() if value not in (None, False)]
     if query is not None and given:
         raise InvalidParameterError(
             f"The option(s) {', '.join(given)} apply to a read by labels; --query replaces "
@@ -256,7 +256,7 @@ def read_bipartite(user_label: str | None, feature_label: str | None, rel: str |
                          "--force": force})
     from ..io.neo4j import DEFAULT_MEMORY_LIMIT, parse_size
 
-    limit = parse_size(memory_limit or DEFAULT_MEMORY_LIMIT)
+    limit = parse_size(DEFAULT_MEMORY_LIMIT if memory_limit is None else memory_limit)
     found = None
     with _driver(uri, password_file, database) as (drv, db), progress_bar() as bar:
         src = Neo4jSource(drv, database=db, fetch_size=fetch_size, memory_limit=limit,

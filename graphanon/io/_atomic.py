@@ -112,27 +112,37 @@ def _check_target(target: Path) -> None:
 
 def _own_fd(target: str | os.PathLike[str]) -> int | None:
     """The descriptor of this process that ``target`` names (``/dev/stdout``, ``/dev/fd/N``,
-    ``/proc/self/fd/N``), else None."""
-    path = os.path.abspath(target)
-    std = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
-    if path in std:
-        return std[path]
-    m = re.fullmatch(rf"/(?:dev/fd|proc/self/fd|proc/{os.getpid()}/fd)/([0-9]+)", path)
-    return int(m.group(1)) if m else None
+    ``/proc/self/fd/N``, ``/proc/thread-self/fd/N``), else None. Its folder is resolved as
+    the kernel resolves it (links first, then ``..``); its own name is not followed (the
+    descriptor's link points at what the descriptor is open on)."""
+    path = os.fspath(target)
+    folder = os.path.realpath(os.path.dirname(path) or ".")
+    name = os.path.basename(path)
+    std = {"stdin": 0, "stdout": 1, "stderr": 2}
+    if folder == "/dev" and name in std:
+        return std[name]
+    pid = os.getpid()
+    if re.fullmatch(rf"/proc/{pid}(?:/task/[0-9]+)?/fd", folder) and name.isdigit():
+        return int(name)
+    return None
 
 
 def _resolve(target: Path) -> Path:
-    """``target`` with its symbolic links followed (a file is written through its links),
-    stopping at one of the process's own descriptors (``/dev/stdout`` -> ``/proc/self/fd/1``
-    is written through the descriptor, whatever it is open on)."""
-    path = os.path.abspath(target)
+    """``target`` with its symbolic links followed, as the kernel follows them (a file is
+    written through its links), or the first of the process's own descriptors on the way
+    (``/dev/stdout`` -> ``/proc/self/fd/1`` is written through the descriptor, whatever it
+    is open on)."""
+    path = os.fspath(target)
     for _ in range(40):
         if _own_fd(path) is not None:
             return Path(path)
         if not os.path.islink(path):
-            return Path(os.path.realpath(path))
-        path = os.path.normpath(os.path.join(os.path.dirname(path), os.readlink(path)))
-    raise OutputError(f"cannot write {str(target)!r}: too many levels of symbolic links.")
+            break
+        # the link's text is relative to its folder as the kernel resolves that folder
+        path = os.path.join(os.path.realpath(os.path.dirname(path) or "."), os.readlink(path))
+    else:
+        raise OutputError(f"cannot write {str(target)!r}: too many levels of symbolic links.")
+    return Path(os.path.realpath(target))
 
 
 def writes_in_place(target: str | os.PathLike[str]) -> bool:
