@@ -142,3 +142,12 @@ def test_library_warnings_are_one_graphanon_line(tmp_path: Path) -> None:
     err = done.stderr.splitlines()
     assert done.returncode == 0
     assert len(err) == 1 and err[0].startswith("graphanon: warning: noise drawn from"), err
+    # a warning the user's filters make an error is one error line, exit 2
+    done = subprocess.run(
+        [sys.executable, "-W", "error", "-c",
+         "from graphanon.cli import main; raise SystemExit(main())", "-q", "release-degrees",
+         str(data_path("polbooks.gml")), "--method", "rps", "--epsilon", "1", "--max-nodes",
+         "200", "--noise", "numpy-insecure", "--seed", "1", "--out", str(tmp_path / "e.tsv")],
+        capture_output=True, text=True)
+    assert done.returncode == 2 and done.stderr.startswith("graphanon: error: noise drawn")
+    assert len(done.stderr.splitlines()) == 1 and not (tmp_path / "e.tsv").exists()

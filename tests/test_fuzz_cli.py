@@ -549,3 +549,30 @@ def test_neo4j_sink_without_dataset_is_refused_before_the_charge(
     assert code == 2, err
     assert "dataset" in err and "Traceback" not in err
     assert not (work / "l.json").exists() and not (work / "out").exists()
+
+
+def test_read_only_descriptor_and_job_inputs_are_never_outputs(
+        work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--out /dev/stdin`` is refused before the ledger charge (its descriptor is open for
+    reading); a job's file sink may not replace the file its source reads."""
+    import subprocess
+    import sys
+
+    with open(work / "g.txt", "rb") as stdin:
+        done = subprocess.run(
+            [sys.executable, "-c", "from graphanon.cli import main; raise SystemExit(main())",
+             "-q", "release-dk", str(work / "g.txt"), "--d", "1", "--epsilon", "1",
+             "--max-degree", "10", "--out", "/dev/stdin", "--ledger", str(work / "l.json"),
+             "--dataset", "books", "--budget", "4"], stdin=stdin, capture_output=True,
+            text=True)
+    assert done.returncode == 2 and "cannot write '/dev/stdin'" in done.stderr
+    assert not (work / "l.json").exists()
+    (work / "out" / "operator").mkdir(parents=True)
+    write_graph(load_polbooks(), work / "out" / "operator" / "graph.graphml")
+    source = (work / "out" / "operator" / "graph.graphml").read_bytes()
+    (work / "job.toml").write_text(
+        '[job]\nrelease_id = "r1"\n[source]\npath = "out/operator/graph.graphml"\n'
+        '[[steps]]\nname = "describe"\n[[sinks]]\ntype = "file"\npath = "out"\n')
+    code = main(["-q", "run", str(work / "job.toml")])
+    assert code == 2 and "is an input of this run" in capsys.readouterr().err
+    assert (work / "out" / "operator" / "graph.graphml").read_bytes() == source

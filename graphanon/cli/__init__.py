@@ -193,6 +193,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except GraphAnonError as exc:
         click.echo(f"graphanon: error: {_printable(str(exc))}", err=True)
         return _exit(exc.exit_code, argv)
+    except Warning as exc:  # a warning the user's filters turned into an error
+        click.echo(f"graphanon: error: {_printable(str(exc))}", err=True)
+        return _exit(2, argv)
     except (MemoryError, OverflowError) as exc:  # a parameter asked for more than fits
         click.echo("graphanon: error: the input or a parameter asks for more than this machine "
                    f"can hold ({type(exc).__name__}: {_printable(str(exc))}); use smaller "

@@ -181,7 +181,7 @@ def guard_paths(cmd: click.Command) -> click.Command:
     @functools.wraps(inner)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         from .._parallel import threads
-        from ..io._atomic import writes_in_place
+        from ..io._atomic import can_write_in_place, writes_in_place
 
         threads()  # a bad GRAPHANON_THREADS fails every command, not only large inputs
         outputs = {k: v for k, v in kwargs.items()
@@ -193,7 +193,7 @@ def guard_paths(cmd: click.Command) -> click.Command:
             real = os.path.realpath(value)
             if not os.path.isdir(value) and writes_in_place(value):
                 # /dev/null, a FIFO, /dev/stdout: written in place, never renamed over
-                if not os.access(value, os.W_OK):
+                if not can_write_in_place(value):
                     raise InvalidParameterError(f"{where(name)} cannot write {value!r}.")
                 continue
             for iname, ivalue in inputs.items():

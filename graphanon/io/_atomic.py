@@ -40,8 +40,8 @@ from pathlib import Path
 from .._tempfiles import OutputError, new_temp, temp_name_pattern
 from ..errors import InvalidParameterError
 
-__all__ = ["OutputError", "atomic_path", "atomic_write_text", "new_temp", "output_transaction",
-           "temp_name_pattern", "writes_in_place"]
+__all__ = ["OutputError", "atomic_path", "atomic_write_text", "can_write_in_place", "new_temp",
+           "output_transaction", "temp_name_pattern", "writes_in_place"]
 
 
 class _Transaction:
@@ -49,6 +49,7 @@ class _Transaction:
         self.staged: list[tuple[Path, Path]] = []
         self.before_commit: list[Callable[[], None]] = []
         self.made: list[Path] = []  # folders its writes created, parents first
+        self.inputs: set[str] = set()  # real paths no write may replace (a job's source)
 
     def commit(self) -> None:
         for hook in self.before_commit:
@@ -145,6 +146,20 @@ def _resolve(target: Path) -> Path:
     return Path(os.path.realpath(target))
 
 
+def can_write_in_place(target: str | os.PathLike[str]) -> bool:
+    """Whether an in-place target (:func:`writes_in_place`) takes writes: an own descriptor
+    opened for writing (``/dev/stdin`` usually is not), or a file this user may write."""
+    fd = _own_fd(_resolve(Path(target)))
+    if fd is None:
+        return os.access(target, os.W_OK)
+    import fcntl
+
+    try:
+        return fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE != os.O_RDONLY
+    except OSError:  # not open
+        return False
+
+
 def writes_in_place(target: str | os.PathLike[str]) -> bool:
     """Whether ``target`` is written in place (copied into), not replaced by a rename: one
     of the process's own descriptors, or an existing file that is not a regular file
@@ -211,6 +226,9 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     target = _resolve(Path(path))
     _check_target(target)
     tx = _TX.get()
+    if tx is not None and str(target) in tx.inputs:
+        raise InvalidParameterError(
+            f"the output {str(path)!r} is an input of this run; it would be overwritten.")
     if writes_in_place(target):  # (a device's folder may not take files)
         tmp = new_temp(Path(tempfile.gettempdir()) / target.name)
     else:

@@ -23,7 +23,7 @@ from ..graph import BipartiteGraph, Graph
 from .schema import is_distributed, load_job, render_release_id, validate_job
 from .sinks import check_sinks, write_sink
 from .sources import default_driver, read_source, read_universe, shape
-from .state import JobLockedError, JobResult, JobState, resolve_path
+from .state import UNIVERSE_KEYS, JobLockedError, JobResult, JobState, resolve_path
 from .steps import STEPS
 
 __all__ = ["run_job", "run_job_dict"]
@@ -124,7 +124,7 @@ def _run_loaded(
     # run_clock: every record is stamped with the job's start, not when the data was read;
     # output_transaction: the file sinks' files are put in place together, after every sink
     # (and the ledger charge) succeeded, or not at all
-    with job_lock(lock, name), run_clock(), output_transaction():
+    with job_lock(lock, name), run_clock(), output_transaction() as tx:
         release_id = render_release_id(job["release_id"], job=name, now=now)
         event("job_start", job=name, release_id=release_id)
         drivers: dict[str, Any] = {}
@@ -143,6 +143,11 @@ def _run_loaded(
             seed = secrets.randbits(63) if seed is None else seed
             rng = np.random.default_rng(seed)
             base = Path(cfg["path"]).parent
+            # no sink may replace the job file or a file the source reads
+            src = cfg["source"] or {}
+            reads = [src[k] for k in ("path", *UNIVERSE_KEYS) if isinstance(src.get(k), str)]
+            tx.inputs.update([os.path.realpath(cfg["path"]),
+                              *(os.path.realpath(resolve_path(base, p)) for p in reads)])
             universe: Any = None
             if cfg["source"] is None:  # every step reads its own partitioned input
                 data: Graph | BipartiteGraph = Graph.from_edges([], [], n_nodes=0)
