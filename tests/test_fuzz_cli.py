@@ -576,3 +576,18 @@ def test_read_only_descriptor_and_job_inputs_are_never_outputs(
     code = main(["-q", "run", str(work / "job.toml")])
     assert code == 2 and "is an input of this run" in capsys.readouterr().err
     assert (work / "out" / "operator" / "graph.graphml").read_bytes() == source
+
+
+def test_stdout_holds_the_data_alone(work: Path) -> None:
+    """With ``--out /dev/stdout`` and without ``-q``, the messages and progress bars go to
+    stderr: stdout is exactly the file the command would write."""
+    import subprocess
+    import sys
+
+    args = ["dk", str(work / "g.txt"), "--d", "2", "--out"]
+    assert main(["-q", *args, str(work / "t.tsv")]) == 0
+    done = subprocess.run(
+        [sys.executable, "-c", "from graphanon.cli import main; raise SystemExit(main())",
+         *args, "/dev/stdout"], capture_output=True)
+    assert done.returncode == 0 and done.stdout == (work / "t.tsv").read_bytes()
+    assert b"distinct 2K tuples" in done.stderr

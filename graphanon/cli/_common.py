@@ -67,10 +67,16 @@ def quiet() -> bool:
     return bool(_option("quiet"))
 
 
+def _chatter_on_stderr() -> bool:
+    """Whether a command's data goes to stdout (``--out /dev/stdout``): its messages and
+    progress then go to stderr, so that stdout holds the data alone."""
+    return bool(_option("stdout_is_data"))
+
+
 def echo(message: str = "") -> None:
-    """Print unless ``--quiet``."""
+    """Print unless ``--quiet`` (on stderr when stdout holds the command's data)."""
     if not quiet():
-        click.echo(message)
+        click.echo(message, err=_chatter_on_stderr())
 
 
 def _option(name: str) -> Any:
@@ -181,11 +187,15 @@ def guard_paths(cmd: click.Command) -> click.Command:
     @functools.wraps(inner)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         from .._parallel import threads
-        from ..io._atomic import can_write_in_place, writes_in_place
+        from ..io._atomic import can_write_in_place, own_descriptor, writes_in_place
 
         threads()  # a bad GRAPHANON_THREADS fails every command, not only large inputs
         outputs = {k: v for k, v in kwargs.items()
                    if k in OUTPUT_PARAMS and k not in as_inputs and isinstance(v, str)}
+        if any(own_descriptor(v) == 1 for v in outputs.values()):
+            ctx = click.get_current_context()
+            ctx.find_root().ensure_object(dict)
+            ctx.find_root().obj["stdout_is_data"] = True
         inputs = {k: v for k, v in kwargs.items()
                   if k not in outputs and isinstance(v, str) and v and os.path.isfile(v)}
         seen: dict[str, str] = {}
@@ -288,6 +298,7 @@ def progress_bar() -> Iterator[ProgressFn]:
     if quiet():
         yield lambda task, done, total: None
         return
+    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(
@@ -296,6 +307,7 @@ def progress_bar() -> Iterator[ProgressFn]:
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         transient=False,
+        console=Console(stderr=True) if _chatter_on_stderr() else None,
     ) as bar:
         tasks: dict[str, Any] = {}
 

@@ -41,7 +41,7 @@ from .._tempfiles import OutputError, new_temp, temp_name_pattern
 from ..errors import InvalidParameterError
 
 __all__ = ["OutputError", "atomic_path", "atomic_write_text", "can_write_in_place", "new_temp",
-           "output_transaction", "temp_name_pattern", "writes_in_place"]
+           "output_transaction", "own_descriptor", "temp_name_pattern", "writes_in_place"]
 
 
 class _Transaction:
@@ -146,10 +146,19 @@ def _resolve(target: Path) -> Path:
     return Path(os.path.realpath(target))
 
 
+def own_descriptor(target: str | os.PathLike[str]) -> int | None:
+    """The process's own descriptor that ``target`` writes through (links followed), if any:
+    1 for ``--out /dev/stdout``."""
+    try:
+        return _own_fd(_resolve(Path(target)))
+    except OutputError:
+        return None
+
+
 def can_write_in_place(target: str | os.PathLike[str]) -> bool:
     """Whether an in-place target (:func:`writes_in_place`) takes writes: an own descriptor
     opened for writing (``/dev/stdin`` usually is not), or a file this user may write."""
-    fd = _own_fd(_resolve(Path(target)))
+    fd = own_descriptor(target)
     if fd is None:
         return os.access(target, os.W_OK)
     import fcntl
