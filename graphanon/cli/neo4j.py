@@ -51,14 +51,11 @@ def _props(value: str | None, option: str) -> list[str]:
     return [validate_identifier(p.strip(), option) for p in value.split(",")]
 
 
-def _check_before_connecting(memory_limit: str | None, out: str, fmt: str | None) -> int:
-    """Validate what can be validated before a database read starts; the memory limit in
-    bytes."""
-    from ..io.files import graph_output_format
+def _memory_limit(value: str | None) -> int:
+    """``--memory-limit`` in bytes (the source's default when not given)."""
     from ..io.neo4j import DEFAULT_MEMORY_LIMIT, parse_size
 
-    graph_output_format(out, fmt)
-    return parse_size(DEFAULT_MEMORY_LIMIT if memory_limit is None else memory_limit)
+    return parse_size(DEFAULT_MEMORY_LIMIT if value is None else value)
 
 
 def _check_read_options(universe: str | None, universe_out: str | None, query: str | None,
@@ -180,7 +177,10 @@ def read_graph(label: str | None, rel: str | None, id_prop: str | None, node_pro
                         {"--label": label, "--rel": rel, "--id-prop": id_prop,
                          "--node-props": node_props, "--memory-limit": memory_limit,
                          "--force": force})
-    limit = _check_before_connecting(memory_limit, out, fmt)
+    from ..io.files import graph_output_format
+
+    graph_output_format(out, fmt)  # (checked before connecting)
+    limit = _memory_limit(memory_limit)
     found = None
     with _driver(uri, password_file, database) as (drv, db), progress_bar() as bar:
         src = Neo4jSource(drv, database=db, fetch_size=fetch_size, memory_limit=limit,
@@ -254,9 +254,7 @@ def read_bipartite(user_label: str | None, feature_label: str | None, rel: str |
                          "--rel": rel, "--id-prop": id_prop, "--feature-id-prop": feature_id_prop,
                          "--user-props": user_props, "--memory-limit": memory_limit,
                          "--force": force})
-    from ..io.neo4j import DEFAULT_MEMORY_LIMIT, parse_size
-
-    limit = parse_size(DEFAULT_MEMORY_LIMIT if memory_limit is None else memory_limit)
+    limit = _memory_limit(memory_limit)
     found = None
     with _driver(uri, password_file, database) as (drv, db), progress_bar() as bar:
         src = Neo4jSource(drv, database=db, fetch_size=fetch_size, memory_limit=limit,

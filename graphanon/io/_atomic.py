@@ -173,13 +173,9 @@ def writes_in_place(target: str | os.PathLike[str]) -> bool:
     """Whether ``target`` is written in place (copied into), not replaced by a rename: one
     of the process's own descriptors, or an existing file that is not a regular file
     (symbolic links followed)."""
-    try:
-        target = _resolve(Path(target))
-    except OutputError:
-        return False
-    if _own_fd(target) is not None:
+    if own_descriptor(target) is not None:
         return True
-    try:
+    try:  # (stat follows the links as the kernel does)
         return not stat.S_ISREG(os.stat(target).st_mode)
     except OSError:
         return False
