@@ -77,6 +77,12 @@ class DegreeBoundWarning(GraphAnonWarning):
     """No public degree bound was given; ``|nodes| − 1`` of the public universe is used."""
 
 
+class DataDependentFeaturesWarning(GraphAnonWarning):
+    """A table's numeric columns were cut at points computed from the data itself (its
+    median or quantiles): every user's features then depend on every other row, and the
+    median appears in the feature names."""
+
+
 class InsecureNoiseWarning(GraphAnonWarning):
     """Noise for a release was drawn from the seeded, insecure numpy backend."""
 

@@ -209,9 +209,10 @@ def mondrian_cmd(input_path: str, k: int, split: str, out: str, report_path: str
 @click.option("--id-column", default=None, help="Column of user ids (default: row number).")
 @click.option("--columns", default=None,
               help="Comma-separated feature columns (default: all but the id column).")
-@click.option("--binarize", type=click.Choice(["median", "quantile", "none"]), default=None,
-              help="Numeric columns: above-median flag (the default), quantile bins, or "
-                   "one-hot values.")
+@click.option("--binarize", type=click.Choice(["none", "median", "quantile"]), default=None,
+              help="Numeric columns: one-hot values (none, the default), an above-median "
+                   "flag, or quantile bins. median and quantile cut at points computed from "
+                   "the data (a warning): not for the input of a DP release.")
 @click.option("--split", "splits", multiple=True, metavar="COL=SEP",
               help="Multi-valued column, e.g. 'Genres=;' (repeatable).")
 @click.option("--dropna", is_flag=True, help="Drop rows with a missing value.")
@@ -253,7 +254,7 @@ def bipartite_from_table(csv_path: str, preset: str | None, id_column: str | Non
         table = read_table(csv_path, column_names=names)
         cols = [c.strip() for c in columns.split(",")] if columns else None
         B = table_to_bipartite(table, columns=cols, id_column=id_column,
-                               binarize=None if binarize == "none" else binarize or "median",
+                               binarize=None if binarize in (None, "none") else binarize,
                                dropna=dropna, split=split)
     if B.n_edges == 0:
         raise InvalidParameterError(

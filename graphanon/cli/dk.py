@@ -80,8 +80,9 @@ def dk(input_path: str, d: int, out: str, fmt: str | None, scheduler: str | None
               help="Neighbouring relation. edge: one edge added or removed. node: one node "
                    "added or removed with all its edges (θ-dKε: project to degree ≤ θ first).")
 @click.option("--max-degree", type=int, default=None,
-              help="edge: PUBLIC degree bound h (degrees above it are top-coded). Default n-1, "
-                   "with a warning: never the observed maximum.")
+              help="edge: PUBLIC degree bound h (degrees above it are top-coded), never the "
+                   "observed maximum. Without it, --nodes makes h = |nodes| - 1 (with a "
+                   "warning); with neither the command is refused.")
 @click.option("--theta", default=None,
               help="node: public degree bound θ of the projection, or 'auto' to choose it "
                    "privately (spends --select-fraction of ε). Default auto.")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from .._arrow import from_numpy
-from ..errors import InputFormatError, InvalidParameterError
+from ..errors import DataDependentFeaturesWarning, InputFormatError, InvalidParameterError
 from ..graph import BipartiteGraph
 from ._input import csv_error, read_input_bytes
 
@@ -122,7 +123,7 @@ def table_to_bipartite(
     *,
     columns: Sequence[str] | None = None,
     id_column: str | None = None,
-    binarize: str | None = "median",
+    binarize: str | None = None,
     quantiles: int = 4,
     dropna: bool = False,
     split: Mapping[str, str] | None = None,
@@ -140,8 +141,13 @@ def table_to_bipartite(
         Column of user ids; rows with the same id are merged (union of features). Default:
         the row number.
     binarize
-        Numeric columns: ``None`` one-hot of each value, ``"median"`` one feature
-        ``"c>median"``, ``"quantile"`` one-hot of ``quantiles`` bins.
+        Numeric columns: ``None`` (the default) one-hot of each value, ``"median"`` one
+        feature ``"c>median"``, ``"quantile"`` one-hot of ``quantiles`` bins. Only the
+        default keeps each user's features a function of that user's own row: the median
+        and quantile cut points are computed from the whole column, so one user's row moves
+        the features of others (it breaks the one-row neighbouring relation of a DP release
+        such as randomized response) and the median appears in the feature names. Those two
+        warn with :class:`~graphanon.errors.DataDependentFeaturesWarning`.
     dropna
         Drop rows with a missing value in any used column (else a missing cell gives no
         feature).
@@ -222,6 +228,12 @@ def _column_features(
     idx = np.flatnonzero(valid)
     numeric = pa.types.is_integer(col.type) or pa.types.is_floating(col.type)
     if numeric and binarize is not None:
+        warnings.warn(DataDependentFeaturesWarning(
+            f"column {name!r} is cut at its {binarize} computed from the data: every user's "
+            "features depend on every row (not a one-row neighbouring relation: do not feed "
+            "them to a DP release such as randomized response)"
+            + (" and the median appears in the feature names" if binarize == "median" else "")
+            + "; binarize=None keeps one feature per value."), stacklevel=3)
         vals = np.asarray(col.to_numpy(zero_copy_only=False), dtype=np.float64)[idx]
         if vals.size == 0:
             return idx, np.zeros(0, dtype=object)

@@ -177,6 +177,8 @@ def absorb(state: JobState, result: Any, name: str, *,
 
     if isinstance(result, (Graph, BipartiteGraph)):
         state.data = result  # derived from the current data: it stays private or released
+        if not state.released_data:
+            state.derived_by = name
         return
     if not dataclasses.is_dataclass(result) or isinstance(result, type):
         raise InvalidParameterError(f"step {name!r} returned {type(result).__name__}; expected "
@@ -200,6 +202,15 @@ def absorb(state: JobState, result: Any, name: str, *,
     if isinstance(result, DegreeSequenceRelease):
         state.statistics = result.histogram()
     if release is not None:
+        dp = release.epsilon is not None or release.epsilon_summary is not None
+        if dp and state.derived_by is not None:
+            raise InvalidParameterError(
+                f"step {name!r} would release the output of step {state.derived_by!r} with "
+                f"ε-DP, but its ε protects neighbouring {state.derived_by} outputs, not "
+                f"neighbouring inputs: one edge or node of the source can change the "
+                f"{state.derived_by} output by more than one (a projection's cascades), so no "
+                "guarantee about the source follows. Run the DP step on the source (the "
+                "node-DP steps project by themselves: theta = ...).")
         if state.release is not None:
             raise InvalidParameterError(
                 f"step {name!r} makes a second release, but a job publishes exactly one (its "
@@ -218,6 +229,8 @@ def absorb(state: JobState, result: Any, name: str, *,
         # status of the data it came from
         if release is not None:
             state.released_data = True
+        elif not state.released_data:
+            state.derived_by = name
     state.report[name] = summary
 
 

@@ -38,6 +38,9 @@ class JobState:
     #: True when ``data`` is the output of the release (randomized response, a generated
     #: graph) rather than the private input or something derived from it without a release.
     released_data: bool = False
+    #: The step that derived ``data`` from the private input without a release (a
+    #: projection): a DP release of its output would protect neighbouring *derived* graphs.
+    derived_by: str | None = None
     #: Folder of the job file: relative paths in step keys are resolved against it.
     base: Path = field(default_factory=Path)
     #: The public universe named by the source (``nodes`` / ``users`` / ``features`` files,

@@ -14,11 +14,15 @@ Composition rules (pure ε-DP):
   pairwise disjointness itself; if any two overlap it charges the sum instead and says so.
 - **Which ε a release costs** (:func:`charge_epsilon`, shared with the Neo4j ledger):
   k-anonymity / non-private releases carry none.
-- **Across neighbourhoods**: a node-DP ε implies edge-DP at the same ε (one edge change is
-  contained in one node change), so node-level releases may be charged to an edge budget; an
-  edge-DP release implies nothing useful at node level (ε grows with the degree), so charging
-  it to a node budget is refused. Personalized releases are charged their largest per-node ε
-  (``epsilon_summary["max"]``), which bounds every node's loss.
+- **Across neighbourhoods**: a node-level release is charged to an edge budget at **2ε**.
+  The node relation adds or removes one node with all its edges, so ``G`` and ``G + uv`` are
+  two node steps apart (remove ``u``, add it back with one more edge) and group privacy gives
+  2ε-edge-DP; the same ε is *not* enough in general (the θ-projected 1K histogram at θ = 1
+  has node sensitivity 2θ + 1 = 3 but moves by 4 when one edge is added). An edge-DP release
+  implies nothing useful at node level (ε grows with the degree), so charging it to a node
+  budget is refused. Personalized releases are charged their largest per-node ε
+  (``epsilon_summary["max"]``, doubled on an edge budget for a node-level one), which bounds
+  every node's loss.
 
 The ledger is a JSON file ``{"format": "graphanon-ledger/1", "datasets": {name:
 {"budget", "neighbourhood", "entries": [...]}}}``; it is re-read under a file lock before each
@@ -55,8 +59,8 @@ from .._validation import check_choice, check_float
 from ..errors import InvalidParameterError, PrivacyBudgetExceeded
 from .release import Release
 
-__all__ = ["Accountant", "LedgerEntry", "charge_epsilon", "check_dataset_name", "fits_budget",
-           "validate_ledger"]
+__all__ = ["NODE_TO_EDGE", "Accountant", "LedgerEntry", "charge_epsilon", "check_dataset_name",
+           "fits_budget", "validate_ledger"]
 
 LEDGER_FORMAT = "graphanon-ledger/1"
 # Relative slack for float sums (ten charges of 0.1 must fit a budget of 1.0).
@@ -85,6 +89,14 @@ class LedgerEntry:
         }
 
 
+#: The edge-level ε of an ε-node-DP release, in units of ε: adding or removing one edge ``uv``
+#: keeps the node set, so under the add/remove-node relation it is two node steps (remove
+#: ``u`` with its edges, add it back with them and ``uv``); group privacy gives 2ε. One step
+#: does not suffice in general: graphanon's θ-projected 1K histogram at θ = 1 is calibrated
+#: to its node sensitivity 2θ + 1 = 3, and one added edge moves it by 4.
+NODE_TO_EDGE = 2.0
+
+
 def charge_epsilon(
     release: Release | Mapping[str, Any], budget_neighbourhood: str
 ) -> float | None:
@@ -95,8 +107,10 @@ def charge_epsilon(
 
     - ``"k-anonymity"`` / ``"none"`` releases carry no ε: ``None`` (nothing to charge; the
       Accountant refuses to account them, the Neo4j ledger writes them uncharged);
-    - a node-DP (or personalized node-DP) release may be charged to an edge budget: one edge
-      change is contained in one node change, so ε-node-DP implies ε-edge-DP;
+    - a node-DP (or personalized node-DP) release may be charged to an edge budget, at twice
+      its ε: one added or removed edge ``uv`` is two node steps (remove ``u``, add it back
+      with its edges and ``uv``), so ε-node-DP implies 2ε-edge-DP by group privacy and no
+      less in general (:data:`NODE_TO_EDGE`);
     - an edge-DP (or personalized edge-DP) release is refused against a node budget
       (``InvalidParameterError``): its node-level ε grows with the degree;
     - personalized releases are charged their largest per-node ε
@@ -130,10 +144,12 @@ def charge_epsilon(
             f"Release {rec.get('release_id')} ({rec.get('mechanism')}) is {nb}-DP; it gives "
             "no node-level guarantee and cannot be charged to a node-DP budget."
         )
+    factor = NODE_TO_EDGE if (budget_neighbourhood == "edge"
+                              and nb.removeprefix("personalized-") == "node") else 1.0
     try:
         if nb.startswith("personalized"):
-            return float(rec["epsilon_summary"]["max"])
-        return float(rec["epsilon"])
+            return factor * float(rec["epsilon_summary"]["max"])
+        return factor * float(rec["epsilon"])
     except (KeyError, TypeError, ValueError):
         raise InvalidParameterError(
             f"Release {rec.get('release_id')} ({rec.get('mechanism')}) is {nb}-DP but its "

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from graphanon.anonymity import verify_smooth_k
 from graphanon.cli import main
+from graphanon.errors import DataDependentFeaturesWarning
 from graphanon.io.files import read_bipartite
 
 PUBLIC_KEYS = {"k", "variant", "n_users", "n_features", "n_edges_out", "release", "user_ids"}
@@ -98,7 +101,7 @@ def test_bad_input_exit_2_and_no_output(tmp_path: Path, capsys) -> None:  # type
     assert code == 2 and not out.exists()
 
 
-def test_bipartite_from_table(tmp_path: Path) -> None:
+def test_bipartite_from_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     csv = tmp_path / "t.csv"
     csv.write_text("id,color,size,tags\na,red,1,x;y\nb,blue,5,y\nc,red,9,\n")
     out = tmp_path / "b.tsv"
@@ -106,7 +109,16 @@ def test_bipartite_from_table(tmp_path: Path) -> None:
                  "--out", str(out)])
     assert code == 0
     B = read_bipartite(out)
-    assert set(B.feature_ids.tolist()) == {"color=red", "color=blue", "size>5", "tags=x",
-                                           "tags=y"}
+    # numeric values one-hot by default (each user's features from the user's own row)
+    assert set(B.feature_ids.tolist()) == {"color=red", "color=blue", "size=1", "size=5",
+                                           "size=9", "tags=x", "tags=y"}
+    # the data's median as a cut point: written, with a warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("default", DataDependentFeaturesWarning)
+        code = main(["-q", "bipartite-from-table", str(csv), "--columns", "size",
+                     "--binarize", "median", "--out", str(out)])
+    assert code == 0 and set(read_bipartite(out).feature_ids.tolist()) == {"size>5"}
+    err = capsys.readouterr().err
+    assert err.startswith("graphanon: warning:") and "median appears" in err
     assert main(["-q", "bipartite-from-table", str(csv), "--split", "tags", "--out",
                  str(tmp_path / "x.tsv")]) == 2

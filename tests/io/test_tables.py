@@ -8,6 +8,7 @@ import pytest
 
 from graphanon import InvalidParameterError
 from graphanon.datasets import load_adult_sample
+from graphanon.errors import DataDependentFeaturesWarning
 from graphanon.io import load_preset, read_table, table_to_bipartite
 
 
@@ -17,12 +18,19 @@ def test_one_hot_median_and_split(tmp_path: Path) -> None:
     t = read_table(p)
     B = table_to_bipartite(t, id_column="id", split={"tags": ";"})
     rows = {u: set(B.feature_ids[B.row(i)].tolist()) for i, u in enumerate(B.user_ids)}
-    assert rows["a"] == {"color=red", "tags=x", "tags=y"}
-    assert rows["c"] == {"color=red", "size>4"}
-    assert rows["d"] == {"tags=z"}  # '?' is missing: no colour feature
+    assert rows["a"] == {"color=red", "size=1", "tags=x", "tags=y"}
+    # by default a numeric value is a feature of its own: a user's features are a function
+    # of the user's own row
+    assert rows["c"] == {"color=red", "size=9"}
+    assert rows["d"] == {"size=3", "tags=z"}  # '?' is missing: no colour feature
+    # cut points computed from the data warn: one row moves the others' features
+    with pytest.warns(DataDependentFeaturesWarning, match="median appears"):
+        Bm = table_to_bipartite(t, id_column="id", columns=["size"], binarize="median")
+    assert sorted(Bm.feature_ids.tolist()) == ["size>4"]
     B2 = table_to_bipartite(t, id_column="id", columns=["color"], dropna=True)
     assert B2.user_ids.tolist() == ["a", "b", "c"]
-    Bq = table_to_bipartite(t, columns=["size"], binarize="quantile", quantiles=2)
+    with pytest.warns(DataDependentFeaturesWarning, match="quantile"):
+        Bq = table_to_bipartite(t, columns=["size"], binarize="quantile", quantiles=2)
     assert sorted(set(Bq.feature_ids.tolist())) == ["size:q1", "size:q2"]
 
 

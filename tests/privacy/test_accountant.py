@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from graphanon.errors import InvalidParameterError, PrivacyBudgetExceeded
-from graphanon.privacy.accountant import Accountant, charge_epsilon, fits_budget
+from graphanon.privacy.accountant import NODE_TO_EDGE, Accountant, charge_epsilon, fits_budget
 from graphanon.privacy.release import Release
 
 
@@ -55,7 +55,7 @@ def test_neighbourhood_rules():
         node.spend(_rel(0.1, nb="edge"))
     node.spend(_rel(0.3, nb="node"))
     edge = Accountant(1.0, dataset="fp1", neighbourhood="edge")
-    edge.spend(_rel(0.3, nb="node"))  # node-DP implies edge-DP at the same ε
+    assert edge.spend(_rel(0.3, nb="node")).epsilon == 0.6  # ε-node-DP is 2ε-edge-DP
     pers = Release.create(mechanism="p", neighbourhood="personalized-edge",
                           epsilon_summary={"min": 0.1, "median": 0.2, "max": 0.4},
                           source_fingerprint="fp1")
@@ -84,8 +84,9 @@ def test_one_rule_set_for_json_and_neo4j_ledgers():
                           epsilon_summary={"min": 0.1, "median": 0.2, "max": 0.4},
                           source_fingerprint="fp1")
     kanon = Release.create(mechanism="k", neighbourhood="k-anonymity", source_fingerprint="fp1")
-    cases = [(_rel(0.3, nb="node"), "edge", 0.3), (_rel(0.3, nb="node"), "node", 0.3),
-             (_rel(0.2), "edge", 0.2), (pers, "edge", 0.4), (pers, "node", 0.4),
+    # a node-level ε costs twice on an edge budget (one edge = two node steps)
+    cases = [(_rel(0.3, nb="node"), "edge", 0.6), (_rel(0.3, nb="node"), "node", 0.3),
+             (_rel(0.2), "edge", 0.2), (pers, "edge", 0.8), (pers, "node", 0.4),
              (kanon, "edge", None), (kanon, "node", None)]
     for rel, budget_nb, want in cases:
         # a Release and its record are charged alike
@@ -132,3 +133,24 @@ def test_validation(tmp_path):
     acc = Accountant(1.0, dataset="x")
     assert acc.spend_epsilon(0.25, mechanism="t").epsilon == 0.25
     assert acc.can_spend(0.75) and not acc.can_spend(0.76)
+
+
+def test_node_dp_at_the_same_eps_is_not_edge_dp():
+    """Why a node-level ε is charged twice on an edge budget: the θ-projected 1K histogram at
+    θ = 1 is calibrated to its node sensitivity 2θ + 1 = 3, but adding one edge (3, 7) to
+    this graph (with the same projection key) moves it by 4 > 3."""
+    from graphanon.graph import Graph
+    from graphanon.nodedp.projection import project
+    from graphanon.nodedp.theta_dk import dense_dk, node_sensitivity
+
+    edges = [(0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (0, 7), (0, 8), (1, 3), (1, 5), (1, 6),
+             (1, 8), (2, 3), (2, 4), (2, 5), (2, 7), (3, 4), (3, 6), (3, 8), (4, 5), (5, 6),
+             (5, 7), (5, 8), (6, 7), (7, 8)]
+    key = 4720721261117928062
+    hist = []
+    for extra in ([], [(3, 7)]):
+        u, v = zip(*(edges + extra), strict=True)
+        G = Graph.from_edges(np.array(u), np.array(v))
+        hist.append(dense_dk(project(G, theta=1, method="ead", key=key).graph, 1, 1))
+    assert int(np.abs(hist[0] - hist[1]).sum()) == 4 > node_sensitivity(1, 1)
+    assert charge_epsilon(_rel(1.0, nb="node"), "edge") == NODE_TO_EDGE * 1.0 == 2.0
