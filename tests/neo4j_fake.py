@@ -337,16 +337,19 @@ class FakeDB:
             self.budgets[ds].pop("locked_by", None)
             return []
         if name == "ledger_set_budget":
-            b = self.budgets.setdefault(ds, {"epsilon_spent": 0.0})
+            b = self.budgets.setdefault(ds, {"epsilon_spent": 0.0,
+                                             "neighbourhood": p["neighbourhood"]})
             b["epsilon_total"] = p["epsilon_total"]
-            b["neighbourhood"] = p["neighbourhood"]
-            return [{"epsilon_total": b["epsilon_total"], "epsilon_spent": b["epsilon_spent"]}]
+            return [{"epsilon_total": b["epsilon_total"], "epsilon_spent": b["epsilon_spent"],
+                     "neighbourhood": b["neighbourhood"]}]
         if name == "complete_release":
             rec = self.records.get(rid)
             if (rec is None or rec["status"] != "pending"
                     or rec.get("write_token") != p["write_token"]):
                 return []
-            rec.update(p["counts"], status="complete")
+            rec.update(p["counts"], status="complete", epsilon_charged=p["epsilon_charged"])
+            if rec["epsilon_charged"] is None:
+                del rec["epsilon_charged"]
             del rec["write_token"]
             return [{"release_id": rid}]
         if name == "list_releases":

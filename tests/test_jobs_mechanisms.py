@@ -329,7 +329,7 @@ def test_one_release_per_job(tmp_path: Path, polbooks: Path,
 
 def test_json_ledger_refuses_over_budget_exit_3(tmp_path: Path, polbooks: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
-    body = head('path = "g.txt"', extra='ledger = "ledger.json"\n        budget = 1.5\n'
+    body = head('path = "g.txt"', extra='ledger = "ledger.json"\n        budget = 3.0\n'
                 '        dataset = "polbooks"') + """
         [[steps]]
         name = "release-dk-node"
@@ -340,14 +340,15 @@ def test_json_ledger_refuses_over_budget_exit_3(tmp_path: Path, polbooks: Path,
     run(tmp_path, body)
     ledger = json.loads((tmp_path / "ledger.json").read_text())
     (entry,) = ledger["datasets"]["polbooks"]["entries"]
-    assert entry["epsilon"] == 1.0 and entry["neighbourhood"] == "node"
+    # a node-level ε = 1 costs 2 on this edge budget (one edge is two node steps)
+    assert entry["epsilon"] == 2.0 and entry["neighbourhood"] == "node"
     stats = tmp_path / "out" / "publish" / "statistics.tsv"
     stats.unlink()
-    run(tmp_path, body, expect=3)  # 1.0 + 1.0 > 1.5
+    run(tmp_path, body, expect=3)  # 2.0 + 2.0 > 3.0
     assert "exceeded" in capsys.readouterr().err
     assert not stats.exists()  # nothing written
     # an edge-DP release cannot be charged to a node budget
-    node_budget = body.replace("budget = 1.5", 'budget = 1.5\n        budget_neighbourhood = '
+    node_budget = body.replace("budget = 3.0", 'budget = 3.0\n        budget_neighbourhood = '
                                '"node"').replace('"release-dk-node"', '"release-dk"').replace(
         "theta = 8", "max_degree = 30")
     (tmp_path / "ledger.json").unlink()
@@ -380,7 +381,6 @@ def test_neo4j_sink_of_a_dp_release(tmp_path: Path, polbooks: Path,
         d = 2
         epsilon = 0.75
         max_degree = 30
-        noise = "numpy-insecure"
         [[sinks]]
         type = "neo4j"
         dataset = "polbooks"
@@ -402,6 +402,13 @@ def test_neo4j_sink_of_a_dp_release(tmp_path: Path, polbooks: Path,
     job.write_text(textwrap.dedent(body + '        write = "graph"\n'))
     assert main(["-q", "run", str(job)]) == 2
     assert np.isclose(drv.db.budgets["polbooks"]["epsilon_spent"], 0.75)
+    # a release with the seeded insecure noise is refused before the charge: its recorded
+    # seed regenerates the exact table, and a release subgraph is read as published
+    job.write_text(textwrap.dedent(body.replace("max_degree = 30", 'max_degree = 30\n'
+                                                '        noise = "numpy-insecure"')))
+    assert main(["-q", "run", str(job)]) == 2
+    assert np.isclose(drv.db.budgets["polbooks"]["epsilon_spent"], 0.75)
+    assert drv.db.complete_looking() == ["r"]
 
 
 @pytest.mark.parametrize("name", ["example.toml", "dp-statistics.toml"])
@@ -716,3 +723,30 @@ def test_neo4j_settings_are_checked_before_connecting(
     """
     run(tmp_path, body, expect=2)
     assert message in capsys.readouterr().err
+
+
+def test_a_dp_release_of_a_projection_is_refused(tmp_path: Path, polbooks: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """project, then an ε-DP release: the ε would protect neighbouring projections, and one
+    edge of the source can change the projection by more than one edge (cascades)."""
+    body = head('path = "g.txt"') + """
+        [[steps]]
+        name = "project"
+        theta = 3
+        [[steps]]
+        name = "release-dk"
+        d = 2
+        epsilon = 1.0
+        max_degree = 3
+    """ + FILE_SINK
+    run(tmp_path, body, expect=2)
+    err = capsys.readouterr().err
+    assert "output of step 'project'" in err and err.count("\n") == 1
+    assert not (tmp_path / "out").exists()
+    # the same release on the source, and a projection alone, run
+    run(tmp_path, body.replace('name = "project"\n        theta = 3', 'name = "describe"'))
+    run(tmp_path, head('path = "g.txt"') + """
+        [[steps]]
+        name = "project"
+        theta = 3
+    """ + FILE_SINK)

@@ -132,6 +132,26 @@ def test_write_release_table_and_bad_report(fake: FakeDriver, tmp_path: Path) ->
     assert main(["-q", "neo4j", "write-release", "--report", str(bad)]) == 2
 
 
+def test_write_release_refuses_what_may_not_be_published(
+        fake: FakeDriver, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Exact statistics (no privacy claim) and the seeded insecure noise (its recorded seed
+    regenerates the exact table) are refused before connecting, unless --operator-only."""
+    t = tmp_path / "dd.tsv"
+    t.write_text("# graphanon dK table: kind=degree\ndegree1\tcount\n0\t3\n1\t2\n")
+    exact = other(neighbourhood="none", epsilon=None)
+    insecure = other(backend="numpy-insecure", seed=1)
+    for rec, why in ((exact, "no privacy claim"), (insecure, "numpy-insecure")):
+        rep = _report(tmp_path, rec)
+        assert main(["-q", "neo4j", "write-release", "--table", str(t), "--report", str(rep),
+                     "--dataset", "fp-source"]) == 2
+        err = capsys.readouterr().err
+        assert why in err and "--operator-only" in err and err.count("\n") == 1
+        assert fake.calls == []  # refused before connecting
+    assert main(["-q", "neo4j", "write-release", "--table", str(t), "--operator-only",
+                 "--report", str(_report(tmp_path, exact))]) == 0
+    assert fake.db.records[exact["release_id"]]["publishable"] is False
+
+
 # ----------------------------------------------------------------------- jobs
 def dp_step(state: jobs.JobState, params: dict) -> None:
     """A stand-in mechanism for the tests: records a Release (no real privacy claim) whose

@@ -115,7 +115,8 @@ def test_features_read_by_element_id_are_pseudonymized_in_a_release() -> None:
     sent = json.dumps([c.params for c in drv.calls], default=str)
     assert all(x not in sent for x in B.feature_ids.tolist())  # no element id is sent
     feats = sorted(n["uid"] for n in drv.db.nodes["AnonFeature"])
-    assert feats == sorted(pseudonymize(B.feature_ids, scope="r", prefix="f").tolist())
+    assert feats == sorted(pseudonymize(B.feature_ids, scope=K_ANON.release_id,
+                                        prefix="f").tolist())
     rec = drv.db.records["r"]
     assert rec["feature_ids"] == "pseudonymized" and rec["ids"] == "pseudonymized"
 

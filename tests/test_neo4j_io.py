@@ -34,7 +34,7 @@ from graphanon.privacy.release import Release
 
 RELEASE = Release.create(
     mechanism="test_mechanism", neighbourhood="edge", epsilon=0.5, sensitivity=2.0,
-    sensitivity_derivation="test", params={"k": 3, "theta": 10}, backend="numpy-insecure",
+    sensitivity_derivation="test", params={"k": 3, "theta": 10}, backend="opendp",
     seed=7, source_fingerprint="fp-source",
 ).to_dict()
 
@@ -276,8 +276,9 @@ def test_pseudonymized_ids_by_default() -> None:
     G = ring(10)
     sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=G)
     written = [row["uid"] for c in sink.driver.named("write_nodes") for row in c.params["rows"]]
-    expected = pseudonymize(G.node_ids, scope="r1", prefix="n").tolist()
-    assert written == sorted(expected)  # keyed per-release pseudonyms, in pseudonym order
+    # keyed per-release pseudonyms, in pseudonym order, scoped by the record's random id
+    expected = pseudonymize(G.node_ids, scope=RELEASE["release_id"], prefix="n").tolist()
+    assert written == sorted(expected)
     assert not set(written) & {str(x) for x in G.node_ids.tolist()}
     assert sink.driver.db.records["r1"]["ids"] == "pseudonymized"
     # each edge of the ring appears once, pointing from the endpoint written first
@@ -287,10 +288,25 @@ def test_pseudonymized_ids_by_default() -> None:
     assert all(a < b for a, b in edges) and edges == sorted(edges)
     assert {frozenset(e) for e in edges} == {
         frozenset((name[1000 + i], name[1000 + (i + 1) % 10])) for i in range(10)}
-    # another release id: unrelated pseudonyms (releases cannot be joined on them)
-    sink.write_release(RELEASE, dataset="fp-source", release_id="r2", graph=G)
+    # another release: unrelated pseudonyms (releases cannot be joined on them)
+    sink.write_release(other(), dataset="fp-source", release_id="r2", graph=G)
     other_ids = {n["uid"] for n in sink.driver.db.nodes["AnonNode"] if n["release_id"] == "r2"}
     assert not other_ids & set(written)
+
+
+def test_pseudonyms_follow_the_record_not_the_release_id_written_under() -> None:
+    """Two releases written under one id (a job's ``{date}`` template run twice a day, a
+    repeated ``--release-id``) must not share pseudonyms: they would be joinable per user."""
+    sink = sink_with_budget()
+    G = ring(10)
+    uids = []
+    for _ in range(2):
+        rel = Release.create(mechanism="m", neighbourhood="edge", epsilon=0.1,
+                             source_fingerprint="fp")
+        sink.write_release(rel, dataset="fp-source", release_id="daily", graph=G)
+        uids.append({n["uid"] for n in sink.driver.db.nodes["AnonNode"]
+                     if n["release_id"] == "daily"})
+    assert len(uids[0]) == len(uids[1]) == 10 and not uids[0] & uids[1]
 
 
 def test_failure_in_batch_3_of_5_leaves_nothing_complete_and_rerun_succeeds() -> None:
@@ -384,6 +400,10 @@ def test_budget_checked_again_under_lock_at_completion() -> None:
     with pytest.raises(PrivacyBudgetExceeded):
         sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(5))
     assert drv.db.complete_looking() == [] and drv.db.charges == {}
+    # the refused release's rows are gone with its record: nothing uncharged stays readable
+    assert "r1" not in drv.db.records
+    assert not drv.db.nodes["AnonNode"] and not [r for r in drv.db.rels
+                                                  if r["release_id"] == "r1"]
 
 
 def test_dp_release_without_a_budget_is_refused() -> None:
@@ -429,8 +449,12 @@ def test_3k_statistics_are_degree_tuple_counts() -> None:
     triangles = DKDistribution("triangle", np.array([[2, 2, 3]]), np.array([1]))
     sink = sink_with_budget()
     rec = other(neighbourhood="none", epsilon=None)
-    sink.write_release(rec, dataset="fp-source",
+    with pytest.raises(InvalidParameterError, match=r"may not be published.*no privacy claim"):
+        sink.write_release(rec, release_id="t3", statistics=DK3Distribution(wedges, triangles))
+    assert sink.driver.calls == [] or "t3" not in sink.driver.db.records
+    sink.write_release(rec, dataset="fp-source", operator_only=True,
                        release_id="t3", statistics=DK3Distribution(wedges, triangles))
+    assert sink.driver.db.records["t3"]["publishable"] is False
     call = sink.driver.named("write_statistics")[0]
     assert call.query == load("write_statistics", label="DegreeTupleCount")
     assert call.params["rows"] == [
@@ -440,7 +464,8 @@ def test_3k_statistics_are_degree_tuple_counts() -> None:
     # half a 3K distribution is refused before anything is written
     calls = len(sink.driver.calls)
     with pytest.raises(InvalidParameterError, match="half of a 3K"):
-        sink.write_release(rec, dataset="fp-source", release_id="w", statistics=wedges)
+        sink.write_release(rec, dataset="fp-source", release_id="w", statistics=wedges,
+                           operator_only=True)
     assert len(sink.driver.calls) == calls
 
 
@@ -512,7 +537,11 @@ def test_ledger_mirrors_the_accountant_rules() -> None:
     personalized = other(neighbourhood="personalized-edge", epsilon=None,
                          epsilon_summary={"min": 0.1, "median": 0.2, "max": 0.4})
     assert charge_epsilon(personalized, "edge") == 0.4
-    assert charge_epsilon(other(neighbourhood="node"), "edge") == 0.5
+    # a node-level ε costs twice on an edge budget (one edge = two node steps), once on a node
+    # budget
+    assert charge_epsilon(other(neighbourhood="node"), "edge") == 1.0
+    assert charge_epsilon(other(neighbourhood="node"), "node") == 0.5
+    assert charge_epsilon(personalized | {"neighbourhood": "personalized-node"}, "edge") == 0.8
     assert charge_epsilon(other(neighbourhood="k-anonymity", epsilon=None), "edge") is None
     with pytest.raises(InvalidParameterError, match="node-DP budget"):
         charge_epsilon(RELEASE, "node")
@@ -525,6 +554,12 @@ def test_ledger_mirrors_the_accountant_rules() -> None:
                        dataset="fp-source")
     assert sink.driver.db.budgets["fp-source"]["epsilon_spent"] == 0.4
     assert sink.driver.db.complete_looking() == [personalized["release_id"]]
+    edge = Neo4jSink(FakeDriver())
+    edge.set_budget("fp-source", 1.0, neighbourhood="edge")
+    node_rel = other(neighbourhood="node", epsilon=0.3)
+    assert edge.write_release(node_rel, graph=ring(4), dataset="fp-source").epsilon_charged == 0.6
+    assert edge.driver.db.budgets["fp-source"]["epsilon_spent"] == 0.6
+    assert edge.driver.db.records[node_rel["release_id"]]["epsilon_charged"] == 0.6
     with pytest.raises(InvalidParameterError, match="exactly one"):
         Neo4jSink(FakeDriver()).write_release(RELEASE)
     with pytest.raises(InvalidParameterError, match="release_id"):
@@ -545,3 +580,25 @@ def test_connection_settings_from_env_and_file(tmp_path) -> None:
         connection_settings(environ={"NEO4J_URI": "bolt://h"})
     with pytest.raises(InvalidParameterError, match="database"):
         connection_settings(environ=env, database="x` y")
+
+
+def test_a_budget_keeps_the_neighbourhood_it_was_created_with() -> None:
+    """Raising a node budget's total (budget_total, or set_budget without a neighbourhood)
+    must not turn it into an edge budget, where edge-DP releases would then be charged."""
+    sink = Neo4jSink(FakeDriver())
+    sink.set_budget("ds", 1.0, neighbourhood="node")
+    sink.set_budget("ds", 2.0)  # keeps "node"
+    assert sink.driver.db.budgets["ds"] == {"epsilon_spent": 0.0, "neighbourhood": "node",
+                                            "epsilon_total": 2.0}
+    with pytest.raises(InvalidParameterError, match="stated for the node neighbourhood"):
+        sink.set_budget("ds", 3.0, neighbourhood="edge")
+    with pytest.raises(InvalidParameterError, match="node-DP budget"):
+        sink.write_release(RELEASE, graph=ring(4), dataset="ds", budget_total=5.0)
+    assert sink.driver.db.budgets["ds"]["neighbourhood"] == "node"
+    assert sink.driver.db.complete_looking() == []
+
+
+def test_release_ids_must_be_printable() -> None:
+    for bad in ("a\u202eb", "a\u2028b", "a\x7fb", "a\u200bb"):
+        with pytest.raises(InvalidParameterError, match="release_id"):
+            Neo4jSink(FakeDriver()).write_release(RELEASE, release_id=bad, graph=ring(3))

@@ -314,14 +314,18 @@ def read_bipartite(user_label: str | None, feature_label: str | None, rel: str |
 @click.option("--keep-ids", is_flag=True,
               help="Write real user/node ids instead of fresh pseudonyms (reveals who is in "
               "the release; see docs/neo4j.md).")
+@click.option("--operator-only", is_flag=True,
+              help="Write a release that may not be published (no privacy claim, or the "
+                   "seeded numpy-insecure noise), marked publishable: false. Without it such "
+                   "a release is refused.")
 @click.option("--batch-size", type=click.IntRange(1), default=10_000, show_default=True)
 @_connection_options
 def write_release(release_id: str | None, graph_path: str | None, bipartite_path: str | None,
                   table_path: str | None, masked_path: str | None, fmt: str | None,
                   report_path: str,
                   dataset: str | None, budget_total: float | None, keep_ids: bool,
-                  batch_size: int, uri: str | None, password_file: str | None,
-                  database: str | None) -> None:
+                  operator_only: bool, batch_size: int, uri: str | None,
+                  password_file: str | None, database: str | None) -> None:
     """Write a release produced by any other command into Neo4j (atomic, idempotent)."""
     from ..io.dk_tables import read_dk_table
     from ..io.neo4j import Neo4jSink, release_record
@@ -350,6 +354,13 @@ def write_release(release_id: str | None, graph_path: str | None, bipartite_path
 
     validate_release_id(record.get("release_id") if release_id is None else release_id)
     from ..privacy.accountant import charge_epsilon, check_dataset_name
+    from ..privacy.release import unpublishable_reason
+
+    why = unpublishable_reason(record)
+    if why is not None and not operator_only:  # before connecting
+        raise InvalidParameterError(
+            f"this release may not be published: {why}. A release subgraph in Neo4j is read "
+            "as published; pass --operator-only to write it marked publishable: false.")
 
     if dataset is None and charge_epsilon(record, "edge") is not None:  # before connecting
         raise InvalidParameterError(
@@ -376,7 +387,8 @@ def write_release(release_id: str | None, graph_path: str | None, bipartite_path
     with _driver(uri, password_file, database) as (drv, db), progress_bar() as bar:
         sink = Neo4jSink(drv, database=db, batch_size=batch_size, progress=bar)
         s = sink.write_release(record, release_id=release_id, dataset=dataset,
-                               keep_ids=keep_ids, budget_total=budget_total, **payload)
+                               keep_ids=keep_ids, budget_total=budget_total,
+                               operator_only=operator_only, **payload)
     echo(f"release {s.release_id} complete: {s.n_nodes} nodes, {s.n_relationships} "
          f"relationships, {s.n_statistics} statistics; ε charged {s.epsilon_charged:g}"
          + (f" to {s.dataset}" if s.dataset and s.epsilon_charged else ""))
@@ -429,10 +441,12 @@ def drop_release(release_id: str, uri: str | None, password_file: str | None,
 @neo4j.command("budget")
 @click.argument("dataset")
 @click.option("--epsilon-total", type=FLOAT, required=True, help="Total ε of the dataset.")
-@click.option("--neighbourhood", type=click.Choice(["edge", "node"]), default="edge",
-              show_default=True, help="The relation the budget is stated for.")
+@click.option("--neighbourhood", type=click.Choice(["edge", "node"]), default=None,
+              help="The relation the budget is stated for, fixed when it is created "
+                   "(default: edge for a new budget; an existing budget keeps its own and "
+                   "a different one is refused).")
 @_connection_options
-def budget(dataset: str, epsilon_total: float, neighbourhood: str, uri: str | None,
+def budget(dataset: str, epsilon_total: float, neighbourhood: str | None, uri: str | None,
            password_file: str | None, database: str | None) -> None:
     """Create or set the privacy budget (total ε) of a dataset in the Neo4j ledger."""
     from ..io.neo4j import Neo4jSink, validate_budget

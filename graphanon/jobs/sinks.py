@@ -25,11 +25,11 @@ def is_publishable(state: JobState) -> tuple[bool, str]:
     if rel is None:
         return False, ("no release step: the data is the private input or derived from it "
                        "without a privacy mechanism")
-    if rel.neighbourhood == "none":
-        return False, f"{rel.mechanism} makes no privacy claim (a reproduction or plain output)"
-    if rel.backend == "numpy-insecure":
-        return False, ("the noise came from the seeded numpy-insecure backend: reproducible "
-                       "and NOT a secure release")
+    from ..privacy.release import unpublishable_reason
+
+    why = unpublishable_reason(rel.to_dict())
+    if why is not None:
+        return False, why
     return True, f"{rel.mechanism}: {rel.neighbourhood} guarantee with secure randomness"
 
 
@@ -123,8 +123,9 @@ def write_sink(sink: dict[str, Any], state: JobState, release_id: str, job: str,
 
 def neo4j_payload(sink: dict[str, Any], state: JobState, job: str) -> dict[str, Any]:
     """What a neo4j sink writes (``write_release``'s payload keyword), or the reason it
-    cannot: no release, nothing of the kind ``write`` asks for, the private input, or a DP
-    release without the ``dataset`` its ε is charged to."""
+    cannot: no release, a release that may not be published (:func:`is_publishable`),
+    nothing of the kind ``write`` asks for, the private input, or a DP release without the
+    ``dataset`` its ε is charged to."""
     from ..privacy.accountant import charge_epsilon
 
     if state.release is None:
@@ -132,6 +133,13 @@ def neo4j_payload(sink: dict[str, Any], state: JobState, job: str) -> dict[str, 
             f"job {job!r}: a neo4j sink writes a release, but no step produced one (add a "
             "mechanism step)."
         )
+    publishable, why = is_publishable(state)
+    if not publishable:
+        raise InvalidParameterError(
+            f"job {job!r}: a neo4j sink writes only publishable releases (a release subgraph "
+            f"is read as published), and this one is not: {why}. Write it with a file sink "
+            "(its operator/ folder), or by hand with 'graphanon neo4j write-release "
+            "--operator-only'.")
     if charge_epsilon(state.release, "edge") is not None and not sink.get("dataset"):
         raise InvalidParameterError(
             f"job {job!r}: the neo4j sink writes the DP release {state.release.mechanism!r} "

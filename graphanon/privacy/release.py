@@ -53,7 +53,7 @@ import math
 import os
 import secrets
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -64,7 +64,7 @@ from .._version import __version__
 from ..errors import InvalidParameterError
 
 __all__ = ["NEIGHBOURHOODS", "NOT_PRIVATE_NOTE", "Release", "keyed_fingerprint", "run_clock",
-           "started_at"]
+           "started_at", "unpublishable_reason"]
 
 #: Every report groups the numbers computed against the private input (utility against the
 #: truth, input counts, step summaries) under a ``"not_private"`` key with this note.
@@ -76,6 +76,22 @@ _log = logging.getLogger(__name__)
 _PROCESS_KEY: bytes | None = None
 _RUN_STARTED: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "graphanon_run_started", default=None)
+
+
+def unpublishable_reason(record: Mapping[str, Any]) -> str | None:
+    """Why a release with this record may not be published (``None``: it may).
+
+    A release that makes no privacy claim (neighbourhood ``"none"``: exact statistics, a
+    reproduction) or whose noise came from the seeded ``numpy-insecure`` backend (its recorded
+    seed regenerates the noise, hence the exact statistic) is for the operator only. One rule
+    for the job's file sinks (``publish/`` vs ``operator/``) and the Neo4j sink.
+    """
+    if record.get("neighbourhood") == "none":
+        return f"{record.get('mechanism')} makes no privacy claim (a reproduction or plain output)"
+    if record.get("backend") == "numpy-insecure":
+        return ("the noise came from the seeded numpy-insecure backend: reproducible and NOT a "
+                "secure release")
+    return None
 
 
 def _utc_now() -> str:

@@ -20,7 +20,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from ...errors import PrivacyBudgetExceeded
+from ...errors import InvalidParameterError, PrivacyBudgetExceeded
 from ...privacy.accountant import charge_epsilon, fits_budget
 from ..cypher import load
 
@@ -48,15 +48,26 @@ def check_budget(row: Mapping[str, Any] | None, dataset: str,
     return epsilon
 
 
-def set_budget(session: Any, dataset: str, epsilon_total: float, neighbourhood: str,
+def set_budget(session: Any, dataset: str, epsilon_total: float, neighbourhood: str | None,
                now: str) -> dict[str, float]:
-    """Create the ledger of ``dataset`` or set its total ε (in ``session``)."""
+    """Create the ledger of ``dataset`` or set its total ε (in ``session``).
+
+    ``neighbourhood`` is set when the budget is created (``None``: ``"edge"``) and never
+    changed: a different one for an existing budget is refused, ``None`` keeps it."""
     session.run(load("schema_budget_dataset"), {}).consume()
 
     def work(tx: Any) -> list[dict[str, Any]]:
-        return [dict(r) for r in tx.run(load("ledger_set_budget"), {
+        rows = [dict(r) for r in tx.run(load("ledger_set_budget"), {
             "dataset": dataset, "epsilon_total": float(epsilon_total),
-            "neighbourhood": neighbourhood, "now": now})]
+            "neighbourhood": neighbourhood or "edge", "now": now})]
+        stored = rows[0].get("neighbourhood") if rows else None
+        if neighbourhood is not None and stored != neighbourhood:
+            # raised inside the transaction function: the driver rolls the change back
+            raise InvalidParameterError(
+                f"the budget of dataset {dataset!r} is stated for the {stored} neighbourhood; "
+                f"it cannot be changed to {neighbourhood!r} (a {stored}-level ε would be "
+                "charged under other rules). Use another dataset name.")
+        return rows
 
     row = session.execute_write(work)[0]
     if not fits_budget(row["epsilon_spent"], 0.0, row["epsilon_total"]):

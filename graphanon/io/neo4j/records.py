@@ -105,10 +105,10 @@ def record_properties(record: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def validate_budget(dataset: Any, epsilon_total: Any, neighbourhood: str = "edge") -> None:
+def validate_budget(dataset: Any, epsilon_total: Any, neighbourhood: str | None = None) -> None:
     """Check the arguments of a budget change (before any connection)."""
     check_dataset(dataset)
-    if neighbourhood not in ("edge", "node"):
+    if neighbourhood not in ("edge", "node", None):
         raise InvalidParameterError(
             f"The 'neighbourhood' parameter must be 'edge' or 'node'. Got {neighbourhood!r}."
         )
@@ -122,8 +122,10 @@ def validate_budget(dataset: Any, epsilon_total: Any, neighbourhood: str = "edge
 
 def validate_release_id(release_id: Any) -> None:
     """A release id: a non-empty printable string of at most 200 characters."""
-    if not isinstance(release_id, str) or not release_id or len(release_id) > 200 or any(
-        ord(c) < 32 for c in release_id
+    # str.isprintable: no control (DEL included), format (bidi overrides, zero-width) or
+    # line / paragraph separator character, which could make a listing lie
+    if not isinstance(release_id, str) or not release_id or len(release_id) > 200 or (
+        not release_id.isprintable()
     ):
         raise InvalidParameterError(
             f"The 'release_id' parameter must be a non-empty printable string of at most 200 "

@@ -49,10 +49,10 @@ import numpy as np
 
 from ..._ids import ids_as_text
 from ..._progress import ProgressFn, log_progress
-from ...errors import InvalidParameterError, Neo4jError
+from ...errors import InvalidParameterError, Neo4jError, PrivacyBudgetExceeded
 from ...graph import BipartiteGraph, Graph
 from ...privacy.accountant import charge_epsilon
-from ...privacy.release import keyed_fingerprint
+from ...privacy.release import keyed_fingerprint, unpublishable_reason
 from ..cypher import load, validate_identifier
 from ..masked import MaskedRelease
 from . import ledger
@@ -268,11 +268,13 @@ class Neo4jSink:
 
     # ------------------------------------------------------------------ ledger
     def set_budget(self, dataset: str, epsilon_total: float, *,
-                   neighbourhood: str = "edge") -> dict[str, float]:
+                   neighbourhood: str | None = None) -> dict[str, float]:
         """Create the ledger of ``dataset`` or set its total ε (an explicit decision).
 
         ``neighbourhood`` (``"edge"`` or ``"node"``) is the relation the budget is stated
-        for, as for :class:`~graphanon.privacy.accountant.Accountant`.
+        for, as for :class:`~graphanon.privacy.accountant.Accountant`: fixed when the budget
+        is created (``None``: ``"edge"``); an existing budget keeps its own (``None``) and a
+        different one is refused (``InvalidParameterError``, nothing changed).
         """
         validate_budget(dataset, epsilon_total, neighbourhood)
         with wrap_driver_errors("setting the privacy budget"), self._session() as session:
@@ -291,6 +293,7 @@ class Neo4jSink:
         dataset: str | None = None,
         keep_ids: bool = False,
         budget_total: float | None = None,
+        operator_only: bool = False,
     ) -> ReleaseSummary:
         """Write one release atomically and idempotently.
 
@@ -325,6 +328,12 @@ class Neo4jSink:
             ``elementId()`` values are refused: they name source nodes.
         budget_total
             If given, set the dataset's total ε to this value first (an explicit raise).
+        operator_only
+            Write a release that may not be published — no privacy claim (neighbourhood
+            ``"none"``: exact statistics) or noise from the seeded ``numpy-insecure`` backend,
+            whose recorded seed regenerates the exact statistic — marked
+            ``publishable: false`` on its record. Without it such a release is refused: a
+            release subgraph is read as published.
 
         Raises
         ------
@@ -341,6 +350,13 @@ class Neo4jSink:
         record = release_record(release)
         release_id = record["release_id"] if release_id is None else release_id
         validate_release_id(release_id)
+        why = unpublishable_reason(record)
+        if why is not None and not operator_only:
+            raise InvalidParameterError(
+                f"release {release_id!r} may not be published: {why}. A release subgraph is "
+                "read as published; write it to a file (a job's operator/ folder) or pass "
+                "operator_only=True (CLI: --operator-only) to write it marked "
+                "publishable: false.")
         payloads = [p for p in (graph, bipartite, statistics, masked) if p is not None]
         if len(payloads) != 1:
             raise InvalidParameterError(
@@ -374,8 +390,10 @@ class Neo4jSink:
             assert statistics is not None
             kind, payload_fp = "statistics", table_fingerprint(statistics)
         # every row is built (and every id checked) before anything is written
-        groups, id_modes = self._payload_rows(release_id, graph, bipartite, statistics, masked,
-                                              keep_ids)
+        # pseudonyms are scoped by the record's random release id, never by the given one (a
+        # job's template or a --release-id repeats: two releases would share pseudonyms)
+        groups, id_modes = self._payload_rows(release_id, record["release_id"], graph,
+                                              bipartite, statistics, masked, keep_ids)
         # keyed: a plain hash of the payload (whose content hash covers the real ids before
         # pseudonymization) would let anyone test a guessed id mapping against the record
         charge_id = keyed_fingerprint(hashlib.sha256(
@@ -384,10 +402,10 @@ class Neo4jSink:
         properties: dict[str, Any] = {
             **record_properties(record),
             "kind": kind,
-            "epsilon_charged": epsilon,
             "dataset": dataset,
             **id_modes,
             "charge_id": charge_id,
+            "publishable": why is None,
         }
         properties = {k: v for k, v in properties.items() if v is not None}
         charged = epsilon is not None
@@ -405,8 +423,14 @@ class Neo4jSink:
                 self._delete_data(attempt)
                 written = {group.task: self._write_rows(attempt, group) for group in groups}
                 counts = self._counts(groups, written)
-                spent = self._complete(attempt, dataset if charged else None, record,
-                                       charge_id, counts)
+                try:
+                    spent = self._complete(attempt, dataset if charged else None, record,
+                                           charge_id, counts)
+                except PrivacyBudgetExceeded:
+                    # refused by the final check under the budget's lock (another release
+                    # spent the budget meanwhile): nothing uncharged may stay readable
+                    self._remove(attempt)
+                    raise
         return ReleaseSummary(
             release_id=release_id, kind=kind, status="complete",
             n_nodes=counts["written_nodes"], n_relationships=counts["written_relationships"],
@@ -510,7 +534,8 @@ class Neo4jSink:
                                      epsilon=spent, now=now)
             done = [dict(r) for r in tx.run(complete_q, {
                 "release_id": attempt.release_id, "write_token": attempt.token,
-                "counts": dict(counts)})]
+                "counts": dict(counts),
+                "epsilon_charged": spent if dataset is not None else None})]
             if not done:
                 raise ReleaseConflictError(
                     f"release {attempt.release_id!r} was no longer this attempt's pending "
@@ -520,7 +545,7 @@ class Neo4jSink:
         return float(attempt.session.execute_write(work))
 
     # ------------------------------------------------------------------ payload rows
-    def _payload_rows(self, release_id: str, graph: Graph | None,
+    def _payload_rows(self, release_id: str, scope: str, graph: Graph | None,
                       bipartite: BipartiteGraph | None, statistics: StatisticsTable | None,
                       masked: MaskedRelease | None,
                       keep_ids: bool) -> tuple[list[_Rows], dict[str, str]]:
@@ -531,7 +556,7 @@ class Neo4jSink:
                         rel_type=rel_type)
 
         if graph is not None:
-            uids, order = _published_ids(graph.node_ids, release_id, keep_ids, "n", "node")
+            uids, order = _published_ids(graph.node_ids, scope, keep_ids, "n", "node")
             attrs = {k: v.tolist() for k, v in graph.attributes.items()}
             node_rows = [_node_row(uids[i], attrs, i) for i in order.tolist()]
             u, v = graph.edges()
@@ -548,8 +573,8 @@ class Neo4jSink:
                            ("relationships_created",))],
                     {"ids": "kept" if keep_ids else "pseudonymized"})
         if bipartite is not None:
-            uids, order = _published_ids(bipartite.user_ids, release_id, keep_ids, "u", "user")
-            fids, forder, feature_mode = _feature_ids(bipartite.feature_ids, release_id)
+            uids, order = _published_ids(bipartite.user_ids, scope, keep_ids, "u", "user")
+            fids, forder, feature_mode = _feature_ids(bipartite.feature_ids, scope)
             attrs = {k: v.tolist() for k, v in bipartite.user_attributes.items()}
             user_rows = [_node_row(uids[i], attrs, i) for i in order.tolist()]
             feat_rows = [{"uid": fids[j], "properties": {}} for j in forder.tolist()]
@@ -564,21 +589,21 @@ class Neo4jSink:
                            ("relationships_created",))],
                     {"ids": "kept" if keep_ids else "pseudonymized", "feature_ids": feature_mode})
         if masked is not None:
-            return self._masked_rows(release_id, masked, nodes_q, rels_q)
+            return self._masked_rows(scope, masked, nodes_q, rels_q)
         assert statistics is not None
         label, rows = statistic_rows(statistics)
         return ([_Rows(load("write_statistics", label=label), rows, "release statistics",
                        "statistics", ("nodes_created", "relationships_created"))], {})
 
     @staticmethod
-    def _masked_rows(release_id: str, masked: MaskedRelease, nodes_q: Mapping[str, str],
+    def _masked_rows(scope: str, masked: MaskedRelease, nodes_q: Mapping[str, str],
                      rels_q: Callable[[str, str, str], str]
                      ) -> tuple[list[_Rows], dict[str, str]]:
         """Released rows, attributes, then known-1 and masked cells (see write_release)."""
         from ..._ids import canonical_ids
 
         attr_ids = canonical_ids(np.asarray(masked.attribute_ids), "attribute ids")
-        fids, forder, feature_mode = _feature_ids(attr_ids, release_id)
+        fids, forder, feature_mode = _feature_ids(attr_ids, scope)
         user_rows = [{"uid": r, "properties": {}} for r in range(masked.n_rows)]
         feat_rows = [{"uid": fids[j], "properties": {}} for j in forder.tolist()]
         order = np.lexsort((masked.cols, masked.rows))
@@ -613,11 +638,15 @@ class Neo4jSink:
                                       {"release_id": release_id, "write_token": token})
             if not claimed:
                 return False
-            attempt = _Attempt(session, release_id, token, "dropping")
-            self._delete_data(attempt)
-            query = load("delete_release_record")
-            rows = attempt.transaction(lambda tx: [dict(r) for r in tx.run(
-                query, {"release_id": release_id, "write_token": token})])
+            return self._remove(_Attempt(session, release_id, token, "dropping"))
+
+    def _remove(self, attempt: _Attempt) -> bool:
+        """Delete the release's data, then its record, under ``attempt``'s lock; whether the
+        record was deleted."""
+        self._delete_data(attempt)
+        query = load("delete_release_record")
+        rows = attempt.transaction(lambda tx: [dict(r) for r in tx.run(
+            query, {"release_id": attempt.release_id, "write_token": attempt.token})])
         return bool(rows and rows[0].get("deleted"))
 
     def releases(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -638,7 +667,7 @@ def _plain_ids(ids: np.ndarray[Any, Any]) -> list[Any]:
     return [x if isinstance(x, str) else int(x) for x in ids.tolist()]
 
 
-def _published_ids(ids: np.ndarray[Any, Any], release_id: str, keep_ids: bool, prefix: str,
+def _published_ids(ids: np.ndarray[Any, Any], scope: str, keep_ids: bool, prefix: str,
                    what: str) -> tuple[list[Any], np.ndarray[Any, Any]]:
     """The uids written for ``ids`` and the order to write them in.
 
@@ -654,18 +683,18 @@ def _published_ids(ids: np.ndarray[Any, Any], release_id: str, keep_ids: bool, p
         return _plain_ids(ids), np.arange(ids.size)
     from ...privacy.pseudonyms import pseudonymize
 
-    names = pseudonymize(ids, scope=release_id, prefix=prefix)
+    names = pseudonymize(ids, scope=scope, prefix=prefix)
     return names.tolist(), np.argsort(names, kind="stable")
 
 
 def _feature_ids(ids: np.ndarray[Any, Any],
-                 release_id: str) -> tuple[list[Any], np.ndarray[Any, Any], str]:
+                 scope: str) -> tuple[list[Any], np.ndarray[Any, Any], str]:
     """Feature uids (business keys, or keyed pseudonyms of element ids), their write order
     (by canonical text, not by first appearance in the input) and the record's mode."""
     if contains_element_ids(ids):
         from ...privacy.pseudonyms import pseudonymize
 
-        names = pseudonymize(ids, scope=release_id, prefix="f")
+        names = pseudonymize(ids, scope=scope, prefix="f")
         return names.tolist(), np.argsort(names, kind="stable"), "pseudonymized"
     text = ids_as_text(ids)
     return _plain_ids(ids), np.argsort(text.astype(str), kind="stable"), "kept"
