@@ -210,3 +210,24 @@ def test_reads_report_their_throughput() -> None:
     assert stats is not None and stats.records == 5 + 4 and stats.seconds > 0
     assert stats.records_per_second == pytest.approx(stats.records / stats.seconds)
     assert "records/s" in stats.describe() and "Rust extension" in stats.describe()
+
+
+def test_a_feature_key_shared_by_two_nodes_is_refused_without_a_universe_too() -> None:
+    """Two feature nodes with one business key would silently become one feature."""
+    db = bipartite(["a", "b", "c"], ["golf", "golf"])
+    with pytest.raises(InvalidParameterError, match="not a unique business key"):
+        Neo4jSource(FakeDriver(db)).read_bipartite(
+            user_label="User", feature_label="Topic", rel_type="LIKES", user_id_property="key",
+            feature_id_property="key")
+    B = Neo4jSource(FakeDriver(bipartite(["a", "b", "c"], ["golf", "jazz"]))).read_bipartite(
+        user_label="User", feature_label="Topic", rel_type="LIKES", user_id_property="key",
+        feature_id_property="key")
+    assert sorted(B.feature_ids.tolist()) == ["golf", "jazz"] and B.n_edges == 4
+
+
+def test_one_label_for_users_and_features_is_refused() -> None:
+    drv = FakeDriver(bipartite(["a"], ["golf"]))
+    with pytest.raises(InvalidParameterError, match="both 'User'"):
+        Neo4jSource(drv).read_bipartite(user_label="User", feature_label="User",
+                                        rel_type="LIKES", user_id_property="key")
+    assert drv.calls == []

@@ -295,7 +295,7 @@ class Neo4jSink:
         budget_total: float | None = None,
         operator_only: bool = False,
     ) -> ReleaseSummary:
-        """Write one release atomically and idempotently.
+        """Write one release idempotently, visible as ``complete`` all at once.
 
         Parameters
         ----------

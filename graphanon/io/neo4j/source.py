@@ -336,6 +336,11 @@ class Neo4jSource:
         validate_identifier(user_label, "user_label")
         validate_identifier(feature_label, "feature_label")
         validate_identifier(rel_type, "rel_type")
+        if user_label == feature_label:
+            raise InvalidParameterError(
+                f"user_label and feature_label are both {user_label!r}: a user–feature graph "
+                "needs two labels (with one, every relationship would be read in both "
+                "directions, a user also being a feature).")
         for name, value in (("user_id_property", user_id_property),
                             ("feature_id_property", feature_id_property)):
             if value is not None:
@@ -357,7 +362,9 @@ class Neo4jSource:
                 users, columns = self._read_nodes(tx, user_label, user_id_property, props,
                                                   n_users)
                 every_feature = None
-                if universe is not None:
+                if universe is not None or feature_id_property is not None:
+                    # every feature node: the universe, and the check that the business key
+                    # is unique (two nodes with one key would silently become one feature)
                     every_feature, _ = self._read_nodes(tx, feature_label, feature_id_property,
                                                         [], n_feats)
                 feats = IdMap(feature_label)
@@ -377,9 +384,10 @@ class Neo4jSource:
             r, c, n_users=uids.size, n_features=fids.size, user_ids=uids, feature_ids=fids,
             user_attributes=attrs or None,
         )
-        if every_feature is None:
+        if universe is None:
             self._finish(t0, uids.size + r.size)
             return B
+        assert every_feature is not None
         all_fids = every_feature.ids()
         self._finish(t0, uids.size + all_fids.size + r.size)
         return B, Universe(users=uids, features=all_fids, source=(
