@@ -236,7 +236,8 @@ class FakeDB:
             rec.update(release_id=rid, status="pending", write_token=p["write_token"])
             self.records[rid] = rec
             return [{"previous_status": old.get("status"),
-                     "previous_token": old.get("write_token")}]
+                     "previous_token": old.get("write_token"),
+                     "previous_charge_id": old.get("charge_id")}]
         if name == "lock_release":
             rec = self.records.get(rid)
             if rec is None:

@@ -115,6 +115,15 @@ def test_write_release_releases_and_drop(fake: FakeDriver, tmp_path: Path,
     assert main(["neo4j", "write-release", "--release-id", "rel-2", "--graph", str(g),
                  "--report", str(rep2), "--dataset", "fp-source"]) == 3
     assert "rel-2" not in fake.db.records
+    # another release under a complete release's id: refused, then replaced on request
+    rep3 = _report(tmp_path, other(epsilon=0.25))
+    args = ["-q", "neo4j", "write-release", "--release-id", "rel-1", "--graph", str(g),
+            "--report", str(rep3), "--dataset", "fp-source"]
+    assert main(args) == 2
+    assert "exists and is complete" in capsys.readouterr().err
+    assert fake.db.budgets["fp-source"]["epsilon_spent"] == 0.5
+    assert main([*args, "--replace"]) == 0
+    assert fake.db.budgets["fp-source"]["epsilon_spent"] == 0.75
     assert main(["-q", "neo4j", "drop-release", "rel-1"]) == 0
     assert main(["-q", "neo4j", "drop-release", "rel-1"]) == 2
 
@@ -250,6 +259,7 @@ def test_job_config_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[
                     'path="o"',
         "no sinks": '[source]\npath="x"',
         "missing input": '[source]\npath="missing.txt"\n[[sinks]]\ntype="file"\npath="o"',
+        "replace not a bool": '[source]\npath="x"\n[[sinks]]\ntype="neo4j"\nreplace="yes"',
     }
     for what, body in cases.items():
         job = tmp_path / "j.toml"

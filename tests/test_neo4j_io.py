@@ -303,7 +303,7 @@ def test_pseudonyms_follow_the_record_not_the_release_id_written_under() -> None
     for _ in range(2):
         rel = Release.create(mechanism="m", neighbourhood="edge", epsilon=0.1,
                              source_fingerprint="fp")
-        sink.write_release(rel, dataset="fp-source", release_id="daily", graph=G)
+        sink.write_release(rel, dataset="fp-source", release_id="daily", graph=G, replace=True)
         uids.append({n["uid"] for n in sink.driver.db.nodes["AnonNode"]
                      if n["release_id"] == "daily"})
     assert len(uids[0]) == len(uids[1]) == 10 and not uids[0] & uids[1]
@@ -354,10 +354,16 @@ def test_replacing_a_complete_release_goes_through_pending() -> None:
     sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(10))
     drv.fail = lambda c: RuntimeError("crash") if c.name == "write_relationships" else None
     second = other(seed=8)
-    with pytest.raises(RuntimeError):
+    # a complete release of other content is not replaced without replace=True
+    with pytest.raises(InvalidParameterError, match="exists and is complete"):
         sink.write_release(second, dataset="fp-source", release_id="r1", graph=ring(6))
+    assert drv.db.complete_looking() == ["r1"] and len(drv.db.nodes["AnonNode"]) == 10
+    with pytest.raises(RuntimeError):
+        sink.write_release(second, dataset="fp-source", release_id="r1", graph=ring(6),
+                           replace=True)
     assert drv.db.complete_looking() == []  # the old complete release is not left looking so
     drv.fail = None
+    # the failed attempt left a pending record: taken over without replace
     sink.write_release(second, dataset="fp-source", release_id="r1", graph=ring(6))
     assert len(drv.db.nodes["AnonNode"]) == 6 and len(drv.db.rels) == 6
     assert drv.db.budgets["fp-source"]["epsilon_spent"] == 1.0  # a new draw is a new charge

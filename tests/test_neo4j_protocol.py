@@ -48,7 +48,7 @@ def expected_content(G: Graph) -> tuple[set[Any], set[tuple[Any, Any]]]:
 def attempts(drv: FakeDriver, rid: str = "shared") -> dict[str, Any]:
     def write(G: Graph) -> Any:
         return lambda: Neo4jSink(drv, batch_size=2).write_release(
-            K_ANON, release_id=rid, graph=G, keep_ids=True)
+            K_ANON, release_id=rid, graph=G, keep_ids=True, replace=True)
 
     return {"A": write(A_GRAPH), "B": write(B_GRAPH)}
 

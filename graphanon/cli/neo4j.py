@@ -318,13 +318,16 @@ def read_bipartite(user_label: str | None, feature_label: str | None, rel: str |
               help="Write a release that may not be published (no privacy claim, or the "
                    "seeded numpy-insecure noise), marked publishable: false. Without it such "
                    "a release is refused.")
+@click.option("--replace", is_flag=True,
+              help="Replace a complete release of other content that has this release id "
+                   "(refused without it: its readers would lose it).")
 @click.option("--batch-size", type=click.IntRange(1), default=10_000, show_default=True)
 @_connection_options
 def write_release(release_id: str | None, graph_path: str | None, bipartite_path: str | None,
                   table_path: str | None, masked_path: str | None, fmt: str | None,
                   report_path: str,
                   dataset: str | None, budget_total: float | None, keep_ids: bool,
-                  operator_only: bool, batch_size: int, uri: str | None,
+                  operator_only: bool, replace: bool, batch_size: int, uri: str | None,
                   password_file: str | None, database: str | None) -> None:
     """Write a release produced by any other command into Neo4j (atomic, idempotent)."""
     from ..io.dk_tables import read_dk_table
@@ -388,7 +391,7 @@ def write_release(release_id: str | None, graph_path: str | None, bipartite_path
         sink = Neo4jSink(drv, database=db, batch_size=batch_size, progress=bar)
         s = sink.write_release(record, release_id=release_id, dataset=dataset,
                                keep_ids=keep_ids, budget_total=budget_total,
-                               operator_only=operator_only, **payload)
+                               operator_only=operator_only, replace=replace, **payload)
     echo(f"release {s.release_id} complete: {s.n_nodes} nodes, {s.n_relationships} "
          f"relationships, {s.n_statistics} statistics; ε charged {s.epsilon_charged:g}"
          + (f" to {s.dataset}" if s.dataset and s.epsilon_charged else ""))

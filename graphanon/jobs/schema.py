@@ -186,7 +186,7 @@ _SOURCE_KEYS = {
 _SINK_KEYS = {
     "file": {"type", "path", "keep_ids", "graph_name"},
     "neo4j": {"type", "write", "dataset", "budget_total", "batch_size", "keep_ids",
-              *_CONNECTION_KEYS},
+              "replace", *_CONNECTION_KEYS},
 }
 _GRAPH_NAME = re.compile(
     r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}\.(graphml|gml|txt|edges|csv|tsv|parquet)")
@@ -323,6 +323,10 @@ def _check_sink(sink: Any, i: int, p: Path) -> None:
             from ..privacy.accountant import check_dataset_name
 
             check_dataset_name(sink["dataset"], f"job file {str(p)!r} neo4j sink {i + 1}")
+        if "replace" in sink and not isinstance(sink["replace"], bool):
+            raise InvalidParameterError(
+                f"job file {str(p)!r}: neo4j sink {i + 1} has replace = {sink['replace']!r}; "
+                "use true or false.")
         if sink.get("budget_total") is not None:  # the total ε of the dataset
             check_float(sink["budget_total"], "budget_total",
                         f"job file {str(p)!r} neo4j sink {i + 1}", low=0.0, closed="right")

@@ -116,7 +116,7 @@ def write_sink(sink: dict[str, Any], state: JobState, release_id: str, job: str,
     summary = out.write_release(
         state.release, release_id=release_id, dataset=sink.get("dataset"),
         keep_ids=bool(sink.get("keep_ids", False)), budget_total=sink.get("budget_total"),
-        **payload,
+        replace=bool(sink.get("replace", False)), **payload,
     )
     return f"neo4j:{summary.release_id}"
 

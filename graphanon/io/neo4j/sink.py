@@ -294,6 +294,7 @@ class Neo4jSink:
         keep_ids: bool = False,
         budget_total: float | None = None,
         operator_only: bool = False,
+        replace: bool = False,
     ) -> ReleaseSummary:
         """Write one release idempotently, visible as ``complete`` all at once.
 
@@ -302,8 +303,11 @@ class Neo4jSink:
         release
             The release record (a ``Release``, its dict, or a report holding it).
         release_id
-            The id of the release subgraph (default: the record's ``release_id``); an
-            existing release with this id is replaced.
+            The id of the release subgraph (default: the record's ``release_id``). An
+            unfinished release with this id (``pending``: its writer stopped or is still
+            running) is taken over; the same release written again (same record and
+            payload) is rewritten without a second charge; a ``complete`` release of other
+            content is replaced only with ``replace=True``.
         graph, bipartite, statistics, masked
             Exactly one payload: an anonymized social graph, an anonymized bipartite graph,
             a released dK table (:class:`~graphanon.dk.DKDistribution` 1K / 2K, or a
@@ -334,6 +338,9 @@ class Neo4jSink:
             whose recorded seed regenerates the exact statistic — marked
             ``publishable: false`` on its record. Without it such a release is refused: a
             release subgraph is read as published.
+        replace
+            Replace a complete release of other content that has this ``release_id`` (see
+            ``release_id``).
 
         Raises
         ------
@@ -419,7 +426,8 @@ class Neo4jSink:
                 if charged:
                     assert dataset is not None
                     ledger.peek_budget(session, dataset, charge_id, record)
-                attempt = self._begin(session, release_id, properties, status="pending")
+                attempt = self._begin(session, release_id, properties, status="pending",
+                                      replace=replace)
                 self._delete_data(attempt)
                 written = {group.task: self._write_rows(attempt, group) for group in groups}
                 counts = self._counts(groups, written)
@@ -440,10 +448,26 @@ class Neo4jSink:
 
     # ------------------------------------------------------------------ protocol
     def _begin(self, session: Any, release_id: str, properties: Mapping[str, Any], *,
-               status: str) -> _Attempt:
+               status: str, replace: bool) -> _Attempt:
         token = secrets.token_hex(16)
-        rows = self._run_write(session, load("begin_release"), {
-            "release_id": release_id, "properties": dict(properties), "write_token": token})
+        query = load("begin_release")
+        params = {"release_id": release_id, "properties": dict(properties),
+                  "write_token": token}
+
+        def work(tx: Any) -> list[dict[str, Any]]:
+            rows = [dict(r) for r in tx.run(query, params)]
+            old = rows[0] if rows else {}
+            if (old.get("previous_status") == "complete" and not replace
+                    and old.get("previous_charge_id") != properties.get("charge_id")):
+                # raised inside the transaction: the record is left as it was
+                raise InvalidParameterError(
+                    f"release {release_id!r} exists and is complete with other content (another "
+                    "record or payload); it is not replaced silently, since its readers would "
+                    "lose it. Choose another release id, or pass replace=True (CLI --replace, "
+                    "job sink replace = true).")
+            return rows
+
+        rows = list(session.execute_write(work))
         previous = rows[0] if rows else {}
         if previous.get("previous_status") in ("pending", "dropping"):
             _log.warning(
