@@ -608,3 +608,12 @@ def test_release_ids_must_be_printable() -> None:
     for bad in ("a\u202eb", "a\u2028b", "a\x7fb", "a\u200bb"):
         with pytest.raises(InvalidParameterError, match="release_id"):
             Neo4jSink(FakeDriver()).write_release(RELEASE, release_id=bad, graph=ring(3))
+
+
+def test_a_sinks_sessions_are_causally_chained() -> None:
+    """On a cluster the budget check must see the budget just set (another session)."""
+    sink = sink_with_budget()
+    sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(4))
+    managers = {id(s.get("bookmark_manager")) for s in sink.driver.sessions}
+    assert len(sink.driver.sessions) > 2 and len(managers) == 1
+    assert sink.driver.sessions[0]["bookmark_manager"] is not None

@@ -210,14 +210,21 @@ class Neo4jSink:
         self.database = database
         self.batch_size = batch_size
         self.progress = progress
+        self._bookmarks: Any = None
 
     @contextlib.contextmanager
     def _session(self, *, read: bool = False) -> Iterator[Any]:
+        """A session causally chained to every earlier one of this sink (one bookmark
+        manager): on a cluster, the budget check of a write sees the budget just set and the
+        schema just created, whichever member serves it."""
         import neo4j
 
+        if self._bookmarks is None:
+            self._bookmarks = neo4j.GraphDatabase.bookmark_manager()
         with self.driver.session(
             database=self.database,
             default_access_mode=neo4j.READ_ACCESS if read else neo4j.WRITE_ACCESS,
+            bookmark_manager=self._bookmarks,
         ) as session:
             yield session
 
