@@ -49,6 +49,7 @@ from .sink import (
 )
 from .source import (
     BYTES_PER_NODE,
+    BYTES_PER_PROPERTY,
     BYTES_PER_RELATIONSHIP,
     DEFAULT_FETCH_SIZE,
     DEFAULT_MEMORY_LIMIT,
@@ -59,6 +60,7 @@ from .statistics import STATISTIC_LABELS, StatisticsTable, statistic_rows
 
 __all__ = [
     "BYTES_PER_NODE",
+    "BYTES_PER_PROPERTY",
     "BYTES_PER_RELATIONSHIP",
     "DEFAULT_BATCH_SIZE",
     "DEFAULT_FETCH_SIZE",
