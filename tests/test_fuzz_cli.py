@@ -16,7 +16,10 @@ from __future__ import annotations
 import errno
 import gzip
 import hashlib
+import json
 import os
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -99,6 +102,7 @@ HOSTILE = {
     "not_parquet.parquet": b"PAR1 not really",
     "bad.graphml": b"<graphml><graph><node id='a'/><edge source='a' target='zz'",
     "selfloops.txt": b"1 1\n1 2\n2 1\n2 2\n",
+    "dup_header.csv": b"source,target,source\n1,2,3\n",
 }
 
 READ_COMMANDS = [
@@ -133,8 +137,19 @@ def test_hostile_files_through_every_reader(work: Path, name: str,
 
 def test_non_regular_inputs(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
     fifo = work / "pipe.txt"
-    os.mkfifo(fifo)  # no writer: must end at once, not hang (an empty input: the empty graph)
-    assert check(["info", str(fifo)], work, capsys) == 0
+    os.mkfifo(fifo)
+    # a writer that opens the pipe a moment later: waited for, as by every Unix reader (its
+    # data must not be lost to an empty read)
+    def writer() -> None:
+        time.sleep(0.3)
+        with open(fifo, "wb") as fh:
+            fh.write(b"1 2\n2 3\n")
+
+    t = threading.Thread(target=writer)
+    t.start()
+    assert main(["-q", "info", "--json", str(fifo)]) == 0
+    t.join()
+    assert json.loads(capsys.readouterr().out)["edges"] == 2
     for dev in ("/dev/zero", "/dev/null"):
         assert check(["info", dev, "--format", "edgelist"], work, capsys) == 2
     assert check(["info", str(work)], work, capsys) == 2  # a folder
@@ -282,6 +297,11 @@ def test_outputs_that_are_not_regular_files(work: Path,
     (work / "adir").mkdir()
     assert check([*args, "--out", str(work / "adir")], work, capsys) == 2
     assert check([*args, "--out", str(work / "g.txt")], work, capsys) == 2  # its own input
+    # a ledger that does not exist yet is not an output either (the table would replace the
+    # charge, and the budget with it)
+    for out in ("--out", "--report"):
+        assert check([*args, out, str(work / "L.json"), "--ledger", str(work / "L.json"),
+                      "--dataset", "d", "--budget", "1"], work, capsys, outputs=("L.json",)) == 2
     assert check([*args, "--out", str(work / "a.tsv"), "--report", str(work / "a.tsv")], work,
                  capsys, outputs=("a.tsv",)) == 2
     # a folder that does not exist yet is created (documented), and removed again when the
@@ -574,7 +594,7 @@ def test_read_only_descriptor_and_job_inputs_are_never_outputs(
         '[job]\nrelease_id = "r1"\n[source]\npath = "out/operator/graph.graphml"\n'
         '[[steps]]\nname = "describe"\n[[sinks]]\ntype = "file"\npath = "out"\n')
     code = main(["-q", "run", str(work / "job.toml")])
-    assert code == 2 and "is an input of this run" in capsys.readouterr().err
+    assert code == 2 and "could be replaced" in capsys.readouterr().err  # before any sink writes
     assert (work / "out" / "operator" / "graph.graphml").read_bytes() == source
 
 
@@ -591,3 +611,14 @@ def test_stdout_holds_the_data_alone(work: Path) -> None:
          *args, "/dev/stdout"], capture_output=True)
     assert done.returncode == 0 and done.stdout == (work / "t.tsv").read_bytes()
     assert b"distinct 2K tuples" in done.stderr
+
+
+@pytest.mark.parametrize("body", [b"id,a,a\n1,x,3\n", b"id,a,b\n1,x,3\n2,\xff,4\n"])
+def test_table_readers_refuse_ambiguous_columns_and_bytes(
+        work: Path, body: bytes, capsys: pytest.CaptureFixture[str]) -> None:
+    """A column name twice, or a cell that is not UTF-8: one error line, no traceback."""
+    (work / "t.csv").write_bytes(body)
+    for args in (["bipartite-from-table", str(work / "t.csv"), "--out", str(work / "o.tsv")],
+                 ["b-anonymize", str(work / "t.csv"), "--delta", "2", "--out",
+                  str(work / "o.tsv"), "--report", str(work / "o.json")]):
+        assert check(args, work, capsys, outputs=("o.tsv", "o.json")) == 2

@@ -750,3 +750,19 @@ def test_a_dp_release_of_a_projection_is_refused(tmp_path: Path, polbooks: Path,
         name = "project"
         theta = 3
     """ + FILE_SINK)
+
+
+def test_a_sink_may_not_write_over_the_ledger(tmp_path: Path, polbooks: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """A ledger inside a file sink's publish/ folder is refused before the charge."""
+    body = head('path = "g.txt"', extra='ledger = "out/publish/statistics.tsv"\n'
+                '        budget = 3.0\n        dataset = "polbooks"') + """
+        [[steps]]
+        name = "release-dk"
+        d = 1
+        epsilon = 1.0
+        max_degree = 30
+    """ + FILE_SINK
+    run(tmp_path, body, expect=2)
+    assert "could be replaced" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()  # nothing charged, nothing written

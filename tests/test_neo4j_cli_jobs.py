@@ -633,3 +633,18 @@ def test_drop_release_checks_the_id_before_connecting(monkeypatch: pytest.Monkey
 
     monkeypatch.setattr(io_neo4j, "connect", no_connect)
     assert main(["-q", "neo4j", "drop-release", "bad\nid"]) == 2
+
+
+def test_read_prefix_outputs_are_checked_before_connecting(
+        fake: FakeDriver, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--universe-out / --props-out write PREFIX.kind files: one of them may not be --out."""
+    pre = str(tmp_path / "pre")
+    assert main(["-q", "neo4j", "read-graph", "--label", "Person", "--rel", "KNOWS",
+                 "--universe", "label", "--universe-out", pre, "--out",
+                 f"{pre}.nodes.txt"]) == 2
+    assert "name the same file" in capsys.readouterr().err
+    assert main(["-q", "neo4j", "read-bipartite", "--user-label", "U", "--feature-label", "F",
+                 "--rel", "R", "--user-props", "age", "--props-out", pre, "--out",
+                 f"{pre}.age.tsv"]) == 2
+    assert "name the same file" in capsys.readouterr().err
+    assert fake.calls == [] and not list(tmp_path.iterdir())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import secrets
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -157,12 +157,59 @@ def make_rng(seed: int | None) -> tuple[np.random.Generator, int]:
 #: Parameter names that are outputs of a command (files or folders it writes).
 OUTPUT_PARAMS = frozenset({"out", "out_path", "report", "report_path", "clusters",
                            "clusters_path", "outdir", "pseudonym_map"})
+#: Files a command reads and updates in place (the privacy ledger): no output may name one,
+#: whether it exists yet or not (a new ledger overwritten by the table would lose the charge).
+STATE_PARAMS = frozenset({"ledger"})
+
+
+def check_outputs(outputs: Mapping[str, str], inputs: Mapping[str, str],
+                  where: Callable[[str], str], input_name: Callable[[str], str] = str) -> None:
+    """The checks :func:`guard_paths` makes before a command runs, for ``outputs`` (name ->
+    path): none is an input, no two are one file, each can be written. ``where(name)`` says
+    which option names an output (``"The '--out' option"``), ``input_name`` an input's."""
+    import os
+    import tempfile
+
+    from ..io._atomic import can_write_in_place, writes_in_place
+
+    seen: dict[str, str] = {}
+    for name, value in outputs.items():
+        real = os.path.realpath(value)
+        if not os.path.isdir(value) and writes_in_place(value):
+            # /dev/null, a FIFO, /dev/stdout: written in place, never renamed over
+            if not can_write_in_place(value):
+                raise InvalidParameterError(f"{where(name)} cannot write {value!r}.")
+            continue
+        for iname, ivalue in inputs.items():
+            if real == os.path.realpath(ivalue):
+                raise InvalidParameterError(
+                    f"{where(name)} names the input {input_name(iname)} ({value!r}): "
+                    "the command would overwrite its own input.")
+        if real in seen:
+            raise InvalidParameterError(
+                f"{where(name)} and {where(seen[real]).lower()} name the same file "
+                f"{value!r}.")
+        seen[real] = name
+        parent = Path(real).parent
+        while not parent.exists():
+            parent = parent.parent
+        if not parent.is_dir():
+            raise InvalidParameterError(
+                f"{where(name)} cannot write {value!r}: {str(parent)!r} is not a folder.")
+        try:
+            fd, probe = tempfile.mkstemp(prefix=".graphanon-probe.", dir=parent)
+        except OSError as exc:
+            raise InvalidParameterError(
+                f"{where(name)} cannot write {value!r}: {exc.strerror or exc}.") from None
+        os.close(fd)
+        os.unlink(probe)
 
 
 def guard_paths(cmd: click.Command) -> click.Command:
     """Wrap ``cmd`` so that, before it runs, its output paths are checked.
 
     * no output may be one of the command's existing input files (which it would destroy),
+      nor its ledger (:data:`STATE_PARAMS`), existing or not,
     * no two outputs may be the same file,
     * every output must be writable: its nearest existing ancestor is a directory in which a
       file can be created.
@@ -172,7 +219,6 @@ def guard_paths(cmd: click.Command) -> click.Command:
     """
     import functools
     import os
-    import tempfile
 
     inner = cmd.callback
     if inner is None:
@@ -187,7 +233,7 @@ def guard_paths(cmd: click.Command) -> click.Command:
     @functools.wraps(inner)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         from .._parallel import threads
-        from ..io._atomic import can_write_in_place, own_descriptor, writes_in_place
+        from ..io._atomic import own_descriptor
 
         threads()  # a bad GRAPHANON_THREADS fails every command, not only large inputs
         outputs = {k: v for k, v in kwargs.items()
@@ -197,38 +243,10 @@ def guard_paths(cmd: click.Command) -> click.Command:
             ctx.find_root().ensure_object(dict)
             ctx.find_root().obj["stdout_is_data"] = True
         inputs = {k: v for k, v in kwargs.items()
-                  if k not in outputs and isinstance(v, str) and v and os.path.isfile(v)}
-        seen: dict[str, str] = {}
-        for name, value in outputs.items():
-            real = os.path.realpath(value)
-            if not os.path.isdir(value) and writes_in_place(value):
-                # /dev/null, a FIFO, /dev/stdout: written in place, never renamed over
-                if not can_write_in_place(value):
-                    raise InvalidParameterError(f"{where(name)} cannot write {value!r}.")
-                continue
-            for iname, ivalue in inputs.items():
-                if real == os.path.realpath(ivalue):
-                    raise InvalidParameterError(
-                        f"{where(name)} names the input {flags.get(iname, iname)} ({value!r}): "
-                        "the command would overwrite its own input.")
-            if real in seen:
-                raise InvalidParameterError(
-                    f"{where(name)} and {where(seen[real]).lower()} name the same file "
-                    f"{value!r}.")
-            seen[real] = name
-            parent = Path(real).parent
-            while not parent.exists():
-                parent = parent.parent
-            if not parent.is_dir():
-                raise InvalidParameterError(
-                    f"{where(name)} cannot write {value!r}: {str(parent)!r} is not a folder.")
-            try:
-                fd, probe = tempfile.mkstemp(prefix=".graphanon-probe.", dir=parent)
-            except OSError as exc:
-                raise InvalidParameterError(
-                    f"{where(name)} cannot write {value!r}: {exc.strerror or exc}.") from None
-            os.close(fd)
-            os.unlink(probe)
+                  if k not in outputs and isinstance(v, str) and v
+                  and (os.path.isfile(v) or k in STATE_PARAMS)}
+        check_outputs(outputs, inputs, where,
+                      lambda n: str(flags.get(n, n)))
         from ..io._atomic import output_transaction
         from ..privacy.release import run_clock
 

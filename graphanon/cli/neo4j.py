@@ -77,6 +77,24 @@ def _check_read_options(universe: str | None, universe_out: str | None, query: s
             "The '--universe' option needs labels: a --query cannot say which nodes exist.")
 
 
+def _check_extra_outputs(out: str, universe_out: str | None, kinds: tuple[str, ...],
+                         props_out: str | None = None, props: tuple[str, ...] = ()) -> None:
+    """Before connecting: the files the prefixes ``--universe-out`` / ``--props-out`` will
+    write are checked with ``--out`` as :func:`guard_paths` checks a command's outputs (none
+    is another output or unwritable)."""
+    from ._common import check_outputs
+
+    named = {"--out": out}
+    if universe_out is not None:
+        for kind in (*kinds, "universe"):
+            ext = "json" if kind == "universe" else "txt"
+            named[f"--universe-out ({kind})"] = f"{universe_out}.{kind}.{ext}"
+    for prop in props:
+        assert props_out is not None
+        named[f"--props-out ({prop})"] = f"{props_out}.{prop}.tsv"
+    check_outputs(named, {}, lambda n: f"The '{n.split(' ')[0]}' option")
+
+
 def _write_universe(universe: Any, prefix: str) -> None:
     """One id per line per set, and a JSON sidecar naming the universe's source."""
     from .._ids import ids_as_text
@@ -177,6 +195,7 @@ def read_graph(label: str | None, rel: str | None, id_prop: str | None, node_pro
                         {"--label": label, "--rel": rel, "--id-prop": id_prop,
                          "--node-props": node_props, "--memory-limit": memory_limit,
                          "--force": force})
+    _check_extra_outputs(out, universe_out, ("nodes",))
     from ..io.files import graph_output_format
 
     graph_output_format(out, fmt)  # (checked before connecting)
@@ -254,6 +273,7 @@ def read_bipartite(user_label: str | None, feature_label: str | None, rel: str |
                          "--rel": rel, "--id-prop": id_prop, "--feature-id-prop": feature_id_prop,
                          "--user-props": user_props, "--memory-limit": memory_limit,
                          "--force": force})
+    _check_extra_outputs(out, universe_out, ("users", "features"), props_out, tuple(props))
     limit = _memory_limit(memory_limit)
     found = None
     with _driver(uri, password_file, database) as (drv, db), progress_bar() as bar:

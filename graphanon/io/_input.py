@@ -181,9 +181,9 @@ def _read(path: Path, kind: str, array: bool) -> Any:
         raise _too_large(path, f"the file ({st.st_size:,} bytes)", limit)
     raw: Any
     if stat.S_ISFIFO(st.st_mode):
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # no writer: EOF at once, no hang
-        os.set_blocking(fd, True)
-        with os.fdopen(fd, "rb") as fh:
+        # opened as every Unix reader does: waiting for a writer (one that opens a moment
+        # later must not be read as an empty input, whose result would replace the output)
+        with path.open("rb") as fh:
             raw = _read_stream(fh, path, limit, "the stream")
     else:
         with path.open("rb") as fh:
@@ -273,3 +273,42 @@ def csv_error(path: Path, raw: bytes | bytearray, delimiter: str,
                     f"{len(fields)}: {delimiter.join(fields)[:120]!r}", path=str(path),
                     line=line)
     return InputFormatError(f"{str(path)!r}: {message}", path=str(path))
+
+
+def check_csv_columns(path: Path, raw: bytes | bytearray, delimiter: str, table: Any,
+                      has_header: bool = True) -> None:
+    """Refuse a CSV table with a column name twice (pyarrow keeps both, and a column is then
+    ambiguous) or a cell that is not UTF-8 text (pyarrow reads such a column as bytes)."""
+    import itertools
+
+    import pyarrow as pa
+
+    names = table.column_names
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise InputFormatError(
+            f"{str(path)!r} line 1: the column name {twice[0]!r} appears "
+            f"{names.count(twice[0])} times; column names must be unique.", path=str(path),
+            line=1)
+    for name in names:
+        col = table.column(name)
+        if not (pa.types.is_binary(col.type) or pa.types.is_large_binary(col.type)):
+            continue
+        row = next((i for i, v in enumerate(col.to_pylist())
+                    if v is not None and not _is_utf8(v)), None)
+        if row is None:
+            continue
+        record = next(itertools.islice(csv_records(raw, delimiter), row + int(has_header),
+                                       None), None)
+        where = f" line {record[0]}" if record is not None else ""
+        raise InputFormatError(
+            f"{str(path)!r}{where}: column {name!r} holds a value that is not UTF-8 text.",
+            path=str(path), line=record[0] if record is not None else None)
+
+
+def _is_utf8(value: bytes) -> bool:
+    try:
+        value.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True

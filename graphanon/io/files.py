@@ -40,6 +40,7 @@ from ._input import (
     _check_exists,
     _read_array,
     _read_bytes,
+    check_csv_columns,
     check_input_size,
     csv_error,
     csv_records,
@@ -256,6 +257,7 @@ def _read_delimited(path: Path, raw: bytes | bytearray, delimiter: str,
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise csv_error(path, raw, delimiter, exc) from None
+    check_csv_columns(path, raw, delimiter, table)
     return table.replace_schema_metadata(
         {b"graphanon_rows_skipped": str(skip.count).encode()})
 

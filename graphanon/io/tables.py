@@ -24,7 +24,7 @@ import numpy as np
 from .._arrow import from_numpy
 from ..errors import DataDependentFeaturesWarning, InputFormatError, InvalidParameterError
 from ..graph import BipartiteGraph
-from ._input import csv_error, read_input_bytes
+from ._input import check_csv_columns, csv_error, read_input_bytes
 
 __all__ = ["PRESETS", "TablePreset", "read_table", "table_to_bipartite"]
 
@@ -108,6 +108,7 @@ def read_table(
     except UnicodeDecodeError as exc:
         raise InputFormatError(f"{str(p)!r} is not UTF-8 text (a CSV table): {exc}.",
                                path=str(p)) from None
+    check_csv_columns(p, raw, delimiter, table, has_header=not column_names)
     cols = []
     for name in names:
         col = table.column(name)

@@ -143,9 +143,11 @@ def _run_loaded(
             seed = secrets.randbits(63) if seed is None else seed
             rng = np.random.default_rng(seed)
             base = Path(cfg["path"]).parent
-            # no sink may replace the job file or a file the source reads
+            # no sink may replace the job file, a file the source reads or the ledger
             src = cfg["source"] or {}
             reads = [src[k] for k in ("path", *UNIVERSE_KEYS) if isinstance(src.get(k), str)]
+            if isinstance(job.get("ledger"), str):
+                reads.append(job["ledger"])
             tx.inputs.update([os.path.realpath(cfg["path"]),
                               *(os.path.realpath(resolve_path(base, p)) for p in reads)])
             universe: Any = None
@@ -178,7 +180,8 @@ def _run_loaded(
                 names.append(st["name"])
                 event("step_done", job=name, step=st["name"],
                        seconds=round(time.perf_counter() - t, 3))
-            check_sinks(cfg["sinks"], state, name)
+            check_sinks(cfg["sinks"], state, name, release_id=release_id,
+                        base=Path(cfg["path"]).parent, keep=set(tx.inputs))
             if job.get("ledger") is not None and state.release is not None:
                 charge_ledger(job, state.release, Path(cfg["path"]).parent)
             outputs = []

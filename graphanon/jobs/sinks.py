@@ -163,10 +163,25 @@ def neo4j_payload(sink: dict[str, Any], state: JobState, job: str) -> dict[str, 
     return {"graph" if isinstance(state.data, Graph) else "bipartite": state.data}
 
 
-def check_sinks(sinks: list[dict[str, Any]], state: JobState, job: str) -> None:
+def check_sinks(sinks: list[dict[str, Any]], state: JobState, job: str, *,
+                release_id: str, base: Path, keep: set[str]) -> None:
     """Refuse, before the ledger charge and before any sink writes, a neo4j sink that could
-    not write the job's release (:func:`neo4j_payload`): the budget is not spent on a job
-    that stops at its sinks."""
-    for sink in sinks:
+    not write the job's release (:func:`neo4j_payload`) and a file sink whose folder holds a
+    file the job must keep (``keep``: real paths of the job file, the source's files and the
+    ledger): the budget is not spent on a job that stops at its sinks."""
+    import os
+
+    for i, sink in enumerate(sinks):
         if sink["type"] == "neo4j":
             neo4j_payload(sink, state, job)
+            continue
+        folder = os.path.realpath(resolve_path(base, render_sink_path(
+            sink["path"], release_id=release_id, job=job)))
+        parts = [folder, *(os.path.join(folder, p) for p in ("publish", "operator"))]
+        inside = sorted(p for p in keep if p in parts or any(
+            p.startswith(part + os.sep) for part in parts[1:]))
+        if inside:
+            raise InvalidParameterError(
+                f"job {job!r}: file sink {i + 1} writes into {folder!r} (its publish/ and "
+                f"operator/ folders), where {inside[0]!r}, a file of this job (its job file, "
+                "an input or the ledger), could be replaced; put the sink elsewhere.")
