@@ -360,6 +360,10 @@ def test_cli_project_and_release(tmp_path) -> None:
     assert main(["-q", "project", str(src), "--theta", "4", "--method", "ser", "--out",
                  str(out), "--report", str(rep)]) == 0
     assert json.loads(rep.read_text())["theta"] == 4
+    # --order orders SER only: with EAD it would be ignored (and the report would say "hash")
+    assert main(["-q", "project", str(src), "--theta", "4", "--method", "ead", "--order",
+                 "degree", "--out", str(tmp_path / "e.txt")]) == 2
+    assert not (tmp_path / "e.txt").exists()
     tsv = tmp_path / "d.tsv"
     assert main(["-q", "release-degrees", str(src), "--method", "hay", "--epsilon", "1",
                  "--seed", "1", "--out", str(tsv)]) == 2

@@ -12,6 +12,7 @@ each cluster is released as the majority row of its members (smooth) or as their
 from __future__ import annotations
 
 import math
+import os
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -175,7 +176,8 @@ def smooth_k_anonymity(
     n_hashes
         MinHash functions used for sharding.
     n_jobs
-        Processes used for the shards (results do not depend on it).
+        Processes used for the shards (results do not depend on it); needs ``shard_size``,
+        and no more processes than shards or CPU cores are started.
     search
         ``"bits"`` (bit-packed rows, popcount), ``"sparse"`` (inverted index) or ``"auto"``
         (bits up to 1,024 used features).
@@ -238,6 +240,10 @@ def smooth_k_anonymity(
                                postprocess=postprocess, search=search, n_hashes=n_hashes,
                                select=select, refine=refine, fallback=fallback)
     n_jobs = check_int(n_jobs, "n_jobs", _OWNER, low=1)
+    if n_jobs > 1 and shard_size is None:
+        raise InvalidParameterError(
+            f"The 'n_jobs' parameter of {_OWNER} runs shards in parallel; it needs "
+            f"'shard_size' (got n_jobs={n_jobs} without it, which would be ignored).")
     if not isinstance(rng, np.random.Generator):
         raise InvalidParameterError(
             f"The 'rng' parameter of {_OWNER} must be a numpy.random.Generator. "
@@ -650,7 +656,8 @@ def _cluster_shards(B: BipartiteGraph, shards: list[np.ndarray[Any, Any]], *,
         results: Any = map(_cluster_shard_task, tasks())
         pool = None
     else:
-        pool = ProcessPoolExecutor(max_workers=n_jobs)
+        # no more processes than shards or cores (each worker holds a shard in memory)
+        pool = ProcessPoolExecutor(max_workers=min(n_jobs, len(shards), os.cpu_count() or 1))
         results = pool.map(_cluster_shard_task, tasks(), chunksize=4)
     try:
         for i, (users, res) in enumerate(zip(shards, results, strict=True)):

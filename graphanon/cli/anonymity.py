@@ -107,7 +107,8 @@ def _write_release(B: Any, out: str, report: str, payload: dict[str, Any],
 @click.option("--shard-size", type=int, default=None,
               help="LSH sharding: anonymize chunks of about N MinHash-sorted users.")
 @click.option("--jobs", "n_jobs", type=int, default=1, show_default=True,
-              help="Processes for the shards.")
+              help="Processes for the shards (with --shard-size; at most one per shard and "
+                   "per core).")
 @click.option("--seed", type=int, default=None, help="Random seed (recorded in the report).")
 @click.option("--out", required=True, type=click.Path(),
               help="Output user<TAB>feature list (a folder of Parquet parts with --scheduler "

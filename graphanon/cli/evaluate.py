@@ -26,12 +26,12 @@ __all__ = ["COMMANDS"]
               help="Seed of everything that is not DP noise (splits, targets, anonymizers, "
                    "generation); recorded in the report. Default: a suite file's seed, else a "
                    "fresh one.")
-@click.option("--noise", type=click.Choice(["opendp", "numpy-insecure"]), default="opendp",
-              show_default=True,
+@click.option("--noise", type=click.Choice(["opendp", "numpy-insecure"]), default=None,
               help="Noise of the audited and evaluated DP releases: opendp (secure) or seeded "
-                   "numpy (reproducible, insecure).")
+                   "numpy (reproducible, insecure). Default: a suite file's noise, else "
+                   "opendp.")
 def evaluate(input_path: str | None, suite: str, quick: bool, outdir: str, seed: int | None,
-             noise: str) -> None:
+             noise: str | None) -> None:
     """Report re-identification risk, empirical ε lower bounds and downstream utility.
 
     How private, how useful: the linkage risk of the anonymized user–feature releases,

@@ -41,9 +41,9 @@ __all__ = ["COMMANDS", "release_dk_node"]
 @click.option("--theta", type=click.IntRange(min=1), required=True, help="Degree bound θ.")
 @click.option("--method", type=click.Choice(["ser", "ead", "truncate"]), default="ead",
               show_default=True, help="Projection algorithm.")
-@click.option("--order", type=click.Choice(["hash", "degree"]), default="hash",
-              show_default=True,
-              help="SER ordering: 'hash' is stable; 'degree' (thesis Example 7) is not.")
+@click.option("--order", type=click.Choice(["hash", "degree"]), default=None,
+              help="SER ordering (--method ser only): 'hash' (the default) is stable; "
+                   "'degree' (thesis Example 7) is not.")
 @click.option("--seed", type=int, default=None, help="Ordering key seed (default: random).")
 @click.option("--out", required=True, type=click.Path(dir_okay=False),
               help="Projected graph (format from the extension, or --out-format).")
@@ -52,7 +52,7 @@ __all__ = ["COMMANDS", "release_dk_node"]
               help="Input format (default: extension).")
 @click.option("--out-format", type=FORMAT_CHOICE,
               help="Output format (default: extension).")
-def project_cmd(input_path: str, theta: int, method: str, order: str, seed: int | None,
+def project_cmd(input_path: str, theta: int, method: str, order: str | None, seed: int | None,
                 out: str, report: str | None, fmt: str | None, out_format: str | None) -> None:
     """Project INPUT to maximum degree θ (no privacy by itself: a preprocessing step)."""
     from ..io.files import graph_output_format, write_graph

@@ -204,9 +204,10 @@ def _build(data: Mapping[str, Any]) -> SuiteConfig:
         if part == "risk" and dataset == "social":
             base["enabled"] = False
         parts[part] = _section(cls, {**base, **given}, part)
-    if dataset == "social" and parts["risk"].enabled:
+    if dataset == "social" and (parts["risk"].enabled or data.get("risk")):
         raise InvalidParameterError(
-            "The [risk] part needs a user–feature table (dataset = 'adult').")
+            "The [risk] part needs a user–feature table (dataset = 'adult'); a social suite "
+            "would ignore it.")
     seed = data.get("seed")
     seed = secrets.randbits(63) if seed is None else check_int(seed, "seed", "the suite", low=0)
     noise = check_choice(data.get("noise", "opendp"), "noise", "the suite",
@@ -272,15 +273,17 @@ def load_suite(path: str | os.PathLike[str], *, input_path: str | None = None,
 
 
 def resolve_suite(suite: str, *, input_path: str | None = None, quick: bool = False,
-                  seed: int | None = None, noise: str = "opendp") -> SuiteConfig:
+                  seed: int | None = None, noise: str | None = None) -> SuiteConfig:
     """``suite`` is a preset name (:data:`SUITES`) or the path of a TOML file.
 
     ``seed=None`` keeps a suite file's own seed; without one a fresh seed is drawn (and
-    recorded in the report).
+    recorded in the report). ``noise=None`` likewise keeps a suite file's ``noise``
+    (default ``"opendp"``).
     """
     if suite in SUITES:
         return named_suite(suite, input_path=input_path, quick=quick,
-                           seed=secrets.randbits(63) if seed is None else seed, noise=noise)
+                           seed=secrets.randbits(63) if seed is None else seed,
+                           noise="opendp" if noise is None else noise)
     if suite.endswith(".toml") or Path(suite).is_file():
         return load_suite(suite, input_path=input_path, quick=quick or None, seed=seed,
                           noise=noise)

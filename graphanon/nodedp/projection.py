@@ -450,16 +450,21 @@ def truncation(G: Graph, *, theta: int) -> Projection:
     return _result(G, H, "truncate", "n/a", theta, 0, t0)
 
 
-def project(G: Graph, *, theta: int, method: str = "ead", order: str = "hash",
+def project(G: Graph, *, theta: int, method: str = "ead", order: str | None = None,
             key: int | None = None, rng: np.random.Generator | None = None,
             progress: ProgressFn = log_progress) -> Projection:
     """Project ``G`` to maximum degree ``θ`` with ``method`` in {"ser", "ead", "truncate"}.
 
     See :func:`stable_edge_removal`, :func:`edge_addition` and :func:`truncation`.
-    ``order`` applies to ``"ser"`` only; ``progress`` to ``"ser"`` and ``"ead"``.
+    ``order`` applies to ``"ser"`` only (default ``"hash"``; given with another method it is
+    refused, as it would be ignored); ``progress`` to ``"ser"`` and ``"ead"``.
     """
     check_choice(method, "method", "project", METHODS)
-    check_choice(order, "order", "project", ORDERS)
+    if order is not None and method != "ser":
+        raise InvalidParameterError(
+            f"The 'order' parameter of project applies to method='ser' only; method="
+            f"{method!r} would ignore order={order!r}.")
+    order = check_choice("hash" if order is None else order, "order", "project", ORDERS)
     if method == "ead":
         return edge_addition(G, theta=theta, key=key, rng=rng, progress=progress)
     if method == "ser":

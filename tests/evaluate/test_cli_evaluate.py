@@ -90,9 +90,18 @@ def test_toml_suites(tmp_path: Path) -> None:
     bad.write_text('dataset = "adult"\n[audit]\nmechanisms = ["nope"]\n')
     with pytest.raises(InvalidParameterError, match=r"audit\.mechanisms"):
         load_suite(bad)
-    bad.write_text('dataset = "social"\n[risk]\nenabled = true\n')
-    with pytest.raises(InvalidParameterError, match="needs a user–feature table"):
-        load_suite(bad, input_path="g.txt")
+    for risk in ("enabled = true", "ks = [2]"):  # a social suite would ignore either
+        bad.write_text(f'dataset = "social"\n[risk]\n{risk}\n')
+        with pytest.raises(InvalidParameterError, match="needs a user–feature table"):
+            load_suite(bad, input_path="g.txt")
+    # a file's noise is kept unless one is given, and validated
+    noisy = tmp_path / "noisy.toml"
+    noisy.write_text('noise = "numpy-insecure"\n' + SMALL_ADULT)
+    assert resolve_suite(str(noisy)).noise == "numpy-insecure"
+    assert resolve_suite(str(noisy), noise="opendp").noise == "opendp"
+    noisy.write_text('noise = "laplace"\n' + SMALL_ADULT)
+    with pytest.raises(InvalidParameterError, match="'noise'"):
+        resolve_suite(str(noisy))
     with pytest.raises(InvalidParameterError, match="must be one of adult, social"):
         resolve_suite("nonsense")
 
