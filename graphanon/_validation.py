@@ -35,6 +35,24 @@ def fail(name: str, owner: str, expected: str, got: Any) -> InvalidParameterErro
     )
 
 
+def check_type(value: Any, types: type | tuple[type, ...], name: str, owner: str,
+               expected: str) -> Any:
+    """``value`` if it is an instance of ``types``, else the canonical error (``expected``
+    describes the type: ``"a numpy.random.Generator"``)."""
+    if not isinstance(value, types):
+        raise InvalidParameterError(
+            f"The {name!r} parameter of {owner} must be {expected}. Got "
+            f"{type(value).__name__} instead.")
+    return value
+
+
+def check_path_arg(value: Any, name: str, owner: str) -> Any:
+    """A path argument: ``str`` or ``os.PathLike``."""
+    import os
+
+    return check_type(value, (str, os.PathLike), name, owner, "a path (str or os.PathLike)")
+
+
 def _interval(low: float | None, high: float | None, closed: str) -> str:
     lo = "-inf" if low is None else f"{low:g}"
     hi = "inf" if high is None else f"{high:g}"

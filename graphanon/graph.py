@@ -431,14 +431,23 @@ class Graph(_InputNotes):
 
     @classmethod
     def from_scipy(cls, matrix: Any, *, node_ids: Any = None) -> Graph:
-        """Build from a square sparse or dense adjacency matrix (the pattern is symmetrized)."""
+        """Build from a square sparse or dense adjacency matrix (the pattern is symmetrized:
+        ``A[i, j]`` and ``A[j, i]`` are one edge, not a duplicate)."""
         import scipy.sparse as sp
 
+        if not (sp.issparse(matrix) or isinstance(matrix, np.ndarray)):
+            raise InvalidParameterError(
+                "The 'matrix' parameter of Graph.from_scipy must be a scipy sparse matrix or "
+                f"a numpy array. Got {type(matrix).__name__} instead.")
         coo = sp.coo_array(matrix)
-        if coo.shape[0] != coo.shape[1]:
+        if coo.ndim != 2 or coo.shape[0] != coo.shape[1]:
             raise InvalidParameterError(f"adjacency matrix must be square. Got {coo.shape}.")
         nz = coo.data != 0
-        return cls.from_edges(coo.row[nz], coo.col[nz], n_nodes=coo.shape[0], node_ids=node_ids)
+        r, c = coo.row[nz].astype(np.int64), coo.col[nz].astype(np.int64)
+        # one edge per unordered pair: a symmetric matrix holds each edge twice
+        key = np.unique(np.minimum(r, c) * coo.shape[0] + np.maximum(r, c))
+        n = int(coo.shape[0])
+        return cls.from_edges(key // max(n, 1), key % max(n, 1), n_nodes=n, node_ids=node_ids)
 
     @classmethod
     def from_igraph(cls, g: igraph.Graph, *, id_attribute: str | None = "name") -> Graph:

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .._progress import ProgressFn, log_progress
-from .._validation import check_choice, check_float, check_int, fail
+from .._validation import check_choice, check_float, check_int, check_type, fail
 from ..errors import InfeasibleError, InvalidParameterError
 from ..graph import BipartiteGraph
 from ..metrics import edge_set_metrics
@@ -233,6 +233,7 @@ def smooth_k_anonymity(
     WWW'24 Companion (``001_*.txt`` section 4); full version ``000_*.txt`` sections 3, 5.3
     and Appendix D. A. Meyerson, "Online facility location", FOCS 2001.
     """
+    check_type(B, BipartiteGraph, "B", _OWNER, "a BipartiteGraph (users × features)")
     k = check_int(k, "k", _OWNER, low=2)
     if shard_size is not None:
         shard_size = check_int(shard_size, "shard_size", _OWNER, low=max(k, 2))

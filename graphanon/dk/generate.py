@@ -39,7 +39,7 @@ from .. import _numba  # noqa: F401  (numba's per-user cache folder)
 from .._csr_kernels import _sort_rows as _sort_csr_rows
 from .._memory import require_memory
 from .._progress import ProgressFn, log_progress, progress_step
-from .._validation import check_int
+from .._validation import check_int, check_type
 from ..errors import InvalidParameterError
 from ..graph import Graph
 from ..metrics import euclidean_distance, ks_distance, l1_distance
@@ -360,6 +360,7 @@ def generate_1k(target: DKDistribution | dict[Any, int], *, rng: np.random.Gener
     """
     import igraph
 
+    check_type(rng, np.random.Generator, "rng", "generate_1k", "a numpy.random.Generator")
     deg, cnt = _table(target, "degree", "generate_1k")
     t0 = time.perf_counter()
     plan = generate_1k_memory(target)
@@ -732,6 +733,7 @@ def generate_2k(target: DKDistribution | dict[Any, int], *, rng: np.random.Gener
     deviation from the target is computed on the non-zero cells only, so a table naming a
     degree of 10⁹ costs no more than one naming 10.
     """
+    check_type(rng, np.random.Generator, "rng", "generate_2k", "a numpy.random.Generator")
     deg, cnt = _table(target, "joint_degree", "generate_2k")
     t0 = time.perf_counter()
     deg, cnt = _fold(deg, cnt, isinstance(target, dict))

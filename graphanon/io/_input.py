@@ -34,7 +34,9 @@ def _check_exists(path: str | os.PathLike[str]) -> Path:
     """
     import stat
 
-    p = Path(path)
+    from .._validation import check_path_arg
+
+    p = Path(check_path_arg(path, "path", "graphanon's readers"))
     try:
         st = os.stat(p)
     except FileNotFoundError:

@@ -33,6 +33,7 @@ import numpy as np
 from .._arrow import from_numpy, text_scalar
 from .._ids import _arrow_text, mark_canonical
 from .._memory import require_memory
+from .._validation import check_path_arg, check_type
 from ..errors import InputFormatError, InvalidParameterError
 from ..graph import BipartiteGraph, Graph
 from ._atomic import atomic_path
@@ -621,6 +622,8 @@ def write_graph(G: Graph, path: str | os.PathLike[str], *, format: str | None = 
     ``edgelist`` / ``csv`` / ``tsv`` cannot represent isolated nodes or attributes; use
     ``parquet`` (isolated nodes), ``graphml`` or ``gml`` (both) when they matter.
     """
+    check_type(G, Graph, "G", "write_graph", "a Graph (write_bipartite writes a BipartiteGraph)")
+    check_path_arg(path, "path", "write_graph")
     target = Path(path)
     fmt = graph_output_format(target, format)
     ids = G.node_ids

@@ -55,7 +55,7 @@ from typing import Any
 import numpy as np
 
 from .._tempfiles import new_temp
-from .._validation import check_choice, check_float
+from .._validation import check_choice, check_float, check_type
 from ..errors import InvalidParameterError, PrivacyBudgetExceeded
 from .release import Release
 
@@ -378,6 +378,7 @@ class Accountant:
         InvalidParameterError
             The release has no ε, or is edge-level against a node budget.
         """
+        check_type(release, Release, "release", "Accountant.spend", "a Release")
         eps = _charge_of(release, self.neighbourhood)
         return self._charge([(release, eps)], eps, "sequential")[0]
 
