@@ -622,3 +622,16 @@ def test_table_readers_refuse_ambiguous_columns_and_bytes(
                  ["b-anonymize", str(work / "t.csv"), "--delta", "2", "--out",
                   str(work / "o.tsv"), "--report", str(work / "o.json")]):
         assert check(args, work, capsys, outputs=("o.tsv", "o.json")) == 2
+
+
+def test_skip_bad_rows_is_refused_where_it_would_be_ignored(
+        work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_graph(load_polbooks(), work / "g.graphml")
+    assert check(["dk", str(work / "g.txt"), "--d", "2", "--out", str(work / "t.tsv")], work,
+                 capsys) == 0
+    for args in (["info", str(work / "g.graphml")],
+                 ["generate", str(work / "t.tsv"), "--d", "2", "--out", str(work / "o.txt")],
+                 ["bipartite-from-table", str(work / "table.csv"), "--out",
+                  str(work / "o.tsv")]):
+        assert check(["--skip-bad-rows", *args], work, capsys,
+                     outputs=("o.txt", "o.tsv")) == 2

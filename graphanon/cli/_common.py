@@ -79,6 +79,15 @@ def echo(message: str = "") -> None:
         click.echo(message, err=_chatter_on_stderr())
 
 
+def refuse_skip_bad_rows(what: str) -> None:
+    """Refuse the global ``--skip-bad-rows`` for an input read another way (it would be
+    ignored)."""
+    if _option("skip_bad_rows"):
+        raise InvalidParameterError(
+            f"--skip-bad-rows does not apply to {what}: it is read whole, or refused with the "
+            "line of its first bad row.")
+
+
 def _option(name: str) -> Any:
     ctx = click.get_current_context(silent=True)
     while ctx is not None:

@@ -17,6 +17,7 @@ from ._common import (
     progress_bar,
     pseudonym_options,
     pseudonymized,
+    refuse_skip_bad_rows,
     write_json,
 )
 
@@ -229,6 +230,7 @@ def bipartite_from_table(csv_path: str, preset: str | None, id_column: str | Non
     from ..io.tables import load_preset, read_table, table_to_bipartite
 
     t0 = time.perf_counter()
+    refuse_skip_bad_rows(f"the table {csv_path!r}")
     if preset:
         given = [opt for opt, value in (("--id-column", id_column), ("--columns", columns),
                                         ("--binarize", binarize), ("--split", splits),

@@ -24,6 +24,7 @@ from ._common import (
     progress_bar,
     progress_task,
     read_universe,
+    refuse_skip_bad_rows,
     resolve_noise,
     write_json,
 )
@@ -256,7 +257,7 @@ def generate(table: str, d: int, seed: int | None, out: str, out_format: str | N
     from ..io.files import graph_output_format, write_graph
 
     out_format = graph_output_format(out, out_format)
-
+    refuse_skip_bad_rows(f"the dK table {table!r}")
     with progress_task(f"reading {table}"):
         dist = read_dk_table(table)
     want = {1: "degree", 2: "joint_degree"}[d]

@@ -204,6 +204,10 @@ def read_graph(
         table = _read_delimited(p, raw, sep, (source, target), skip_bad_rows)
         return _graph_from_table(p, table, source, target, text=(raw, sep),
                                  skip_bad_rows=skip_bad_rows)
+    if skip_bad_rows and fmt in ("parquet", "graphml", "gml", "mat"):
+        raise InvalidParameterError(
+            f"skip_bad_rows (--skip-bad-rows) does not apply to {str(p)!r}: a {fmt} file has "
+            "no rows to skip (it is read whole, or refused).")
     if fmt == "parquet":
         import pyarrow.parquet as pq
 
