@@ -229,6 +229,17 @@ def test_delta_file_with_header_and_levels_used(tmp_path: Path) -> None:
     assert (r["delta_min"], r["delta_max"]) == (2, 4) and r["verification"]["ok"]
 
 
+def test_a_mistyped_first_row_is_not_a_header(tmp_path: Path) -> None:
+    """``1<TAB>abc`` names no columns: it is refused with its line, not dropped."""
+    from graphanon.io.preferences import read_preferences
+
+    (tmp_path / "p.tsv").write_text("1\tabc\n2\t1\n")
+    with pytest.raises(InputFormatError, match=r"p\.tsv:1: epsilon 'abc'"):
+        read_preferences(tmp_path / "p.tsv")
+    (tmp_path / "p.tsv").write_text("node\tepsilon\n2\t1\n")
+    assert read_preferences(tmp_path / "p.tsv") is not None  # a header names both columns
+
+
 def _csv(tmp_path: Path, deltas: list) -> Path:
     rng = np.random.default_rng(4)
     lines = ["age,colour,delta"] + [

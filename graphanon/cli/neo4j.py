@@ -63,6 +63,8 @@ def _check_read_options(universe: str | None, universe_out: str | None, query: s
     """The options of a read that go together: ``by_label`` (option -> value) apply to a
     read by labels, which a ``--query`` replaces (its size is not known before it runs: no
     memory estimate either)."""
+    if query is not None and not query.strip():
+        raise InvalidParameterError("The '--query' option must be a non-empty Cypher query.")
     given = [name for name, value in by_label.items() if value not in (None, False)]
     if query is not None and given:
         raise InvalidParameterError(

@@ -236,7 +236,7 @@ def read_toml(path: str | os.PathLike[str], *, what: str) -> dict[str, Any]:
         raise InvalidParameterError(str(exc).replace("input file", what, 1)
                                     .replace("input path", what, 1)) from None
     try:
-        return tomllib.loads(text)
+        return tomllib.loads(text.removeprefix("\ufeff"))  # a byte order mark, as elsewhere
     except tomllib.TOMLDecodeError as exc:
         raise InvalidParameterError(f"{what} {str(p)!r} is not valid TOML: {exc}.") from None
 

@@ -204,7 +204,7 @@ def test_sharding_result_does_not_depend_on_jobs() -> None:
     assert a.anonymized == b.anonymized
     # n_jobs without shards would be ignored: refused (and a huge n_jobs starts no more
     # processes than shards: a result, not a fork storm)
-    with pytest.raises(InvalidParameterError, match="'n_jobs'.*needs 'shard_size'"):
+    with pytest.raises(InvalidParameterError, match=r"'n_jobs'.*needs 'shard_size'"):
         smooth_k_anonymity(B, k=4, rng=np.random.default_rng(2), n_jobs=2)
     c = smooth_k_anonymity(B, k=4, rng=np.random.default_rng(2), shard_size=50, restarts=1,
                            n_jobs=100_000)
