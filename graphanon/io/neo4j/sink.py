@@ -406,8 +406,8 @@ class Neo4jSink:
         # every row is built (and every id checked) before anything is written
         # pseudonyms are scoped by the record's random release id, never by the given one (a
         # job's template or a --release-id repeats: two releases would share pseudonyms)
-        groups, id_modes = self._payload_rows(release_id, record["release_id"], graph,
-                                              bipartite, statistics, masked, keep_ids)
+        groups, id_modes = self._payload_rows(record["release_id"], graph, bipartite,
+                                              statistics, masked, keep_ids)
         # keyed: a plain hash of the payload (whose content hash covers the real ids before
         # pseudonymization) would let anyone test a guessed id mapping against the record
         charge_id = keyed_fingerprint(hashlib.sha256(
@@ -576,7 +576,7 @@ class Neo4jSink:
         return float(attempt.session.execute_write(work))
 
     # ------------------------------------------------------------------ payload rows
-    def _payload_rows(self, release_id: str, scope: str, graph: Graph | None,
+    def _payload_rows(self, scope: str, graph: Graph | None,
                       bipartite: BipartiteGraph | None, statistics: StatisticsTable | None,
                       masked: MaskedRelease | None,
                       keep_ids: bool) -> tuple[list[_Rows], dict[str, str]]:
