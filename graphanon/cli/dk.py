@@ -265,6 +265,17 @@ def generate(table: str, d: int, seed: int | None, out: str, out_format: str | N
         got = "3k" if not isinstance(dist, DKDistribution) else dist.kind
         raise InvalidParameterError(
             f"The '--d' option is {d} but {table} holds a {got} table (need {want}).")
+    import numpy as np
+
+    values = np.asarray(dist.counts)
+    bad = np.flatnonzero((values < 0) | (values != np.round(values)))
+    if bad.size:
+        key = dist.degrees[bad[0]].tolist()
+        raise InvalidParameterError(
+            f"{table!r}: the count of degree{'' if d == 1 else 's'} "
+            f"{key[0] if d == 1 else tuple(key)} is {values[bad[0]]:g}; generate needs "
+            "non-negative integer counts (post-process a noisy release first: release-dk "
+            "writes post-processed tables).")
     rng, used_seed = make_rng(seed)
     t0 = time.perf_counter()
     with progress_bar() as bar:

@@ -97,9 +97,9 @@ def read_dk_table(path: str | os.PathLike[str]) -> DKDistribution | DK3Distribut
     """Read a table written by :func:`write_dk_table` (or any TSV with that layout).
 
     Blank lines and ``#`` comment lines after the first are ignored; the column header on
-    the second line is optional. Degrees must be non-negative integers and counts finite
-    numbers (integers stay int64; a table with fractional counts, e.g. raw noisy values,
-    is read as float64).
+    the second line is optional. Degrees must be non-negative integers, each degree (pair,
+    tuple) listed once, and counts finite numbers below 2**53 (integers stay int64; a table
+    with fractional counts, e.g. raw noisy values, is read as float64).
 
     Raises
     ------
@@ -126,6 +126,7 @@ def read_dk_table(path: str | os.PathLike[str]) -> DKDistribution | DK3Distribut
     tags: list[str] = []
     degrees: list[list[int]] = []
     counts: list[float] = []
+    first_line: dict[tuple[Any, ...], int] = {}
     for lineno, line in enumerate(lines[1:], start=2):
         text = line.strip()
         if not text or text.startswith("#") or (lineno == 2 and text == header):
@@ -159,6 +160,13 @@ def read_dk_table(path: str | os.PathLike[str]) -> DKDistribution | DK3Distribut
             raise bad(f"count {fields[width].strip()!r} is not a number") from None
         if not math.isfinite(count):
             raise bad(f"count {fields[width].strip()!r} is not finite")
+        if abs(count) >= 2.0**53:  # beyond exact integers (and int64 past 2**63)
+            raise bad(f"count {fields[width].strip()!r} is too large")
+        key = (tags[-1] if three else "", *row)
+        if key in first_line:
+            raise bad(f"the same {'tuple' if three else 'degree' if width == 1 else 'pair'} "
+                      f"as line {first_line[key]} (a table lists each once)")
+        first_line[key] = lineno
         degrees.append(row)
         counts.append(count)
     deg = np.asarray(degrees, dtype=np.int64).reshape(-1, width)

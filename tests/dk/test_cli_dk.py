@@ -9,6 +9,7 @@ import pytest
 
 from graphanon.cli import main
 from graphanon.datasets import data_path
+from graphanon.errors import InputFormatError
 from graphanon.io.dk_tables import read_dk_table
 
 POLBOOKS = str(data_path("polbooks.gml"))
@@ -95,3 +96,26 @@ def test_degree_bound_from_the_node_universe(tmp_path: Path,
     assert main(["-q", "release-dk", POLBOOKS, "--d", "1", "--epsilon", "1", "--privacy",
                  "node", "--nodes", str(nodes), "--out", str(tmp_path / "y.tsv")]) == 2
     assert "--nodes" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("rows", "message"), [
+    ("1\t2\n1\t2\n", "line 4: the same degree as line 3"),
+    ("1\t2\n2\t99999999999999999999\n", "line 4: count '99999999999999999999' is too large"),
+])
+def test_dk_table_rows_listed_twice_or_too_large(tmp_path: Path, rows: str,
+                                                 message: str) -> None:
+    p = tmp_path / "t.tsv"
+    p.write_text("# graphanon dK table: kind=degree\ndegree1\tcount\n" + rows)
+    with pytest.raises(InputFormatError, match=message):
+        read_dk_table(p)
+
+
+@pytest.mark.parametrize("count", ["1.5", "-3"])
+def test_generate_names_the_table_row_it_cannot_realize(
+        tmp_path: Path, count: str, capsys: pytest.CaptureFixture[str]) -> None:
+    p = tmp_path / "t.tsv"
+    p.write_text(f"# graphanon dK table: kind=degree\ndegree1\tcount\n1\t2\n2\t{count}\n")
+    assert main(["-q", "generate", str(p), "--d", "1", "--out", str(tmp_path / "g.txt")]) == 2
+    err = capsys.readouterr().err
+    assert f"the count of degree 2 is {count}" in err and str(p) in err
+    assert not (tmp_path / "g.txt").exists()
