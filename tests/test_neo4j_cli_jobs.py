@@ -654,3 +654,22 @@ def test_read_prefix_outputs_are_checked_before_connecting(
                  f"{pre}.age.tsv"]) == 2
     assert "name the same file" in capsys.readouterr().err
     assert fake.calls == [] and not list(tmp_path.iterdir())
+
+
+def test_a_neo4j_sink_without_a_uri_fails_before_the_steps(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    for key in ("NEO4J_URI", "NEO4J_PASSWORD", "NEO4J_PASSWORD_FILE"):
+        monkeypatch.delenv(key, raising=False)
+    write_graph(ring(6), tmp_path / "in.txt")
+    job = write_job(tmp_path, """
+        [source]
+        path = "in.txt"
+        [[steps]]
+        name = "describe"
+        [[sinks]]
+        type = "neo4j"
+    """)
+    assert main(["run", str(job)]) == 2
+    err = capsys.readouterr().err
+    assert "No Neo4j URI" in err and "step_done" not in err

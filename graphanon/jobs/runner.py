@@ -150,6 +150,14 @@ def _run_loaded(
                 reads.append(job["ledger"])
             tx.inputs.update([os.path.realpath(cfg["path"]),
                               *(os.path.realpath(resolve_path(base, p)) for p in reads)])
+            if driver_factory is None:  # a neo4j sink's settings, before any step runs
+                from ..io.neo4j import connection_settings
+
+                for sink in cfg["sinks"]:
+                    if sink["type"] == "neo4j":
+                        connection_settings(uri=sink.get("uri"), user=sink.get("user"),
+                                            password_file=sink.get("password_file"),
+                                            database=sink.get("database"))
             universe: Any = None
             if cfg["source"] is None:  # every step reads its own partitioned input
                 data: Graph | BipartiteGraph = Graph.from_edges([], [], n_nodes=0)
