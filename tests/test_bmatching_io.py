@@ -238,6 +238,10 @@ def test_a_mistyped_first_row_is_not_a_header(tmp_path: Path) -> None:
         read_preferences(tmp_path / "p.tsv")
     (tmp_path / "p.tsv").write_text("node\tepsilon\n2\t1\n")
     assert read_preferences(tmp_path / "p.tsv") is not None  # a header names both columns
+    (tmp_path / "p.tsv").write_text("node\tepsilon\n2\t1\n3\t1\n2\t0.5\n")
+    with pytest.raises(InputFormatError, match=r"p\.tsv:4: node '2' is listed again "
+                                               r"\(first on line 2\)"):
+        read_preferences(tmp_path / "p.tsv")
 
 
 def _csv(tmp_path: Path, deltas: list) -> Path:

@@ -72,7 +72,7 @@ def levels_from_values(values: Sequence[Any] | npt.NDArray[Any], user_ids: Any, 
 
 
 def read_delta_file(path: str | os.PathLike[str], user_ids: Any) -> npt.NDArray[np.int64]:
-    """Parse ``user<TAB>delta`` lines (``#`` comments; a non-numeric first line is a header).
+    """Parse ``user<TAB>delta`` lines (``#`` comments; a first line of two non-numbers is a header).
 
     Every user of ``user_ids`` needs exactly one line, and every line must name a user of
     the input (ids are compared as strings).

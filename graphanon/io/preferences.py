@@ -15,13 +15,19 @@ __all__ = ["read_preferences"]
 def read_preferences(path: str | Path, *, default: float | None = None) -> Preferences:
     """Parse ``node<TAB>epsilon`` lines into :class:`~graphanon.dk.preferences.Preferences`.
 
-    A first line whose second field is not a number is a header. Raises
+    A first line whose two fields are not numbers is a header. Raises
     :class:`~graphanon.errors.InputFormatError` naming the file and line on bad input.
     """
     p = Path(path)
     ids: list[str] = []
     eps: list[float] = []
+    seen: dict[str, int] = {}
     for no, node, raw in iter_id_value_lines(p, what="node<TAB>epsilon"):
+        if node in seen:
+            raise InputFormatError(
+                f"{p}:{no}: node {node!r} is listed again (first on line {seen[node]}); a "
+                "preference file gives each node one ε.", path=str(p), line=no)
+        seen[node] = no
         try:
             e = float(raw)
         except ValueError:
@@ -36,6 +42,4 @@ def read_preferences(path: str | Path, *, default: float | None = None) -> Prefe
         eps.append(e)
     if not ids:
         raise InputFormatError(f"The preference file {p} lists no node.")
-    if len(set(ids)) != len(ids):
-        raise InputFormatError(f"The preference file {p} lists a node twice.")
     return from_pairs(ids, eps, default=default, source=str(p))
