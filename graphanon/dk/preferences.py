@@ -123,7 +123,7 @@ class Preferences:
         return float(self.epsilons.mean()) if self.epsilons.size else float(self.default)
 
     def resolve_mu(self, mu: float | str) -> float:
-        """μ from ``"max"``, ``"avg"`` or a number (validated ``> 0``)."""
+        """μ from ``"max"``, ``"avg"`` or a number (an ε: validated in ``EPSILON_RANGE``)."""
         if isinstance(mu, str):
             if mu == "max":
                 return self.epsilon_max
@@ -138,7 +138,8 @@ class Preferences:
                     f"The 'mu' parameter must be a float > 0, 'max' or 'avg'. Got {mu!r} "
                     "instead.")
             mu = value
-        return check_float(mu, "mu", "Preferences.resolve_mu", low=0.0, closed="neither")
+        lo, hi = EPSILON_RANGE  # μ is an ε (the threshold of the TP / ST splits)
+        return check_float(mu, "mu", "release_personalized (--mu)", low=lo, high=hi)
 
     # ------------------------------------------------------------------ lookups
     def for_graph(self, G: Graph) -> npt.NDArray[np.float64]:

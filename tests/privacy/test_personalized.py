@@ -113,6 +113,10 @@ def test_preferences_from_attribute_and_defaults():
         from_attribute(G, "missing")
     with pytest.raises(InvalidParameterError, match="'mu'"):
         P2.resolve_mu("median")
+    # μ is an ε: out of its range it is refused here, by name (not deep in the noise)
+    for mu in (1e9, "1e9", 1e-9):
+        with pytest.raises(InvalidParameterError, match=r"'mu' parameter .*\[1e-06, 100\]"):
+            P2.resolve_mu(mu)
 
 
 # ---------------------------------------------------------------------- sampling maths
