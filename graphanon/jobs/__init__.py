@@ -11,7 +11,7 @@ A job names its **source** (a file — the embedded default — or Neo4j), a lis
                                         # noise of steps with noise = "numpy-insecure")
     ledger = "ledger.json"              # optional JSON privacy ledger (privacy.accountant),
     budget = 2.0                        # charged before any sink writes; total ε
-    budget_neighbourhood = "edge"       # the relation the budget is stated for
+    budget_neighbourhood = "edge"       # the relation the budget is stated for (node-DP: 2ε on it)
 
     [source]
     type = "neo4j"                      # or "file" (path = ..., kind = graph|bipartite)
