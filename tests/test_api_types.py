@@ -48,3 +48,12 @@ def test_a_symmetric_matrix_holds_each_edge_once() -> None:
     A = np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]])
     H = Graph.from_scipy(A)
     assert H.n_edges == 2 and H.input_cleaning.get("duplicate_edges", 0) == 0
+
+
+def test_a_csv_edge_list_id_that_is_not_utf8_names_its_line(tmp_path: Path) -> None:
+    from graphanon.errors import InputFormatError
+
+    p = tmp_path / "n.csv"
+    p.write_bytes(b"source,target\n0,1\n1,\xff\xfe\n")
+    with pytest.raises(InputFormatError, match="line 3: a field is not UTF-8 text"):
+        read_graph(p)

@@ -103,6 +103,7 @@ HOSTILE = {
     "bad.graphml": b"<graphml><graph><node id='a'/><edge source='a' target='zz'",
     "selfloops.txt": b"1 1\n1 2\n2 1\n2 2\n",
     "dup_header.csv": b"source,target,source\n1,2,3\n",
+    "latin1_id.csv": b"source,target\n0,1\n1,\xff\xfe\n",
 }
 
 READ_COMMANDS = [

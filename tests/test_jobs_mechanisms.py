@@ -741,7 +741,8 @@ def test_a_dp_release_of_a_projection_is_refused(tmp_path: Path, polbooks: Path,
     """ + FILE_SINK
     run(tmp_path, body, expect=2)
     err = capsys.readouterr().err
-    assert "output of step 'project'" in err and err.count("\n") == 1
+    assert "step 'release-dk' would release the output of step 'project'" in err
+    assert err.count("\n") == 1
     assert not (tmp_path / "out").exists()
     # the same release on the source, and a projection alone, run
     run(tmp_path, body.replace('name = "project"\n        theta = 3', 'name = "describe"'))
@@ -766,3 +767,32 @@ def test_a_sink_may_not_write_over_the_ledger(tmp_path: Path, polbooks: Path,
     run(tmp_path, body, expect=2)
     assert "could be replaced" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()  # nothing charged, nothing written
+
+
+@pytest.mark.parametrize("paths", [("dd", "./dd/"), ("nn", "nn/publish"),
+                                   ("out/{release_id}", "out/r"), ("real", "link")])
+def test_two_file_sinks_in_one_folder_are_refused(tmp_path: Path, polbooks: Path,
+                                                  paths: tuple[str, str],
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Compared as written with this run's release id ("r"), links followed."""
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to("real")
+    sinks = "".join(f'\n        [[sinks]]\n        type = "file"\n        path = "{p}"'
+                    for p in paths)
+    run(tmp_path, head('path = "g.txt"') + """
+        [[steps]]
+        name = "describe"
+    """ + sinks + "\n", expect=2)
+    assert "give each its own folder" in capsys.readouterr().err
+    # other folders, one with a template that differs from this run's id: both written
+    run(tmp_path, head('path = "g.txt"') + """
+        [[steps]]
+        name = "describe"
+        [[sinks]]
+        type = "file"
+        path = "out"
+        [[sinks]]
+        type = "file"
+        path = "other/{release_id}"
+    """)
+    assert (tmp_path / "other" / "r" / "operator" / "report.json").is_file()

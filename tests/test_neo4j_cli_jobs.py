@@ -262,10 +262,6 @@ def test_job_config_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[
         "replace not a bool": '[source]\npath="x"\n[[sinks]]\ntype="neo4j"\nreplace="yes"',
         "budget without ledger": '[job]\nbudget=3\n[source]\npath="x"\n[[sinks]]\n'
                                  'type="file"\npath="o"',
-        "one sink folder twice": '[source]\npath="x"\n[[sinks]]\ntype="file"\npath="dd"\n'
-                                 '[[sinks]]\ntype="file"\npath="./dd/"',
-        "nested sinks": '[source]\npath="x"\n[[sinks]]\ntype="file"\npath="nn"\n'
-                        '[[sinks]]\ntype="file"\npath="nn/publish"',
     }
     for what, body in cases.items():
         job = tmp_path / "j.toml"

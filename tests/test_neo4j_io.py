@@ -370,12 +370,20 @@ def test_replacing_a_complete_release_goes_through_pending() -> None:
 
 
 def test_identical_rewrite_is_not_charged_twice() -> None:
-    sink = sink_with_budget(total=0.5)
+    sink = sink_with_budget(total=1.0)
     sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(10))
-    sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(10))
+    again = sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(10))
     assert sink.driver.db.budgets["fp-source"]["epsilon_spent"] == 0.5
     assert len(sink.driver.db.charges) == 1
     assert len(sink.driver.db.nodes["AnonNode"]) == 10
+    # the rewrite charged nothing now; the record still says what the release was charged
+    assert again.epsilon_charged == 0.0
+    assert sink.driver.db.records["r1"]["epsilon_charged"] == 0.5
+    # the same record and graph with real ids is other content: not replaced silently
+    with pytest.raises(InvalidParameterError, match="exists and is complete"):
+        sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(10),
+                           keep_ids=True)
+    assert sink.driver.db.records["r1"]["ids"] == "pseudonymized"
 
 
 def test_budget_refusal_writes_nothing() -> None:
@@ -605,7 +613,7 @@ def test_a_budget_keeps_the_neighbourhood_it_was_created_with() -> None:
 
 
 def test_release_ids_must_be_printable() -> None:
-    for bad in ("a\u202eb", "a\u2028b", "a\x7fb", "a\u200bb"):
+    for bad in ("a\u202eb", "a\u2028b", "a\x7fb", "a\u200bb", " ", " a", "a "):
         with pytest.raises(InvalidParameterError, match="release_id"):
             Neo4jSink(FakeDriver()).write_release(RELEASE, release_id=bad, graph=ring(3))
 

@@ -402,7 +402,7 @@ def open_ledger(ledger: str | None, dataset: str | None, budget: float | None,
     rather than after the computation.
     """
     from ..errors import PrivacyBudgetExceeded
-    from ..privacy.accountant import Accountant
+    from ..privacy.accountant import NODE_TO_EDGE, Accountant
 
     if ledger is None:
         given = [o for o, v in (("--dataset", dataset), ("--budget", budget),
@@ -423,10 +423,15 @@ def open_ledger(ledger: str | None, dataset: str | None, budget: float | None,
         raise InvalidParameterError(
             f"dataset {dataset!r} has a node-DP budget in {acc.ledger}; an edge-DP release "
             "gives no node-level guarantee and cannot be charged to it.")
-    if epsilon is not None and not acc.can_spend(epsilon):
-        raise PrivacyBudgetExceeded(
-            f"privacy budget of dataset {dataset!r} exceeded: spent ε={acc.spent:.6g} of "
-            f"{acc.budget:.6g}, this release needs ε={epsilon:.6g}; nothing was computed.")
+    if epsilon is not None:
+        # what the charge will be (charge_epsilon's rule: a node-level ε costs
+        # NODE_TO_EDGE times as much on an edge budget)
+        cost = epsilon * (NODE_TO_EDGE if (acc.neighbourhood, neighbourhood) == ("edge", "node")
+                          else 1.0)
+        if not acc.can_spend(cost):
+            raise PrivacyBudgetExceeded(
+                f"privacy budget of dataset {dataset!r} exceeded: spent ε={acc.spent:.6g} of "
+                f"{acc.budget:.6g}, this release needs ε={cost:.6g}; nothing was computed.")
     return acc
 
 

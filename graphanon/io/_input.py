@@ -264,6 +264,12 @@ def csv_error(path: Path, raw: bytes | bytearray, delimiter: str,
     """pyarrow's CSV error ``exc`` as an :class:`InputFormatError`; a row with another number
     of fields than the first (pyarrow names no line for it) gets its line and content."""
     message = str(exc).split("\n")[0]
+    if "invalid UTF8" in message:
+        for line, text in enumerate(bytes(raw).split(b"\n"), 1):
+            if not _is_utf8(text):
+                return InputFormatError(
+                    f"{str(path)!r} line {line}: a field is not UTF-8 text: "
+                    f"{text.decode('utf-8', 'replace')[:120]!r}", path=str(path), line=line)
     if "Expected" in message and "columns" in message:
         records = csv_records(raw, delimiter)
         first = next(records, None)

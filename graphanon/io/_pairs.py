@@ -26,8 +26,9 @@ def iter_id_value_lines(
     """Yield ``(line number, id, value text)`` of a two-column file.
 
     Tab separated when the line has a tab, else whitespace separated; blank lines and ``#``
-    comments are skipped; a first data line whose two fields are not numbers is a header
-    (``1<TAB>abc`` is a mistyped row, refused). ``what`` names the layout in messages
+    comments are skipped; a first data line whose two fields are not numbers, the second
+    without a digit, is a header (``1<TAB>abc`` and ``alice<TAB>0,5`` are mistyped rows,
+    refused). ``what`` names the layout in messages
     (``"node<TAB>epsilon"``). Raises
     :class:`~graphanon.errors.InputFormatError` naming the file, line and content.
     """
@@ -49,9 +50,10 @@ def iter_id_value_lines(
         if len(parts) != 2 or not all(parts):
             raise InputFormatError(f"{p}:{no}: expected '{what}', got {s[:80]!r}.",
                                    path=str(p), line=no)
-        if first and not _is_number(parts[1]) and not _is_number(parts[0]):
-            # a header names both columns; "1<TAB>abc" is a mistyped row, refused below by
-            # the caller with its line (not silently dropped as a header)
+        if (first and not _is_number(parts[0]) and not _is_number(parts[1])
+                and not any(c.isdigit() for c in parts[1])):
+            # a header names both columns; "1<TAB>abc" or "alice<TAB>0,5" is a mistyped
+            # row, refused by the caller with its line (not silently dropped as a header)
             first = False
             continue  # header
         first = False

@@ -234,7 +234,8 @@ def _column_features(
             "features depend on every row (not a one-row neighbouring relation: do not feed "
             "them to a DP release such as randomized response)"
             + (" and the median appears in the feature names" if binarize == "median" else "")
-            + "; binarize=None keeps one feature per value."), stacklevel=3)
+            + "; binarize=None (CLI: --binarize none) keeps one feature per value."),
+            stacklevel=3)
         vals = np.asarray(col.to_numpy(zero_copy_only=False), dtype=np.float64)[idx]
         if vals.size == 0:
             return idx, np.zeros(0, dtype=object)

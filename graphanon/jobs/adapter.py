@@ -171,6 +171,7 @@ def mechanism_step(
 
 def absorb(state: JobState, result: Any, name: str, *,
             release_seed: int | None = None, universe_source: str | None = None) -> None:
+    step = state.step or name  # the step's name in the job file, for messages
     from ..dk.extract import DK3Distribution, DKDistribution
     from ..nodedp.degree_sequences import DegreeSequenceRelease
     from ..privacy.release import Release
@@ -178,10 +179,10 @@ def absorb(state: JobState, result: Any, name: str, *,
     if isinstance(result, (Graph, BipartiteGraph)):
         state.data = result  # derived from the current data: it stays private or released
         if not state.released_data:
-            state.derived_by = name
+            state.derived_by = step
         return
     if not dataclasses.is_dataclass(result) or isinstance(result, type):
-        raise InvalidParameterError(f"step {name!r} returned {type(result).__name__}; expected "
+        raise InvalidParameterError(f"step {step!r} returned {type(result).__name__}; expected "
                                     "a graph or a result dataclass.")
     summary: dict[str, Any] = {}
     graph: Graph | BipartiteGraph | None = None
@@ -205,7 +206,7 @@ def absorb(state: JobState, result: Any, name: str, *,
         dp = release.epsilon is not None or release.epsilon_summary is not None
         if dp and state.derived_by is not None:
             raise InvalidParameterError(
-                f"step {name!r} would release the output of step {state.derived_by!r} with "
+                f"step {step!r} would release the output of step {state.derived_by!r} with "
                 f"ε-DP, but its ε protects neighbouring {state.derived_by} outputs, not "
                 f"neighbouring inputs: one edge or node of the source can change the "
                 f"{state.derived_by} output by more than one (a projection's cascades), so no "
@@ -213,7 +214,7 @@ def absorb(state: JobState, result: Any, name: str, *,
                 "node-DP steps project by themselves: theta = ...).")
         if state.release is not None:
             raise InvalidParameterError(
-                f"step {name!r} makes a second release, but a job publishes exactly one (its "
+                f"step {step!r} makes a second release, but a job publishes exactly one (its "
                 f"sinks write one release and the ledger charges one ε; the first was "
                 f"{state.release.mechanism!r}). Split the job."
             )
@@ -230,7 +231,7 @@ def absorb(state: JobState, result: Any, name: str, *,
         if release is not None:
             state.released_data = True
         elif not state.released_data:
-            state.derived_by = name
+            state.derived_by = step
     state.report[name] = summary
 
 

@@ -175,6 +175,7 @@ def _run_loaded(
                 t = time.perf_counter()
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always")
+                    state.step = st["name"]
                     if is_distributed(st):
                         run_distributed(state, st["name"], params)
                     else:

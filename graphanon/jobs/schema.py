@@ -172,7 +172,6 @@ def validate_job(cfg: dict[str, Any], p: Path) -> dict[str, Any]:
         raise InvalidParameterError(f"job file {str(p)!r}: needs at least one [[sinks]] table.")
     for i, sk in enumerate(sinks):
         _check_sink(sk, i, p)
-    _check_file_sinks_apart(sinks, job["name"], p)
     return {"job": job, "source": source, "steps": steps, "sinks": sinks,
             "path": str(p.resolve())}
 
@@ -302,23 +301,6 @@ def _check_source(src: dict[str, Any], p: Path) -> None:
     for prop in src.get("node_props", []):
         validate_identifier(prop, "source.node_props")
     _count(src, "fetch_size", "[source]", p)
-
-
-def _check_file_sinks_apart(sinks: list[Any], job: str, p: Path) -> None:
-    """Two file sinks in one folder, or one inside the other's, would merge or nest their
-    outputs: refused."""
-    import os
-
-    folders = [(i, os.path.normpath(os.path.join(
-        str(p.parent), render_sink_path(sk["path"], release_id="r", job=job))))
-        for i, sk in enumerate(sinks) if sk.get("type") == "file"]
-    for a, (i, x) in enumerate(folders):
-        for j, y in folders[a + 1:]:
-            if x == y or x.startswith(y + os.sep) or y.startswith(x + os.sep):
-                raise InvalidParameterError(
-                    f"job file {str(p)!r}: file sinks {i + 1} and {j + 1} write the same "
-                    f"folder or one inside the other ({sinks[i]['path']!r}, "
-                    f"{sinks[j]['path']!r}); give each its own folder.")
 
 
 def _check_sink(sink: Any, i: int, p: Path) -> None:

@@ -165,23 +165,34 @@ def neo4j_payload(sink: dict[str, Any], state: JobState, job: str) -> dict[str, 
 
 def check_sinks(sinks: list[dict[str, Any]], state: JobState, job: str, *,
                 release_id: str, base: Path, keep: set[str]) -> None:
-    """Refuse, before the ledger charge and before any sink writes, a neo4j sink that could
-    not write the job's release (:func:`neo4j_payload`) and a file sink whose folder holds a
-    file the job must keep (``keep``: real paths of the job file, the source's files and the
-    ledger): the budget is not spent on a job that stops at its sinks."""
+    """Refuse, before the ledger charge and before any sink writes: a neo4j sink that could
+    not write the job's release (:func:`neo4j_payload`); a file sink whose ``publish/`` or
+    ``operator/`` folder holds a file the job must keep (``keep``: real paths of the job
+    file, the source's files and the ledger); two file sinks in one folder or one inside
+    the other (they would merge or nest their outputs). Paths are compared resolved
+    (templates filled with this run's release id, symbolic links followed), so the budget is
+    not spent on a job that stops at its sinks."""
     import os
 
+    folders: list[tuple[int, str]] = []
     for i, sink in enumerate(sinks):
         if sink["type"] == "neo4j":
             neo4j_payload(sink, state, job)
             continue
         folder = os.path.realpath(resolve_path(base, render_sink_path(
             sink["path"], release_id=release_id, job=job)))
-        parts = [folder, *(os.path.join(folder, p) for p in ("publish", "operator"))]
-        inside = sorted(p for p in keep if p in parts or any(
-            p.startswith(part + os.sep) for part in parts[1:]))
+        parts = [os.path.realpath(os.path.join(folder, p)) for p in ("publish", "operator")]
+        inside = sorted(p for p in keep if p == folder or any(
+            p == part or p.startswith(part + os.sep) for part in parts))
         if inside:
             raise InvalidParameterError(
                 f"job {job!r}: file sink {i + 1} writes into {folder!r} (its publish/ and "
                 f"operator/ folders), where {inside[0]!r}, a file of this job (its job file, "
                 "an input or the ledger), could be replaced; put the sink elsewhere.")
+        for j, other in folders:
+            if folder == other or folder.startswith(other + os.sep) or other.startswith(
+                    folder + os.sep):
+                raise InvalidParameterError(
+                    f"job {job!r}: file sinks {j + 1} and {i + 1} write the same folder or "
+                    f"one inside the other ({other!r}, {folder!r}); give each its own folder.")
+        folders.append((i, folder))

@@ -41,6 +41,8 @@ class JobState:
     #: The step that derived ``data`` from the private input without a release (a
     #: projection): a DP release of its output would protect neighbouring *derived* graphs.
     derived_by: str | None = None
+    #: The job step now running (its name in the job file), for messages.
+    step: str | None = None
     #: Folder of the job file: relative paths in step keys are resolved against it.
     base: Path = field(default_factory=Path)
     #: The public universe named by the source (``nodes`` / ``users`` / ``features`` files,

@@ -119,3 +119,16 @@ def test_generate_names_the_table_row_it_cannot_realize(
     err = capsys.readouterr().err
     assert f"the count of degree 2 is {count}" in err and str(p) in err
     assert not (tmp_path / "g.txt").exists()
+
+
+def test_the_early_budget_check_counts_a_node_release_twice_on_an_edge_budget(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ledger = ["--ledger", str(tmp_path / "l.json"), "--dataset", "books"]
+    assert main(["-q", "release-dk", POLBOOKS, "--d", "1", "--epsilon", "1", "--max-degree",
+                 "30", "--out", str(tmp_path / "a.tsv"), *ledger, "--budget", "3",
+                 "--budget-neighbourhood", "edge"]) == 0
+    # 2 left; a node-DP ε = 1.2 costs 2.4 there: refused before the computation
+    assert main(["-q", "release-dk", POLBOOKS, "--d", "1", "--epsilon", "1.2", "--privacy",
+                 "node", "--theta", "8", "--out", str(tmp_path / "b.tsv"), *ledger]) == 3
+    assert "needs ε=2.4; nothing was computed" in capsys.readouterr().err
+    assert not (tmp_path / "b.tsv").exists()

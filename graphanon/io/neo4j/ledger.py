@@ -37,8 +37,7 @@ def check_budget(row: Mapping[str, Any] | None, dataset: str,
         )
     if row.get("already_charged"):
         return 0.0
-    epsilon = charge_epsilon(record, row.get("neighbourhood") or "edge")
-    assert epsilon is not None
+    epsilon = release_cost(row, record)
     total, spent = float(row["epsilon_total"]), float(row["epsilon_spent"])
     if not fits_budget(spent, epsilon, total):
         raise PrivacyBudgetExceeded(
@@ -91,13 +90,24 @@ def peek_budget(session: Any, dataset: str, charge_id: str,
     return check_budget(rows[0] if rows else None, dataset, record)
 
 
+def release_cost(row: Mapping[str, Any], record: Mapping[str, Any]) -> float:
+    """What the release costs on the budget of ``row`` (charged now, or already)."""
+    epsilon = charge_epsilon(record, row.get("neighbourhood") or "edge")
+    assert epsilon is not None
+    return epsilon
+
+
 def lock_budget(tx: Any, *, dataset: str, release_id: str, charge_id: str,
-                record: Mapping[str, Any]) -> float:
+                record: Mapping[str, Any]) -> tuple[float, float]:
     """First statement of the completing transaction: lock the budget node and check the
-    budget again under the lock. Returns the ε to charge (0 for an identical re-write)."""
+    budget again under the lock. Returns the ε to charge now (0 for an identical re-write)
+    and the release's cost on this budget (what the record says was charged)."""
     rows = [dict(r) for r in tx.run(load("ledger_lock"), {
         "dataset": dataset, "release_id": release_id, "charge_id": charge_id})]
-    return check_budget(rows[0] if rows else None, dataset, record)
+    row = rows[0] if rows else None
+    spent = check_budget(row, dataset, record)
+    assert row is not None  # (check_budget raised otherwise)
+    return spent, release_cost(row, record)
 
 
 def record_charge(tx: Any, *, dataset: str, release_id: str, charge_id: str,

@@ -121,15 +121,16 @@ def validate_budget(dataset: Any, epsilon_total: Any, neighbourhood: str | None 
 
 
 def validate_release_id(release_id: Any) -> None:
-    """A release id: a non-empty printable string of at most 200 characters."""
+    """A release id: a non-empty printable string of at most 200 characters, without
+    surrounding blanks (``" "`` would look empty in a listing)."""
     # str.isprintable: no control (DEL included), format (bidi overrides, zero-width) or
     # line / paragraph separator character, which could make a listing lie
-    if not isinstance(release_id, str) or not release_id or len(release_id) > 200 or (
-        not release_id.isprintable()
+    if not isinstance(release_id, str) or not release_id.strip() or len(release_id) > 200 or (
+        not release_id.isprintable() or release_id != release_id.strip()
     ):
         raise InvalidParameterError(
             f"The 'release_id' parameter must be a non-empty printable string of at most 200 "
-            f"characters. Got {release_id!r} instead."
+            f"characters without surrounding blanks. Got {release_id!r} instead."
         )
 
 

@@ -410,8 +410,10 @@ class Neo4jSink:
                                               statistics, masked, keep_ids)
         # keyed: a plain hash of the payload (whose content hash covers the real ids before
         # pseudonymization) would let anyone test a guessed id mapping against the record
+        # the id modes too: the same payload with real ids (keep_ids) is other content
         charge_id = keyed_fingerprint(hashlib.sha256(
-            f"{dataset}\n{canonical_json(record)}\n{kind}\n{payload_fp}".encode()
+            f"{dataset}\n{canonical_json(record)}\n{kind}\n{payload_fp}\n"
+            f"{canonical_json(id_modes)}".encode()
         ).hexdigest())
         properties: dict[str, Any] = {
             **record_properties(record),
@@ -554,10 +556,11 @@ class Neo4jSink:
         complete_q = load("complete_release")
 
         def work(tx: Any) -> float:
-            spent = 0.0
+            spent = cost = 0.0
             if dataset is not None:  # the budget node's lock first, then the record's
-                spent = ledger.lock_budget(tx, dataset=dataset, release_id=attempt.release_id,
-                                           charge_id=charge_id, record=record)
+                spent, cost = ledger.lock_budget(
+                    tx, dataset=dataset, release_id=attempt.release_id, charge_id=charge_id,
+                    record=record)
             attempt.check(tx)
             if dataset is not None:
                 ledger.record_charge(tx, dataset=dataset, release_id=attempt.release_id,
@@ -566,7 +569,8 @@ class Neo4jSink:
             done = [dict(r) for r in tx.run(complete_q, {
                 "release_id": attempt.release_id, "write_token": attempt.token,
                 "counts": dict(counts),
-                "epsilon_charged": spent if dataset is not None else None})]
+                # the release's charge (an identical rewrite charges 0 now, not in total)
+                "epsilon_charged": cost if dataset is not None else None})]
             if not done:
                 raise ReleaseConflictError(
                     f"release {attempt.release_id!r} was no longer this attempt's pending "
