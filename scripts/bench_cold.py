@@ -4,13 +4,16 @@ Every row runs in a fresh interpreter, ``--repeat`` times, and reports the media
 
 * ``generate --d 2`` through the CLI on the exact 2K table of ca-GrQc (or the shipped
   polbooks graph without ``../shared``) against a whole networkx script doing the same
-  (read the table, ``networkx.joint_degree_graph``, write an edge list);
+  (read the table, ``networkx.joint_degree_graph``, write an edge list). A 2K table of at
+  most ``SMALL_2K_EDGES`` edges is placed without starting numba (the Python reference of
+  the kernel, the same graph); ``generate --d 1`` on the 1K table starts numba;
 * ``info`` on the same graph, and a bare ``read_graph`` in a fresh process;
 * ``smooth-k`` on the shipped Adult sample with an empty numba cache (every kernel compiled)
   and with the cache filled (loaded);
-* where the time of a warm-cache ``generate`` goes: Python and the CLI, ``import numba``,
-  numba's first load of a cached kernel (its typing registries; the console script skips
-  their BLAS probe, which would import all of ``scipy.linalg``), and the rest. The process's
+* where the time of ``generate --d 2`` goes (Python and the CLI, the command, and whether
+  numba was started), and what starting numba costs a command that needs it: ``import
+  numba`` and numba's first load of a cached kernel (its typing registries; the console
+  script skips their BLAS probe, which would import all of ``scipy.linalg``). The process's
   exit is not in the breakdown: the console script skips its garbage collections.
 
 Usage: ``python scripts/bench_cold.py [--repeat 5] [--json out.json]``.
@@ -50,17 +53,25 @@ t0 = time.perf_counter()
 from graphanon.cli import _own_process, main
 _own_process()  # as the console script: numba's BLAS probe skipped
 t1 = time.perf_counter()
-import numba
-t2 = time.perf_counter()
-from graphanon.dk import generate as gen
-gen._seed_numba(1)  # the first cached kernel: numba's registries load
-t3 = time.perf_counter()
 try:
     main(sys.argv[1:])
 except SystemExit:
     pass
-t4 = time.perf_counter()
-print("PHASES", t1 - t0, t2 - t1, t3 - t2, t4 - t3)
+t2 = time.perf_counter()
+print("PHASES", t1 - t0, t2 - t1, int("numba" in sys.modules))
+"""
+
+NUMBA_START = """
+import time
+t0 = time.perf_counter()
+from graphanon.cli import _own_process
+_own_process()
+import numba
+t1 = time.perf_counter()
+from graphanon.dk import _generate_kernels as kern
+kern._seed_numba(1)  # the first cached kernel: numba's registries load
+t2 = time.perf_counter()
+print("NUMBA", t1 - t0, t2 - t1)
 """
 
 
@@ -102,9 +113,17 @@ def main() -> None:
         nx_script.write_text(NX_SCRIPT)
         gen_cmd = cli("-q", "generate", "--d", "2", str(table), "--out", str(d / "g.txt"),
                       "--seed", "1")
-        median_time(gen_cmd, 1)  # fills the numba cache
+        median_time(gen_cmd, 1)
         rows.append((f"graphanon generate --d 2 ({graph.name} 2K)", median_time(gen_cmd,
                                                                                args.repeat)))
+        table1 = d / "t1.tsv"
+        subprocess.run(cli("-q", "dk", "--d", "1", str(graph), "--out", str(table1)),
+                       check=True, stderr=subprocess.DEVNULL)
+        gen1 = cli("-q", "generate", "--d", "1", str(table1), "--out", str(d / "g1.txt"),
+                   "--seed", "1")
+        median_time(gen1, 1)  # fills the numba cache
+        rows.append((f"graphanon generate --d 1 ({graph.name} 1K; numba)",
+                     median_time(gen1, args.repeat)))
         rows.append(("networkx script: read table, joint_degree_graph, write",
                      median_time([sys.executable, str(nx_script), str(table),
                                   str(d / "nx.txt")], args.repeat)))
@@ -126,22 +145,32 @@ def main() -> None:
         median_time(sk, 1, env)
         rows.append(("smooth-k Adult sample, numba cache filled", median_time(sk, args.repeat,
                                                                              env)))
-        phases = []
+        phases, starts = [], []
         for _ in range(args.repeat):
             out = subprocess.run([sys.executable, "-c", PHASES, *gen_cmd[3:]], check=True,
                                  capture_output=True, text=True).stdout
             line = next(x for x in out.splitlines() if x.startswith("PHASES"))
             phases.append([float(x) for x in line.split()[1:]])
-    med = [statistics.median(p[i] for p in phases) for i in range(4)]
+            out = subprocess.run([sys.executable, "-c", NUMBA_START], check=True,
+                                 capture_output=True, text=True).stdout
+            line = next(x for x in out.splitlines() if x.startswith("NUMBA"))
+            starts.append([float(x) for x in line.split()[1:]])
+    med = [statistics.median(p[i] for p in phases) for i in range(2)]
+    numba_used = any(p[2] for p in phases)
+    start = [statistics.median(p[i] for p in starts) for i in range(2)]
     print("| run (fresh process) | median s |\n|---|---|")
     for name, t in rows:
         print(f"| {name} | {t:.2f} |")
     print("\nwhere a warm `generate --d 2` spends its time (in-process, median):\n")
-    print("| import graphanon.cli | import numba | numba's first cached-kernel load | "
-          "the command |\n|---|---|---|---|")
-    print("| " + " | ".join(f"{x:.2f}" for x in med) + " |")
+    print("| import graphanon.cli | the command | numba started |\n|---|---|---|")
+    print(f"| {med[0]:.2f} | {med[1]:.2f} | {'yes' if numba_used else 'no'} |")
+    print("\nwhat starting numba costs a command that needs it (`generate --d 1`, large "
+          "inputs; median):\n")
+    print("| import graphanon.cli + numba | numba's first cached-kernel load |\n|---|---|")
+    print(f"| {start[0]:.2f} | {start[1]:.2f} |")
     if args.json:
-        args.json.write_text(json.dumps({"rows": rows, "phases": med}, indent=2))
+        args.json.write_text(json.dumps({"rows": rows, "phases": med, "numba_used": numba_used,
+                                         "numba_start": start}, indent=2))
 
 
 if __name__ == "__main__":

@@ -54,7 +54,8 @@ import numpy as np
 
 from .. import _numba  # noqa: F401  (numba's per-user cache folder)
 from .._validation import check_int
-from ..dk.extract import DK3Distribution, DKDistribution, _paths_by_centre
+from ..dk._extract_kernels import _paths_by_centre
+from ..dk.extract import DK3Distribution, DKDistribution
 from ..errors import InputFormatError
 from ._engine import list_parts, n_workers, read_columns
 
@@ -188,7 +189,7 @@ def _wedge_paths(*pieces: dict[str, Any], base: int) -> tuple[Any, Any]:
 
     The records of a centre are its neighbours' degrees; their histogram gives ``n_a n_b``
     paths for end degrees ``a < b`` and ``C(n_a, 2)`` for ``a == b`` (the in-memory kernel
-    :func:`graphanon.dk.extract._paths_by_centre`, run on a CSR whose neighbour slots are
+    :func:`graphanon.dk._extract_kernels._paths_by_centre`, run on a CSR whose neighbour slots are
     stand-in nodes carrying the neighbour degrees)."""
     c = np.concatenate([p["c"] for p in pieces])
     nd = np.concatenate([p["nd"] for p in pieces]).astype(np.int64)

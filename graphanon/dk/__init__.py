@@ -12,17 +12,45 @@
 Node-DP releases of the same tables are in :mod:`graphanon.nodedp`.
 """
 
-from .extract import (
-    DK3Distribution,
-    DKDistribution,
-    degree_distribution,
-    dk_distribution,
-    joint_degree_distribution,
-    three_k_distribution,
-)
-from .generate import SyntheticGraph, dk_graph, generate_1k, generate_2k, synthetic_utility
-from .microaggregation import Partition, mdav, mpdc, sae
-from .release import DKRelease, dk_query, release_dk, sensitivity
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .extract import (
+        DK3Distribution,
+        DKDistribution,
+        degree_distribution,
+        dk_distribution,
+        joint_degree_distribution,
+        three_k_distribution,
+    )
+    from .generate import SyntheticGraph, dk_graph, generate_1k, generate_2k, synthetic_utility
+    from .microaggregation import Partition, mdav, mpdc, sae
+    from .release import DKRelease, dk_query, release_dk, sensitivity
+
+#: Where each public name lives. The submodules load on first use, so that reading a dK table
+#: or generating a graph from one does not load the releases (and their numba kernels).
+_HOME = {
+    **dict.fromkeys(["DK3Distribution", "DKDistribution", "degree_distribution",
+                     "dk_distribution", "joint_degree_distribution", "three_k_distribution"],
+                    "extract"),
+    **dict.fromkeys(["SyntheticGraph", "dk_graph", "generate_1k", "generate_2k",
+                     "synthetic_utility"], "generate"),
+    **dict.fromkeys(["Partition", "mdav", "mpdc", "sae"], "microaggregation"),
+    **dict.fromkeys(["DKRelease", "dk_query", "release_dk", "sensitivity"], "release"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{home}"), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOME))
+
 
 __all__ = [
     "DK3Distribution",

@@ -3,11 +3,14 @@
 * 1K: a graphical degree sequence is realized exactly (Havel–Hakimi followed by degree-
   preserving edge switching, the chain of igraph's ``edge_switching_simple``, in numba); a
   non-graphical one (e.g. a noisy release) by the configuration model with erasure of loops
-  and multi-edges, and the deviation is reported.
+  and multi-edges, and the deviation is reported. The numba kernels are in
+  :mod:`._generate_kernels`, loaded on first use.
 * 2K: the construction of Stanton & Pinar / Gjoka, Tillman & Markopoulou (the algorithm of
   ``networkx.joint_degree_graph``) compiled with numba: pick random nodes ``v, w`` of degrees
   ``k, l`` that are not adjacent; if one has no free stub, a *neighbour switch* frees one
-  without changing the joint degrees. A realizable target is reproduced exactly. A target that
+  without changing the joint degrees. A small target (:data:`SMALL_2K_EDGES`) is placed by
+  the kernel's Python reference while numba is not loaded, on the same splitmix64 stream,
+  so the graph does not depend on the engine and a small ``generate`` never starts numba. A realizable target is reproduced exactly. A target that
   is not realizable is first made feasible (``n_k = ⌈s_k / k⌉`` nodes per class,
   ``m(k, l) <= n_k n_l``) and the deviation of the realized 1K/2K from the target reported.
 
@@ -27,16 +30,14 @@ INFOCOM 2015.
 from __future__ import annotations
 
 import logging
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
-import numba
 import numpy as np
 import numpy.typing as npt
 
-from .. import _numba  # noqa: F401  (numba's per-user cache folder)
-from .._csr_kernels import _sort_rows as _sort_csr_rows
 from .._memory import require_memory
 from .._progress import ProgressFn, log_progress, progress_step
 from .._validation import check_int, check_type
@@ -60,6 +61,18 @@ _log = logging.getLogger(__name__)
 _I32 = int(np.iinfo(np.int32).max)
 #: Smallest block of edges placed per kernel call (keeps the call overhead of small tables low).
 _MIN_BLOCK_EDGES = 1 << 16
+#: 2K targets of at most this many edges are placed by the Python reference
+#: (:func:`_jdg_place_python`, about 3 µs per edge) while the numba kernels are not loaded in
+#: the process: starting numba and loading the cached kernels costs about 0.5 s. Both take
+#: the same steps on the same random stream, so the graph does not depend on the engine.
+SMALL_2K_EDGES = 1 << 16
+_KERNELS = f"{__package__}._generate_kernels"
+
+
+def _kernels() -> Any:
+    from . import _generate_kernels
+
+    return _generate_kernels
 
 
 @dataclass(frozen=True)
@@ -125,187 +138,12 @@ def _table(target: Any, kind: str, owner: str) -> tuple[npt.NDArray[np.int64], n
 SWITCHES_PER_EDGE = 10
 
 
-@numba.njit(cache=True)
-def _havel_hakimi(seq: Any, m: int) -> Any:  # pragma: no cover - numba
-    """Edges of a simple graph with the graphical degree sequence ``seq`` (Havel–Hakimi:
-    the node of largest residual degree ``r`` is joined to the ``r`` other nodes of largest
-    residual degree). Residual degrees live in bucket lists, so a step costs ``O(r)`` and the
-    whole construction ``O(n + m)``. Returns ``(u, v)`` with ``u != v``; a non-graphical
-    sequence leaves the tail of the arrays at ``-1``."""
-    n = seq.size
-    top = 0
-    for x in range(n):
-        top = max(top, seq[x])
-    head = np.full(top + 1, -1, dtype=np.int64)
-    nxt = np.full(n, -1, dtype=np.int64)
-    prv = np.full(n, -1, dtype=np.int64)
-    res = seq.copy()
-    for x in range(n):
-        d = res[x]
-        if d > 0:
-            nxt[x] = head[d]
-            if head[d] >= 0:
-                prv[head[d]] = x
-            head[d] = x
-    u = np.full(m, -1, dtype=np.int64)
-    v = np.full(m, -1, dtype=np.int64)
-    picked = np.empty(top + 1, dtype=np.int64)
-    t = 0
-    while True:
-        while top > 0 and head[top] < 0:
-            top -= 1
-        if top == 0:
-            break
-        a = head[top]  # unlink a
-        head[top] = nxt[a]
-        if nxt[a] >= 0:
-            prv[nxt[a]] = -1
-        need = res[a]
-        res[a] = 0
-        k = 0
-        level = top
-        while k < need and level > 0:
-            while k < need and head[level] >= 0:
-                w = head[level]
-                head[level] = nxt[w]
-                if nxt[w] >= 0:
-                    prv[nxt[w]] = -1
-                picked[k] = w
-                k += 1
-            level -= 1
-        if k < need:
-            break  # not graphical
-        for i in range(k):
-            w = picked[i]
-            u[t] = a
-            v[t] = w
-            t += 1
-            res[w] -= 1
-            d = res[w]
-            if d > 0:
-                nxt[w] = head[d]
-                prv[w] = -1
-                if head[d] >= 0:
-                    prv[head[d]] = w
-                head[d] = w
-    return u, v
-
-
-@numba.njit(cache=True)
-def _slot(key: int, mask: int) -> int:  # pragma: no cover - numba
-    """Home slot of ``key``: Fibonacci hashing (wrapping int64 product, middle bits)."""
-    return ((key * -7046029254386353131) >> 20) & mask
-
-
-@numba.njit(cache=True)
-def _set_insert(table: Any, key: int) -> None:  # pragma: no cover - numba
-    mask = table.size - 1
-    i = _slot(key, mask)
-    while table[i] >= 0:
-        i = (i + 1) & mask
-    table[i] = key
-
-
-@numba.njit(cache=True)
-def _set_find(table: Any, key: int) -> int:  # pragma: no cover - numba
-    mask = table.size - 1
-    i = _slot(key, mask)
-    while table[i] >= 0:
-        if table[i] == key:
-            return i
-        i = (i + 1) & mask
-    return -1
-
-
-@numba.njit(cache=True)
-def _set_delete(table: Any, i: int) -> None:  # pragma: no cover - numba
-    """Linear-probing deletion by backward shift (no tombstones)."""
-    mask = table.size - 1
-    j = i
-    while True:
-        j = (j + 1) & mask
-        if table[j] < 0:
-            break
-        k = _slot(table[j], mask)
-        # move table[j] into the hole i unless its home slot k lies cyclically in (i, j]
-        if (j > i and (k <= i or k > j)) or (j < i and (k <= i and k > j)):
-            table[i] = table[j]
-            i = j
-    table[i] = -1
-
-
-@numba.njit(cache=True)
-def _edge_table(u: Any, v: Any, n: int, size: int) -> Any:  # pragma: no cover - numba
-    table = np.full(size, -1, dtype=np.int64)
-    for e in range(u.size):
-        a, b = u[e], v[e]
-        _set_insert(table, min(a, b) * n + max(a, b))
-    return table
-
-
-@numba.njit(cache=True)
-def _switch_edges(u: Any, v: Any, n: int, table: Any, trials: int) -> int:  # pragma: no cover
-    """``trials`` degree-preserving switches on the simple graph ``(u, v)`` (igraph's
-    ``rewire(mode="simple")``): two random edges ``ab``, ``cd`` become ``ad``, ``cb`` or
-    ``ac``, ``bd`` (each with probability 1/2) unless that makes a loop or a multi-edge.
-    Uses numba's generator (seeded by the caller); returns the number of switches made."""
-    m = u.size
-    done = 0
-    if m < 2:
-        return 0
-    for _ in range(trials):
-        e1 = np.random.randint(0, m)  # noqa: NPY002
-        e2 = np.random.randint(0, m - 1)  # noqa: NPY002
-        if e2 >= e1:
-            e2 += 1
-        a, b = u[e1], v[e1]
-        if np.random.random() < 0.5:  # noqa: NPY002
-            c, d = u[e2], v[e2]
-        else:
-            c, d = v[e2], u[e2]
-        # ab, cd -> ad, cb
-        if a == d or c == b:
-            continue
-        k1 = min(a, d) * n + max(a, d)
-        k2 = min(c, b) * n + max(c, b)
-        if _set_find(table, k1) >= 0 or _set_find(table, k2) >= 0:
-            continue
-        _set_delete(table, _set_find(table, min(a, b) * n + max(a, b)))
-        _set_delete(table, _set_find(table, min(c, d) * n + max(c, d)))
-        _set_insert(table, k1)
-        _set_insert(table, k2)
-        u[e1], v[e1] = a, d
-        u[e2], v[e2] = c, b
-        done += 1
-    return done
-
-
-@numba.njit(cache=True)
-def _simple_csr(u: Any, v: Any, n: int, indptr: Any, indices: Any) -> None:  # pragma: no cover
-    """CSR with sorted rows of a simple graph given by its edge list (no loops, no
-    duplicates: nothing is dropped)."""
-    indptr[:] = 0
-    for e in range(u.size):
-        indptr[u[e] + 1] += 1
-        indptr[v[e] + 1] += 1
-    for x in range(n):
-        indptr[x + 1] += indptr[x]
-    fill = indptr[:n].copy()
-    for e in range(u.size):
-        a, b = u[e], v[e]
-        indices[fill[a]] = b
-        fill[a] += 1
-        indices[fill[b]] = a
-        fill[b] += 1
-    _sort_rows(indptr, indices)
-
-
 def _graph_from_simple_edges(u: npt.NDArray[np.int64], v: npt.NDArray[np.int64], n: int
                              ) -> Graph:
     m = int(u.size)
     indptr = np.empty(n + 1, dtype=np.int32 if 2 * m <= _I32 else np.int64)
     indices = np.empty(2 * m, dtype=np.int32 if n - 1 <= _I32 else np.int64)
-    _simple_csr(u, v, n, indptr, indices)
+    _kernels()._simple_csr(u, v, n, indptr, indices)
     return Graph(indptr, indices, validate=False)
 
 
@@ -388,28 +226,24 @@ def _switched_realization(seq: npt.NDArray[np.int64], rng: np.random.Generator,
     """Havel–Hakimi, then ``SWITCHES_PER_EDGE · m`` switching trials in ~1 % blocks."""
     n = int(seq.size)
     m = int(seq.sum()) // 2
+    kern = _kernels()
     with progress_step(progress, "1K Havel-Hakimi"):
-        u, v = _havel_hakimi(np.ascontiguousarray(seq, dtype=np.int64), m)
+        u, v = kern._havel_hakimi(np.ascontiguousarray(seq, dtype=np.int64), m)
         size = 1 << max(int(2 * m - 1).bit_length(), 4)  # load factor <= 1/2
-        table = _edge_table(u, v, n, size)
+        table = kern._edge_table(u, v, n, size)
     trials = SWITCHES_PER_EDGE * m
     step = max(trials // 100, 1 << 16)
-    _seed_numba(int(rng.integers(2**32)))
+    kern._seed_numba(int(rng.integers(2**32)))
     done = 0
     progress("1K edge switching", 0, trials)
     while done < trials:
         block = min(step, trials - done)
-        _switch_edges(u, v, n, table, block)
+        kern._switch_edges(u, v, n, table, block)
         done += block
         progress("1K edge switching", done, trials)
     del table
     with progress_step(progress, "1K graph"):
         return _graph_from_simple_edges(u, v, n)
-
-
-@numba.njit(cache=True)
-def _seed_numba(seed: int) -> None:  # pragma: no cover - numba
-    np.random.seed(seed)  # noqa: NPY002 - numba supports only the legacy API
 
 
 def _configuration_erased(seq: npt.NDArray[np.int64], rng: np.random.Generator) -> Graph:
@@ -425,130 +259,121 @@ def _configuration_erased(seq: npt.NDArray[np.int64], rng: np.random.Generator) 
 
 
 # ----------------------------------------------------------------------------- 2K
-@numba.njit(cache=True)
-def _has_edge(adj: Any, start: Any, ln: Any, a: int, b: int) -> bool:  # pragma: no cover
-    if ln[a] > ln[b]:
-        a, b = b, a
-    for p in range(start[a], start[a] + ln[a]):
-        if adj[p] == b:
-            return True
-    return False
+_M64 = (1 << 64) - 1
+#: Random draws per pair of a cell's classes before the placement scans for a free pair.
+TRIES_PER_PAIR = 50
+#: splitmix64 (Steele, Lea & Flood 2014; increment and the two mixing multipliers): the 2K
+#: placement's random stream, the same in the kernel and in :func:`_jdg_place_python`.
+SPLITMIX64 = (0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB)
 
 
-@numba.njit(cache=True)
-def _jdg_init(cls_deg: Any, cls_n: Any, cls_slots: Any, seed: int) -> Any:  # pragma: no cover
+def _jdg_init(cls_deg: npt.NDArray[np.int64], cls_n: npt.NDArray[np.int64],
+              cls_slots: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], ...]:
     """State of the construction: class ``c`` has ``cls_n[c]`` nodes of degree ``cls_deg[c]``,
     each with ``cls_slots[c] <= cls_deg[c]`` adjacency slots (a node can never hold more
-    edges than its class's stubs or ``n - 1``). Seeds numba's generator for the placement."""
-    np.random.seed(seed)  # noqa: NPY002 - numba supports only the legacy API
+    edges than its class's stubs or ``n - 1``). Returns ``cls_first, node_cls, resid, start,
+    adj, ln, unsat, pos, n_unsat``; the unsaturated nodes of class ``c`` are
+    ``unsat[cls_first[c] : cls_first[c] + n_unsat[c]]``."""
     nc = cls_deg.size
     cls_first = np.zeros(nc + 1, dtype=np.int64)
-    for c in range(nc):
-        cls_first[c + 1] = cls_first[c] + cls_n[c]
-    n = cls_first[nc]
-    node_cls = np.empty(n, dtype=np.int64)
-    resid = np.empty(n, dtype=np.int64)
+    np.cumsum(cls_n, out=cls_first[1:])
+    n = int(cls_first[nc])
+    node_cls = np.repeat(np.arange(nc, dtype=np.int64), cls_n)
+    resid = np.repeat(cls_deg.astype(np.int64), cls_n)
     start = np.zeros(n + 1, dtype=np.int64)
-    for c in range(nc):
-        for v in range(cls_first[c], cls_first[c + 1]):
-            node_cls[v] = c
-            resid[v] = cls_deg[c]
-            start[v + 1] = start[v] + cls_slots[c]
-    adj = np.empty(start[n], dtype=np.int64)
+    np.cumsum(np.repeat(cls_slots.astype(np.int64), cls_n), out=start[1:])
+    adj = np.empty(int(start[n]), dtype=np.int64)
     ln = np.zeros(n, dtype=np.int64)
-    # unsaturated nodes of each class: unsat[cls_first[c] : cls_first[c] + n_unsat[c]]
-    unsat = np.arange(n)
-    pos = np.arange(n)
-    n_unsat = cls_n.copy()
-    return cls_first, node_cls, resid, start, adj, ln, unsat, pos, n_unsat
+    return (cls_first, node_cls, resid, start, adj, ln, np.arange(n, dtype=np.int64),
+            np.arange(n, dtype=np.int64), cls_n.astype(np.int64))
 
 
-@numba.njit(cache=True, inline="always")
-def _drop_unsat(v: int, node_cls: Any, cls_first: Any, unsat: Any, pos: Any,
-                n_unsat: Any) -> None:  # pragma: no cover
-    c = node_cls[v]
-    last = cls_first[c] + n_unsat[c] - 1
-    p = pos[v]
-    if p > last:
-        return  # already out (a neighbour switch lent it a stub it has now used)
-    u = unsat[last]
-    unsat[p] = u
-    pos[u] = p
-    unsat[last] = v
-    pos[v] = last
-    n_unsat[c] -= 1
+def _jdg_place_python(ks: list[int], ls: list[int], ms: list[int], cls_n: list[int],
+                      cls_first: list[int], node_cls: list[int], resid: list[int],
+                      start: list[int], adj: list[int], ln: list[int], unsat: list[int],
+                      pos: list[int], n_unsat: list[int], seed: int,
+                      tries: int = TRIES_PER_PAIR) -> int:
+    """The reference of the kernel :func:`._generate_kernels._jdg_place` on Python lists
+    (changed in place), for small targets: the same steps and the same splitmix64 draws from
+    ``seed``, so the same graph. After ``tries · (k_n l_n + 100)`` draws for one cell, free
+    pairs are found by a scan. Returns the final state of the random stream."""
+    gamma, mix1, mix2 = SPLITMIX64
+    state = seed
 
+    def below(n: int) -> int:
+        nonlocal state
+        state = (state + gamma) & _M64
+        z = ((state ^ (state >> 30)) * mix1) & _M64
+        z = ((z ^ (z >> 27)) * mix2) & _M64
+        return (z ^ (z >> 31)) % n
 
-@numba.njit(cache=True, inline="always")
-def _switch(w: int, avoid: int, node_cls: Any, cls_first: Any, resid: Any, start: Any,
-            adj: Any, ln: Any, unsat: Any, pos: Any, n_unsat: Any) -> None:  # pragma: no cover
-    """Neighbour switch: move one edge ``(w, s)`` of the saturated ``w`` to an unsaturated
-    ``wp`` of the same class (not adjacent to ``s``), freeing a stub of ``w``."""
-    c = node_cls[w]
-    wp = -1
-    for t in range(cls_first[c], cls_first[c] + n_unsat[c]):
-        cand = unsat[t]
-        if cand != w and (avoid < 0 or cand != avoid or resid[avoid] > 1):
-            wp = cand
-            break
-    if wp < 0:
-        return
-    for p in range(start[w], start[w] + ln[w]):
-        s = adj[p]
-        if s != wp and not _has_edge(adj, start, ln, wp, s):
-            # rewire (w, s) -> (wp, s)
-            adj[p] = adj[start[w] + ln[w] - 1]
-            ln[w] -= 1
-            for q in range(start[s], start[s] + ln[s]):
-                if adj[q] == w:
-                    adj[q] = wp
-                    break
-            adj[start[wp] + ln[wp]] = s
-            ln[wp] += 1
-            resid[w] += 1
-            resid[wp] -= 1
-            if resid[wp] == 0:
-                _drop_unsat(wp, node_cls, cls_first, unsat, pos, n_unsat)
+    def has_edge(a: int, b: int) -> bool:
+        if ln[a] > ln[b]:
+            a, b = b, a
+        return b in adj[start[a]:start[a] + ln[a]]
+
+    def drop_unsat(v: int) -> None:
+        c = node_cls[v]
+        last = cls_first[c] + n_unsat[c] - 1
+        p = pos[v]
+        if p > last:
             return
+        u = unsat[last]
+        unsat[p] = u
+        pos[u] = p
+        unsat[last] = v
+        pos[v] = last
+        n_unsat[c] -= 1
 
+    def switch(w: int, avoid: int) -> None:
+        c = node_cls[w]
+        wp = -1
+        for t in range(cls_first[c], cls_first[c] + n_unsat[c]):
+            cand = unsat[t]
+            if cand != w and (avoid < 0 or cand != avoid or resid[avoid] > 1):
+                wp = cand
+                break
+        if wp < 0:
+            return
+        for p in range(start[w], start[w] + ln[w]):
+            s = adj[p]
+            if s != wp and not has_edge(wp, s):
+                adj[p] = adj[start[w] + ln[w] - 1]
+                ln[w] -= 1
+                q = adj.index(w, start[s], start[s] + ln[s])
+                adj[q] = wp
+                adj[start[wp] + ln[wp]] = s
+                ln[wp] += 1
+                resid[w] += 1
+                resid[wp] -= 1
+                if resid[wp] == 0:
+                    drop_unsat(wp)
+                return
 
-@numba.njit(cache=True)
-def _jdg_place(ks: Any, ls: Any, ms: Any, e0: int, e1: int, cls_n: Any, cls_first: Any,
-               node_cls: Any, resid: Any, start: Any, adj: Any, ln: Any, unsat: Any,
-               pos: Any, n_unsat: Any) -> None:  # pragma: no cover - numba
-    """Gjoka et al.: place the ``ms[e]`` edges between classes ``ks[e]`` and ``ls[e]`` for
-    the cells ``e0 <= e < e1`` (random non-adjacent pairs, neighbour switches)."""
-    for e in range(e0, e1):
-        k, kl, m = ks[e], ls[e], ms[e]
+    for k, kl, m in zip(ks, ls, ms, strict=True):
         if m == 0:
             continue
         k0, kn = cls_first[k], cls_n[k]
         l0, lnn = cls_first[kl], cls_n[kl]
-        tries = 0
-        limit = 50 * (kn * lnn + 100)
+        drawn = 0
+        limit = tries * (kn * lnn + 100)
         while m > 0:
-            tries += 1
-            if tries < limit:
-                v = k0 + np.random.randint(0, kn)  # noqa: NPY002
-                w = l0 + np.random.randint(0, lnn)  # noqa: NPY002
+            drawn += 1
+            if drawn < limit:
+                v = k0 + below(kn)
+                w = l0 + below(lnn)
             else:  # deterministic fallback scan for a free pair (near-complete blocks)
-                found = False
-                for v in range(k0, k0 + kn):
-                    for w in range(l0, l0 + lnn):
-                        if v != w and not _has_edge(adj, start, ln, v, w):
-                            found = True
-                            break
-                    if found:
-                        break
-                if not found:
+                pair = next(((a, b) for a in range(k0, k0 + kn) for b in range(l0, l0 + lnn)
+                             if a != b and not has_edge(a, b)), None)
+                if pair is None:
                     break
-            if v == w or _has_edge(adj, start, ln, v, w):
+                v, w = pair
+            if v == w or has_edge(v, w):
                 continue
             if resid[v] == 0:
-                _switch(v, -1, node_cls, cls_first, resid, start, adj, ln, unsat, pos, n_unsat)
+                switch(v, -1)
             if resid[w] == 0:
-                _switch(w, v if k == kl else -1, node_cls, cls_first, resid, start, adj, ln,
-                        unsat, pos, n_unsat)
+                switch(w, v if k == kl else -1)
             if resid[v] == 0 or resid[w] == 0:
                 break  # infeasible class stub budget
             adj[start[v] + ln[v]] = w
@@ -559,52 +384,70 @@ def _jdg_place(ks: Any, ls: Any, ms: Any, e0: int, e1: int, cls_n: Any, cls_firs
             resid[w] -= 1
             m -= 1
             if resid[v] == 0:
-                _drop_unsat(v, node_cls, cls_first, unsat, pos, n_unsat)
+                drop_unsat(v)
             if resid[w] == 0:
-                _drop_unsat(w, node_cls, cls_first, unsat, pos, n_unsat)
+                drop_unsat(w)
+    return state
 
 
-@numba.njit(cache=True)
-def _jdg_csr(start: Any, adj: Any, ln: Any, indptr: Any, indices: Any) -> None:  # pragma: no cover
-    """The adjacency as a CSR with sorted rows (the construction never makes loops or
-    duplicate edges, so this is the simple graph of the placed edges)."""
+def _place_2k(plan: dict[str, Any], seed: int, python: bool, progress: ProgressFn,
+              tries: int = TRIES_PER_PAIR) -> Graph:
+    """Place the edges of a :func:`_plan` from the random stream ``seed`` with the Python
+    reference or the numba kernel (the same graph either way) and return the graph."""
+    state = _jdg_init(plan["cls_deg"], plan["cls_n"], plan["slots"])
+    cls_first, node_cls, resid, start, adj, ln, unsat, pos, n_unsat = state
+    ks, ls, ms = plan["ks"], plan["ls"], plan["capped"].astype(np.int64)
+    total = int(ms.sum())
+    progress("2K placement", 0, total)
+    if python:
+        lists = [x.tolist() for x in state]
+        _jdg_place_python(ks.tolist(), ls.tolist(), ms.tolist(), plan["cls_n"].tolist(),
+                          *lists, seed, tries)
+        start, adj, ln = (np.array(lists[i], dtype=np.int64) for i in (3, 4, 5))
+        progress("2K placement", total, total)
+    else:
+        kern = _kernels()
+        rand = np.array([seed], dtype=np.uint64)
+        done = np.cumsum(ms)
+        step = max(total // 100, _MIN_BLOCK_EDGES)  # ~1 % per progress step
+        bounds = np.unique(np.concatenate([[0], np.searchsorted(
+            done, np.arange(step, total, step), side="right"), [ms.size]]))
+        for e0, e1 in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+            kern._jdg_place(ks, ls, ms, e0, e1, plan["cls_n"], cls_first, node_cls, resid,
+                            start, adj, ln, unsat, pos, n_unsat, rand, tries)
+            progress("2K placement", int(done[e1 - 1]), total)
+    del state, node_cls, resid, unsat, pos, n_unsat
+    with progress_step(progress, "2K graph"):
+        if python:
+            indptr, indices = _csr_of_slots(start, adj, ln)
+        else:
+            n = int(ln.size)
+            m2 = int(ln.sum())
+            indptr = np.empty(n + 1, dtype=np.int32 if m2 <= _I32 else np.int64)
+            indices = np.empty(m2, dtype=np.int32 if n - 1 <= _I32 else np.int64)
+            kern._jdg_csr(start, adj, ln, indptr, indices)
+        return Graph(indptr, indices, validate=False)
+
+
+def _use_python(m: int) -> bool:
+    """The Python placement for a small target while the kernels are not loaded yet."""
+    return m <= SMALL_2K_EDGES and _KERNELS not in sys.modules
+
+
+def _csr_of_slots(start: npt.NDArray[np.int64], adj: npt.NDArray[np.int64],
+                  ln: npt.NDArray[np.int64]) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
+    """The placed adjacency as a CSR with sorted rows (numpy; the kernel
+    :func:`._generate_kernels._jdg_csr` does the same without the temporaries)."""
     n = ln.size
-    indptr[0] = 0
-    for v in range(n):
-        indptr[v + 1] = indptr[v] + ln[v]
-    for v in range(n):
-        a, out = start[v], indptr[v]
-        for i in range(ln[v]):
-            indices[out + i] = adj[a + i]
-    _sort_rows(indptr, indices)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(ln, out=indptr[1:])
+    rows = np.repeat(np.arange(n, dtype=np.int64), ln)
+    cols = adj[start[rows] + np.arange(rows.size, dtype=np.int64) - indptr[rows]]
+    cols = cols[np.lexsort((cols, rows))]
+    m2 = int(indptr[-1])
+    return (indptr.astype(np.int32 if m2 <= _I32 else np.int64),
+            cols.astype(np.int32 if n - 1 <= _I32 else np.int64))
 
-
-@numba.njit(cache=True)
-def _sort_rows(indptr: Any, indices: Any) -> None:  # pragma: no cover - numba
-    """Sort every CSR row in place (the rows sorter of the CSR construction; the rows hold
-    no repeats, so nothing is dropped)."""
-    n = indptr.size - 1
-    bits = 1
-    while (1 << bits) < n:
-        bits += 1
-    _sort_csr_rows(indptr, indices, 0, n, bits, np.empty(n, dtype=np.int64))
-
-
-@numba.njit(cache=True)
-def _pair_ranks(indptr: Any, indices: Any, drank: Any, base: int) -> Any:  # pragma: no cover
-    """Keys ``lo·base + hi`` of the degree ranks ``lo <= hi`` of every edge ``u < v``."""
-    n = indptr.size - 1
-    keys = np.empty(indices.size // 2, dtype=np.int64)
-    t = 0
-    for u in range(n):
-        ru = drank[u]
-        for p in range(indptr[u], indptr[u + 1]):
-            v = indices[p]
-            if v > u:
-                rv = drank[v]
-                keys[t] = min(ru, rv) * base + max(ru, rv)
-                t += 1
-    return keys
 
 
 def _sparse_l1(keys_a: Any, counts_a: Any, keys_b: Any, counts_b: Any) -> float:
@@ -728,7 +571,9 @@ def generate_2k(target: DKDistribution | dict[Any, int], *, rng: np.random.Gener
     Notes
     -----
     Same algorithm and guarantees as ``networkx.joint_degree_graph`` (Gjoka et al. 2015),
-    compiled with numba on flat adjacency arrays; ``O(m · h)`` adjacency checks. Memory is
+    compiled with numba on flat adjacency arrays (a target of at most
+    :data:`SMALL_2K_EDGES` edges: its Python reference, the same graph, while numba is not
+    loaded); ``O(m · h)`` adjacency checks. Memory is
     ``O(n + m + rows)``: classes are indexed by the distinct degrees of the table and the
     deviation from the target is computed on the non-zero cells only, so a table naming a
     degree of 10⁹ costs no more than one naming 10.
@@ -739,7 +584,7 @@ def generate_2k(target: DKDistribution | dict[Any, int], *, rng: np.random.Gener
     deg, cnt = _fold(deg, cnt, isinstance(target, dict))
     if not cnt.size:
         G = Graph.from_edges([], [], n_nodes=0)
-        return SyntheticGraph(G, 2, "gjoka-numba", True, {"2k_l1": 0.0, "1k_l1": 0.0},
+        return SyntheticGraph(G, 2, "gjoka", True, {"2k_l1": 0.0, "1k_l1": 0.0},
                               time.perf_counter() - t0)
     plan = _plan(deg, cnt)
     require_memory(plan["bytes"], what="generate_2k",
@@ -748,42 +593,29 @@ def generate_2k(target: DKDistribution | dict[Any, int], *, rng: np.random.Gener
     _log.info("2K generation: %d nodes, %d edges, %d table rows", plan["n"], plan["m"],
               cnt.size)
     seed = int(rng.integers(2**32))
-    cls_first, node_cls, resid, start, adj, ln, unsat, pos, n_unsat = _jdg_init(
-        plan["cls_deg"], plan["cls_n"], plan["slots"], seed)
-    ks, ls, ms = plan["ks"], plan["ls"], plan["capped"].astype(np.int64)
-    done = np.cumsum(ms)
-    total = int(done[-1])
-    step = max(total // 100, _MIN_BLOCK_EDGES)  # ~1 % per progress step, few calls if small
-    bounds = np.unique(np.concatenate([[0], np.searchsorted(done, np.arange(step, total, step),
-                                                            side="right"), [ms.size]]))
-    progress("2K placement", 0, total)
-    for e0, e1 in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
-        _jdg_place(ks, ls, ms, e0, e1, plan["cls_n"], cls_first, node_cls, resid, start, adj,
-                   ln, unsat, pos, n_unsat)
-        progress("2K placement", int(done[e1 - 1]), total)
-    del node_cls, resid, unsat, pos, n_unsat
-    with progress_step(progress, "2K graph and deviation"):
-        n = int(ln.size)
-        m2 = int(ln.sum())
-        indptr = np.empty(n + 1, dtype=np.int32 if m2 <= _I32 else np.int64)
-        indices = np.empty(m2, dtype=np.int32 if n - 1 <= _I32 else np.int64)
-        _jdg_csr(start, adj, ln, indptr, indices)
-        del start, adj, ln
-        G = Graph(indptr, indices, validate=False)
-        dev = _deviation_2k(G, deg, cnt, plan)
-    return SyntheticGraph(G, 2, "gjoka-numba", dev["2k_l1"] == 0, dev,
+    python = _use_python(plan["m"])
+    G = _place_2k(plan, seed, python, progress)
+    with progress_step(progress, "2K deviation"):
+        dev = _deviation_2k(G, deg, cnt, plan, python)
+    return SyntheticGraph(G, 2, "gjoka", dev["2k_l1"] == 0, dev,
                           time.perf_counter() - t0)
 
 
 def _deviation_2k(G: Graph, deg: npt.NDArray[np.int64], cnt: npt.NDArray[np.int64],
-                  plan: dict[str, Any]) -> dict[str, float]:
+                  plan: dict[str, Any], python: bool = False) -> dict[str, float]:
     """L1 of the realized 2K and 1K against the target, over their non-zero cells only."""
     real_deg = G.degrees
     values = np.unique(np.concatenate([plan["feas"]["degrees"], real_deg]))
     drank = np.searchsorted(values, real_deg)
     base = values.size + 1
-    real_keys, real_counts = np.unique(_pair_ranks(G.indptr, G.indices, drank, base),
-                                       return_counts=True)
+    if python:  # numpy, with an int64 temporary per edge end (the kernel has none)
+        u = np.repeat(np.arange(G.n_nodes, dtype=np.int64), np.diff(G.indptr))
+        up = G.indices > u
+        ru, rv = drank[u[up]], drank[G.indices[up]]
+        pair_keys = np.minimum(ru, rv) * base + np.maximum(ru, rv)
+    else:
+        pair_keys = _kernels()._pair_ranks(G.indptr, G.indices, drank, base)
+    real_keys, real_counts = np.unique(pair_keys, return_counts=True)
     tr = np.searchsorted(values, deg)
     want_keys = tr[:, 0] * base + tr[:, 1]
     hist_keys, hist_counts = np.unique(drank, return_counts=True)

@@ -15,6 +15,7 @@ from scipy import stats
 from graphanon._memory import ENV_VAR
 from graphanon.cli import main
 from graphanon.datasets import load_polbooks
+from graphanon.dk import _generate_kernels as kern
 from graphanon.dk import dk_distribution
 from graphanon.dk import generate as gen
 from graphanon.dk.extract import DKDistribution
@@ -91,9 +92,10 @@ def test_2k_refused_by_the_memory_limit(monkeypatch: pytest.MonkeyPatch) -> None
 @given(n=st.integers(2, 40), p=st.floats(0.05, 0.9), seed=st.integers(0, 10_000))
 def test_2k_blocks_do_not_change_the_graph(n: int, p: float, seed: int) -> None:
     D = dk_distribution(_graph(n, p, seed), 2)
-    whole = generate_2k(D, rng=np.random.default_rng(seed))
     calls: list[tuple[str, int, int]] = []
     with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(gen, "SMALL_2K_EDGES", -1)  # the numba kernel, in blocks
+        whole = generate_2k(D, rng=np.random.default_rng(seed))
         mp.setattr(gen, "_MIN_BLOCK_EDGES", 1)
         blocked = generate_2k(D, rng=np.random.default_rng(seed),
                               progress=lambda t, d, m: calls.append((t, d, m)))
@@ -193,13 +195,13 @@ def test_hash_set_deletion_keeps_lookups_right() -> None:
     for _ in range(2000):
         key = int(rng.integers(0, 40))
         if key in present:
-            gen._set_delete(table, gen._set_find(table, key))
+            kern._set_delete(table, kern._set_find(table, key))
             present.discard(key)
         elif len(present) < 12:
-            gen._set_insert(table, key)
+            kern._set_insert(table, key)
             present.add(key)
-        assert all(gen._set_find(table, k) >= 0 for k in present)
-        assert all(gen._set_find(table, k) < 0 for k in range(40) if k not in present)
+        assert all(kern._set_find(table, k) >= 0 for k in present)
+        assert all(kern._set_find(table, k) < 0 for k in range(40) if k not in present)
 
 
 def test_cli_generate_refuses_huge_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]
