@@ -10,8 +10,9 @@
   ``k, l`` that are not adjacent; if one has no free stub, a *neighbour switch* frees one
   without changing the joint degrees. A small target (:data:`SMALL_2K_EDGES`) is placed by
   the kernel's Python reference while numba is not loaded, on the same splitmix64 stream,
-  so the graph does not depend on the engine and a small ``generate`` never starts numba. A realizable target is reproduced exactly. A target that
-  is not realizable is first made feasible (``n_k = ⌈s_k / k⌉`` nodes per class,
+  so the graph does not depend on the engine and a small ``generate`` never starts numba.
+  A realizable target is reproduced exactly. A target that is not realizable is first made
+  feasible (``n_k = ⌈s_k / k⌉`` nodes per class,
   ``m(k, l) <= n_k n_l``) and the deviation of the realized 1K/2K from the target reported.
 
 Memory is ``O(n + m + table rows)`` — never a function of the degree *values* — and checked
@@ -400,10 +401,12 @@ def _place_2k(plan: dict[str, Any], seed: int, python: bool, progress: ProgressF
     total = int(ms.sum())
     progress("2K placement", 0, total)
     if python:
-        lists = [x.tolist() for x in state]
+        py_start, py_adj, py_ln = start.tolist(), adj.tolist(), ln.tolist()
         _jdg_place_python(ks.tolist(), ls.tolist(), ms.tolist(), plan["cls_n"].tolist(),
-                          *lists, seed, tries)
-        start, adj, ln = (np.array(lists[i], dtype=np.int64) for i in (3, 4, 5))
+                          cls_first.tolist(), node_cls.tolist(), resid.tolist(), py_start,
+                          py_adj, py_ln, unsat.tolist(), pos.tolist(), n_unsat.tolist(), seed,
+                          tries)
+        start, adj, ln = (np.array(x, dtype=np.int64) for x in (py_start, py_adj, py_ln))
         progress("2K placement", total, total)
     else:
         kern = _kernels()
