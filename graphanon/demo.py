@@ -204,14 +204,22 @@ def _outputs_section(ctx: DemoContext) -> Section:
             "publish/ holds only secure releases (OpenDP noise, or verified k-anonymity with "
             "keyed per-release user pseudonyms), each with its Release record "
             f"(NAME.release.json): these {n_pub} files, each with its record, may leave the "
-            "organisation. operator/ "
-            "holds copies of the inputs, exact statistics and releases made with the seeded, "
+            "organisation together. They hold one release per protected data set (one 2K "
+            "release of polbooks and the graph generated from it; one k-anonymous release of "
+            "the Adult sample), so the folder as a whole carries the guarantee its records "
+            "state: releases about the same data compose (their ε add up; k-anonymous "
+            "releases of one table can be intersected). operator/ "
+            "holds copies of the inputs, exact statistics, the alternative releases kept for "
+            "comparison and releases made with the seeded, "
             "insecure noise that makes the demo reproducible: keep them in. This report is "
             "operator material as well: its tables compare releases with the true data.",
         ],
         for_dpo="Only the files marked 'publish' below may be handed out, each together with "
                 "its .release.json record, which states the mechanism, the protected unit "
-                "and ε or k. Everything marked 'operator' — including this report — would "
+                "and ε or k; handed out together they still hold that ε or k, because each "
+                "data set has one release among them. Every later release about the same "
+                "data adds its ε. Everything marked 'operator' — including this report, and "
+                "the comparison releases that would add to the ε or break the k — would "
                 "reveal the private data or protects nothing, and must stay inside.",
         tables=[Table(["file", "place", "why"], rows,
                       lead="Every file the demo wrote, publishable ones first: 'place' says "

@@ -120,8 +120,13 @@ def test_released_cells_and_cli(tmp_path):
     assert main(["-q", "b-anonymize", str(inp), "--delta", "3", "--seed", "1",
                  "--out", str(out), "--report", str(rep)]) == 0
     report = json.loads(rep.read_text())
-    assert report["verification"]["ok"] and report["delta_max"] == 3
+    priv = report["not_private"]
+    assert priv["verification"]["ok"] and priv["delta_max"] == 3
     assert report["differentially_private"] is False and "owner" not in report
+    # what is read off the input stays apart from the publishable part
+    assert not {"n", "d", "stars", "utility", "seconds", "delta_median", "verification",
+                "input", "iterations"} & report.keys()
+    assert {"n", "d", "stars", "utility", "seconds_total", "input"} <= priv.keys()
     cells = [ln.split("\t") for ln in out.read_text().splitlines()]
     assert all(c[2] in ("1", "*") for c in cells)
     assert sum(c[2] == "*" for c in cells) == report["masked_cells"]
@@ -132,7 +137,7 @@ def test_released_cells_and_cli(tmp_path):
     for extra in ([], ["--symmetric"], ["--baseline", "k-anonymity"]):
         assert main(["-q", "b-anonymize", str(inp), "--delta-file", str(dfile), *extra,
                      "--out", str(out), "--report", str(rep)]) == 0
-        assert json.loads(rep.read_text())["verification"]["ok"]
+        assert json.loads(rep.read_text())["not_private"]["verification"]["ok"]
 
 
 def test_cli_errors_leave_no_output(tmp_path, capsys):
@@ -271,7 +276,7 @@ def test_cli_delta_from_degree_matches_users_to_nodes_by_id(tmp_path, capsys):
             "--delta-max", "2", "--out", str(tmp_path / "m.tsv"), "--report",
             str(tmp_path / "m.json")]
     assert main(args) == 0
-    assert json.loads((tmp_path / "m.json").read_text())["verification"]["ok"]
+    assert json.loads((tmp_path / "m.json").read_text())["not_private"]["verification"]["ok"]
     graph.write_text("a b\nb c\n")  # d and e are not nodes of the graph
     (tmp_path / "m.tsv").unlink()
     assert main(args) == 2

@@ -225,7 +225,7 @@ def test_delta_file_with_header_and_levels_used(tmp_path: Path) -> None:
     rep = tmp_path / "r.json"
     assert main(["-q", "b-anonymize", str(inp), "--delta-file", str(tmp_path / "d.tsv"),
                  "--out", str(tmp_path / "o.tsv"), "--report", str(rep)]) == 0
-    r = json.loads(rep.read_text())
+    r = json.loads(rep.read_text())["not_private"]
     assert (r["delta_min"], r["delta_max"]) == (2, 4) and r["verification"]["ok"]
 
 
@@ -258,7 +258,7 @@ def test_delta_column_of_a_table(tmp_path: Path) -> None:
     rep, out = tmp_path / "r.json", tmp_path / "o.tsv"
     assert main(["-q", "b-anonymize", str(_csv(tmp_path, deltas)), "--delta-column", "delta",
                  "--seed", "2", "--out", str(out), "--report", str(rep)]) == 0
-    r = json.loads(rep.read_text())
+    r = json.loads(rep.read_text())["not_private"]
     assert (r["delta_min"], r["delta_max"], r["n"]) == (2, 5, 20) and r["verification"]["ok"]
     assert not any("delta" in ln.split("\t")[1] for ln in out.read_text().splitlines())
     assert r["d"] == 4  # age>median + 3 colours; the δ column is not an attribute

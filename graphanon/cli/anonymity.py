@@ -50,11 +50,11 @@ def k_anonymity_release(mechanism: str, *, k: int, params: dict[str, Any], seed:
 
 
 #: Fields of an anonymity result's summary() that are public: the parameters, and what
-#: anyone can count in the published output. Everything else (utility against the input,
-#: cluster statistics, timings) goes under "not_private".
+#: anyone can count in the published output. Everything else (the input's users and features
+#: — suppressed rows and features included —, utility against the input, cluster statistics,
+#: timings) goes under "not_private".
 _PUBLIC_SUMMARY = frozenset({"k", "variant", "postprocess", "alpha", "restarts", "shard_size",
-                             "split", "n_users", "n_features", "n_edges_out", "engine",
-                             "n_workers", "n_parts"})
+                             "split", "n_edges_out", "engine", "n_workers", "n_parts"})
 
 
 def _report(release: dict[str, Any], summary: dict[str, Any], check: dict[str, Any],

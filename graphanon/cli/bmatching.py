@@ -17,6 +17,14 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["COMMANDS", "b_anonymize"]
 
+#: Fields of the result's summary() that are public: the mechanism and its parameters. The
+#: input's size, the stars and utility against the input, the δ statistics (read off the data
+#: with --delta-from-degree or --delta-column), iterations, timings and the verification go
+#: under "not_private".
+_PUBLIC_SUMMARY = ("mechanism", "method", "privacy_model", "neighbourhood",
+                   "differentially_private", "solver", "exact_solver", "candidates",
+                   "reweighting_epsilon", "guarantee")
+
 
 def _load_input(path: str, preset: str | None, table: bool,
                 delta_column: str | None) -> tuple[BipartiteGraph, Any]:
@@ -103,7 +111,9 @@ def _load_input(path: str, preset: str | None, table: bool,
 @click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False),
               help="Released cells: 'row<TAB>attribute<TAB>1' or '...<TAB>*'.")
 @click.option("--report", "report_path", required=True, type=click.Path(dir_okay=False),
-              help="JSON report (n, d, stars, utility, δ statistics, seconds, verification).")
+              help="JSON report: the release record, the parameters and the output's cell "
+                   "counts; under not_private the input's size, stars, utility, δ "
+                   "statistics, seconds and the verification.")
 def b_anonymize(
     input_path: str, delta: int | None, delta_file: str | None, delta_column: str | None,
     degree_graph: str | None,
@@ -118,6 +128,7 @@ def b_anonymize(
     from ..anonymity.bmatching import adaptive_anonymize, delta_from_degree
     from ..io.levels import levels_from_values, read_delta_file
     from ..io.masked import MaskedRelease, write_masked
+    from ..privacy.release import NOT_PRIVATE_NOTE
 
     t0 = time.perf_counter()
     chosen = [o for o, v in (("--delta", delta), ("--delta-file", delta_file),
@@ -168,10 +179,12 @@ def b_anonymize(
     cells = MaskedRelease.from_result(res)
     write_masked(cells, out_path)
     summary = res.summary()
-    summary.update({"input": input_path, "seed": seed, "seconds_total": time.perf_counter() - t0,
-                    "cells_written": cells.n_cells, "masked_cells": cells.n_masked,
-                    "release": res.release(source_fingerprint=B.content_hash, seed=seed).to_dict()})
-    write_json(report_path, summary)
+    public = {k: summary.pop(k) for k in _PUBLIC_SUMMARY}
+    write_json(report_path, {
+        "release": res.release(source_fingerprint=B.content_hash, seed=seed).to_dict(),
+        **public, "seed": seed, "cells_written": cells.n_cells, "masked_cells": cells.n_masked,
+        "not_private": {"note": NOT_PRIVATE_NOTE, **summary, "input": input_path,
+                        "seconds_total": time.perf_counter() - t0}})
     echo(f"{method}: n={res.n} d={res.d} stars={res.stars} utility={res.utility:.4f} "
          f"verification={'ok' if ver and ver.ok else 'FAILED'} -> {out_path}")
 

@@ -171,7 +171,9 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
      "claim wrong, a bound below it proves nothing more."),
     ("Control (audit)",
      "A deliberately mis-calibrated mechanism (half the sensitivity) that the audit must "
-     "catch; if it is not caught, the audit is too weak to mean anything."),
+     "catch; if it is not caught, the audit is too weak to mean anything. Being caught shows "
+     "only that the test detects noise below the mechanism's own calibration, not that a "
+     "sensitivity derivation is right."),
     ("Clopper–Pearson, confidence",
      "An exact confidence interval for a success rate, used to turn the audit's error rates "
      "into an ε bound that holds with the stated probability."),

@@ -37,8 +37,13 @@ def step_smooth_k(ctx: DemoContext) -> Section:
                                      source_fingerprint=B.content_hash)
         A = res.anonymized
         published = pseudonymous_rows(A, pseudonymize(A.user_ids, scope=record.release_id))
-        path = ctx.publish(f"anonymity/adult_sample_{name}_k{k}.tsv",
-                           f"{mechanism}, k={k}, verified; users under keyed pseudonyms")
+        if name == "smooth":
+            path = ctx.publish(f"anonymity/adult_sample_{name}_k{k}.tsv",
+                               f"{mechanism}, k={k}, verified; users under keyed pseudonyms")
+        else:  # two k-anonymous releases of one table can be intersected
+            path = ctx.operator(f"anonymity/adult_sample_{name}_k{k}.tsv",
+                                f"{mechanism}, k={k}, verified; a comparison, not published "
+                                "beside the smooth release")
         write_bipartite(published, path)
         ctx.write_record(path, record)
         secs = res.seconds["total"] if isinstance(res.seconds, dict) else res.seconds
@@ -70,17 +75,21 @@ def step_smooth_k(ctx: DemoContext) -> Section:
             f"The {B.n_users}-user Adult sample anonymized at k={k}: smooth (majority row of "
             "each facility-location cluster), suppress (intersection: k-anonymity by "
             "suppression) and strict Mondrian. Every release passes verify_smooth_k "
-            "(Definition 3.5 of the smooth-anonymity paper) and is in publish/anonymity/ "
-            "with users under keyed pseudonyms. Cluster assignments are private and are not "
-            "written.",
+            "(Definition 3.5 of the smooth-anonymity paper). Only the smooth release is in "
+            "publish/anonymity/ (users under keyed pseudonyms); the other two are in "
+            "operator/anonymity/ as comparisons: k-anonymity does not compose, and a person's "
+            "classes in two releases of the same table can intersect to fewer than k people. "
+            "Cluster assignments are private and are not written.",
         ],
         for_dpo=(
-            f"Protected: which published row belongs to which person — every published "
-            f"feature list is shared by at least k = {k} pseudonymous users, so anyone who "
+            f"Protected: which published row belongs to which person — every feature list "
+            f"in the one published release is shared by at least k = {k} pseudonymous "
+            "users, so anyone who "
             "sees the file and knows a person's attributes cannot narrow them down to fewer "
             f"than {k} rows. Not protected: what those {k} rows have in common (if all share "
             "a value, the adversary learns that the person has it), the fact that the person "
-            "is in the data, and linkage across several releases; this is k-anonymity, not "
+            "is in the data, and linkage across several releases (hence one release of this "
+            "table leaves; the comparisons in operator/ must not); this is k-anonymity, not "
             "differential privacy, so it holds no ε."),
         tables=[Table(["algorithm", "jaccard", "suppressed", "created", "clusters",
                        "min size", "verified", "seconds"], rows,

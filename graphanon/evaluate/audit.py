@@ -79,6 +79,8 @@ __all__ = [
     "hub_pairs",
     "joined_star_pairs",
     "miscalibrated_dk1",
+    "random_edge_pairs",
+    "random_node_pairs",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -378,6 +380,14 @@ class EmpiricalAudit:
         return self.empirical_epsilon_lower_bound > self.claimed_epsilon * (1 + 1e-12)
 
     @property
+    def pair_exceeds_claim(self) -> bool:
+        """True when the audited pair's exact privacy loss under the mechanism's own
+        calibration (``pair_epsilon``, replay mode) is above the claim: then the claim is
+        false for that pair, with certainty — a sensitivity derivation that missed it."""
+        return (self.pair_epsilon is not None and not self.control
+                and self.pair_epsilon > self.claimed_epsilon * (1 + 1e-9))
+
+    @property
     def ratio(self) -> float:
         """``empirical lower bound / claimed ε``."""
         return self.empirical_epsilon_lower_bound / self.claimed_epsilon
@@ -387,6 +397,7 @@ class EmpiricalAudit:
                 "neighbourhood": self.neighbourhood, "claimed_epsilon": self.claimed_epsilon,
                 "empirical_epsilon_lower_bound": self.empirical_epsilon_lower_bound,
                 "ratio": self.ratio, "exceeds_claim": self.exceeds_claim,
+                "pair_exceeds_claim": self.pair_exceeds_claim,
                 "confidence": self.confidence, "pair": self.pair,
                 "pair_epsilon": self.pair_epsilon, "sensitivity": self.sensitivity,
                 "threshold": self.threshold, "fpr_upper": self.fpr_upper,
@@ -597,6 +608,67 @@ def hub_pairs(theta: int) -> list[Candidate]:
     return out
 
 
+#: Random pairs added to every edge / node audit, beside its derivation's worst cases.
+RANDOM_PAIRS = 40
+
+
+def _random_graph(rng: np.random.Generator, n: int, max_degree: int | None) -> Graph:
+    """A random simple graph on ``n`` nodes: the pairs in random order, each kept with
+    probability ``p ~ U(0.2, 0.9)`` while both ends are below ``max_degree``."""
+    iu, ju = np.triu_indices(n, 1)
+    order = rng.permutation(iu.size)
+    p = rng.uniform(0.2, 0.9)
+    deg = np.zeros(n, dtype=np.int64)
+    u: list[int] = []
+    v: list[int] = []
+    for e in order.tolist():
+        a, b = int(iu[e]), int(ju[e])
+        if rng.random() < p and (max_degree is None or max(deg[a], deg[b]) < max_degree):
+            u.append(a)
+            v.append(b)
+            deg[a] += 1
+            deg[b] += 1
+    return Graph.from_edges(np.asarray(u, dtype=np.int64), np.asarray(v, dtype=np.int64),
+                            n_nodes=n)
+
+
+def random_edge_pairs(h: int, n_pairs: int = RANDOM_PAIRS, seed: int = 0) -> list[Candidate]:
+    """Edge neighbours no derivation names: random graphs on 3 to ``2h + 2`` nodes with
+    degrees at most ``h``, each with one of its edges removed. They guard against a wrong
+    derivation (the derivation's own worst cases cannot): the audit keeps whichever pair has
+    the largest privacy loss. Fixed ``seed``: the pairs are test inputs, not noise."""
+    rng = np.random.default_rng(seed)
+    out: list[Candidate] = []
+    while len(out) < n_pairs:
+        n = int(rng.integers(3, 2 * h + 3))
+        G = _random_graph(rng, n, h)
+        eu, ev = G.edges()
+        if not eu.size:
+            continue
+        drop = int(rng.integers(eu.size))
+        keep = np.arange(eu.size) != drop
+        D_prime = Graph.from_edges(eu[keep], ev[keep], n_nodes=n)
+        out.append(Candidate(G, D_prime, f"random graph on {n} nodes with {eu.size} edges, "
+                                         f"edge {int(eu[drop])}-{int(ev[drop])} removed"))
+    return out
+
+
+def random_node_pairs(theta: int, n_pairs: int = RANDOM_PAIRS, seed: int = 0
+                      ) -> list[Candidate]:
+    """Node neighbours no derivation names: random graphs on 3 to ``2θ + 4`` nodes (any
+    degree: the projection bounds them), each with one node and its edges removed."""
+    rng = np.random.default_rng(seed)
+    out: list[Candidate] = []
+    for _ in range(n_pairs):
+        n = int(rng.integers(3, 2 * theta + 5))
+        G = _random_graph(rng, n, None)
+        x = int(rng.integers(n))
+        keep = np.arange(n) != x
+        out.append(Candidate(G, G.subgraph(keep), f"random graph on {n} nodes with "
+                                                  f"{G.n_edges} edges, node {x} removed"))
+    return out
+
+
 def _rr_pairs(n_features: int, level: str) -> list[Candidate]:
     feats = np.array([f"f{j}" for j in range(n_features)], dtype=object)
     users = np.array(["u"], dtype=object)
@@ -739,7 +811,17 @@ def audit_targets(
     def control(G: Graph, backend: NoiseBackend) -> tuple[Any, Release]:
         return miscalibrated_dk1(G, epsilon=eps, max_degree=h, backend=backend)
 
-    star = "joined stars (the 1K bound 4 and the 2K bound 4h−3 of docs/dk.md)"
+    star = ("joined stars (the 1K bound 4 and the 2K bound 4h−3 of docs/dk.md) and "
+            f"{RANDOM_PAIRS} random edge pairs")
+    hubs = ("hubs (the node bounds 2θ+1 and θ(2θ+1), docs/node_dp.md) and "
+            f"{RANDOM_PAIRS} random node pairs")
+
+    def edge_pairs() -> list[Candidate]:
+        return joined_star_pairs(h) + random_edge_pairs(h)
+
+    def node_pairs() -> list[Candidate]:
+        return hub_pairs(th) + random_node_pairs(th)
+
     table: dict[str, AuditTarget] = {
         "randomized-response-edge": AuditTarget(
             "randomized-response (edge)", "randomized-response --level edge",
@@ -752,23 +834,24 @@ def audit_targets(
             truth=_dense_truth, noise_source=_rr_source),
         "dk1-laplace": AuditTarget(
             f"dk1-laplace (h={h})", "release-dk --privacy edge --d 1", "edge", dk(1),
-            lambda: joined_star_pairs(h), star),
+            edge_pairs, star),
         "dk2-laplace": AuditTarget(
             f"dk2-laplace (h={h})", "release-dk --privacy edge --d 2", "edge", dk(2),
-            lambda: joined_star_pairs(h), star),
+            edge_pairs, star),
         "dk2-mpdc": AuditTarget(
             f"dk2-mpdc (h={h}, τ={tau})",
             "release-dk --privacy edge --d 2 --microaggregation mpdc", "edge",
-            dk(2, "mpdc"), lambda: joined_star_pairs(h), star),
+            dk(2, "mpdc"), edge_pairs, star),
         "theta-dk1-ead": AuditTarget(
             f"theta-dk1-ead (θ={th})", "release-dk --privacy node --d 1", "node", node(1),
-            lambda: hub_pairs(th), "hubs (the node bounds 2θ+1 and θ(2θ+1), docs/node_dp.md)"),
+            node_pairs, hubs),
         "theta-dk2-ead": AuditTarget(
             f"theta-dk2-ead (θ={th})", "release-dk --privacy node --d 2", "node", node(2),
-            lambda: hub_pairs(th), "hubs (the node bounds 2θ+1 and θ(2θ+1), docs/node_dp.md)"),
+            node_pairs, hubs),
         "hay-constrained-inference": AuditTarget(
             "hay-constrained-inference", "release-degrees --method hay", "edge", hay,
-            lambda: joined_star_pairs(h), "one edge raises two sorted degrees"),
+            edge_pairs, f"one edge raises two sorted degrees (joined stars and {RANDOM_PAIRS} "
+                        "random edge pairs)"),
         "pdp-min-dk1": AuditTarget(
             f"pdp-min-dk1 (edge-PDP, h={h})",
             "release-personalized --privacy edge --method min --d 1", "personalized-edge",
@@ -776,6 +859,6 @@ def audit_targets(
             "an edge of the node with the smallest ε (joined stars)", claim="epsilon_min"),
         "control-dk1-half-sensitivity": AuditTarget(
             f"CONTROL dk1 with half sensitivity (h={h})", "(none: a broken control)", "edge",
-            control, lambda: joined_star_pairs(h), star, control=True),
+            control, lambda: joined_star_pairs(h), "joined stars", control=True),
     }
     return [table[name] for name in AUDIT_MECHANISMS if name in set(mechanisms)]

@@ -689,7 +689,9 @@ def write_graph(G: Graph, path: str | os.PathLike[str], *, format: str | None = 
 def write_bipartite(B: BipartiteGraph, path: str | os.PathLike[str]) -> Path:
     """Write ``user<TAB>feature`` lines (or Parquet for a ``.parquet`` path) atomically.
 
-    Users without features are not listed.
+    Users without features are not listed, and the header counts only the users and features
+    the lines hold: an anonymized graph keeps its input's id spaces, and counting those would
+    publish how many users' rows and which number of features were suppressed entirely.
     """
     r, c = B.edges()
     if Path(path).suffix.lower() in (".parquet", ".pq"):
@@ -704,7 +706,8 @@ def write_bipartite(B: BipartiteGraph, path: str | os.PathLike[str]) -> Path:
     with atomic_path(path) as tmp:
         header = (
             f"# graphanon bipartite list: user<TAB>feature\n"
-            f"# Users: {B.n_users} Features: {B.n_features} Edges: {B.n_edges}\n"
+            f"# Users: {np.count_nonzero(np.bincount(r, minlength=1))} "
+            f"Features: {np.count_nonzero(np.bincount(c, minlength=1))} Edges: {B.n_edges}\n"
         )
         _write_lines(tmp, users.take(from_numpy(r)), features.take(from_numpy(c)), header)
     return Path(path)

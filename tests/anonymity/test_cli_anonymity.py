@@ -14,9 +14,9 @@ from graphanon.cli import main
 from graphanon.errors import DataDependentFeaturesWarning
 from graphanon.io.files import read_bipartite
 
-PUBLIC_KEYS = {"k", "variant", "n_users", "n_features", "n_edges_out", "release", "user_ids"}
-PRIVATE_KEYS = {"n_edges_in", "jaccard", "suppressed", "created", "n_clusters",
-                "min_cluster_size", "seconds", "verify_smooth_k"}
+PUBLIC_KEYS = {"k", "variant", "n_edges_out", "release", "user_ids"}
+PRIVATE_KEYS = {"n_users", "n_features", "n_edges_in", "jaccard", "suppressed", "created",
+                "n_clusters", "min_cluster_size", "seconds", "verify_smooth_k"}
 
 
 def _unpseudonymize(A, B, release_id):  # type: ignore[no-untyped-def]
@@ -122,3 +122,28 @@ def test_bipartite_from_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert err.startswith("graphanon: warning:") and "median appears" in err
     assert main(["-q", "bipartite-from-table", str(csv), "--split", "tags", "--out",
                  str(tmp_path / "x.tsv")]) == 2
+
+
+@pytest.mark.parametrize("command", [["mondrian"],
+                                     ["smooth-k", "--variant", "suppress", "--seed", "1"]])
+def test_published_header_counts_only_what_the_rows_show(tmp_path: Path,
+                                                         command: list[str]) -> None:
+    """A feature held by one user is always suppressed, and a user whose row is suppressed
+    is in no line: the header must not count either (it would publish that the input holds
+    a value that appears nowhere), and the report keeps the input's counts under
+    not_private."""
+    inp = tmp_path / "in.tsv"
+    rows = [f"u{u}\tcommon\n" for u in range(8)] + ["u8\trare_diagnosis\n", "u9\tlonely\n"]
+    inp.write_text("".join(rows))
+    out, rep = tmp_path / "out.tsv", tmp_path / "r.json"
+    assert main(["-q", *command, str(inp), "--k", "4", "--out", str(out),
+                 "--report", str(rep)]) == 0
+    lines = [ln.split("\t") for ln in out.read_text().splitlines() if not ln.startswith("#")]
+    header = next(ln for ln in out.read_text().splitlines() if ln.startswith("# Users:"))
+    users, features = {u for u, _ in lines}, {f for _, f in lines}
+    assert "rare_diagnosis" not in features
+    assert header == f"# Users: {len(users)} Features: {len(features)} Edges: {len(lines)}"
+    report = json.loads(rep.read_text())
+    assert "n_users" not in report and "n_features" not in report
+    assert report["not_private"]["n_users"] == 10
+    assert report["not_private"]["n_features"] == 3

@@ -22,7 +22,10 @@ from graphanon.evaluate.audit import (
     epsilon_lower_bound,
     hub_pairs,
     joined_star_pairs,
+    random_edge_pairs,
+    random_node_pairs,
 )
+from graphanon.graph import Graph
 from graphanon.nodedp.theta_dk import theta_dk_release
 from graphanon.privacy.noise import dp_scale, get_backend
 from graphanon.privacy.release import Release
@@ -148,6 +151,50 @@ def test_a_correct_mechanism_is_not_flagged_and_the_bound_is_close() -> None:
     assert 0.8 < res.empirical_epsilon_lower_bound <= 1.0
 
 
+def _edge_set(G: Graph) -> set[tuple[int, int]]:
+    u, v = G.edges()
+    return set(zip(u.tolist(), v.tolist(), strict=True))
+
+
+def test_random_pairs_are_neighbours() -> None:
+    """Random edge pairs: same nodes, one edge fewer, degrees within h; random node pairs:
+    one node and its edges fewer. Fixed seed: the same pairs every time."""
+    h = 4
+    pairs = random_edge_pairs(h)
+    assert len(pairs) == 40 and [c.description for c in pairs] == [
+        c.description for c in random_edge_pairs(h)]
+    for c in pairs:
+        assert c.D.n_nodes == c.D_prime.n_nodes and int(c.D.degrees.max()) <= h
+        assert _edge_set(c.D_prime) < _edge_set(c.D) and c.D.n_edges == c.D_prime.n_edges + 1
+    for c in random_node_pairs(3):
+        assert c.D_prime.n_nodes == c.D.n_nodes - 1
+        assert c.D.n_edges - c.D_prime.n_edges <= c.D.n_nodes - 1
+
+
+def test_random_pairs_expose_a_derivation_the_stars_cannot() -> None:
+    """A wrong derivation: the triangle count noised for sensitivity 1 (one edge closes up to
+    h − 1 triangles). Joined stars have no triangles and hide it; the random edge pairs
+    show a pair whose exact loss exceeds the claim, so the audit says so with certainty."""
+    h = 4
+
+    def triangles(G: Graph, backend):  # type: ignore[no-untyped-def]
+        t = float(G.to_igraph().cliques(3, 3).__len__())
+        noisy = backend.laplace(np.array([t]), sensitivity=1.0, epsilon=1.0)
+        return noisy, Release.create(mechanism="triangles-wrong", neighbourhood="edge",
+                                     epsilon=1.0, sensitivity=1.0,
+                                     sensitivity_derivation="WRONG on purpose", params={},
+                                     backend=backend.name)
+
+    stars = AuditTarget("triangles", "-", "edge", triangles, lambda: joined_star_pairs(h), "")
+    res = audit_mechanism(stars, backend=seeded(3), n_select=200, n_eval=1000)
+    assert res.pair_epsilon == 0.0 and not res.pair_exceeds_claim
+    both = AuditTarget("triangles", "-", "edge", triangles,
+                       lambda: joined_star_pairs(h) + random_edge_pairs(h), "")
+    res = audit_mechanism(both, backend=seeded(3), n_select=200, n_eval=1000)
+    assert res.pair_epsilon is not None and res.pair_epsilon >= 2.0
+    assert res.pair_exceeds_claim and res.to_dict()["pair_exceeds_claim"]
+
+
 @pytest.mark.parametrize("name", [m for m in AUDIT_MECHANISMS if "control" not in m])
 def test_every_audited_mechanism_stays_below_its_claim(name: str) -> None:
     res = audit_mechanism(target(name, 2.0), backend=seeded(7), n_select=1000, n_eval=3000,
@@ -155,7 +202,7 @@ def test_every_audited_mechanism_stays_below_its_claim(name: str) -> None:
     assert res.claimed_epsilon == 2.0
     assert 0.3 < res.empirical_epsilon_lower_bound <= 2.0
     if res.pair_epsilon is not None:
-        assert res.pair_epsilon <= 2.0 + 1e-9
+        assert res.pair_epsilon <= 2.0 + 1e-9 and not res.pair_exceeds_claim
 
 
 def test_personalized_claim_is_the_owner_of_the_smallest_epsilon() -> None:
