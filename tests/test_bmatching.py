@@ -282,3 +282,16 @@ def test_cli_delta_from_degree_matches_users_to_nodes_by_id(tmp_path, capsys):
     assert main(args) == 2
     assert "unknown node id 'd'" in capsys.readouterr().err
     assert not (tmp_path / "m.tsv").exists()
+
+
+@pytest.mark.parametrize("bad", [7, 9, -2, 3])
+def test_verification_refuses_codes_that_no_row_holds(bad):
+    """A released code outside its attribute's range would be read as another category (it
+    was clamped): the check refuses it instead of calling the release compatible."""
+    X = np.array([[0, 0], [1, 0], [2, 0]])
+    Y = np.array([[0, 0], [1, 0], [bad, 0]])
+    with pytest.raises(InvalidParameterError, match=rf"row 2, attribute 0 holds {bad}"):
+        verify_adaptive_anonymity(X, Y, 1)
+    assert verify_adaptive_anonymity(X, np.array([[0, 0], [1, 0], [-1, 0]]), 1).ok is not None
+    with pytest.raises(InvalidParameterError, match="integer codes"):
+        verify_adaptive_anonymity(X, Y + 0.5, 1)

@@ -796,3 +796,52 @@ def test_two_file_sinks_in_one_folder_are_refused(tmp_path: Path, polbooks: Path
         path = "other/{release_id}"
     """)
     assert (tmp_path / "other" / "r" / "operator" / "report.json").is_file()
+
+
+@pytest.mark.parametrize("sink_path", ["afile/out", "   "])
+def test_an_unwritable_file_sink_is_refused_before_the_charge(
+        tmp_path: Path, polbooks: Path, sink_path: str,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A sink folder under a file (or an empty path) stops the job before any step and
+    before the ledger charge: three failed runs spend nothing."""
+    (tmp_path / "afile").write_text("x\n")
+    body = head('path = "g.txt"', extra='ledger = "L.json"\n        budget = 2.5\n'
+                '        dataset = "polbooks"') + f"""
+        [[steps]]
+        name = "release-dk"
+        d = 1
+        epsilon = 1.0
+        max_degree = 30
+        [[sinks]]
+        type = "file"
+        path = "{sink_path}"
+    """
+    for _ in range(3):
+        run(tmp_path, body, expect=2)
+    err = capsys.readouterr().err
+    assert ("not a folder" in err) if sink_path.strip() else ("needs a path" in err)
+    assert not (tmp_path / "L.json").exists() or '"release_id"' not in (
+        tmp_path / "L.json").read_text()
+
+
+def test_an_interrupted_job_logs_its_failure(tmp_path: Path, polbooks: Path,
+                                            monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """SIGTERM in the CLI's process arrives as Terminated (a KeyboardInterrupt): the job
+    logs job_failed with exit code 143, and its file sink writes nothing."""
+    from graphanon.cli import Terminated
+    from graphanon.jobs import runner
+
+    def stop(state, params):  # type: ignore[no-untyped-def]
+        raise Terminated(15)
+
+    monkeypatch.setitem(runner.STEPS, "describe", stop)
+    job = tmp_path / "job.toml"
+    job.write_text(textwrap.dedent(head('path = "g.txt"') + """
+        [[steps]]
+        name = "describe"
+    """ + FILE_SINK))
+    assert main(["run", str(job), "--log-format", "json"]) == 143
+    events = [json.loads(x) for x in capsys.readouterr().err.splitlines() if x.startswith("{")]
+    assert events[-1]["event"] == "job_failed" and events[-1]["exit_code"] == 143
+    assert not (tmp_path / "out").exists()

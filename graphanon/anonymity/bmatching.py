@@ -884,6 +884,18 @@ def verify_adaptive_anonymity(
         if own.shape != (n,) or not np.array_equal(np.sort(own), np.arange(n)):
             raise fail("owner", "verify_adaptive_anonymity", "a permutation of range(n)",
                        own.shape)
+    if Yc.size and (not np.issubdtype(Yc.dtype, np.number)
+                    or not np.array_equal(Yc, np.round(Yc))):
+        raise fail("Y", "verify_adaptive_anonymity", f"integer codes or {MASKED} (masked)",
+                   Yc.dtype)
+    width = codes.max(axis=0).astype(np.int64) + 1 if n else np.zeros(d, dtype=np.int64)
+    bad = (Yc != MASKED) & ((Yc < 0) | (Yc >= width[None, :]))
+    if bad.any():  # a code no row holds would be read as another category
+        r, k = (int(x) for x in np.argwhere(bad)[0])
+        raise InvalidParameterError(
+            f"verify_adaptive_anonymity: released row {r}, attribute {k} holds "
+            f"{Yc[r, k].item()!r}, neither masked ({MASKED}) nor a code of that attribute "
+            f"(0..{width[k] - 1}).")
     return _verify_impl(codes, Yc.astype(np.int32), dl, own, symmetric=symmetric)
 
 

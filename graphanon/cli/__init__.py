@@ -164,6 +164,32 @@ def _own_process() -> None:
     """
     if "numba.np.arraymath" not in sys.modules and _SkipBlasProbe not in sys.meta_path:
         sys.meta_path.insert(0, _SkipBlasProbe)
+    _stop_on_signals()
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP (``docker stop``, systemd, ``timeout``, a closed terminal): stops the
+    command the way Ctrl-C does, so that its temporaries and the folders it created are
+    removed and nothing is half-written."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stop_on_signals() -> None:
+    """In the command's own process: SIGTERM and SIGHUP raise :class:`Terminated` in the
+    main thread (exit ``128 + signal``), where Python's default would end the process
+    without running any clean-up."""
+    import signal
+
+    def stop(signum: int, _frame: Any) -> None:
+        raise Terminated(signum)
+
+    for name in ("SIGTERM", "SIGHUP"):
+        sig = getattr(signal, name, None)
+        if sig is not None and signal.getsignal(sig) in (signal.SIG_DFL, None):
+            signal.signal(sig, stop)
 
 
 def _show_warning(seen: set[str]) -> Any:
@@ -201,7 +227,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                    f"can hold ({type(exc).__name__}: {_printable(str(exc))}); use smaller "
                    "bounds.", err=True)
         return _exit(2, argv)
-    except click.exceptions.Abort:
+    except click.exceptions.Abort as exc:  # click's wrapper of KeyboardInterrupt
+        if isinstance(exc.__cause__, Terminated):
+            import signal
+
+            signum = exc.__cause__.signum
+            click.echo(f"graphanon: terminated ({signal.Signals(signum).name})", err=True)
+            return _exit(128 + signum, argv)
         click.echo("graphanon: aborted", err=True)
         return _exit(130, argv)
     except click.ClickException as exc:
@@ -229,6 +261,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         click.echo(f"graphanon: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "),
                    err=True)
         return _exit(2, argv)
+    except Terminated as exc:
+        import signal
+
+        click.echo(f"graphanon: terminated ({signal.Signals(exc.signum).name})", err=True)
+        return _exit(128 + exc.signum, argv)
     except KeyboardInterrupt:
         click.echo("graphanon: interrupted", err=True)
         return _exit(130, argv)

@@ -177,9 +177,8 @@ def check_outputs(outputs: Mapping[str, str], inputs: Mapping[str, str],
     path): none is an input, no two are one file, each can be written. ``where(name)`` says
     which option names an output (``"The '--out' option"``), ``input_name`` an input's."""
     import os
-    import tempfile
 
-    from ..io._atomic import can_write_in_place, writes_in_place
+    from ..io._atomic import can_write_in_place, creatable_reason, writes_in_place
 
     seen: dict[str, str] = {}
     for name, value in outputs.items():
@@ -199,19 +198,9 @@ def check_outputs(outputs: Mapping[str, str], inputs: Mapping[str, str],
                 f"{where(name)} and {where(seen[real]).lower()} name the same file "
                 f"{value!r}.")
         seen[real] = name
-        parent = Path(real).parent
-        while not parent.exists():
-            parent = parent.parent
-        if not parent.is_dir():
-            raise InvalidParameterError(
-                f"{where(name)} cannot write {value!r}: {str(parent)!r} is not a folder.")
-        try:
-            fd, probe = tempfile.mkstemp(prefix=".graphanon-probe.", dir=parent)
-        except OSError as exc:
-            raise InvalidParameterError(
-                f"{where(name)} cannot write {value!r}: {exc.strerror or exc}.") from None
-        os.close(fd)
-        os.unlink(probe)
+        reason = creatable_reason(value)
+        if reason is not None:
+            raise InvalidParameterError(f"{where(name)} cannot write {value!r}: {reason}.")
 
 
 def guard_paths(cmd: click.Command) -> click.Command:

@@ -417,6 +417,8 @@ class PdpSpec:
 def check_personalized(G: Any, prefs: Any, *, owner: str, d: Any, privacy: str, method: str,
                        theta: Any, mu: Any, k: Any, nodes: Any) -> PdpSpec:
     """Validate the arguments of a personalized release once (one message format)."""
+    from .._ids import canonical_ids, ids_as_text
+
     if not isinstance(G, Graph):
         raise InvalidParameterError(f"The 'G' parameter of {owner} must be a graphanon Graph. "
                                     f"Got {type(G).__name__} instead.")
@@ -459,13 +461,19 @@ def check_personalized(G: Any, prefs: Any, *, owner: str, d: Any, privacy: str, 
     if method == "ag":
         k = check_cluster_size(k, owner, cells=h + 1 if d == 1 else h * (h + 1) // 2,
                                mechanism=f"AG-dK ({d}K, theta = {h})", plain="LL-dK")
-    if privacy == "node" and prefs.source.startswith("attribute:"):
+    drawn_over_nodes = (
+        prefs.source == "thesis-scheme" and prefs.node_ids.size == G.n_nodes
+        and set(ids_as_text(canonical_ids(prefs.node_ids)).tolist())
+        == set(ids_as_text(G.node_ids).tolist()))
+    if privacy == "node" and (prefs.source.startswith("attribute:") or drawn_over_nodes):
+        what = (f"a table read from the graph's own attribute ({prefs.source})"
+                if prefs.source.startswith("attribute:") else
+                "a thesis_scheme table drawn over exactly the graph's node ids")
         raise InvalidParameterError(
             f"The 'prefs' parameter of {owner}: under node-PDP the preference table must be "
-            "public and independent of which nodes are present; a table read from the graph's "
-            f"own attribute ({prefs.source}) makes ε_min, μ and the default depend on the "
-            "private node set. Pass a table over a public universe of ids (a file or "
-            "from_pairs).")
+            f"public and independent of which nodes are present; {what} makes ε_min, μ and "
+            "the default depend on the private node set. Pass a table over a public "
+            "universe of ids (a file, from_pairs, or thesis_scheme over the universe).")
     return PdpSpec(G, d, privacy, method, h, mu_val, k)
 
 

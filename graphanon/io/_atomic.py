@@ -181,6 +181,33 @@ def writes_in_place(target: str | os.PathLike[str]) -> bool:
         return False
 
 
+def creatable_reason(target: str | os.PathLike[str]) -> str | None:
+    """Why ``target`` (a file to be created, with any missing parent folders) cannot be
+    written, or ``None``: a trailing separator (a folder name), a ``.gz`` name (outputs are
+    not compressed), a parent that is a file, or a folder this process cannot create files
+    in (probed with a temporary file in the nearest existing ancestor)."""
+    import tempfile
+
+    value = os.fspath(target)
+    if value.endswith(os.sep) or (os.altsep and value.endswith(os.altsep)):
+        return "the name ends with a path separator, so it names a folder; name a file"
+    if value.lower().endswith(".gz"):
+        return ("graphanon writes its outputs uncompressed; drop the '.gz' (and compress "
+                "the file afterwards)")
+    parent = Path(os.path.realpath(value)).parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        return f"{str(parent)!r} is not a folder"
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".graphanon-probe.", dir=parent)
+    except OSError as exc:
+        return str(exc.strerror or exc)
+    os.close(fd)
+    os.unlink(probe)
+    return None
+
+
 def _install(tmp: Path, target: Path) -> None:
     """Put the finished temporary file in place: rename, or copy into a non-regular file."""
     try:

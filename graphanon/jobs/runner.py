@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import GraphAnonError, InvalidParameterError
 from ..graph import BipartiteGraph, Graph
 from .schema import is_distributed, load_job, render_release_id, validate_job
-from .sinks import check_sinks, write_sink
+from .sinks import check_sinks, probe_file_sinks, write_sink
 from .sources import default_driver, read_source, read_universe, shape
 from .state import UNIVERSE_KEYS, JobLockedError, JobResult, JobState, resolve_path
 from .steps import STEPS
@@ -158,6 +158,7 @@ def _run_loaded(
                         connection_settings(uri=sink.get("uri"), user=sink.get("user"),
                                             password_file=sink.get("password_file"),
                                             database=sink.get("database"))
+            probe_file_sinks(cfg["sinks"], name, release_id=release_id, base=base)
             universe: Any = None
             if cfg["source"] is None:  # every step reads its own partitioned input
                 data: Graph | BipartiteGraph = Graph.from_edges([], [], n_nodes=0)
@@ -191,6 +192,9 @@ def _run_loaded(
                        seconds=round(time.perf_counter() - t, 3))
             check_sinks(cfg["sinks"], state, name, release_id=release_id,
                         base=Path(cfg["path"]).parent, keep=set(tx.inputs))
+            for sink in cfg["sinks"]:  # connect (and verify) before the ε is charged
+                if sink["type"] == "neo4j":
+                    driver(sink)
             if job.get("ledger") is not None and state.release is not None:
                 charge_ledger(job, state.release, Path(cfg["path"]).parent)
             outputs = []
@@ -198,7 +202,8 @@ def _run_loaded(
                 for sink in cfg["sinks"]:
                     outputs.append(write_sink(sink, state, release_id, name, driver,
                                                Path(cfg["path"]).parent))
-                    event("sink_written", job=name, sink=sink["type"], target=outputs[-1])
+                    if sink["type"] == "neo4j":  # committed in the database
+                        event("sink_written", job=name, sink="neo4j", target=outputs[-1])
             except OSError as exc:
                 raise InvalidParameterError(
                     f"job {name!r}: cannot write a sink: {exc.strerror or exc}"
@@ -206,14 +211,23 @@ def _run_loaded(
         except GraphAnonError as exc:
             event("job_failed", job=name, exit_code=exc.exit_code, error=str(exc))
             raise
+        except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM / SIGHUP in the CLI's process
+            signum = getattr(exc, "signum", 2)
+            event("job_failed", job=name, exit_code=128 + signum,
+                  error="interrupted" if signum == 2 else f"terminated by signal {signum}")
+            raise
         finally:
             for d in drivers.values():
                 with contextlib.suppress(Exception):
                     d.close()
-        seconds = time.perf_counter() - t0
-        event("job_done", job=name, release_id=release_id, seconds=round(seconds, 3))
-        return JobResult(name, release_id, tuple(names), tuple(outputs),
-                         state.release is not None, seconds)
+    # the output transaction has put the file sinks' files in place only now
+    for sink, target in zip(cfg["sinks"], outputs, strict=True):
+        if sink["type"] == "file":
+            event("sink_written", job=name, sink="file", target=target)
+    seconds = time.perf_counter() - t0
+    event("job_done", job=name, release_id=release_id, seconds=round(seconds, 3))
+    return JobResult(name, release_id, tuple(names), tuple(outputs),
+                     state.release is not None, seconds)
 
 
 def charge_ledger(job: Mapping[str, Any], release: Any, base: Path) -> None:

@@ -310,8 +310,10 @@ def _check_sink(sink: Any, i: int, p: Path) -> None:
         )
     _unknown(sink, _SINK_KEYS[sink["type"]], f"{sink['type']} sink {i + 1}", p)
     if sink["type"] == "file":
-        if not isinstance(sink.get("path"), str):
-            raise InvalidParameterError(f"job file {str(p)!r}: file sink {i + 1} needs a path.")
+        if not isinstance(sink.get("path"), str) or not sink["path"].strip():
+            raise InvalidParameterError(
+                f"job file {str(p)!r}: file sink {i + 1} needs a path (a folder name; got "
+                f"{sink.get('path')!r}).")
         name = sink.get("graph_name", "graph.graphml")
         if not isinstance(name, str) or not _GRAPH_NAME.fullmatch(name):
             raise InvalidParameterError(

@@ -163,6 +163,25 @@ def neo4j_payload(sink: dict[str, Any], state: JobState, job: str) -> dict[str, 
     return {"graph" if isinstance(state.data, Graph) else "bipartite": state.data}
 
 
+def probe_file_sinks(sinks: list[dict[str, Any]], job: str, *, release_id: str,
+                     base: Path) -> None:
+    """Refuse, before any step runs and before the ledger is charged, a file sink whose
+    folder cannot be created or written (a parent that is a file, no permission): otherwise
+    every failed run would spend its ε for nothing."""
+    from ..io._atomic import creatable_reason
+
+    for i, sink in enumerate(sinks):
+        if sink["type"] != "file":
+            continue
+        folder = resolve_path(base, render_sink_path(sink["path"], release_id=release_id,
+                                                     job=job))
+        reason = creatable_reason(folder / "publish" / "release.json")
+        if reason is not None:
+            raise InvalidParameterError(
+                f"job {job!r}: file sink {i + 1} cannot write into {str(folder)!r}: "
+                f"{reason}.")
+
+
 def check_sinks(sinks: list[dict[str, Any]], state: JobState, job: str, *,
                 release_id: str, base: Path, keep: set[str]) -> None:
     """Refuse, before the ledger charge and before any sink writes: a neo4j sink that could

@@ -8,10 +8,13 @@ before it is published; a charge that would take the total above the budget is r
 Composition rules (pure ε-DP):
 
 - **Sequential** (always valid): releases M₁ … M_k on the same data cost ``Σ εᵢ``.
-- **Parallel** (only when disjointness is proven): releases that each read a *disjoint* set of
-  protected units cost ``max εᵢ``. :meth:`Accountant.spend_parallel` takes, per release, the
-  array of unit ids it reads (cell / edge keys for edge-DP, node ids for node-DP) and checks
-  pairwise disjointness itself; if any two overlap it charges the sum instead and says so.
+- **Parallel** (only over a public partition): releases that each read only the units of
+  their own part of a *data-independent* partition of the unit domain cost ``max εᵢ``.
+  :meth:`Accountant.spend_parallel` takes, per release, its part's domain — every unit id
+  the release may read, fixed before the data is seen (cell / edge keys of a public node
+  universe for edge-DP, node ids of a public universe for node-DP), never the units the data
+  happens to contain — and checks pairwise disjointness itself; if any two overlap it
+  charges the sum instead and says so.
 - **Which ε a release costs** (:func:`charge_epsilon`, shared with the Neo4j ledger):
   k-anonymity / non-private releases carry none.
 - **Across neighbourhoods**: a node-level release is charged to an edge budget at **2ε**.
@@ -390,35 +393,49 @@ class Accountant:
         return self.spend(r)
 
     def spend_parallel(
-        self, releases: Sequence[Release], units: Sequence[Any]
+        self, releases: Sequence[Release], domains: Sequence[Any]
     ) -> list[LedgerEntry]:
-        """Charge releases on (provably) disjoint parts of the data: ``max ε`` if disjoint.
+        """Charge releases on disjoint parts of a public partition: ``max ε`` if disjoint.
 
         Parameters
         ----------
         releases : sequence of Release
             The releases, one per part.
-        units : sequence of array-like
-            For each release, the ids of the protected units it reads (cell or edge keys for
-            an edge budget, node ids for a node budget). They are checked pairwise for
+        domains : sequence of array-like
+            For each release, its part's **domain**: every id of a protected unit it may read
+            (cell or edge keys for an edge budget, node ids for a node budget), fixed from
+            public information before the data is seen — for example the nodes of a public
+            universe whose keyed hash falls in the part. They are checked pairwise for
             overlap here; overlapping parts fall back to sequential composition (the sum).
+            An empty domain is refused (a release over no units reads nothing).
 
         Notes
         -----
         Parallel composition: if a neighbouring change touches one unit, it changes the input
         of at most one part, so only that part's ε is spent. This requires that each release
-        depends *only* on its listed units — the caller's claim, which the listing makes
-        explicit and auditable.
+        depends *only* on the units of its domain, and that the domains do not depend on the
+        data. **The units a data set happens to contain are not a domain**: under add/remove
+        neighbours the added unit is in no such list, and two releases that both read the
+        whole graph would look disjoint on an edgeless graph (charged ``max`` instead of the
+        sum). The caller's claim is made explicit and auditable by the listing; the code can
+        check the disjointness of the domains, not that they are public.
         """
+        units = domains
         if len(releases) != len(units) or not releases:
             raise InvalidParameterError(
-                "spend_parallel needs one units array per release "
-                f"(got {len(releases)} releases and {len(units)} unit arrays)."
+                "spend_parallel needs one domain per release "
+                f"(got {len(releases)} releases and {len(units)} domains)."
             )
         charges = []
         for r in releases:
             charges.append((r, _charge_of(r, self.neighbourhood)))
         arrays = [np.unique(np.asarray(u).ravel()) for u in units]
+        empty = [i for i, a in enumerate(arrays) if not a.size]
+        if empty:
+            raise InvalidParameterError(
+                f"spend_parallel: the domain of release {empty[0] + 1} is empty. A domain is "
+                "every unit the release may read, fixed before the data is seen (not the "
+                "units the data contains).")
         allu = np.concatenate(arrays) if arrays else np.zeros(0)
         disjoint = np.unique(allu).size == allu.size
         if disjoint:

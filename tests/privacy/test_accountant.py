@@ -121,6 +121,15 @@ def test_parallel_composition_only_when_disjoint():
             [_rel(0.6), _rel(0.6)], [[1, 2], [2, 3]])
 
 
+def test_parallel_composition_refuses_an_empty_domain():
+    """Two releases of the whole of an edgeless graph listing the edges they read (none)
+    would look disjoint; a domain is what a release may read, never empty."""
+    acc = Accountant(2.0, dataset="fp1")
+    with pytest.raises(InvalidParameterError, match="domain of release 1 is empty"):
+        acc.spend_parallel([_rel(1.0), _rel(1.0)], [[], []])
+    assert acc.spent == 0
+
+
 def test_validation(tmp_path):
     with pytest.raises(InvalidParameterError, match="'budget' parameter of Accountant"):
         Accountant(0.0, dataset="x")

@@ -273,7 +273,9 @@ def test_st_sampling_rate_matches_the_inclusion_probability():
 @pytest.fixture(scope="module")
 def polbooks():
     G = load_polbooks()
-    return G, thesis_scheme(G.node_ids, rng=np.random.default_rng(4))
+    # node-PDP needs a table over a public universe, not over the graph's own nodes
+    universe = np.concatenate([G.node_ids, np.arange(1000, 1020)])
+    return G, thesis_scheme(universe, rng=np.random.default_rng(4))
 
 
 @pytest.mark.parametrize("method", ["min", "ll", "tp", "st", "ag"])
@@ -395,6 +397,9 @@ def test_node_pdp_refuses_graph_derived_preferences(tmp_path):
     with pytest.raises(InvalidParameterError, match="node-PDP"):
         release_personalized(G, from_attribute(G, "eps"), d=1, privacy="node", method="min",
                              theta=2)
+    with pytest.raises(InvalidParameterError, match="drawn over exactly the graph's node"):
+        release_personalized(G, thesis_scheme(G.node_ids, rng=np.random.default_rng(0)), d=1,
+                             privacy="node", method="tp", mu=0.5, theta=2)
     g = tmp_path / "g.txt"
     g.write_text("0 1\n1 2\n")
     assert main(["-q", "release-personalized", str(g), "--d", "1", "--privacy", "node",

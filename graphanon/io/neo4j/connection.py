@@ -61,12 +61,7 @@ def connection_settings(
         raise InvalidParameterError(
             "No Neo4j URI: pass --uri or set NEO4J_URI (e.g. neo4j://localhost:7687)."
         )
-    schemes = ("neo4j", "neo4j+s", "neo4j+ssc", "bolt", "bolt+s", "bolt+ssc")
-    if "://" not in uri or uri.split("://", 1)[0] not in schemes:
-        raise InvalidParameterError(
-            f"The '--uri' parameter must look like neo4j://host:7687 or bolt://host:7687. "
-            f"Got {uri!r} instead."
-        )
+    _check_uri(uri)
     user = user or env.get("NEO4J_USER") or "neo4j"
     pw_file = password_file or env.get("NEO4J_PASSWORD_FILE")
     if pw_file:
@@ -95,6 +90,28 @@ def connection_settings(
             f"'_'). Got {database!r} instead."
         )
     return ConnectionSettings(uri, user, password, database)
+
+
+def _check_uri(uri: str) -> None:
+    """A scheme the driver knows, a host, and a port in 1..65535 when one is given: checked
+    here so that a mistyped URI is a one-line error (exit 2) before anything runs, not a
+    driver traceback after a job has charged its ledger."""
+    from urllib.parse import urlsplit
+
+    schemes = ("neo4j", "neo4j+s", "neo4j+ssc", "bolt", "bolt+s", "bolt+ssc")
+    shape = ("The '--uri' parameter (or NEO4J_URI) must look like neo4j://host:7687 or "
+             f"bolt://host:7687. Got {uri!r} instead")
+    if "://" not in uri or uri.split("://", 1)[0] not in schemes:
+        raise InvalidParameterError(shape + ".")
+    try:
+        parts = urlsplit(uri)
+        port = parts.port
+    except ValueError as exc:
+        raise InvalidParameterError(f"{shape}: {exc}.") from None
+    if not parts.hostname:
+        raise InvalidParameterError(f"{shape}: no host.")
+    if port is not None and not 0 < port < 65536:
+        raise InvalidParameterError(f"{shape}: port {port} is not in 1..65535.")
 
 
 def _valid_database_name(name: str) -> bool:
