@@ -311,6 +311,11 @@ def test_outputs_that_are_not_regular_files(work: Path,
     assert check([*args, "--out", str(work / "gone" / "deep" / "r.tsv"), "--report",
                   "/dev/full"], work, capsys) == 2
     assert not (work / "gone").exists()
+    # a name ending in a separator names a folder; a .gz name would hold plain text
+    assert check([*args, "--out", str(work / "results") + "/"], work, capsys) == 2
+    assert not (work / "results").exists()
+    assert check([*args, "--out", str(work / "r.tsv.gz")], work, capsys) == 2
+    assert not (work / "r.tsv.gz").exists()
 
 
 def test_outputs_through_links_and_own_descriptors(work: Path, tmp_path: Path) -> None:

@@ -669,3 +669,40 @@ def test_a_neo4j_sink_without_a_uri_fails_before_the_steps(
     assert main(["run", str(job)]) == 2
     err = capsys.readouterr().err
     assert "No Neo4j URI" in err and "step_done" not in err
+
+
+@pytest.mark.parametrize("uri", ["bolt://host:abc", "neo4j://[::1", "neo4j://h:-1",
+                                 "bolt://host:99999", "neo4j://:7687", "neo4j://h:0"])
+def test_a_malformed_uri_is_one_line_before_anything_runs(
+        uri: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A mistyped URI is exit 2 naming --uri / NEO4J_URI, never a driver traceback; in a
+    job it stops before the steps and the JSON ledger's charge."""
+    monkeypatch.setenv("NEO4J_PASSWORD", "pw")
+    assert main(["neo4j", "releases", "--uri", uri]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "NEO4J_URI" in err and repr(uri) in err
+    monkeypatch.setenv("NEO4J_URI", uri)
+    write_graph(ring(6), tmp_path / "in.txt")
+    job = write_job(tmp_path, """
+        [job]
+        name = "j"
+        release_id = "r"
+        ledger = "L.json"
+        budget = 5.0
+        dataset = "ring"
+        [source]
+        path = "in.txt"
+        [[steps]]
+        name = "release-dk"
+        d = 1
+        epsilon = 1.0
+        max_degree = 4
+        [[sinks]]
+        type = "neo4j"
+        dataset = "ring"
+    """)
+    assert main(["run", str(job)]) == 2
+    err = capsys.readouterr().err
+    assert "NEO4J_URI" in err and "Traceback" not in err
+    assert not (tmp_path / "L.json").exists()
