@@ -287,3 +287,26 @@ def test_delta_column_needs_a_table_and_a_known_column(tmp_path: Path, capsys) -
     assert "unknown column 'nope'" in capsys.readouterr().err and not out.exists()
     assert main(["b-anonymize", str(inp), "--delta", "2", "--delta-column", "d", "--out",
                  str(out), "--report", str(tmp_path / "r.json")]) == 2
+
+
+def test_b_anonymize_reads_a_preset_header_as_a_header(tmp_path: Path) -> None:
+    """The shipped Adult sample names its columns on line 1: b-anonymize reads 2,000 users,
+    not 2,001 with one of them 'education=education'."""
+    from graphanon.datasets import data_path
+
+    rep = tmp_path / "r.json"
+    assert main(["-q", "b-anonymize", str(data_path("adult_sample.csv")), "--preset", "adult",
+                 "--delta", "2", "--seed", "1", "--out", str(tmp_path / "o.tsv"), "--report",
+                 str(rep)]) == 0
+    assert json.loads(rep.read_text())["not_private"]["n"] == 2000
+
+
+def test_b_anonymize_refuses_a_table_without_any_value(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    inp = tmp_path / "allna.csv"
+    inp.write_text("a,b\n,\n,\n")
+    out = tmp_path / "o.tsv"
+    assert main(["-q", "b-anonymize", str(inp), "--table", "--delta", "1", "--out", str(out),
+                 "--report", str(tmp_path / "r.json")]) == 2
+    assert "yields no user–attribute pair" in capsys.readouterr().err and not out.exists()

@@ -311,6 +311,12 @@ def test_outputs_that_are_not_regular_files(work: Path,
     assert check([*args, "--out", str(work / "gone" / "deep" / "r.tsv"), "--report",
                   "/dev/full"], work, capsys) == 2
     assert not (work / "gone").exists()
+    # the ledger is never an input, even one that does not exist yet (it would be created,
+    # then read as the universe)
+    assert check([*args, "--out", str(work / "x.tsv"), "--nodes", str(work / "U.txt"),
+                  "--ledger", str(work / "U.txt"), "--dataset", "d", "--budget", "5"], work,
+                 capsys) == 2
+    assert not (work / "U.txt").exists()
     # a name ending in a separator names a folder; a .gz name would hold plain text
     assert check([*args, "--out", str(work / "results") + "/"], work, capsys) == 2
     assert not (work / "results").exists()

@@ -412,3 +412,14 @@ def test_release_degrees_refuses_options_of_another_method(tmp_path) -> None:
         assert main(["-q", "release-degrees", str(src), "--epsilon", "1", *args,
                      "--out", str(out)]) == 2
     assert not out.exists()
+
+
+def test_rps_names_a_too_small_epsilon_by_the_users_parameter() -> None:
+    """5 % of ε goes to the private node count: below the smallest ε that is a message
+    about epsilon and max_nodes, not about an internal dp_scale call."""
+    G = Graph.from_edges([0, 1], [1, 2])
+    with pytest.raises(InvalidParameterError, match=r"'epsilon' parameter of "
+                                                     r"rps_degree_sequence \(1e-06\) is too "
+                                                     r"small.*epsilon >= 2e-05.*max_nodes"):
+        rps_degree_sequence(G, epsilon=1e-6)
+    rps_degree_sequence(G, epsilon=1e-6, max_nodes=10)  # no count to estimate: fine

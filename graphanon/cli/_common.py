@@ -224,6 +224,7 @@ def guard_paths(cmd: click.Command) -> click.Command:
     as_inputs = set(getattr(cmd, "input_params", ()))
     flags = {p.name: (p.opts[0] if isinstance(p, click.Option) else p.human_readable_name)
              for p in cmd.params}
+    paths = {p.name for p in cmd.params if isinstance(p.type, click.Path)}
 
     def where(name: str) -> str:
         return f"The '{flags.get(name, name)}' option"
@@ -245,6 +246,16 @@ def guard_paths(cmd: click.Command) -> click.Command:
                   and (os.path.isfile(v) or k in STATE_PARAMS)}
         check_outputs(outputs, inputs, where,
                       lambda n: str(flags.get(n, n)))
+        for state in STATE_PARAMS:  # the ledger is no input either, existing or not
+            value = kwargs.get(state)
+            if not isinstance(value, str) or not value:
+                continue
+            for name, other in kwargs.items():
+                if (name != state and name in paths and isinstance(other, str) and other
+                        and os.path.realpath(other) == os.path.realpath(value)):
+                    raise InvalidParameterError(
+                        f"{where(state)} and {where(name).lower()} name the same file "
+                        f"{value!r}: the ledger is updated in place and cannot be an input.")
         from ..io._atomic import output_transaction
         from ..privacy.release import run_clock
 

@@ -29,7 +29,13 @@ _PUBLIC_SUMMARY = ("mechanism", "method", "privacy_model", "neighbourhood",
 def _load_input(path: str, preset: str | None, table: bool,
                 delta_column: str | None) -> tuple[BipartiteGraph, Any]:
     """The input as a bipartite graph, and the δ column's values per user (or None)."""
-    from ..io.tables import PRESETS, _first_per_id, read_table, table_to_bipartite
+    from ..io.tables import (
+        PRESETS,
+        _first_per_id,
+        preset_column_names,
+        read_table,
+        table_to_bipartite,
+    )
 
     is_table = preset is not None or table or Path(path).suffix.lower() == ".csv"
     if not is_table:
@@ -40,8 +46,8 @@ def _load_input(path: str, preset: str | None, table: bool,
         return load_bipartite(path), None
     if preset is not None:
         spec = PRESETS[preset]
-        t = read_table(path, column_names=spec.column_names, delimiter=spec.delimiter,
-                       na_values=spec.na_values)
+        t = read_table(path, column_names=preset_column_names(path, spec),
+                       delimiter=spec.delimiter, na_values=spec.na_values)
         id_column, dropna, split = spec.id_column, spec.dropna, spec.split
         if id_column is not None:
             t = _first_per_id(t, id_column)
@@ -74,6 +80,10 @@ def _load_input(path: str, preset: str | None, table: bool,
         warnings.simplefilter("ignore", DataDependentFeaturesWarning)
         B = table_to_bipartite(t, columns=cols, id_column=id_column, binarize="median",
                                dropna=False, split=split)
+    if B.n_edges == 0:  # as bipartite-from-table: k-anonymity of nothing is no release
+        raise InvalidParameterError(
+            f"{path!r} yields no user–attribute pair (no data rows, or every cell missing); "
+            "nothing to anonymize.")
     if delta_column is None:
         return B, None
     values = t.column(delta_column).to_pylist()

@@ -415,8 +415,11 @@ class PdpSpec:
 
 
 def check_personalized(G: Any, prefs: Any, *, owner: str, d: Any, privacy: str, method: str,
-                       theta: Any, mu: Any, k: Any, nodes: Any) -> PdpSpec:
-    """Validate the arguments of a personalized release once (one message format)."""
+                       theta: Any, mu: Any, k: Any, nodes: Any,
+                       claims_privacy: bool = True) -> PdpSpec:
+    """Validate the arguments of a personalized release once (one message format).
+    ``claims_privacy=False`` (the thesis reproduction, which claims nothing) lets a
+    preference scheme be drawn over the graph's own nodes, as the thesis's experiments do."""
     from .._ids import canonical_ids, ids_as_text
 
     if not isinstance(G, Graph):
@@ -435,6 +438,17 @@ def check_personalized(G: Any, prefs: Any, *, owner: str, d: Any, privacy: str, 
                 "universe (the CLI's --nodes FILE). Edge-PDP treats the node set as public, "
                 "but an edge list cannot say which nodes exist.")
         G = G.with_nodes(nodes)
+        # both tables are public: a preference for an id outside the universe (or '7' for
+        # the node '007') would set ε_min for nobody; checking is data-independent
+        known = set(ids_as_text(G.node_ids).tolist())
+        stray = [x for x in ids_as_text(canonical_ids(prefs.node_ids)).tolist()
+                 if x not in known]
+        if stray:
+            raise InvalidParameterError(
+                f"The 'prefs' parameter of {owner} gives a preference for {stray[0]!r}, which "
+                f"is not in the public node universe ('nodes'; {len(stray)} such id(s)). "
+                "Every preference must name a node of the universe (ids are text: '7' and "
+                "'007' differ).")
     elif nodes is not None:
         raise InvalidParameterError(
             f"The 'nodes' parameter of {owner} applies to edge-PDP only: under node-PDP the "
@@ -462,7 +476,7 @@ def check_personalized(G: Any, prefs: Any, *, owner: str, d: Any, privacy: str, 
         k = check_cluster_size(k, owner, cells=h + 1 if d == 1 else h * (h + 1) // 2,
                                mechanism=f"AG-dK ({d}K, theta = {h})", plain="LL-dK")
     drawn_over_nodes = (
-        prefs.source == "thesis-scheme" and prefs.node_ids.size == G.n_nodes
+        claims_privacy and prefs.source == "thesis-scheme" and prefs.node_ids.size == G.n_nodes
         and set(ids_as_text(canonical_ids(prefs.node_ids)).tolist())
         == set(ids_as_text(G.node_ids).tolist()))
     if privacy == "node" and (prefs.source.startswith("attribute:") or drawn_over_nodes):

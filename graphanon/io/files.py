@@ -563,7 +563,13 @@ def read_bipartite(path: str | os.PathLike[str], *,
 _TEXT_RULES = {
     "edgelist": (r"[ \t\r\n]", "whitespace separates the two ids of an edge list line"),
     "tsv-raw": (r"[\t\r\n]", "tabs and newlines separate fields and lines"),
+    # XML 1.0 has no control characters but tab and newline, and reads a carriage return as
+    # a newline
+    "graphml": (r"[\x00-\x08\x0b\x0c\x0e-\x1f\r\x{fffe}\x{ffff}]",
+                "XML holds no control characters and reads a carriage return as a newline"),
 }
+#: Rules under which an id starting with '#' would read back as a comment line.
+_COMMENT_RULES = frozenset({"edgelist", "tsv-raw"})
 
 
 def _check_writable_ids(ids: np.ndarray[Any, Any], what: str, rule: str, fmt: str) -> Any:
@@ -574,15 +580,32 @@ def _check_writable_ids(ids: np.ndarray[Any, Any], what: str, rule: str, fmt: st
     if ids.dtype != object:  # canonical integers: always writable
         return text
     pattern, why = _TEXT_RULES[rule]
-    bad = pc.or_(pc.match_substring_regex(text, pattern),
-                 pc.match_substring_regex(text, r"^[ \t]*#"))
+    bad = pc.match_substring_regex(text, pattern)
+    if rule in _COMMENT_RULES:
+        bad = pc.or_(bad, pc.match_substring_regex(text, r"^[ \t]*#"))
     if pc.any(bad).as_py():
         x = text[int(pc.index(bad, True).as_py())].as_py()
-        reason = why if not x.lstrip(" \t").startswith("#") else "'#' starts a comment line"
+        comment = rule in _COMMENT_RULES and x.lstrip(" \t").startswith("#")
+        reason = "'#' starts a comment line" if comment else why
+        instead = ".parquet or .gml" if rule == "graphml" else ".parquet or .graphml"
+        article = "an" if fmt[:1].lower() in "aeiou" else "a"
         raise InvalidParameterError(
-            f"the {what} id {x!r} cannot be written to a {fmt} file ({reason}); write "
-            ".parquet or .graphml instead, which hold any id.")
+            f"the {what} id {x!r} cannot be written to {article} {fmt} file ({reason}); "
+            f"write {instead} instead, which hold any id.")
     return text
+
+
+def _check_positional_ids(ids: np.ndarray[Any, Any]) -> None:
+    """A Matrix Market file holds positions, not ids: it reads back as nodes ``1..n``.
+    Refuse any other ids rather than renumber them silently."""
+    n = ids.size
+    if ids.dtype == object or not np.array_equal(ids, np.arange(1, n + 1)):
+        first = next((i for i in range(n) if ids.dtype == object or ids[i] != i + 1), 0)
+        raise InvalidParameterError(
+            f"a Matrix Market (.mtx) file holds node positions 1..n, not ids: node "
+            f"{ids[first].item() if ids.dtype != object else ids[first]!r} would read back "
+            f"as {first + 1}. Write .graphml, .gml, .parquet or an edge list, which keep the "
+            "ids (only a graph whose ids are exactly 1..n can be written as .mtx).")
 
 
 #: Edge lists of integer ids up to this many edges are formatted in Python (at most ~20 ms)
@@ -667,6 +690,8 @@ def write_graph(G: Graph, path: str | os.PathLike[str], *, format: str | None = 
             )
             pq.write_table(pa.table({"source": src, "target": dst}), tmp)
         elif fmt in ("graphml", "gml"):
+            if fmt == "graphml":
+                _check_writable_ids(ids, "node", "graphml", "GraphML")
             g = G.to_igraph()
             if fmt == "gml":
                 # GML needs numeric ids; keep the external id in 'name'
@@ -675,6 +700,7 @@ def write_graph(G: Graph, path: str | os.PathLike[str], *, format: str | None = 
             else:
                 g.write_graphml(str(tmp))
         elif fmt == "mtx":
+            _check_positional_ids(ids)
             import scipy.io
             import scipy.sparse as sp
 

@@ -151,13 +151,15 @@ def table_to_bipartite(
         warn with :class:`~graphanon.errors.DataDependentFeaturesWarning`.
     dropna
         Drop rows with a missing value in any used column (else a missing cell gives no
-        feature).
+        feature). NaN and ±inf in a numeric column are missing values too (a median or
+        quantile cut never sees them).
     split
         Multi-valued columns: ``{"Genres": ";"}`` gives one feature per listed value.
     max_categories
         Refuse a categorical column with more distinct values (guards against id-like
         columns turning into millions of features).
     """
+    import pyarrow as pa
     import pyarrow.compute as pc
 
     names = table.column_names
@@ -184,6 +186,12 @@ def table_to_bipartite(
             f"The 'binarize' parameter of table_to_bipartite must be one of None, 'median', "
             f"'quantile'. Got {binarize!r} instead."
         )
+    for c in use:  # NaN and ±inf are missing values, as an empty cell is
+        col = table.column(c)
+        if pa.types.is_floating(col.type) and col.length() and pc.all(
+                pc.is_finite(col)).as_py() not in (True, None):
+            table = table.set_column(names.index(c), c, pc.if_else(pc.is_finite(col), col,
+                                                                   pa.scalar(None, col.type)))
     if dropna:
         mask = None
         for c in use + ([id_column] if id_column else []):
@@ -271,7 +279,25 @@ def preset_column_names(path: str | os.PathLike[str], spec: TablePreset
     with open(path, "rb") as fh:
         first = fh.readline().decode("utf-8", "replace").lstrip("\ufeff").strip()
     fields = [f.strip().lower() for f in first.split(spec.delimiter)]
-    return None if fields == [c.lower() for c in spec.column_names] else spec.column_names
+    names = [c.lower() for c in spec.column_names]
+    if fields == names:
+        return None
+
+    def norm(x: str) -> str:
+        return "".join(ch for ch in x if ch.isalnum())
+
+    known = {norm(c) for c in names}
+    if sum(norm(f) in known for f in fields) * 2 >= len(names):
+        # a header in another spelling (Kaggle's "marital.status"): read as data it would
+        # become a user with features such as education=education
+        odd = [(f, c) for f, c in zip(fields, names, strict=False) if f != c]
+        example = f" ({odd[0][0]!r} for {odd[0][1]!r})" if odd else ""
+        raise InputFormatError(
+            f"{str(path)!r} line 1 looks like a header but does not name the preset's columns "
+            f"exactly{example}: rename the header to {spec.delimiter.join(spec.column_names)!r}"
+            ", or remove the line (a headerless file is read with the preset's names).",
+            path=str(path))
+    return spec.column_names
 
 
 def load_preset(path: str | os.PathLike[str], preset: str) -> BipartiteGraph:

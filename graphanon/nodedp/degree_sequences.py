@@ -27,6 +27,7 @@ import numpy.typing as npt
 
 from .._compat import moved_names, paper_variants
 from .._validation import (
+    EPSILON_RANGE,
     check_degree_bound,
     check_epsilon,
     check_float,
@@ -201,8 +202,16 @@ def rps_setup(G: Any, *, epsilon: float, max_degree: int | None, max_nodes: int 
     if max_nodes is not None:
         cap, cap_source = check_degree_bound(max_nodes, "max_nodes", owner), "caller"
     else:
-        eps_n = check_float(count_fraction, "count_fraction", owner, low=0.0, high=1.0,
-                            closed="neither") * epsilon
+        frac = check_float(count_fraction, "count_fraction", owner, low=0.0, high=1.0,
+                           closed="neither")
+        eps_n = frac * epsilon
+        if eps_n < EPSILON_RANGE[0]:
+            raise InvalidParameterError(
+                f"The 'epsilon' parameter of {owner} ({epsilon:g}) is too small for RPS "
+                f"without a public node count: its node-count estimate gets {frac:g} of it "
+                f"({eps_n:g}), below the smallest ε {EPSILON_RANGE[0]:g}. Use epsilon >= "
+                f"{EPSILON_RANGE[0] / frac:g}, or give the node count (max_nodes; CLI: "
+                "--max-nodes).")
         # node sensitivity of n is 1: one node added or removed
         n_hat = int(backend.discrete_laplace(np.array([G.n_nodes]), sensitivity=1,
                                              epsilon=eps_n)[0])

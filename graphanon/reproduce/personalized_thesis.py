@@ -186,7 +186,8 @@ def release_personalized_thesis(
     started = started_at()
     check_choice(calibration, "calibration", "release_personalized_thesis", ("thesis",))
     spec = check_personalized(G, prefs, owner="release_personalized", d=d, privacy=privacy,
-                              method=method, theta=theta, mu=mu, k=k, nodes=nodes)
+                              method=method, theta=theta, mu=mu, k=k, nodes=nodes,
+                              claims_privacy=False)
     G, h = spec.G, spec.h
     backend = backend or get_backend("opendp")
     key = projection_key(key, rng)

@@ -206,6 +206,32 @@ def test_round_trip_each_format(tmp_path: Path, fmt: str) -> None:
     assert read_graph(tmp_path / f"h.{ext}") == H
 
 
+def test_mtx_refuses_ids_it_would_renumber(tmp_path: Path) -> None:
+    """Matrix Market holds positions: ids other than 1..n would read back renumbered."""
+    for ids in ([0, 1, 2], [1, 2, 7], ["alice", "bob", "carol"], [2, 1, 3]):
+        G = Graph.from_edges([0, 1], [1, 2], node_ids=np.array(ids, dtype=object
+                                                               if isinstance(ids[0], str)
+                                                               else np.int64))
+        with pytest.raises(InvalidParameterError, match=r"Matrix Market .* would read back"):
+            write_graph(G, tmp_path / "g.mtx")
+        assert list(tmp_path.iterdir()) == []
+
+
+def test_graphml_ids_round_trip_or_are_refused(tmp_path: Path) -> None:
+    """XML keeps tabs, newlines and markup characters; control characters and carriage
+    returns cannot be written (they would fail or read back changed)."""
+    G = Graph.from_edges([0, 1], [1, 2], node_ids=np.array(["a\tb", "c\nd", "<&>\"'"],
+                                                          dtype=object))
+    write_graph(G, tmp_path / "g.graphml")
+    assert sorted(read_graph(tmp_path / "g.graphml").node_ids.tolist()) == sorted(
+        G.node_ids.tolist())
+    for bad in ("\x1b[31m", "a\rb", "\x00"):
+        H = Graph.from_edges([0], [1], node_ids=np.array(["ok", bad], dtype=object))
+        with pytest.raises(InvalidParameterError, match="cannot be written to a GraphML"):
+            write_graph(H, tmp_path / "h.graphml")
+    assert not (tmp_path / "h.graphml").exists()
+
+
 ids = st.one_of(st.integers(0, 10**12), st.text("abcxyz_-", min_size=1, max_size=6))
 
 

@@ -72,3 +72,41 @@ def test_adult_preset_on_a_file_with_its_header(tmp_path: Path) -> None:
     lines = data_path("adult_sample.csv").read_text().splitlines()
     (tmp_path / "adult.data").write_text("\n".join(lines[1:]) + "\n")
     assert load_preset(tmp_path / "adult.data", "adult") == with_header
+
+
+@pytest.mark.parametrize("rename", [("education-num", "education.num"),
+                                    ("marital-status", "marital.status"),
+                                    ("workclass", "wc")])
+def test_adult_preset_refuses_a_header_in_another_spelling(tmp_path: Path,
+                                                           rename: tuple[str, str]) -> None:
+    """Kaggle's adult.csv spells its columns with dots: read as data, its header would
+    become a user with features such as education=education."""
+    from graphanon.datasets import data_path
+    from graphanon.errors import InputFormatError
+
+    lines = data_path("adult_sample.csv").read_text().splitlines()
+    header = lines[0].replace(*rename)
+    (tmp_path / "kaggle.csv").write_text("\n".join([header, *lines[1:4]]) + "\n")
+    with pytest.raises(InputFormatError, match=r"line 1 looks like a header .*"
+                                               + rename[1].replace(".", r"\.")):
+        load_preset(tmp_path / "kaggle.csv", "adult")
+
+
+def test_nan_and_inf_are_missing_values_not_bins() -> None:
+    """NaN and ±inf in a numeric column are missing (no feature), so a median or quantile
+    cut is computed from the numbers alone; the one-hot path gives no 'b=nan' feature."""
+    import pyarrow as pa
+
+    t = pa.table({"id": [1, 2, 3, 4, 5, 6, 7, 8],
+                  "b": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, float("nan")]})
+    with pytest.warns(DataDependentFeaturesWarning):
+        q = table_to_bipartite(t, id_column="id", binarize="quantile")
+    r, c = q.edges()
+    got = {int(q.user_ids[i]): str(q.feature_ids[j]) for i, j in zip(r, c, strict=True)}
+    assert 8 not in got and got[1] == "b:q1" and got[7] == "b:q4"
+    with pytest.warns(DataDependentFeaturesWarning):
+        m = table_to_bipartite(t, id_column="id", binarize="median")
+    assert set(m.feature_ids.tolist()) == {"b>4"}
+    t2 = pa.table({"b": [1.5, float("inf"), float("-inf"), float("nan")]})
+    one_hot = table_to_bipartite(t2, binarize=None)
+    assert set(one_hot.feature_ids.tolist()) == {"b=1.5"}

@@ -72,3 +72,25 @@ def test_release_personalized_bad_input_writes_nothing(tmp_path, capsys):
     rc = main(["release-personalized", str(g), "--d", "1", "--privacy", "edge", "--method",
                "min", "--out", str(out)])
     assert rc == 2 and not out.exists()
+
+
+def test_preferences_outside_the_public_universe_are_refused(tmp_path, capsys):
+    """Both tables are public: a preference for an id outside --nodes (or '7' for the node
+    '007') would set ε_min for nobody, so it is refused (a data-independent check)."""
+    g, nodes, prefs = tmp_path / "g.txt", tmp_path / "nodes.txt", tmp_path / "p.tsv"
+    g.write_text("1 2\n2 3\n3 1\n3 4\n4 007\n")
+    nodes.write_text("1\n2\n3\n4\n007\n")
+    args = ["-q", "release-personalized", str(g), "--d", "1", "--privacy", "edge", "--method",
+            "min", "--prefs", str(prefs), "--nodes", str(nodes), "--theta", "3", "--out",
+            str(tmp_path / "o.tsv"), "--report", str(tmp_path / "r.json")]
+    for stray in ("9", "7"):
+        prefs.write_text("".join(f"{x}\t1\n" for x in ("1", "2", "3", "4", "007"))
+                         + f"{stray}\t0.2\n")
+        assert main(args) == 2
+        err = capsys.readouterr().err
+        assert f"preference for '{stray}'" in err and "not in the public node universe" in err
+        assert not (tmp_path / "o.tsv").exists()
+    prefs.write_text("1\t1\n007\t0.2\n")
+    assert main(args) == 0
+    assert json.loads((tmp_path / "r.json").read_text())["release"]["epsilon_summary"][
+        "min"] == 0.2
