@@ -53,9 +53,14 @@ def check_path_arg(value: Any, name: str, owner: str) -> Any:
     return check_type(value, (str, os.PathLike), name, owner, "a path (str or os.PathLike)")
 
 
+def _bound(x: float) -> str:
+    """An interval end: an int in full (2147483646, not 2.14748e+09), a float compactly."""
+    return str(x) if isinstance(x, int) else f"{x:g}"
+
+
 def _interval(low: float | None, high: float | None, closed: str) -> str:
-    lo = "-inf" if low is None else f"{low:g}"
-    hi = "inf" if high is None else f"{high:g}"
+    lo = "-inf" if low is None else _bound(low)
+    hi = "inf" if high is None else _bound(high)
     left = "[" if closed in ("both", "left") and low is not None else "("
     right = "]" if closed in ("both", "right") and high is not None else ")"
     return f"{left}{lo}, {hi}{right}"

@@ -68,7 +68,11 @@ def _distinct_ids(values: Any, what: str) -> np.ndarray[Any, Any]:
 
 def _check_distinct(ids: np.ndarray[Any, Any], what: str) -> np.ndarray[Any, Any]:
     if _n_distinct(ids) != ids.size:
-        raise InvalidParameterError(f"{what} must be unique.")
+        # name one repeated id (a sort of the ids: only on this error path)
+        srt = np.sort(ids_as_text(ids)) if ids.dtype == object else np.sort(ids)
+        twice = srt[1:][srt[1:] == srt[:-1]]
+        example = f" ({twice[0]!r} occurs more than once)" if twice.size else ""
+        raise InvalidParameterError(f"{what} must be unique{example}.")
     return ids
 
 
@@ -444,10 +448,16 @@ class Graph(_InputNotes):
             raise InvalidParameterError(f"adjacency matrix must be square. Got {coo.shape}.")
         nz = coo.data != 0
         r, c = coo.row[nz].astype(np.int64), coo.col[nz].astype(np.int64)
-        # one edge per unordered pair: a symmetric matrix holds each edge twice
-        key = np.unique(np.minimum(r, c) * coo.shape[0] + np.maximum(r, c))
         n = int(coo.shape[0])
-        return cls.from_edges(key // max(n, 1), key % max(n, 1), n_nodes=n, node_ids=node_ids)
+        # one edge per unordered pair: a symmetric matrix holds each edge twice; an entry
+        # repeated at the same (i, j) (a coordinate list read without summing) is a duplicate
+        off = r != c  # loops are dropped and counted by from_edges
+        repeated = int(off.sum()) - np.unique(r[off] * n + c[off]).size
+        key = np.unique(np.minimum(r, c) * n + np.maximum(r, c))
+        G = cls.from_edges(key // max(n, 1), key % max(n, 1), n_nodes=n, node_ids=node_ids)
+        if repeated:
+            G._note_input(duplicate_edges=repeated)
+        return G
 
     @classmethod
     def from_igraph(cls, g: igraph.Graph, *, id_attribute: str | None = "name") -> Graph:

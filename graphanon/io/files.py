@@ -20,11 +20,12 @@ Formats
 
 from __future__ import annotations
 
+import contextlib
 import io
 import itertools
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -216,9 +217,11 @@ def read_graph(
         except Exception as exc:  # pyarrow raises several types for corrupt files
             raise InputFormatError(f"{str(p)!r} is not a readable Parquet file: {exc}",
                                    path=str(p)) from exc
-        return _graph_from_table(p, table, source, target)
+        with _naming_file(p):
+            return _graph_from_table(p, table, source, target)
     if fmt in ("graphml", "gml"):
-        return _read_igraph(p, fmt, id_attribute)
+        with _naming_file(p):
+            return _read_igraph(p, fmt, id_attribute)
     if fmt == "mtx":
         return _read_mtx(p, skip_bad_rows)
     if fmt == "mat":
@@ -227,6 +230,18 @@ def read_graph(
         f"The 'format' parameter of read_graph must be one of {', '.join(GRAPH_FORMATS)}. "
         f"Got {fmt!r} instead."
     )
+
+
+@contextlib.contextmanager
+def _naming_file(path: Path) -> Iterator[None]:
+    """An id error of a whole-file reader (duplicate, empty or non-integral ids) names the
+    file it came from."""
+    try:
+        yield
+    except InvalidParameterError as exc:
+        if str(path) in str(exc):
+            raise
+        raise InputFormatError(f"{str(path)!r}: {exc}", path=str(path)) from None
 
 
 def _check_read_memory(path: Path, fmt: str) -> None:
@@ -330,8 +345,10 @@ def _read_igraph(path: Path, fmt: str, id_attribute: str | None) -> Graph:
     except Exception as exc:  # igraph raises InternalError / SystemError on bad files
         raise InputFormatError(f"{str(path)!r} is not a valid {fmt.upper()} file: {exc}",
                                path=str(path)) from exc
-    if g.is_directed():
-        g.to_undirected(mode="collapse")
+    if fmt == "graphml":
+        _check_graphml_shape(path, g.vcount())
+    if g.is_directed():  # each arc an edge: a->b and b->a, or a repeated arc, a duplicate
+        g.to_undirected(mode="each")
     attrs = g.vs.attributes()
     key = id_attribute or next((a for a in ("name", "id") if a in attrs), None)
     if id_attribute and id_attribute not in attrs:
@@ -341,6 +358,27 @@ def _read_igraph(path: Path, fmt: str, id_attribute: str | None) -> Graph:
     if key == "name" and "id" in attrs:
         del g.vs["id"]  # the format's structural node id, not data
     return Graph.from_igraph(g, id_attribute=key)
+
+
+_GRAPHML_GRAPH = re.compile(rb"<(?:[\w.-]+:)?graph[\s/>]")
+_GRAPHML_NODE = re.compile(rb"<(?:[\w.-]+:)?node[\s/>]")
+
+
+def _check_graphml_shape(path: Path, vcount: int) -> None:
+    """igraph reads the first ``<graph>`` of a GraphML file and makes a node of every edge
+    end it has not seen declared: refuse both instead of dropping a graph or inventing
+    nodes silently."""
+    raw = path.read_bytes()
+    graphs = len(_GRAPHML_GRAPH.findall(raw))
+    if graphs > 1:
+        raise InputFormatError(
+            f"{str(path)!r} holds {graphs} <graph> elements; graphanon reads one graph per "
+            "file (split the file).", path=str(path))
+    declared = len(_GRAPHML_NODE.findall(raw))
+    if vcount > declared:
+        raise InputFormatError(
+            f"{str(path)!r}: {vcount - declared} edge end(s) name a node that no <node> "
+            "element declares; declare every node.", path=str(path))
 
 
 def _read_mtx(path: Path, skip_bad_rows: bool = False) -> Graph:

@@ -450,3 +450,52 @@ def test_binary_formats_are_bounded_by_their_size(tmp_path: Path,
         read_graph(p)
     monkeypatch.setenv("GRAPHANON_MAX_INPUT_BYTES", str(p.stat().st_size))
     assert read_graph(p) == G
+
+
+def test_duplicate_edges_are_counted_in_every_format(tmp_path: Path) -> None:
+    """Three records of one edge: a directed GraphML's a->b, b->a, a->b (two dropped), a
+    general Matrix Market's (1, 2) twice beside (2, 1) (one dropped: the symmetric entry is
+    the same edge, not a duplicate), an edge list's three lines (two dropped)."""
+    gm = tmp_path / "d.graphml"
+    gm.write_text('<?xml version="1.0"?>\n<graphml xmlns="http://graphml.graphdrawing.org/'
+                  'xmlns"><graph edgedefault="directed"><node id="a"/><node id="b"/><edge '
+                  'source="a" target="b"/><edge source="b" target="a"/><edge source="a" '
+                  'target="b"/></graph></graphml>\n')
+    mtx = tmp_path / "d.mtx"
+    mtx.write_text("%%MatrixMarket matrix coordinate pattern general\n3 3 3\n1 2\n1 2\n2 1\n")
+    txt = tmp_path / "d.txt"
+    txt.write_text("1 2\n1 2\n2 1\n")
+    for path, dropped in ((gm, 2), (mtx, 1), (txt, 2)):
+        G = read_graph(path)
+        assert G.n_edges == 1 and G.input_cleaning["duplicate_edges"] == dropped, path.name
+
+
+def test_graphml_with_two_graphs_or_undeclared_nodes_is_refused(tmp_path: Path) -> None:
+    """igraph would read the first graph only and invent nodes for undeclared edge ends."""
+    head = '<?xml version="1.0"?>\n<graphml xmlns="http://graphml.graphdrawing.org/xmlns">'
+    g = ('<graph id="G" edgedefault="undirected"><node id="a"/><node id="b"/>'
+         '<edge source="a" target="b"/>{extra}</graph>')
+    two = tmp_path / "two.graphml"
+    two.write_text(head + g.format(extra="") + g.format(extra="").replace('"G"', '"H"')
+                   + "</graphml>\n")
+    with pytest.raises(InputFormatError, match="holds 2 <graph> elements"):
+        read_graph(two)
+    und = tmp_path / "und.graphml"
+    und.write_text(head + g.format(extra='<edge source="b" target="c"/>') + "</graphml>\n")
+    with pytest.raises(InputFormatError, match=r"1 edge end.* no <node> element declares"):
+        read_graph(und)
+    ok = tmp_path / "ok.graphml"
+    ok.write_text(head + g.format(extra="") + "</graphml>\n")
+    assert read_graph(ok).n_edges == 1
+
+
+def test_id_errors_of_whole_file_readers_name_the_file_and_the_id(tmp_path: Path) -> None:
+    p = tmp_path / "dn.graphml"
+    p.write_text('<?xml version="1.0"?>\n<graphml xmlns="http://graphml.graphdrawing.org/xmlns">'
+                 '<key id="v" for="node" attr.name="name" attr.type="string"/><graph '
+                 'edgedefault="undirected"><node id="n0"><data key="v">x</data></node><node '
+                 'id="n1"><data key="v">x</data></node><edge source="n0" target="n1"/></graph>'
+                 '</graphml>\n')
+    with pytest.raises(InputFormatError, match=r"dn\.graphml': node_ids must be unique "
+                                               r"\('x' occurs more than once\)"):
+        read_graph(p)
