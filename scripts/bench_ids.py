@@ -29,10 +29,14 @@ order edges by a keyed hash of the id text and the anonymizers visit users in id
 their outputs legitimately differ between id kinds. A failed check is flagged in the table
 and makes the exit status 1.
 
+``--control`` adds a second copy of the integer-id inputs (kind ``int2``, same bytes under
+other names), run interleaved with the others: its ``int2/int`` column is each command's
+run-to-run noise on this machine, against which the ``str/int`` column is read.
+
 Usage::
 
     python scripts/bench_ids.py [--edges 1000000] [--pairs 1000000] [--repeat 3] [--uuid]
-                                [--only info,dk,mondrian] [--json out.json]
+                                [--control] [--only info,dk,mondrian] [--json out.json]
 
 Prints one Markdown table (seconds = best of ``--repeat``; ratio = str / int). Timings on a
 shared machine are noisy: treat ratios within about ±15 % as equal.
@@ -79,7 +83,7 @@ NOISE = ["--noise", "numpy-insecure", "--seed", "1"]
 def labels(kind: str, role: str, n: int) -> pa.Array:
     """The ids ``0..n-1`` of ``role`` (node / user / feature) written as ``kind`` ids."""
     idx = pa.array(np.arange(n, dtype=np.int64))
-    if kind == "int":
+    if kind in ("int", "int2"):  # int2: a second copy, the noise control
         return idx
     if kind == "str":
         return pc.binary_join_element_wise(PREFIX[role], idx.cast(pa.string()), "")
@@ -327,12 +331,16 @@ def main() -> None:
     ap.add_argument("--uuid", action="store_true", help="also run with UUID-like ids")
     ap.add_argument("--with-generate", action="store_true",
                     help="add generate --d 2 (its input holds no ids: a noise control)")
+    ap.add_argument("--control", action="store_true",
+                    help="also run a second copy of the integer-id inputs (kind int2): the "
+                         "int2/int column is each command's run-to-run noise, the yardstick "
+                         "for 'the same time within noise'")
     ap.add_argument("--only", help="comma-separated command names (prefixes) to run")
     ap.add_argument("--no-warmup", action="store_true", help="skip the tiny warm-up pass")
     ap.add_argument("--json", type=Path, help="also write the rows as JSON here")
     args = ap.parse_args()
 
-    kinds = ["int", "str", *(["uuid"] if args.uuid else [])]
+    kinds = ["int", "str", *(["uuid"] if args.uuid else []), *(["int2"] if args.control else [])]
     commands = COMMANDS + ([GENERATE] if args.with_generate else [])
     if args.only:
         wanted = [w.strip() for w in args.only.split(",")]
