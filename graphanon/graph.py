@@ -642,7 +642,9 @@ class Graph(_InputNotes):
 
     def to_igraph(self) -> igraph.Graph:
         """An :class:`igraph.Graph` with vertex attribute ``name`` = external id."""
-        import igraph
+        from ._igraph import load
+
+        igraph = load()
 
         u, v = self.edges()
         g = igraph.Graph(n=self.n_nodes, edges=np.column_stack([u, v]), directed=False)
@@ -1005,7 +1007,9 @@ class BipartiteGraph(_InputNotes):
 
     def to_igraph(self) -> igraph.Graph:
         """Bipartite igraph: users first, then features; vertex ``type`` False/True."""
-        import igraph
+        from ._igraph import load
+
+        igraph = load()
 
         r, c = self.edges()
         g = igraph.Graph(

@@ -9,6 +9,7 @@ import numpy as np
 from .graph import BipartiteGraph, Graph
 
 __all__ = [
+    "component_roots",
     "describe_bipartite",
     "describe_graph",
     "edge_set_metrics",
@@ -31,12 +32,45 @@ def _stats(x: np.ndarray[Any, Any], prefix: str) -> dict[str, Any]:
     }
 
 
+def component_roots(G: Graph) -> np.ndarray[Any, Any]:
+    """For every node, the smallest node index of its connected component.
+
+    Hooking and pointer jumping on the edge list, in numpy: every round each tree hooks its
+    root under the smallest root it has an edge to, then every node jumps to its root; edges
+    inside one tree are dropped. At least half the trees that still have an edge merge in a
+    round, so there are ``O(log n)`` rounds of ``O(m)`` vector work (it replaced
+    ``scipy.sparse.csgraph``, whose import alone cost ``info`` 0.3 s).
+    """
+    n = G.n_nodes
+    dt = np.int32 if n <= np.iinfo(np.int32).max else np.int64
+    p: np.ndarray[Any, Any] = np.arange(n, dtype=dt)
+    u: np.ndarray[Any, Any] = np.repeat(p, np.diff(G.indptr))
+    v: np.ndarray[Any, Any] = G.indices.astype(dt, copy=False)
+    up = u < v  # each edge once
+    u, v = u[up], v[up]
+    del up
+    while u.size:
+        pu, pv = p[u], p[v]
+        lo, hi = np.minimum(pu, pv), np.maximum(pu, pv)
+        cross = lo != hi
+        if not cross.any():
+            break
+        np.minimum.at(p, hi[cross], lo[cross])
+        while True:  # pointer jumping: every node to its root
+            pp = p[p]
+            if np.array_equal(pp, p):
+                break
+            p = pp
+        u, v = u[cross], v[cross]
+    return p
+
+
 def describe_graph(G: Graph) -> dict[str, Any]:
     """Counts and degree statistics of an undirected graph."""
-    from scipy.sparse.csgraph import connected_components
-
-    n_comp, labels = connected_components(G.to_scipy(), directed=False)
-    sizes = np.bincount(labels) if G.n_nodes else np.zeros(0, dtype=np.int64)
+    roots = component_roots(G)
+    sizes = np.bincount(roots)
+    sizes = sizes[sizes > 0]
+    n_comp = sizes.size
     return {
         "nodes": G.n_nodes,
         "edges": G.n_edges,

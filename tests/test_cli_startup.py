@@ -103,3 +103,26 @@ def test_console_script_skips_numba_blas_probe(tmp_path: Path) -> None:
                          capture_output=True, text=True, check=True).stdout
     assert "LINALG=False BLAS=False" in out
     assert (tmp_path / "cli.txt").read_bytes() == (tmp_path / "in.txt").read_bytes()
+
+
+def test_cli_imports_igraph_without_matplotlib(tmp_path: Path) -> None:
+    """igraph imports matplotlib.pyplot (0.7 s) for its own plotting, which no command uses:
+    the command's process imports igraph without it, and matplotlib still imports normally
+    afterwards (the reports' plots). A library user's igraph keeps its plotting."""
+    g = tmp_path / "g.graphml"
+    g.write_text('<?xml version="1.0"?>\n<graphml xmlns="http://graphml.graphdrawing.org/xmlns">'
+                 '<graph edgedefault="undirected"><node id="a"/><node id="b"/>'
+                 '<edge source="a" target="b"/></graph></graphml>\n')
+    code = ("import sys\nfrom graphanon.cli import _own_process, main\n_own_process()\n"
+            f"assert main(['-q', 'info', {str(g)!r}]) == 0\n"
+            "print('IGRAPH=' + str('igraph' in sys.modules))\n"
+            "print('PYPLOT=' + str('matplotlib.pyplot' in sys.modules))\n"
+            "import matplotlib.pyplot\nprint('LATER=ok')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert "IGRAPH=True" in out and "PYPLOT=False" in out and "LATER=ok" in out
+    lib = ("import sys\nfrom graphanon._igraph import load\nload()\n"
+           "print('PYPLOT=' + str('matplotlib.pyplot' in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", lib], capture_output=True, text=True,
+                         check=True).stdout
+    assert "PYPLOT=True" in out  # the library leaves igraph's plotting alone

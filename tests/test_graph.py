@@ -358,3 +358,27 @@ def test_with_universe_adds_empty_users_and_features(cells: list[tuple[int, int]
     w = dict(zip(C.user_ids.tolist(), C.user_attributes["w"].tolist(), strict=True))
     assert [w[name("u", p)] for p in uperm] == list(range(6))
     assert all(np.isnan(w[name("u", x)]) for x in more_users)
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(0, 40), edges=st.lists(st.tuples(st.integers(0, 39), st.integers(0, 39)),
+                                             max_size=80))
+def test_component_roots_match_networkx(n: int, edges: list[tuple[int, int]]) -> None:
+    """Hooking and pointer jumping give every node the smallest index of its component."""
+    import networkx as nx
+
+    from graphanon.metrics import component_roots, describe_graph
+
+    edges = [(a, b) for a, b in edges if a < n and b < n]
+    G = Graph.from_edges([a for a, _ in edges], [b for _, b in edges], n_nodes=n)
+    H = nx.Graph()
+    H.add_nodes_from(range(n))
+    H.add_edges_from(edges)
+    want = np.empty(n, dtype=np.int64)
+    for comp in nx.connected_components(H):
+        want[list(comp)] = min(comp)
+    assert component_roots(G).tolist() == want.tolist()
+    info = describe_graph(G)
+    assert info["connected_components"] == nx.number_connected_components(H)
+    assert info["largest_component"] == max((len(c) for c in nx.connected_components(H)),
+                                            default=0)

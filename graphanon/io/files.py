@@ -337,7 +337,9 @@ def _graph_from_table(path: Path, table: Any, source: str, target: str, *,
 
 
 def _read_igraph(path: Path, fmt: str, id_attribute: str | None) -> Graph:
-    import igraph
+    from .._igraph import load
+
+    igraph = load()
 
     reader = igraph.Graph.Read_GraphML if fmt == "graphml" else igraph.Graph.Read_GML
     try:

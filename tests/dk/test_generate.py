@@ -160,3 +160,13 @@ def test_utility_and_errors() -> None:
                     rng=np.random.default_rng(0))
     with pytest.raises(InvalidParameterError, match="joint_degree table"):
         generate_2k(dk_distribution(G, 1), rng=np.random.default_rng(0))
+
+
+@settings(max_examples=300, deadline=None)
+@given(seq=st.lists(st.integers(0, 12), min_size=0, max_size=14))
+def test_is_graphical_agrees_with_igraph(seq: list[int]) -> None:
+    """The vectorized Erdős–Gallai test (no igraph import in generate) against igraph's."""
+    import igraph
+
+    assert gen.is_graphical(np.array(seq, dtype=np.int64)) == (
+        igraph.is_graphical(seq, loops=False, multiple=False))
