@@ -281,3 +281,51 @@ def test_universe_file_lines_are_those_of_the_edge_lists(tmp_path) -> None:  # t
     (tmp_path / "i.txt").write_text("7 8\n", encoding="utf-8")
     H = read_graph(tmp_path / "i.txt").with_nodes(read_id_list(tmp_path / "n.txt"))
     assert H.node_ids.tolist() == [7, 8, 9] and H.n_edges == 1
+
+
+_PIECES = ["7", "007", "-0", "a", " b ", "\tc", "#x", "  #y", "", " ", "d\te", "\u2028",
+           "f\x0cg", "é", "9223372036854775808", "-9223372036854775808", "12", "x y"]
+
+
+def _universe_reference(text: str) -> list[str] | str:
+    """The rules of read_id_list line by line in Python: its ids (canonical text, first
+    occurrence order) or the first error's line number."""
+    import re
+
+    text = text.removeprefix("\ufeff")
+    ids: list[str] = []
+    for no, line in enumerate(re.split("\r\n|\r|\n", text), 1):
+        s = line.strip(" \t")
+        if not s or s.startswith("#"):
+            continue
+        if "\t" in s:
+            return f"line {no}"
+        ids.append(s)
+    return list(dict.fromkeys(ids)) if ids else "lists no"
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(st.tuples(st.sampled_from(_PIECES), st.sampled_from(["\n", "\r\n", "\r"])),
+                      max_size=8), bom=st.booleans(), cut=st.booleans())
+def test_universe_reader_follows_the_line_rules(tmp_path_factory, lines, bom,  # type: ignore[no-untyped-def]
+                                                cut) -> None:
+    """read_id_list works on Arrow columns (no Python object per line); a line-by-line
+    Python reference of the same rules gives the same ids, or fails on the same line."""
+    from graphanon.errors import InputFormatError
+    from graphanon.io.universe import read_id_list
+
+    text = ("\ufeff" if bom else "") + "".join(a + b for a, b in lines)
+    if cut and text:
+        text = text[:-1]
+    path = tmp_path_factory.mktemp("u") / "u.txt"
+    path.write_bytes(text.encode("utf-8"))
+    want = _universe_reference(text)
+    if isinstance(want, str):
+        with pytest.raises(InputFormatError, match=want):
+            read_id_list(path)
+        return
+    got = read_id_list(path)
+    assert [str(x) for x in got.tolist()] == want
+    assert got.dtype == (np.int64 if all(
+        x == "0" or (x.lstrip("-")[:1] in "123456789" and x.lstrip("-").isdigit()
+                     and x != "-0" and -2**63 <= int(x) < 2**63) for x in want) else object)
