@@ -647,3 +647,25 @@ def test_skip_bad_rows_is_refused_where_it_would_be_ignored(
                   str(work / "o.tsv")]):
         assert check(["--skip-bad-rows", *args], work, capsys,
                      outputs=("o.txt", "o.tsv")) == 2
+
+
+@pytest.mark.parametrize("args", [
+    ["dk", "g.txt", "--d", "1", "--out", ""],
+    ["bipartite-from-table", "t.csv", "--columns", "", "--out", "o.tsv"],
+    ["neo4j", "releases", "--uri", " "],
+    ["release-dk", "g.txt", "--d", "1", "--epsilon", "1", "--max-degree", "10", "--nodes", "",
+     "--out", "o.tsv"],
+])
+def test_empty_option_values_are_refused(work: Path, args: list[str],
+                                         capsys: pytest.CaptureFixture[str],
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """An empty value would silently mean 'not given' (all columns, NEO4J_URI, no
+    universe): it is one error line naming the option."""
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("NEO4J_PASSWORD", "pw")
+    assert main(["-q", *args]) == 2
+    err = capsys.readouterr().err
+    empty = next(a for a in args if not a.strip())
+    option = args[args.index(empty) - 1]
+    assert err.count("\n") == 1 and f"'{option}' option is empty" in err, err
+    assert not (work / "o.tsv").exists() and _leftovers(work) == []

@@ -39,3 +39,19 @@ def test_terminated_while_writing_leaves_nothing(tmp_path: Path, sig: int) -> No
     assert f"terminated ({signal.Signals(sig).name})" in err and "Traceback" not in err
     assert not (tmp_path / "sub").exists()  # the folders it created are gone, no temporary
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.txt"]
+
+
+def test_a_reader_that_stops_reading_is_a_normal_end(tmp_path: Path) -> None:
+    """`graphanon info g.txt | head -1`: the rest of the output meets a closed pipe at exit;
+    that is exit 0 and no message, not exit 1."""
+    src = tmp_path / "g.txt"
+    src.write_text("".join(f"{i} {i + 1}\n" for i in range(2000)))
+    proc = subprocess.Popen([*CLI, "-q", "info", str(src)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.readline()
+    proc.stdout.close()  # as head -1 does
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    assert proc.wait(timeout=60) == 0, err
+    assert "Traceback" not in err and "Exception ignored" not in err

@@ -256,7 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit:
         # click turns EPIPE on stdout into exit 1 after wrapping stdout; a closed pipe is a
         # normal end for us
-        if type(sys.stdout).__name__ == "PacifyFlushWrapper":
+        if type(sys.stdout).__name__.endswith("PacifyFlushWrapper"):  # click 8.1 / 8.2 names
             _silence_stdout()
             return _exit(0, argv)
         raise
@@ -301,5 +301,11 @@ def _exit(code: int, argv: Sequence[str] | None) -> int:
         # left to the process's exit instead. atexit handlers still run and the standard
         # streams are still flushed; the commands close their output files themselves.
         gc.freeze()
+        try:  # flushed here, where a reader that stopped reading can be told from an error
+            sys.stdout.flush()
+        except BrokenPipeError:  # `graphanon info g.txt | head -1`: a normal end
+            _silence_stdout()
+        except (OSError, ValueError):
+            pass
         sys.exit(code)
     return code

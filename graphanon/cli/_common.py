@@ -235,6 +235,11 @@ def guard_paths(cmd: click.Command) -> click.Command:
         from ..io._atomic import own_descriptor
 
         threads()  # a bad GRAPHANON_THREADS fails every command, not only large inputs
+        for name, value in kwargs.items():  # '' would silently mean "not given"
+            if isinstance(value, str) and not value.strip():
+                raise InvalidParameterError(
+                    f"{where(name)} is empty ({value!r}); give a value or leave the option "
+                    "out.")
         outputs = {k: v for k, v in kwargs.items()
                    if k in OUTPUT_PARAMS and k not in as_inputs and isinstance(v, str)}
         if any(own_descriptor(v) == 1 for v in outputs.values()):

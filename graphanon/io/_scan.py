@@ -174,7 +174,9 @@ def _error(path: Path, bad: _Bad, tabs: bool) -> InputFormatError:
                f"silently; pass --skip-bad-rows to skip such rows): {text[:120]!r}")
     elif bad.status == 4:
         msg = (f"{where}: expected {bad.expected} fields like the first data line, got "
-               f"{bad.n_fields}: {text[:120]!r}")
+               f"{bad.n_fields}: {text[:120]!r} (the first line that is not blank or a "
+               "comment fixes the number of fields; a '#' after data is a field, not a "
+               "comment)")
     else:  # 5
         msg = (f"{where}: the first data row has {bad.n_fields} fields; expected 2 (rows "
                f"like it cannot be told from bad ones): {text[:120]!r}")
