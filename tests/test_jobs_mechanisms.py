@@ -845,3 +845,18 @@ def test_an_interrupted_job_logs_its_failure(tmp_path: Path, polbooks: Path,
     events = [json.loads(x) for x in capsys.readouterr().err.splitlines() if x.startswith("{")]
     assert events[-1]["event"] == "job_failed" and events[-1]["exit_code"] == 143
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("budget", ["nan", "-1.0", "inf", "0.0", '"5"'])
+def test_a_bad_ledger_budget_is_named_with_its_value(tmp_path: Path, polbooks: Path,
+                                                     budget: str,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    body = head('path = "g.txt"', extra=f'ledger = "L.json"\n        budget = {budget}\n'
+                '        dataset = "polbooks"') + """
+        [[steps]]
+        name = "describe"
+    """ + FILE_SINK
+    run(tmp_path, body, expect=2)
+    err = capsys.readouterr().err
+    assert "[job] ledger needs a path and budget" in err and "budget = " in err
+    assert not (tmp_path / "L.json").exists()

@@ -120,10 +120,11 @@ def validate_job(cfg: dict[str, Any], p: Path) -> dict[str, Any]:
     if job.get("ledger") is not None:
         budget = job.get("budget")
         if not isinstance(job["ledger"], str) or isinstance(budget, bool) or not isinstance(
-                budget, (int, float)) or not budget > 0:
+                budget, (int, float)) or not budget > 0 or budget == float("inf"):
             raise InvalidParameterError(
                 f"job file {str(p)!r}: [job] ledger needs a path and budget = the dataset's "
-                "total ε (> 0).")
+                f"total ε (a finite number > 0); got ledger = {job['ledger']!r}, budget = "
+                f"{budget!r}.")
         if not isinstance(job.get("dataset"), str) or not job["dataset"]:
             raise InvalidParameterError(
                 f"job file {str(p)!r}: [job] ledger needs dataset = a stable name of the "
