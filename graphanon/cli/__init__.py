@@ -232,11 +232,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _exit(2, argv)
     except click.exceptions.Abort as exc:  # click's wrapper of KeyboardInterrupt
         if isinstance(exc.__cause__, Terminated):
-            import signal
-
-            signum = exc.__cause__.signum
-            click.echo(f"graphanon: terminated ({signal.Signals(signum).name})", err=True)
-            return _exit(128 + signum, argv)
+            return _terminated(exc.__cause__, argv)
         click.echo("graphanon: aborted", err=True)
         return _exit(130, argv)
     except click.ClickException as exc:
@@ -265,15 +261,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                    err=True)
         return _exit(2, argv)
     except Terminated as exc:
-        import signal
-
-        click.echo(f"graphanon: terminated ({signal.Signals(exc.signum).name})", err=True)
-        return _exit(128 + exc.signum, argv)
+        return _terminated(exc, argv)
     except KeyboardInterrupt:
         click.echo("graphanon: interrupted", err=True)
         return _exit(130, argv)
     code = rv if isinstance(rv, int) else 0
     return _exit(code, argv)
+
+
+def _terminated(exc: Terminated, argv: Sequence[str] | None) -> int:
+    import signal
+
+    click.echo(f"graphanon: terminated ({signal.Signals(exc.signum).name})", err=True)
+    return _exit(128 + exc.signum, argv)
 
 
 def _silence_stdout() -> None:
