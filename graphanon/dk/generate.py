@@ -64,11 +64,10 @@ _I32 = int(np.iinfo(np.int32).max)
 #: Smallest block of edges placed per kernel call (keeps the call overhead of small tables low).
 _MIN_BLOCK_EDGES = 1 << 16
 #: 2K targets of at most this many edges are placed by the Python reference
-#: (:func:`_jdg_place_python`, about 3 µs per edge) while the numba kernels are not loaded in
-#: the process: starting numba and loading the cached kernels costs about 0.5 s. Both take
+#: (:func:`_jdg_place_python`, about 3 µs per edge) while numba is not started in the
+#: process: starting numba and loading the cached kernels costs about 0.5 s. Both take
 #: the same steps on the same random stream, so the graph does not depend on the engine.
 SMALL_2K_EDGES = 1 << 16
-_KERNELS = f"{__package__}._generate_kernels"
 
 
 def _kernels() -> Any:
@@ -452,8 +451,9 @@ def _place_2k(plan: dict[str, Any], seed: int, python: bool, progress: ProgressF
 
 
 def _use_python(m: int) -> bool:
-    """The Python placement for a small target while the kernels are not loaded yet."""
-    return m <= SMALL_2K_EDGES and _KERNELS not in sys.modules
+    """The Python placement for a small target while numba is not started in the process
+    (once it is, loading one more cached kernel is cheaper than placing in Python)."""
+    return m <= SMALL_2K_EDGES and "numba" not in sys.modules
 
 
 def _csr_of_slots(start: npt.NDArray[np.int64], adj: npt.NDArray[np.int64],
