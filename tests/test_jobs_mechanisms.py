@@ -829,7 +829,7 @@ def test_an_interrupted_job_logs_its_failure(tmp_path: Path, polbooks: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     """SIGTERM in the CLI's process arrives as Terminated (a KeyboardInterrupt): the job
     logs job_failed with exit code 143, and its file sink writes nothing."""
-    from graphanon.cli import Terminated
+    from graphanon._interrupts import Terminated
     from graphanon.jobs import runner
 
     def stop(state, params):  # type: ignore[no-untyped-def]

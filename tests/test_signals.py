@@ -55,3 +55,77 @@ def test_a_reader_that_stops_reading_is_a_normal_end(tmp_path: Path) -> None:
     proc.stderr.close()
     assert proc.wait(timeout=60) == 0, err
     assert "Traceback" not in err and "Exception ignored" not in err
+
+
+def test_a_signal_during_the_commit_waits_for_every_output(tmp_path: Path) -> None:
+    """Between the ledger charge and the last rename a stop signal is deferred: the run ends
+    with every output in place, then stops (never a published table without its report)."""
+    import os
+
+    from graphanon import _interrupts
+    from graphanon.io._atomic import atomic_path, output_transaction
+
+    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    try:
+        for s in saved:
+            signal.signal(s, signal.SIG_DFL)
+        _interrupts.install()
+        with pytest.raises(_interrupts.Terminated) as stop:
+            with output_transaction() as tx:
+                for name in ("t.tsv", "r.json"):
+                    with atomic_path(tmp_path / name) as tmp:
+                        tmp.write_text(name)
+                tx.before_commit.append(lambda: os.kill(os.getpid(), signal.SIGTERM))
+        assert stop.value.signum == signal.SIGTERM
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json", "t.tsv"]
+        # outside a critical section the signal stops the run at once, nothing published
+        with pytest.raises(_interrupts.Terminated), output_transaction():
+            with atomic_path(tmp_path / "u.tsv") as tmp:
+                tmp.write_text("u")
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(1)
+        assert not (tmp_path / "u.tsv").exists()
+    finally:
+        for s, h in saved.items():
+            signal.signal(s, h)
+
+
+def test_a_failed_job_commit_is_logged_as_a_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """The job commits its own transaction before it logs: a rename that fails is
+    job_failed, and no sink_written or job_done is logged."""
+    import json
+    import textwrap
+
+    from graphanon.cli import main
+    from graphanon.datasets import load_polbooks
+    from graphanon.io import _atomic
+    from graphanon.io.files import write_graph
+
+    write_graph(load_polbooks(), tmp_path / "g.txt")
+    job = tmp_path / "job.toml"
+    job.write_text(textwrap.dedent("""
+        [job]
+        name = "t"
+        release_id = "r"
+        [source]
+        path = "g.txt"
+        [[steps]]
+        name = "describe"
+        [[sinks]]
+        type = "file"
+        path = "out"
+    """))
+    real = _atomic._install
+
+    def failing(tmp: Path, target: Path) -> None:
+        if target.name == "report.json":
+            raise OSError(5, "Input/output error", str(target))
+        real(tmp, target)
+
+    monkeypatch.setattr(_atomic, "_install", failing)
+    assert main(["run", str(job), "--log-format", "json"]) == 2
+    events = [json.loads(x)["event"] for x in capsys.readouterr().err.splitlines()
+              if x.startswith("{")]
+    assert events[-1] == "job_failed" and "sink_written" not in events
+    assert "job_done" not in events

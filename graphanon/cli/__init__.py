@@ -17,6 +17,7 @@ from typing import Any
 
 import click
 
+from .._interrupts import Terminated
 from .._version import __version__
 from ..errors import GraphAnonError
 from ..registry import commands
@@ -164,35 +165,10 @@ def _own_process() -> None:
     """
     if "numba.np.arraymath" not in sys.modules and _SkipBlasProbe not in sys.meta_path:
         sys.meta_path.insert(0, _SkipBlasProbe)
-    from .. import _igraph
+    from .. import _igraph, _interrupts
 
     _igraph.cli_process()  # igraph without matplotlib.pyplot: 0.7 s of a command's start
-    _stop_on_signals()
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM or SIGHUP (``docker stop``, systemd, ``timeout``, a closed terminal): stops the
-    command the way Ctrl-C does, so that its temporaries and the folders it created are
-    removed and nothing is half-written."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _stop_on_signals() -> None:
-    """In the command's own process: SIGTERM and SIGHUP raise :class:`Terminated` in the
-    main thread (exit ``128 + signal``), where Python's default would end the process
-    without running any clean-up."""
-    import signal
-
-    def stop(signum: int, _frame: Any) -> None:
-        raise Terminated(signum)
-
-    for name in ("SIGTERM", "SIGHUP"):
-        sig = getattr(signal, name, None)
-        if sig is not None and signal.getsignal(sig) in (signal.SIG_DFL, None):
-            signal.signal(sig, stop)
+    _interrupts.install()  # SIGTERM / SIGHUP stop a command as Ctrl-C does
 
 
 def _show_warning(seen: set[str]) -> Any:

@@ -52,13 +52,19 @@ class _Transaction:
         self.inputs: set[str] = set()  # real paths no write may replace (a job's source)
 
     def commit(self) -> None:
-        for hook in self.before_commit:
-            hook()
-        # copies into non-regular targets (/dev/full, a pipe) can still fail: do them first,
-        # then the renames, which do not fail on one file system
-        for tmp, target in sorted(self.staged, key=lambda st: not writes_in_place(st[1])):
-            _install(tmp, target)
-            self.staged.remove((tmp, target))
+        """The hooks (the ledger charge), then every output into place. A stop signal that
+        arrives meanwhile waits for the end (:func:`graphanon._interrupts.deferred`), so a
+        run is stopped before anything is charged or published, or after all of it."""
+        from .._interrupts import deferred
+
+        with deferred():
+            for hook in self.before_commit:
+                hook()
+            # copies into non-regular targets (/dev/full, a pipe) can still fail: do them
+            # first, then the renames, which do not fail on one file system
+            for tmp, target in sorted(self.staged, key=lambda st: not writes_in_place(st[1])):
+                _install(tmp, target)
+                self.staged.remove((tmp, target))
 
     def rollback(self) -> None:
         for tmp, _ in self.staged:
@@ -76,15 +82,17 @@ _TX: contextvars.ContextVar[_Transaction | None] = contextvars.ContextVar(
 
 
 @contextlib.contextmanager
-def output_transaction() -> Iterator[_Transaction]:
+def output_transaction(*, own: bool = False) -> Iterator[_Transaction]:
     """Commit every :func:`atomic_path` write of the block together, or none of them.
 
-    Nested blocks join the outermost transaction. ``tx.before_commit.append(fn)`` registers
-    a hook that runs after every file was written and before any is renamed into place (the
-    CLI charges the privacy ledger there); if it raises, nothing is committed.
+    Nested blocks join the outermost transaction, unless ``own``: then the block commits its
+    writes itself when it ends (a job, which logs what it wrote only once it is in place).
+    ``tx.before_commit.append(fn)`` registers a hook that runs after every file was written
+    and before any is renamed into place (the CLI charges the privacy ledger there); if it
+    raises, nothing is committed.
     """
     outer = _TX.get()
-    if outer is not None:
+    if outer is not None and not own:
         yield outer
         return
     tx = _Transaction()
@@ -288,7 +296,10 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     if tx is not None:
         tx.staged.append((tmp, target))
     else:
-        _install(tmp, target)
+        from .._interrupts import deferred
+
+        with deferred():
+            _install(tmp, target)
 
 
 def _final_mode(target: Path) -> int:

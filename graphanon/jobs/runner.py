@@ -124,102 +124,107 @@ def _run_loaded(
     # run_clock: every record is stamped with the job's start, not when the data was read;
     # output_transaction: the file sinks' files are put in place together, after every sink
     # (and the ledger charge) succeeded, or not at all
-    with job_lock(lock, name), run_clock(), output_transaction() as tx:
-        release_id = render_release_id(job["release_id"], job=name, now=now)
-        event("job_start", job=name, release_id=release_id)
-        drivers: dict[str, Any] = {}
+    release_id = job["release_id"]  # rendered inside; named here for the failure log
+    try:
+        with job_lock(lock, name), run_clock(), output_transaction(own=True) as tx:
+            release_id = render_release_id(job["release_id"], job=name, now=now)
+            event("job_start", job=name, release_id=release_id)
+            drivers: dict[str, Any] = {}
 
-        def driver(settings: dict[str, Any]) -> Any:
-            key = repr(sorted((k, v) for k, v in settings.items()
-                              if k in ("uri", "user", "database", "password_file")))
-            if key not in drivers:
-                drivers[key] = (driver_factory or default_driver)(settings)
-            return drivers[key]
+            def driver(settings: dict[str, Any]) -> Any:
+                key = repr(sorted((k, v) for k, v in settings.items()
+                                  if k in ("uri", "user", "database", "password_file")))
+                if key not in drivers:
+                    drivers[key] = (driver_factory or default_driver)(settings)
+                return drivers[key]
 
-        try:
-            # as the CLI's --seed: a fresh seed is drawn (and recorded) when none is given;
-            # it seeds non-noise randomness, and the noise only with noise="numpy-insecure"
-            seed = job.get("seed")
-            seed = secrets.randbits(63) if seed is None else seed
-            rng = np.random.default_rng(seed)
-            base = Path(cfg["path"]).parent
-            # no sink may replace the job file, a file the source reads or the ledger
-            src = cfg["source"] or {}
-            reads = [src[k] for k in ("path", *UNIVERSE_KEYS) if isinstance(src.get(k), str)]
-            if isinstance(job.get("ledger"), str):
-                reads.append(job["ledger"])
-            tx.inputs.update([os.path.realpath(cfg["path"]),
-                              *(os.path.realpath(resolve_path(base, p)) for p in reads)])
-            if driver_factory is None:  # a neo4j sink's settings, before any step runs
-                from ..io.neo4j import connection_settings
-
-                for sink in cfg["sinks"]:
-                    if sink["type"] == "neo4j":
-                        connection_settings(uri=sink.get("uri"), user=sink.get("user"),
-                                            password_file=sink.get("password_file"),
-                                            database=sink.get("database"))
-            probe_file_sinks(cfg["sinks"], name, release_id=release_id, base=base)
-            universe: Any = None
-            if cfg["source"] is None:  # every step reads its own partitioned input
-                data: Graph | BipartiteGraph = Graph.from_edges([], [], n_nodes=0)
-            else:
-                universe = read_universe(cfg["source"], base)
-                data, label_universe = read_source(cfg["source"], driver, base)
-                universe = label_universe if label_universe is not None else universe
-                event("source_read", job=name, **shape(data),
-                       **({"universe": universe.source} if universe is not None else {}))
-            state = JobState(data=data, rng=rng, seed=seed, base=base, universe=universe)
-            state.report["seed"] = seed
-            names = []
-            for st in cfg["steps"]:
-                params = {k: v for k, v in st.items() if k != "name"}
-                t = time.perf_counter()
-                with warnings.catch_warnings(record=True) as caught:
-                    warnings.simplefilter("always")
-                    state.step = st["name"]
-                    if is_distributed(st):
-                        run_distributed(state, st["name"], params)
-                    else:
-                        STEPS[st["name"]](state, params)
-                for w in caught:
-                    event("step_warning", job=name, step=st["name"], warning=str(w.message),
-                           category=w.category.__name__)
-                    state.report.setdefault("warnings", []).append(
-                        {"step": st["name"], "category": w.category.__name__,
-                         "message": str(w.message)})
-                names.append(st["name"])
-                event("step_done", job=name, step=st["name"],
-                       seconds=round(time.perf_counter() - t, 3))
-            check_sinks(cfg["sinks"], state, name, release_id=release_id,
-                        base=Path(cfg["path"]).parent, keep=set(tx.inputs))
-            for sink in cfg["sinks"]:  # connect (and verify) before the ε is charged
-                if sink["type"] == "neo4j":
-                    driver(sink)
-            if job.get("ledger") is not None and state.release is not None:
-                charge_ledger(job, state.release, Path(cfg["path"]).parent)
-            outputs = []
             try:
-                for sink in cfg["sinks"]:
-                    outputs.append(write_sink(sink, state, release_id, name, driver,
-                                               Path(cfg["path"]).parent))
-                    if sink["type"] == "neo4j":  # committed in the database
-                        event("sink_written", job=name, sink="neo4j", target=outputs[-1])
-            except OSError as exc:
-                raise InvalidParameterError(
-                    f"job {name!r}: cannot write a sink: {exc.strerror or exc}"
-                    f"{': ' + str(exc.filename) if exc.filename else ''}.") from None
-        except GraphAnonError as exc:
-            event("job_failed", job=name, exit_code=exc.exit_code, error=str(exc))
-            raise
-        except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM / SIGHUP in the CLI's process
-            signum = getattr(exc, "signum", 2)
-            event("job_failed", job=name, exit_code=128 + signum,
-                  error="interrupted" if signum == 2 else f"terminated by signal {signum}")
-            raise
-        finally:
-            for d in drivers.values():
-                with contextlib.suppress(Exception):
-                    d.close()
+                # as the CLI's --seed: a fresh seed is drawn (and recorded) when none is given;
+                # it seeds non-noise randomness, and the noise only with noise="numpy-insecure"
+                seed = job.get("seed")
+                seed = secrets.randbits(63) if seed is None else seed
+                rng = np.random.default_rng(seed)
+                base = Path(cfg["path"]).parent
+                # no sink may replace the job file, a file the source reads or the ledger
+                src = cfg["source"] or {}
+                reads = [src[k] for k in ("path", *UNIVERSE_KEYS) if isinstance(src.get(k), str)]
+                if isinstance(job.get("ledger"), str):
+                    reads.append(job["ledger"])
+                tx.inputs.update([os.path.realpath(cfg["path"]),
+                                  *(os.path.realpath(resolve_path(base, p)) for p in reads)])
+                if driver_factory is None:  # a neo4j sink's settings, before any step runs
+                    from ..io.neo4j import connection_settings
+
+                    for sink in cfg["sinks"]:
+                        if sink["type"] == "neo4j":
+                            connection_settings(uri=sink.get("uri"), user=sink.get("user"),
+                                                password_file=sink.get("password_file"),
+                                                database=sink.get("database"))
+                probe_file_sinks(cfg["sinks"], name, release_id=release_id, base=base)
+                universe: Any = None
+                if cfg["source"] is None:  # every step reads its own partitioned input
+                    data: Graph | BipartiteGraph = Graph.from_edges([], [], n_nodes=0)
+                else:
+                    universe = read_universe(cfg["source"], base)
+                    data, label_universe = read_source(cfg["source"], driver, base)
+                    universe = label_universe if label_universe is not None else universe
+                    event("source_read", job=name, **shape(data),
+                           **({"universe": universe.source} if universe is not None else {}))
+                state = JobState(data=data, rng=rng, seed=seed, base=base, universe=universe)
+                state.report["seed"] = seed
+                names = []
+                for st in cfg["steps"]:
+                    params = {k: v for k, v in st.items() if k != "name"}
+                    t = time.perf_counter()
+                    with warnings.catch_warnings(record=True) as caught:
+                        warnings.simplefilter("always")
+                        state.step = st["name"]
+                        if is_distributed(st):
+                            run_distributed(state, st["name"], params)
+                        else:
+                            STEPS[st["name"]](state, params)
+                    for w in caught:
+                        event("step_warning", job=name, step=st["name"], warning=str(w.message),
+                               category=w.category.__name__)
+                        state.report.setdefault("warnings", []).append(
+                            {"step": st["name"], "category": w.category.__name__,
+                             "message": str(w.message)})
+                    names.append(st["name"])
+                    event("step_done", job=name, step=st["name"],
+                           seconds=round(time.perf_counter() - t, 3))
+                check_sinks(cfg["sinks"], state, name, release_id=release_id,
+                            base=Path(cfg["path"]).parent, keep=set(tx.inputs))
+                for sink in cfg["sinks"]:  # connect (and verify) before the ε is charged
+                    if sink["type"] == "neo4j":
+                        driver(sink)
+                if job.get("ledger") is not None and state.release is not None:
+                    charge_ledger(job, state.release, Path(cfg["path"]).parent)
+                outputs = []
+                try:
+                    for sink in cfg["sinks"]:
+                        outputs.append(write_sink(sink, state, release_id, name, driver,
+                                                   Path(cfg["path"]).parent))
+                        if sink["type"] == "neo4j":  # committed in the database
+                            event("sink_written", job=name, sink="neo4j", target=outputs[-1])
+                except OSError as exc:
+                    raise InvalidParameterError(
+                        f"job {name!r}: cannot write a sink: {exc.strerror or exc}"
+                        f"{': ' + str(exc.filename) if exc.filename else ''}.") from None
+            finally:
+                for d in drivers.values():
+                    with contextlib.suppress(Exception):
+                        d.close()
+    except GraphAnonError as exc:
+        event("job_failed", job=name, exit_code=exc.exit_code, error=str(exc))
+        raise
+    except OSError as exc:  # the commit: putting the file sinks' files in place
+        event("job_failed", job=name, exit_code=2, error=str(exc))
+        raise
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM / SIGHUP in the CLI's process
+        signum = getattr(exc, "signum", 2)
+        event("job_failed", job=name, exit_code=128 + signum,
+              error="interrupted" if signum == 2 else f"terminated by signal {signum}")
+        raise
     # the output transaction has put the file sinks' files in place only now
     for sink, target in zip(cfg["sinks"], outputs, strict=True):
         if sink["type"] == "file":
