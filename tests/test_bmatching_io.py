@@ -299,6 +299,10 @@ def test_b_anonymize_reads_a_preset_header_as_a_header(tmp_path: Path) -> None:
                  "--delta", "2", "--seed", "1", "--out", str(tmp_path / "o.tsv"), "--report",
                  str(rep)]) == 0
     assert json.loads(rep.read_text())["not_private"]["n"] == 2000
+    # numeric columns are published as "c>median", never with the data's median value
+    cuts = {ln.split("\t")[1] for ln in (tmp_path / "o.tsv").read_text().splitlines()
+            if ">" in ln.split("\t")[1]}
+    assert cuts and all(c.endswith(">median") for c in cuts), sorted(cuts)[:3]
 
 
 def test_b_anonymize_refuses_a_table_without_any_value(tmp_path: Path,

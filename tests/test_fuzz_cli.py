@@ -318,8 +318,9 @@ def test_outputs_that_are_not_regular_files(work: Path,
                  capsys) == 2
     assert not (work / "U.txt").exists()
     # a name ending in a separator names a folder; a .gz name would hold plain text
-    assert check([*args, "--out", str(work / "results") + "/"], work, capsys) == 2
-    assert not (work / "results").exists()
+    for folder_like in (f"{work}/results/", f"{work}/results/.", f"{work}/results/sub/.."):
+        assert check([*args, "--out", folder_like], work, capsys) == 2
+        assert not (work / "results").exists()
     assert check([*args, "--out", str(work / "r.tsv.gz")], work, capsys) == 2
     assert not (work / "r.tsv.gz").exists()
 

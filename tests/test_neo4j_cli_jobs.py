@@ -672,7 +672,9 @@ def test_a_neo4j_sink_without_a_uri_fails_before_the_steps(
 
 
 @pytest.mark.parametrize("uri", ["bolt://host:abc", "neo4j://[::1", "neo4j://h:-1",
-                                 "bolt://host:99999", "neo4j://:7687", "neo4j://h:0"])
+                                 "bolt://host:99999", "neo4j://:7687", "neo4j://h:0",
+                                 "bolt://h:7687/db?x=1", "bolt://h os:7687",
+                                 "bolt://h:7687?policy=x"])
 def test_a_malformed_uri_is_one_line_before_anything_runs(
         uri: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:

@@ -61,6 +61,10 @@ FLOAT = _Float()
 FORMAT_CHOICE = click.Choice(
     ["edgelist", "csv", "tsv", "parquet", "graphml", "gml", "mtx", "mat"], case_sensitive=False
 )
+#: What --out-format offers: every format but MATLAB's, which graphanon reads only.
+OUT_FORMAT_CHOICE = click.Choice(
+    ["edgelist", "csv", "tsv", "parquet", "graphml", "gml", "mtx"], case_sensitive=False
+)
 
 
 def quiet() -> bool:

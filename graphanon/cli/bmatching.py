@@ -74,12 +74,13 @@ def _load_input(path: str, preset: str | None, table: bool,
         if mask is not None:
             t = t.filter(mask)
     # b-anonymity is a syntactic guarantee over the encoded table (the paper's encoding: a
-    # numeric column becomes "c>median", so the data's median is in the attribute names,
-    # docs/bmatching.md); not the input of a DP release, so the warning is not for this user
+    # numeric column becomes "c>median", docs/bmatching.md); not the input of a DP release,
+    # so the warning is not for this user. The attribute is named "c>median", never with the
+    # median's value: the released rows are published, the data's median is not
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DataDependentFeaturesWarning)
         B = table_to_bipartite(t, columns=cols, id_column=id_column, binarize="median",
-                               dropna=False, split=split)
+                               dropna=False, split=split, median_in_names=False)
     if B.n_edges == 0:  # as bipartite-from-table: k-anonymity of nothing is no release
         raise InvalidParameterError(
             f"{path!r} yields no user–attribute pair (no data rows, or every cell missing); "

@@ -12,6 +12,7 @@ from ..errors import InvalidParameterError
 from ._common import (
     FLOAT,
     FORMAT_CHOICE,
+    OUT_FORMAT_CHOICE,
     charge_on_commit,
     distributed_options,
     echo,
@@ -245,7 +246,7 @@ def _form_note(rel: Any) -> str:
 @click.option("--out", "out", type=click.Path(dir_okay=False), required=True,
               help="Output graph (format from the extension, .txt = edge list, or "
                    "--out-format).")
-@click.option("--out-format", type=FORMAT_CHOICE, help="Output format (default: extension).")
+@click.option("--out-format", type=OUT_FORMAT_CHOICE, help="Output format (default: extension).")
 @click.option("--report", "report", type=click.Path(dir_okay=False), default=None,
               help="JSON: method, exactness and deviation from the target.")
 def generate(table: str, d: int, seed: int | None, out: str, out_format: str | None,

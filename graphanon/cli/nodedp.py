@@ -18,6 +18,7 @@ from ..privacy.release import NOT_PRIVATE_NOTE
 from ._common import (
     FLOAT,
     FORMAT_CHOICE,
+    OUT_FORMAT_CHOICE,
     charge_on_commit,
     echo,
     ledger_options,
@@ -50,7 +51,7 @@ __all__ = ["COMMANDS", "release_dk_node"]
 @click.option("--report", type=click.Path(dir_okay=False), help="JSON report.")
 @click.option("--format", "fmt", type=FORMAT_CHOICE,
               help="Input format (default: extension).")
-@click.option("--out-format", type=FORMAT_CHOICE,
+@click.option("--out-format", type=OUT_FORMAT_CHOICE,
               help="Output format (default: extension).")
 def project_cmd(input_path: str, theta: int, method: str, order: str | None, seed: int | None,
                 out: str, report: str | None, fmt: str | None, out_format: str | None) -> None:

@@ -197,8 +197,9 @@ def creatable_reason(target: str | os.PathLike[str]) -> str | None:
     import tempfile
 
     value = os.fspath(target)
-    if value.endswith(os.sep) or (os.altsep and value.endswith(os.altsep)):
-        return "the name ends with a path separator, so it names a folder; name a file"
+    if (value.endswith(os.sep) or (os.altsep and value.endswith(os.altsep))
+            or os.path.basename(value) in (".", "..")):
+        return "the name ends with a path separator, '.' or '..', so it names a folder; name a file"
     if value.lower().endswith(".gz"):
         return ("graphanon writes its outputs uncompressed; drop the '.gz' (and compress "
                 "the file afterwards)")

@@ -362,24 +362,32 @@ def _read_igraph(path: Path, fmt: str, id_attribute: str | None) -> Graph:
     return Graph.from_igraph(g, id_attribute=key)
 
 
-_GRAPHML_GRAPH = re.compile(rb"<(?:[\w.-]+:)?graph[\s/>]")
-_GRAPHML_NODE = re.compile(rb"<(?:[\w.-]+:)?node[\s/>]")
-
-
 def _check_graphml_shape(path: Path, vcount: int) -> None:
     """igraph reads the first ``<graph>`` of a GraphML file and makes a node of every edge
     end it has not seen declared: refuse both instead of dropping a graph or inventing
-    nodes silently."""
-    raw = path.read_bytes()
-    graphs = len(_GRAPHML_GRAPH.findall(raw))
+    nodes silently. The elements are counted by an XML parser (comments, CDATA and the
+    document's encoding are the parser's business), streaming, one element at a time."""
+    import xml.etree.ElementTree as ET
+
+    graphs = nodes = 0
+    try:
+        for _, elem in ET.iterparse(path, events=("end",)):
+            tag = elem.tag.rpartition("}")[2]
+            if tag == "graph":
+                graphs += 1
+            elif tag == "node":
+                nodes += 1
+            elem.clear()
+    except ET.ParseError as exc:
+        raise InputFormatError(f"{str(path)!r} is not a valid GRAPHML file: {exc}",
+                               path=str(path)) from None
     if graphs > 1:
         raise InputFormatError(
             f"{str(path)!r} holds {graphs} <graph> elements; graphanon reads one graph per "
             "file (split the file).", path=str(path))
-    declared = len(_GRAPHML_NODE.findall(raw))
-    if vcount > declared:
+    if vcount > nodes:
         raise InputFormatError(
-            f"{str(path)!r}: {vcount - declared} edge end(s) name a node that no <node> "
+            f"{str(path)!r}: {vcount - nodes} edge end(s) name a node that no <node> "
             "element declares; declare every node.", path=str(path))
 
 
@@ -637,15 +645,27 @@ def _check_writable_ids(ids: np.ndarray[Any, Any], what: str, rule: str, fmt: st
 
 def _check_positional_ids(ids: np.ndarray[Any, Any]) -> None:
     """A Matrix Market file holds positions, not ids: it reads back as nodes ``1..n``.
-    Refuse any other ids rather than renumber them silently."""
+    Ids ``1..n`` are written as they are; ids ``0..n-1`` (a generated graph's, or a 0-based
+    data set's) as positions shifted by one, with a warning; any other ids are refused
+    rather than renumbered silently."""
+    import warnings
+
     n = ids.size
-    if ids.dtype == object or not np.array_equal(ids, np.arange(1, n + 1)):
-        first = next((i for i in range(n) if ids.dtype == object or ids[i] != i + 1), 0)
-        raise InvalidParameterError(
-            f"a Matrix Market (.mtx) file holds node positions 1..n, not ids: node "
-            f"{ids[first].item() if ids.dtype != object else ids[first]!r} would read back "
-            f"as {first + 1}. Write .graphml, .gml, .parquet or an edge list, which keep the "
-            "ids (only a graph whose ids are exactly 1..n can be written as .mtx).")
+    if ids.dtype != object and np.array_equal(ids, np.arange(1, n + 1)):
+        return
+    if ids.dtype != object and n and np.array_equal(ids, np.arange(n)):
+        warnings.warn(
+            "a Matrix Market (.mtx) file is 1-based: nodes 0..n-1 are written as positions "
+            "1..n and read back as 1..n (write .graphml, .parquet or an edge list to keep "
+            "the ids).", stacklevel=3)
+        return
+    first = next((i for i in range(n) if ids.dtype == object or ids[i] != i + 1), 0)
+    raise InvalidParameterError(
+        f"a Matrix Market (.mtx) file holds node positions 1..n, not ids: node "
+        f"{ids[first].item() if ids.dtype != object else ids[first]!r} would read back "
+        f"as {first + 1}. Write .graphml, .gml, .parquet or an edge list, which keep the "
+        "ids (only a graph whose ids are 1..n, or 0..n-1 shifted by one, can be written as "
+        ".mtx).")
 
 
 #: Edge lists of integer ids up to this many edges are formatted in Python (at most ~20 ms)

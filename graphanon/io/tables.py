@@ -129,6 +129,7 @@ def table_to_bipartite(
     dropna: bool = False,
     split: Mapping[str, str] | None = None,
     max_categories: int | None = None,
+    median_in_names: bool = True,
 ) -> BipartiteGraph:
     """Turn a table into a user × feature :class:`BipartiteGraph`.
 
@@ -158,6 +159,10 @@ def table_to_bipartite(
     max_categories
         Refuse a categorical column with more distinct values (guards against id-like
         columns turning into millions of features).
+    median_in_names
+        With ``binarize="median"``: name the feature ``"c>41.5"`` (the column's median, read
+        off the data) or, when false, ``"c>median"`` (a published release should not carry
+        the value; ``b-anonymize`` does this).
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -212,7 +217,8 @@ def table_to_bipartite(
     feature_names: list[np.ndarray[Any, Any]] = []
     for c in use:
         col = table.column(c)
-        rows, labels = _column_features(c, col, binarize, quantiles, split.get(c))
+        rows, labels = _column_features(c, col, binarize, quantiles, split.get(c),
+                                        median_in_names)
         if max_categories is not None and np.unique(labels).size > max_categories:
             raise InvalidParameterError(
                 f"column {c!r} has more than max_categories={max_categories} distinct values."
@@ -229,7 +235,8 @@ def table_to_bipartite(
 
 
 def _column_features(
-    name: str, col: Any, binarize: str | None, quantiles: int, sep: str | None
+    name: str, col: Any, binarize: str | None, quantiles: int, sep: str | None,
+    median_in_names: bool = True,
 ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     import pyarrow as pa
 
@@ -241,7 +248,8 @@ def _column_features(
             f"column {name!r} is cut at its {binarize} computed from the data: every user's "
             "features depend on every row (not a one-row neighbouring relation: do not feed "
             "them to a DP release such as randomized response)"
-            + (" and the median appears in the feature names" if binarize == "median" else "")
+            + (" and the median appears in the feature names"
+               if binarize == "median" and median_in_names else "")
             + "; binarize=None (CLI: --binarize none) keeps one feature per value."),
             stacklevel=3)
         vals = np.asarray(col.to_numpy(zero_copy_only=False), dtype=np.float64)[idx]
@@ -250,7 +258,8 @@ def _column_features(
         if binarize == "median":
             med = float(np.median(vals))
             above = vals > med
-            return idx[above], np.full(int(above.sum()), f"{name}>{med:g}", dtype=object)
+            label = f"{name}>{med:g}" if median_in_names else f"{name}>median"
+            return idx[above], np.full(int(above.sum()), label, dtype=object)
         edges = np.quantile(vals, np.linspace(0, 1, quantiles + 1)[1:-1])
         bins = np.searchsorted(edges, vals, side="right")
         labels = np.array([f"{name}:q{b + 1}" for b in range(quantiles)], dtype=object)
@@ -278,7 +287,8 @@ def preset_column_names(path: str | os.PathLike[str], spec: TablePreset
         return None
     with open(path, "rb") as fh:
         first = fh.readline().decode("utf-8", "replace").lstrip("\ufeff").strip()
-    fields = [f.strip().lower() for f in first.split(spec.delimiter)]
+    # a header may quote its names ("age","workclass",...), as CSV writers do
+    fields = [f.strip().strip('"').strip().lower() for f in first.split(spec.delimiter)]
     names = [c.lower() for c in spec.column_names]
     if fields == names:
         return None

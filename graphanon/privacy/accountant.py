@@ -393,7 +393,8 @@ class Accountant:
         return self.spend(r)
 
     def spend_parallel(
-        self, releases: Sequence[Release], domains: Sequence[Any]
+        self, releases: Sequence[Release], domains: Sequence[Any] | None = None, *,
+        units: Sequence[Any] | None = None,
     ) -> list[LedgerEntry]:
         """Charge releases on disjoint parts of a public partition: ``max ε`` if disjoint.
 
@@ -420,6 +421,16 @@ class Accountant:
         sum). The caller's claim is made explicit and auditable by the listing; the code can
         check the disjointness of the domains, not that they are public.
         """
+        if units is not None:  # the former name: a domain is what was meant all along
+            import warnings
+
+            warnings.warn("spend_parallel(units=...) is now spend_parallel(domains=...): each "
+                          "release's domain, fixed before the data is seen.",
+                          DeprecationWarning, stacklevel=2)
+            if domains is None:
+                domains = units
+        if domains is None:
+            raise InvalidParameterError("spend_parallel needs the releases' domains.")
         units = domains
         if len(releases) != len(units) or not releases:
             raise InvalidParameterError(

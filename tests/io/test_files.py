@@ -207,8 +207,14 @@ def test_round_trip_each_format(tmp_path: Path, fmt: str) -> None:
 
 
 def test_mtx_refuses_ids_it_would_renumber(tmp_path: Path) -> None:
-    """Matrix Market holds positions: ids other than 1..n would read back renumbered."""
-    for ids in ([0, 1, 2], [1, 2, 7], ["alice", "bob", "carol"], [2, 1, 3]):
+    """Matrix Market holds positions: ids 1..n are kept, 0..n-1 (a generated graph's) are
+    shifted by one with a warning, any other ids would read back renumbered: refused."""
+    G0 = Graph.from_edges([0, 1], [1, 2], node_ids=np.array([0, 1, 2]))
+    with pytest.warns(UserWarning, match=r"1-based: nodes 0\.\.n-1"):
+        write_graph(G0, tmp_path / "z.mtx")
+    assert read_graph(tmp_path / "z.mtx").node_ids.tolist() == [1, 2, 3]
+    (tmp_path / "z.mtx").unlink()
+    for ids in ([1, 2, 7], ["alice", "bob", "carol"], [2, 1, 3], [0, 2, 1]):
         G = Graph.from_edges([0, 1], [1, 2], node_ids=np.array(ids, dtype=object
                                                                if isinstance(ids[0], str)
                                                                else np.int64))
@@ -499,3 +505,28 @@ def test_id_errors_of_whole_file_readers_name_the_file_and_the_id(tmp_path: Path
     with pytest.raises(InputFormatError, match=r"dn\.graphml': node_ids must be unique "
                                                r"\('x' occurs more than once\)"):
         read_graph(p)
+
+
+def test_graphml_shape_is_counted_by_an_xml_parser(tmp_path: Path) -> None:
+    """Comments, CDATA and the document's encoding belong to the parser: a <graph> in a
+    comment or CDATA is no second graph, a UTF-16 file reads, a <node> in a comment
+    declares nothing."""
+    body = ('<graph id="G" edgedefault="undirected"><node id="a"/><node id="b"/>'
+            '<node id="c"/><edge source="a" target="b"/><edge source="b" target="c"/>'
+            '</graph>')
+    head = '<graphml xmlns="http://graphml.graphdrawing.org/xmlns">'
+    comment = tmp_path / "comment.graphml"
+    comment.write_text('<?xml version="1.0" encoding="UTF-8"?>\n' + head
+                       + '<!-- an old version had <graph id="G0"> here -->'
+                       + '<desc><![CDATA[ <graph id="G1"> ]]></desc>'
+                       + body + "</graphml>\n")
+    assert read_graph(comment).n_edges == 2
+    u16 = tmp_path / "u16.graphml"
+    u16.write_bytes(('<?xml version="1.0" encoding="UTF-16"?>\n' + head + body
+                     + "</graphml>\n").encode("utf-16"))
+    assert read_graph(u16).n_nodes == 3
+    hidden = tmp_path / "hidden.graphml"
+    hidden.write_text('<?xml version="1.0"?>\n' + head + '<!-- template: <node id="x"/> -->'
+                      + body.replace('<node id="c"/>', "") + "</graphml>\n")
+    with pytest.raises(InputFormatError, match="1 edge end"):
+        read_graph(hidden)

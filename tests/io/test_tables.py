@@ -110,3 +110,13 @@ def test_nan_and_inf_are_missing_values_not_bins() -> None:
     t2 = pa.table({"b": [1.5, float("inf"), float("-inf"), float("nan")]})
     one_hot = table_to_bipartite(t2, binarize=None)
     assert set(one_hot.feature_ids.tolist()) == {"b=1.5"}
+
+
+def test_adult_preset_reads_a_quoted_header(tmp_path: Path) -> None:
+    """A CSV writer's quoted header ("age","workclass",...) names the columns exactly."""
+    from graphanon.datasets import data_path
+
+    lines = data_path("adult_sample.csv").read_text().splitlines()
+    quoted = ",".join(f'"{c}"' for c in lines[0].split(","))
+    (tmp_path / "q.csv").write_text("\n".join([quoted, *lines[1:4]]) + "\n")
+    assert load_preset(tmp_path / "q.csv", "adult").n_users == 3

@@ -163,3 +163,10 @@ def test_node_dp_at_the_same_eps_is_not_edge_dp():
         hist.append(dense_dk(project(G, theta=1, method="ead", key=key).graph, 1, 1))
     assert int(np.abs(hist[0] - hist[1]).sum()) == 4 > node_sensitivity(1, 1)
     assert charge_epsilon(_rel(1.0, nb="node"), "edge") == NODE_TO_EDGE * 1.0 == 2.0
+
+
+def test_parallel_composition_keeps_the_former_keyword():
+    acc = Accountant(1.0, dataset="fp1")
+    with pytest.warns(DeprecationWarning, match="domains"):
+        acc.spend_parallel([_rel(0.5), _rel(0.7)], units=[np.arange(10), np.arange(10, 20)])
+    assert acc.spent == pytest.approx(0.7)

@@ -139,6 +139,13 @@ def test_validation():
         randomized_response(B, epsilon=1.0, level="user")
     with pytest.raises(InvalidParameterError, match="needs a BipartiteGraph"):
         randomized_response([[1]], epsilon=1.0)
+    # node level splits ε over the row's cells: a too small total is named by the user's ε
+    f = B.n_features
+    with pytest.raises(InvalidParameterError,
+                       match=rf"'epsilon' parameter of randomized_response \(1e-06\) gives "
+                             rf"each of the {f} cells .* use epsilon >= "):
+        randomized_response(B, epsilon=1e-6, level="node", users=B.user_ids,
+                            features=B.feature_ids)
 
 
 def test_the_universe_is_required_and_public():

@@ -108,8 +108,13 @@ def _check_uri(uri: str) -> None:
         port = parts.port
     except ValueError as exc:
         raise InvalidParameterError(f"{shape}: {exc}.") from None
-    if not parts.hostname:
-        raise InvalidParameterError(f"{shape}: no host.")
+    if not parts.hostname or any(c.isspace() for c in parts.netloc):
+        raise InvalidParameterError(f"{shape}: no host, or blanks in it.")
+    if parts.path not in ("", "/") or parts.fragment:
+        raise InvalidParameterError(f"{shape}: a Neo4j URI has no path.")
+    if parts.query and not parts.scheme.startswith("neo4j"):
+        raise InvalidParameterError(
+            f"{shape}: only neo4j:// URIs take a routing context ('?...'), bolt:// does not.")
     if port is not None and not 0 < port < 65536:
         raise InvalidParameterError(f"{shape}: port {port} is not in 1..65535.")
 
