@@ -3,21 +3,25 @@
 ``graphanon`` (the console script) routes SIGINT, SIGTERM and SIGHUP through
 :func:`on_signal`: outside a critical section it raises at once (``KeyboardInterrupt`` for
 Ctrl-C, :class:`Terminated` for the others), so the command unwinds, removes its temporaries
-and the folders it created, and exits ``128 + signal``. Inside :func:`deferred` — the commit
-of an output transaction: the ledger charge and the renames that put every output in place —
-the signal is remembered and raised when the section ends, so a run is stopped either before
-anything is published or after all of it, never between two renames. A library user's process
-keeps its own handlers: nothing here is installed unless the CLI asks (:func:`install`).
+and the folders it created, and exits ``128 + signal``. Inside :func:`deferred` — the renames
+that put a run's outputs in place, which never block — the signal is remembered: if the
+renames complete, the run has completed, and the stop is reported by :func:`completed_stop`
+(the CLI exits 0 and says so) instead of raising; if they fail, the failure is what is
+reported. A run is thus stopped before anything is published or after all of it, and a
+scheduler is never told that a completed run failed. Only the main thread defers; a library
+user's process keeps its own handlers: nothing here is installed unless the CLI asks
+(:func:`install`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import signal
+import threading
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["Terminated", "deferred", "install"]
+__all__ = ["Terminated", "completed_stop", "deferred", "install"]
 
 
 class Terminated(KeyboardInterrupt):
@@ -31,6 +35,7 @@ class Terminated(KeyboardInterrupt):
 
 _depth = 0
 _pending: int | None = None
+_completed: int | None = None
 
 
 def _raise(signum: int) -> None:
@@ -40,7 +45,7 @@ def _raise(signum: int) -> None:
 
 
 def on_signal(signum: int, _frame: Any) -> None:
-    """The handler: raise now, or at the end of the current critical section."""
+    """The handler: raise now, or remember the signal for the end of the critical section."""
     global _pending
     if _depth:
         if _pending is None:
@@ -51,17 +56,30 @@ def on_signal(signum: int, _frame: Any) -> None:
 
 @contextlib.contextmanager
 def deferred() -> Iterator[None]:
-    """A critical section: a stop signal that arrives inside it is raised when it ends (after
-    the block succeeded; if the block failed, its own error wins)."""
-    global _depth, _pending
+    """A critical section of the main thread (elsewhere: no deferral). A stop signal that
+    arrives inside it does not interrupt it; if the block completes, the stop is recorded
+    for :func:`completed_stop`, and if it fails, its own error is what propagates."""
+    global _depth, _pending, _completed
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
     _depth += 1
+    ok = False
     try:
         yield
+        ok = True
     finally:
         _depth -= 1
-    if _depth == 0 and _pending is not None:
-        signum, _pending = _pending, None
-        _raise(signum)
+        if _depth == 0:
+            signum, _pending = _pending, None
+            if ok and signum is not None and _completed is None:
+                _completed = signum
+
+
+def completed_stop() -> int | None:
+    """The stop signal that arrived while a run's outputs were put in place, which then
+    completed (``None`` if none did)."""
+    return _completed
 
 
 def install() -> None:

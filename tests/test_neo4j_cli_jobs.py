@@ -674,7 +674,8 @@ def test_a_neo4j_sink_without_a_uri_fails_before_the_steps(
 @pytest.mark.parametrize("uri", ["bolt://host:abc", "neo4j://[::1", "neo4j://h:-1",
                                  "bolt://host:99999", "neo4j://:7687", "neo4j://h:0",
                                  "bolt://h:7687/db?x=1", "bolt://h os:7687",
-                                 "bolt://h:7687?policy=x"])
+                                 "bolt://h:7687?policy=x", "bolt://u:p@h:7687",
+                                 "neo4j://h?a=1&a=2"])
 def test_a_malformed_uri_is_one_line_before_anything_runs(
         uri: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
@@ -708,3 +709,12 @@ def test_a_malformed_uri_is_one_line_before_anything_runs(
     err = capsys.readouterr().err
     assert "NEO4J_URI" in err and "Traceback" not in err
     assert not (tmp_path / "L.json").exists()
+
+
+@pytest.mark.parametrize("uri", ["NEO4J://host", "bolt://host:7687//", "neo4j://[::1]:7687",
+                                 "neo4j+s://h.example.io", "neo4j://h:7687/?policy=eu"])
+def test_valid_uris_pass_the_check(uri: str) -> None:
+    """What the driver accepts is not refused by the check before it."""
+    from graphanon.io.neo4j.connection import connection_settings
+
+    assert connection_settings(uri=uri, environ={"NEO4J_PASSWORD": "pw"}).uri == uri

@@ -57,35 +57,49 @@ def test_a_reader_that_stops_reading_is_a_normal_end(tmp_path: Path) -> None:
     assert "Traceback" not in err and "Exception ignored" not in err
 
 
-def test_a_signal_during_the_commit_waits_for_every_output(tmp_path: Path) -> None:
-    """Between the ledger charge and the last rename a stop signal is deferred: the run ends
-    with every output in place, then stops (never a published table without its report)."""
+def test_a_signal_during_the_renames_lets_the_run_complete(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    """A stop signal while the outputs are renamed into place is deferred: every output
+    lands and the run counts as completed (a scheduler must not retry a published run);
+    before the renames — during the ledger charge, say — it stops the run with nothing
+    published."""
     import os
 
     from graphanon import _interrupts
+    from graphanon.io import _atomic
     from graphanon.io._atomic import atomic_path, output_transaction
 
     saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    real = _atomic._install
+    sent: list[int] = []
+
+    def install(tmp: Path, target: Path) -> None:
+        if not sent:
+            sent.append(1)
+            os.kill(os.getpid(), signal.SIGTERM)
+        real(tmp, target)
+
     try:
         for s in saved:
             signal.signal(s, signal.SIG_DFL)
         _interrupts.install()
-        with pytest.raises(_interrupts.Terminated) as stop:
-            with output_transaction() as tx:
-                for name in ("t.tsv", "r.json"):
-                    with atomic_path(tmp_path / name) as tmp:
-                        tmp.write_text(name)
-                tx.before_commit.append(lambda: os.kill(os.getpid(), signal.SIGTERM))
-        assert stop.value.signum == signal.SIGTERM
+        monkeypatch.setattr(_atomic, "_install", install)
+        with output_transaction():
+            for name in ("t.tsv", "r.json"):
+                with atomic_path(tmp_path / name) as tmp:
+                    tmp.write_text(name)
         assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json", "t.tsv"]
-        # outside a critical section the signal stops the run at once, nothing published
-        with pytest.raises(_interrupts.Terminated), output_transaction():
+        assert _interrupts.completed_stop() == signal.SIGTERM
+        monkeypatch.setattr(_atomic, "_install", real)
+        # before the renames (the ledger hook) the signal stops the run, nothing published
+        with pytest.raises(_interrupts.Terminated), output_transaction() as tx:
             with atomic_path(tmp_path / "u.tsv") as tmp:
                 tmp.write_text("u")
-            os.kill(os.getpid(), signal.SIGTERM)
-            time.sleep(1)
+            tx.before_commit.append(lambda: os.kill(os.getpid(), signal.SIGTERM))
         assert not (tmp_path / "u.tsv").exists()
     finally:
+        _interrupts._completed = None
         for s, h in saved.items():
             signal.signal(s, h)
 

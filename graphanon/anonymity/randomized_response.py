@@ -117,9 +117,9 @@ def _flip_probability(epsilon: float, *, level: str, n_features: int) -> float:
             f"The 'epsilon' parameter of randomized_response ({eps:g}) gives each of the "
             f"{f} cells of a user's row {per_entry:g} at level={level!r}, outside "
             f"[{EPSILON_RANGE[0]:g}, {EPSILON_RANGE[1]:g}]; use "
-            + (f"epsilon >= {EPSILON_RANGE[0] * (f if level == 'node' else 1):g}."
+            + (f"epsilon >= {EPSILON_RANGE[0] * (f if level == 'node' else 1):.12g}."
                if per_entry < EPSILON_RANGE[0] else
-               f"epsilon <= {EPSILON_RANGE[1] * (f if level == 'node' else 1):g}."))
+               f"epsilon <= {EPSILON_RANGE[1] * (f if level == 'node' else 1):.12g}."))
     q = math.exp(-per_entry) / (1.0 + math.exp(-per_entry))
     return min(q * (1 + _Q_MARGIN), 0.5)
 

@@ -242,6 +242,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         click.echo("graphanon: interrupted", err=True)
         return _exit(130, argv)
     code = rv if isinstance(rv, int) else 0
+    from .. import _interrupts
+
+    stop = _interrupts.completed_stop()
+    if stop is not None:  # it came while the outputs were renamed into place
+        import signal
+
+        click.echo(f"graphanon: note: {signal.Signals(stop).name} arrived while the outputs "
+                   "were being put in place; the run completed first.", err=True)
     return _exit(code, argv)
 
 

@@ -52,17 +52,22 @@ class _Transaction:
         self.inputs: set[str] = set()  # real paths no write may replace (a job's source)
 
     def commit(self) -> None:
-        """The hooks (the ledger charge), then every output into place. A stop signal that
-        arrives meanwhile waits for the end (:func:`graphanon._interrupts.deferred`), so a
-        run is stopped before anything is charged or published, or after all of it."""
+        """The hooks (the ledger charge), the copies into non-regular targets, then the
+        renames. Those may wait (a ledger lock, a pipe nobody reads) and stay interruptible;
+        a stop signal during the renames, which never wait, is deferred
+        (:func:`graphanon._interrupts.deferred`), so a run is stopped before anything is
+        renamed into place or after all of it."""
         from .._interrupts import deferred
 
+        for hook in self.before_commit:
+            hook()
+        # copies into non-regular targets (/dev/full, a pipe) can still fail: do them first,
+        # then the renames, which do not fail on one file system
+        for tmp, target in [st for st in self.staged if writes_in_place(st[1])]:
+            _install(tmp, target)
+            self.staged.remove((tmp, target))
         with deferred():
-            for hook in self.before_commit:
-                hook()
-            # copies into non-regular targets (/dev/full, a pipe) can still fail: do them
-            # first, then the renames, which do not fail on one file system
-            for tmp, target in sorted(self.staged, key=lambda st: not writes_in_place(st[1])):
+            for tmp, target in list(self.staged):
                 _install(tmp, target)
                 self.staged.remove((tmp, target))
 
@@ -299,8 +304,11 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     else:
         from .._interrupts import deferred
 
-        with deferred():
+        if writes_in_place(target):  # a pipe may wait for its reader: stays interruptible
             _install(tmp, target)
+        else:
+            with deferred():
+                _install(tmp, target)
 
 
 def _final_mode(target: Path) -> int:

@@ -365,20 +365,41 @@ def _read_igraph(path: Path, fmt: str, id_attribute: str | None) -> Graph:
 def _check_graphml_shape(path: Path, vcount: int) -> None:
     """igraph reads the first ``<graph>`` of a GraphML file and makes a node of every edge
     end it has not seen declared: refuse both instead of dropping a graph or inventing
-    nodes silently. The elements are counted by an XML parser (comments, CDATA and the
-    document's encoding are the parser's business), streaming, one element at a time."""
+    nodes silently. An XML parser counts the ``<graph>`` elements and the distinct ids of the
+    ``<node>`` elements directly inside one (comments, CDATA, entities and the encoding are
+    the parser's business), streaming, one element at a time."""
+    import io as _io
     import xml.etree.ElementTree as ET
 
-    graphs = nodes = 0
+    def count(source: Any) -> tuple[int, int]:
+        graphs = 0
+        ids: set[str | None] = set()
+        stack: list[str] = []
+        for event, elem in ET.iterparse(source, events=("start", "end")):
+            tag = elem.tag.rpartition("}")[2] if isinstance(elem.tag, str) else ""
+            if event == "start":
+                if tag == "graph":
+                    graphs += 1
+                elif tag == "node" and stack and stack[-1] == "graph":
+                    ids.add(elem.get("id"))
+                stack.append(tag)
+            else:
+                stack.pop()
+                elem.clear()
+        return graphs, len(ids)
+
     try:
-        for _, elem in ET.iterparse(path, events=("end",)):
-            tag = elem.tag.rpartition("}")[2]
-            if tag == "graph":
-                graphs += 1
-            elif tag == "node":
-                nodes += 1
-            elem.clear()
-    except ET.ParseError as exc:
+        try:
+            graphs, nodes = count(path)
+        except (ValueError, LookupError):  # an encoding expat cannot read (Shift_JIS, GBK)
+            raw = path.read_bytes()
+            head = re.match(rb"<\?xml[^>]*encoding=[\"']([A-Za-z0-9._-]+)[\"']", raw)
+            if head is None:
+                raise
+            text = raw.decode(head.group(1).decode("ascii"))
+            text = text.replace(head.group(1).decode("ascii"), "UTF-8", 1)
+            graphs, nodes = count(_io.BytesIO(text.encode("utf-8")))
+    except (ET.ParseError, ValueError, LookupError, UnicodeDecodeError) as exc:
         raise InputFormatError(f"{str(path)!r} is not a valid GRAPHML file: {exc}",
                                path=str(path)) from None
     if graphs > 1:

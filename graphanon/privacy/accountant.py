@@ -427,8 +427,11 @@ class Accountant:
             warnings.warn("spend_parallel(units=...) is now spend_parallel(domains=...): each "
                           "release's domain, fixed before the data is seen.",
                           DeprecationWarning, stacklevel=2)
-            if domains is None:
-                domains = units
+            if domains is not None:
+                raise InvalidParameterError(
+                    "spend_parallel takes the domains once: 'domains' or the former 'units', "
+                    "not both.")
+            domains = units
         if domains is None:
             raise InvalidParameterError("spend_parallel needs the releases' domains.")
         units = domains

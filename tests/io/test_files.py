@@ -530,3 +530,22 @@ def test_graphml_shape_is_counted_by_an_xml_parser(tmp_path: Path) -> None:
                       + body.replace('<node id="c"/>', "") + "</graphml>\n")
     with pytest.raises(InputFormatError, match="1 edge end"):
         read_graph(hidden)
+
+
+def test_graphml_shape_check_reads_any_encoding_and_counts_distinct_ids(tmp_path: Path) -> None:
+    """A Shift_JIS file (which expat cannot decode) is checked after Python decodes it; a
+    node declared twice still declares one id, so an undeclared edge end is refused."""
+    sjis = tmp_path / "sjis.graphml"
+    sjis.write_bytes(
+        b'<?xml version="1.0" encoding="Shift_JIS"?>\n<graphml xmlns="http://graphml.'
+        b'graphdrawing.org/xmlns"><key id="d" for="node" attr.name="label" '
+        b'attr.type="string"/><graph edgedefault="undirected"><node id="a"><data key="d">'
+        + "日本".encode("shift_jis") + b'</data></node><node id="b"/><edge source="a" '
+        b'target="b"/></graph></graphml>')
+    assert read_graph(sjis).n_edges == 1
+    twice = tmp_path / "twice.graphml"
+    twice.write_text('<?xml version="1.0"?>\n<graphml xmlns="http://graphml.graphdrawing.org/'
+                     'xmlns"><graph edgedefault="undirected"><node id="a"/><node id="a"/>'
+                     '<edge source="a" target="b"/></graph></graphml>\n')
+    with pytest.raises(InputFormatError, match="1 edge end"):
+        read_graph(twice)

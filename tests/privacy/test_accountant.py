@@ -170,3 +170,5 @@ def test_parallel_composition_keeps_the_former_keyword():
     with pytest.warns(DeprecationWarning, match="domains"):
         acc.spend_parallel([_rel(0.5), _rel(0.7)], units=[np.arange(10), np.arange(10, 20)])
     assert acc.spent == pytest.approx(0.7)
+    with pytest.warns(DeprecationWarning), pytest.raises(InvalidParameterError, match="once"):
+        acc.spend_parallel([_rel(0.1)], [np.arange(3)], units=[np.arange(3)])

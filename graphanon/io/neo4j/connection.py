@@ -101,7 +101,7 @@ def _check_uri(uri: str) -> None:
     schemes = ("neo4j", "neo4j+s", "neo4j+ssc", "bolt", "bolt+s", "bolt+ssc")
     shape = ("The '--uri' parameter (or NEO4J_URI) must look like neo4j://host:7687 or "
              f"bolt://host:7687. Got {uri!r} instead")
-    if "://" not in uri or uri.split("://", 1)[0] not in schemes:
+    if "://" not in uri or uri.split("://", 1)[0].lower() not in schemes:
         raise InvalidParameterError(shape + ".")
     try:
         parts = urlsplit(uri)
@@ -110,11 +110,25 @@ def _check_uri(uri: str) -> None:
         raise InvalidParameterError(f"{shape}: {exc}.") from None
     if not parts.hostname or any(c.isspace() for c in parts.netloc):
         raise InvalidParameterError(f"{shape}: no host, or blanks in it.")
-    if parts.path not in ("", "/") or parts.fragment:
-        raise InvalidParameterError(f"{shape}: a Neo4j URI has no path.")
-    if parts.query and not parts.scheme.startswith("neo4j"):
+    if "@" in parts.netloc:
         raise InvalidParameterError(
-            f"{shape}: only neo4j:// URIs take a routing context ('?...'), bolt:// does not.")
+            f"{shape}: the user goes in --user / NEO4J_USER, the password in a file, not in "
+            "the URI.")
+    if parts.path.strip("/") or parts.fragment:
+        raise InvalidParameterError(f"{shape}: a Neo4j URI has no path.")
+    if parts.query:
+        from urllib.parse import parse_qs
+
+        if not parts.scheme.lower().startswith("neo4j"):
+            raise InvalidParameterError(
+                f"{shape}: only neo4j:// URIs take a routing context ('?...'), bolt:// does "
+                "not.")
+        try:
+            keys = parse_qs(parts.query, keep_blank_values=True, strict_parsing=True)
+        except ValueError as exc:
+            raise InvalidParameterError(f"{shape}: {exc}.") from None
+        if any(len(v) > 1 for v in keys.values()):
+            raise InvalidParameterError(f"{shape}: a routing context key is repeated.")
     if port is not None and not 0 < port < 65536:
         raise InvalidParameterError(f"{shape}: port {port} is not in 1..65535.")
 
