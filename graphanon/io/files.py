@@ -771,7 +771,7 @@ def write_graph(G: Graph, path: str | os.PathLike[str], *, format: str | None = 
             )
             pq.write_table(pa.table({"source": src, "target": dst}), tmp)
         elif fmt in ("graphml", "gml"):
-            if fmt == "graphml":
+            if fmt == "graphml" and ids.dtype == object:  # integer ids are always writable
                 _check_writable_ids(ids, "node", "graphml", "GraphML")
             g = G.to_igraph()
             if fmt == "gml":
