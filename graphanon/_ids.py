@@ -305,21 +305,16 @@ def text_token_ids(buf: np.ndarray[Any, Any], starts: tuple[np.ndarray[Any, Any]
     from . import _text_kernels as kern
 
     arena, ustart, ulen = _token_codes(buf, starts, lens)
-    cols = starts
-    values, ok = kern.parse_tokens(arena, ustart, ulen)
+    ok, values, joined = kern.finish_codes(starts, arena, ustart, ulen)
     if ok:
-        order = np.argsort(values, kind="stable")
-        kern.recode(cols, order)
-        return np.ascontiguousarray(values[order])
-    order = kern.sort_tokens(arena, ustart, ulen)
-    kern.recode(cols, order)
+        return values  # type: ignore[no-any-return]
     # one decode for all: the separator byte 0xFF (never in UTF-8) becomes U+DCFF, which no
     # decoded token holds
-    text = kern.joined(arena, ustart, ulen, order).tobytes().decode("utf-8", "surrogateescape")
+    text = joined.tobytes().decode("utf-8", "surrogateescape")
     items = text.split("\udcff")
-    if len(items) != order.size:  # pragma: no cover  (only text that is not UTF-8)
+    if len(items) != ustart.size:  # pragma: no cover  (only text that is not UTF-8)
         raise InvalidParameterError("ids must be valid UTF-8 text.")
-    ids = np.empty(order.size, dtype=object)
+    ids = np.empty(ustart.size, dtype=object)
     ids[:] = items
     return ids
 
@@ -346,14 +341,13 @@ def text_column_codes(columns: Sequence[tuple[np.ndarray[Any, Any], np.ndarray[A
 def match_text_ids(ids: np.ndarray[Any, Any], universe: np.ndarray[Any, Any]
                    ) -> tuple[np.ndarray[Any, Any], npt.NDArray[np.int64]]:
     """``(sorted distinct universe, position of each of ids in it or -1)`` for two canonical
-    text (``str`` object) id arrays, ``ids`` distinct: each side sorted by its bytes, then one
-    merge (no hash table); the universe's own ``str`` objects become the sorted ids."""
+    text (``str`` object) id arrays, ``ids`` distinct: each side sorted by its bytes (``ids``
+    only if it is not sorted already, as a graph's ids are), then one merge (no hash table);
+    the universe's own ``str`` objects become the sorted ids."""
     from . import _text_kernels as kern
 
     (ao, ad), (bo, bd) = (id_text_buffers(x) for x in (ids, universe))
-    ad, bd = ad.copy(), bd.copy()  # writable: the types the readers compiled the kernels for
     a0, al = ao[:-1].copy(), np.diff(ao)
     b0, bl = bo[:-1].copy(), np.diff(bo)
-    pos, firsts = kern.match_sorted(ad, a0, al, kern.sort_tokens(ad, a0, al),
-                                    bd, b0, bl, kern.sort_tokens(bd, b0, bl))
+    pos, firsts = kern.match_text(ad, a0, al, bd, b0, bl)
     return universe[firsts], pos

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from graphanon.cli import main
+from graphanon.errors import InputFormatError, InvalidParameterError
 
 
 def test_info_on_shipped_style_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -151,3 +153,26 @@ def test_library_warnings_are_one_graphanon_line(tmp_path: Path) -> None:
         capture_output=True, text=True)
     assert done.returncode == 2 and done.stderr.startswith("graphanon: error: noise drawn")
     assert len(done.stderr.splitlines()) == 1 and not (tmp_path / "e.tsv").exists()
+
+
+def test_library_parameter_errors_name_the_option(tmp_path: Path, capsys: Any) -> None:
+    """A bound the library refuses is named by the command's option, with the user's value;
+    a value the command derived from the user's keeps the library's name (naming the option
+    with a value the user never gave would misstate it)."""
+    from graphanon.cli._common import _as_option
+
+    g = tmp_path / "g.txt"
+    g.write_text("1 2\n2 3\n3 1\n")
+    out = tmp_path / "o.tsv"
+    assert main(["-q", "release-dk", str(g), "--d", "1", "--epsilon", "1", "--max-degree", "0",
+                 "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "The '--max-degree' option must be an int in [1, 2147483646]. Got 0 instead." in err
+    assert "parameter of" not in err and not out.exists()
+    exc = InvalidParameterError("The 'epsilon' parameter of f must be a float > 0. Got 0.5 "
+                                "instead.")
+    flags = {"epsilon": "--epsilon"}
+    assert _as_option(exc, {"epsilon": 1.0}, flags) is None  # derived: a share of --epsilon
+    assert str(_as_option(exc, {"epsilon": 0.5}, flags)) == (
+        "The '--epsilon' option must be a float > 0. Got 0.5 instead.")
+    assert _as_option(InputFormatError(str(exc)), {"epsilon": 0.5}, flags) is None

@@ -126,3 +126,19 @@ def test_cli_imports_igraph_without_matplotlib(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-c", lib], capture_output=True, text=True,
                          check=True).stdout
     assert "PYPLOT=True" in out  # the library leaves igraph's plotting alone
+
+
+def test_command_process_collects_garbage_less_often() -> None:
+    """The command's own process raises the collector's thresholds (its start loads hundreds
+    of thousands of long-lived objects); cycles are still collected. A program calling
+    ``main(argv)`` keeps its own settings."""
+    code = ("import gc\nbefore = gc.get_threshold()\n"
+            "from graphanon.cli import GC_THRESHOLDS, _own_process, main\n"
+            "assert main(['-q', '--version']) == 0 and gc.get_threshold() == before\n"
+            "_own_process()\nassert gc.get_threshold() == GC_THRESHOLDS, gc.get_threshold()\n"
+            "class Node:\n    pass\n"
+            "a, b = Node(), Node()\na.other, b.other = b, a\ndel a, b\n"
+            "print('FREED=' + str(gc.collect() >= 2))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert "FREED=True" in out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import secrets
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -140,6 +141,29 @@ def load_graph(path: str | Path, fmt: str | None = None) -> Graph:
     return G
 
 
+#: The library's message for a parameter (:func:`graphanon._validation.fail`).
+_LIBRARY_PARAMETER = re.compile(
+    r"The '(?P<name>\w+)' parameter of \w+ (?P<rest>must .*)\. Got (?P<got>.*) instead\.",
+    re.DOTALL)
+
+
+def _as_option(exc: InvalidParameterError, kwargs: Mapping[str, Any],
+               flags: Mapping[str, str]) -> InvalidParameterError | None:
+    """The library's ``The 'max_degree' parameter of release_dk must be ...`` as the
+    command's ``The '--max-degree' option must be ...``, when the parameter is an option of
+    the command and holds the value the user gave (a value the command derived, a share of
+    ``--epsilon`` say, keeps the library's message: naming the option would misstate it)."""
+    m = _LIBRARY_PARAMETER.fullmatch(str(exc))
+    if type(exc) is not InvalidParameterError or m is None:
+        return None
+    name = m.group("name")
+    flag = flags.get(name, "")
+    if not flag.startswith("--") or name not in kwargs or repr(kwargs[name]) != m.group("got"):
+        return None
+    return InvalidParameterError(
+        f"The '{flag}' option {m.group('rest')}. Got {m.group('got')} instead.")
+
+
 def _release_parser_memory() -> None:
     """pyarrow's allocator keeps the parser's freed buffers (0.45 GB after a 10M-edge edge
     list): give them back before the command's own work starts."""
@@ -271,7 +295,13 @@ def guard_paths(cmd: click.Command) -> click.Command:
         # every record of the run is stamped with its start; every file it writes is
         # committed together with the others (and after the ledger charge), or not at all
         with run_clock(), output_transaction():
-            rv = inner(*args, **kwargs)
+            try:
+                rv = inner(*args, **kwargs)
+            except InvalidParameterError as exc:
+                named = _as_option(exc, kwargs, flags)
+                if named is None:
+                    raise
+                raise named from None
         _echo_input_notes()  # after success only: a failure prints its one error line
         return rv
 

@@ -298,8 +298,10 @@ def _graph_from_table(path: Path, table: Any, source: str, target: str, *,
                 f"{str(path)!r} has no column {col!r}; columns are {names}.", path=str(path)
             )
     skipped = int((table.schema.metadata or {}).get(b"graphanon_rows_skipped", b"0"))
-    src = table.column(source)
-    dst = table.column(target)
+    # a dictionary-encoded (categorical) id column, as pandas writes one, holds its ids as
+    # its dictionary's values
+    src, dst = (c.cast(c.type.value_type) if pa.types.is_dictionary(c.type) else c
+                for c in (table.column(source), table.column(target)))
     if text is not None:  # CSV / TSV: no nulls, but "" for an empty field
         empty = pc.or_(pc.equal(pc.utf8_length(src), 0), pc.equal(pc.utf8_length(dst), 0))
         if pc.any(empty).as_py():

@@ -549,3 +549,24 @@ def test_graphml_shape_check_reads_any_encoding_and_counts_distinct_ids(tmp_path
                      '<edge source="a" target="b"/></graph></graphml>\n')
     with pytest.raises(InputFormatError, match="1 edge end"):
         read_graph(twice)
+
+
+def test_parquet_reads_dictionary_encoded_id_columns(tmp_path: Path) -> None:
+    """pandas writes a categorical column dictionary-encoded: its ids are the dictionary's
+    values, text or integers (a null target is an isolated node, as in a plain column)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    p = tmp_path / "d.parquet"
+    pq.write_table(pa.table({"source": pa.array(["a", "b", "c"]).dictionary_encode(),
+                             "target": pa.array(["b", "c", "a"]).dictionary_encode()}), p)
+    G = read_graph(p)
+    assert G.node_ids.tolist() == ["a", "b", "c"] and G.n_edges == 3
+    pq.write_table(pa.table({"source": pa.array([7, 8, 9]).dictionary_encode(),
+                             "target": pa.array([8, None, 7]).dictionary_encode()}), p)
+    G = read_graph(p)
+    assert G.node_ids.tolist() == [7, 8, 9] and G.n_edges == 2
+    pq.write_table(pa.table({"source": pa.array([1.5]).dictionary_encode(),
+                             "target": pa.array([2.0]).dictionary_encode()}), p)
+    with pytest.raises(InputFormatError, match="integers or strings, got double"):
+        read_graph(p)

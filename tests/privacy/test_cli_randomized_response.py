@@ -80,7 +80,8 @@ def test_cli_bad_input_exit_2_no_output(tmp_path, capsys):
                  "--report", str(rep), *_universe(tmp_path)])
     assert code == 2
     err = capsys.readouterr().err
-    assert "'epsilon' parameter of randomized_response" in err and "Traceback" not in err
+    assert "The '--epsilon' option must be" in err and "Got -1.0 instead" in err
+    assert "Traceback" not in err
     assert not out.exists() and not rep.exists()
     code = main(["randomized-response", str(src), "--epsilon", "1", "--seed", "1",
                  "--out", str(out), "--report", str(rep), *_universe(tmp_path)])
