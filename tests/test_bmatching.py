@@ -147,7 +147,7 @@ def test_cli_errors_leave_no_output(tmp_path, capsys):
     code = main(["b-anonymize", str(inp), "--delta", "5", "--out", str(out),
                  "--report", str(tmp_path / "r.json")])
     assert code == 2 and not out.exists()
-    assert "'delta' parameter" in capsys.readouterr().err
+    assert "The '--delta' option must be" in capsys.readouterr().err
     dfile = tmp_path / "d.tsv"
     dfile.write_text("a\t2\n")
     code = main(["b-anonymize", str(inp), "--delta-file", str(dfile), "--out", str(out),

@@ -454,9 +454,9 @@ def test_cli_refuses_bad_arguments_before_connecting(adult_parts, tmp_path, caps
     sk = ["smooth-k", str(folder), "--k", "5", "--report", str(tmp_path / "r.json"),
           "--cluster", "local:2"]
     cases = [
-        ([*sk, "--shard-size", "3", "--out", str(tmp_path / "o")], "'shard_size'"),
-        ([*sk, "--alpha", "2", "--out", str(tmp_path / "o")], "'alpha'"),
-        ([*sk, "--restarts", "0", "--out", str(tmp_path / "o")], "'restarts'"),
+        ([*sk, "--shard-size", "3", "--out", str(tmp_path / "o")], "'--shard-size' option"),
+        ([*sk, "--alpha", "2", "--out", str(tmp_path / "o")], "'--alpha' option"),
+        ([*sk, "--restarts", "0", "--out", str(tmp_path / "o")], "'--restarts' option"),
         ([*sk, "--jobs", "2", "--out", str(tmp_path / "o")], "'--jobs'"),
         ([*sk, "--out", str(tmp_path / "file")], "is not a folder"),
         ([*sk, "--out", str(tmp_path / "no" / "o")], "does not exist"),

@@ -61,7 +61,7 @@ def test_bad_input_exit_2_and_no_output(tmp_path: Path, capsys: pytest.CaptureFi
     out = tmp_path / "x.tsv"
     assert main(["-q", "release-dk", POLBOOKS, "--d", "2", "--epsilon", "0", "--max-degree",
                  "25", "--out", str(out)]) == 2
-    assert "'epsilon' parameter" in capsys.readouterr().err
+    assert "The '--epsilon' option must be" in capsys.readouterr().err
     assert main(["-q", "release-dk", POLBOOKS, "--d", "2", "--epsilon", "1", "--max-degree",
                  "25", "--microaggregation", "mpdc", "--out", str(out)]) == 2
     assert main(["-q", "release-dk", POLBOOKS, "--d", "2", "--epsilon", "1", "--privacy",
