@@ -11,7 +11,8 @@ Formats
 -------
 ``edgelist``  SNAP-style: whitespace separated ``u v [...]``, ``#`` comments, ``.gz`` ok.
 ``csv`` / ``tsv``  delimited with a header; columns chosen by name (``source``/``target``).
-``parquet``  columns ``source``, ``target``; a row with a null target is an isolated node.
+``parquet``  columns ``source``, ``target`` (integers or text, dictionary-encoded too); a row
+              with a null target is an isolated node.
 ``graphml`` / ``gml``  through igraph; node attributes are kept.
 ``mtx``  Matrix Market (with banner) or the NetworkRepository ``n m`` header variant.
 ``mat``  MATLAB file with an adjacency ``A`` (Facebook100), attributes from ``local_info``.
