@@ -8,6 +8,7 @@ prints the message of any :class:`GraphAnonError` and exits with its ``exit_code
 from __future__ import annotations
 
 __all__ = [
+    "CommentLikeIdWarning",
     "DatabaseUnavailableError",
     "DegreeBoundWarning",
     "GraphAnonError",
@@ -75,6 +76,12 @@ class GraphAnonWarning(UserWarning):
 
 class DegreeBoundWarning(GraphAnonWarning):
     """No public degree bound was given; ``|nodes| − 1`` of the public universe is used."""
+
+
+class CommentLikeIdWarning(GraphAnonWarning):
+    """A text edge list or ``user<TAB>feature`` list holds ids that start with ``%``, the
+    comment mark of KONECT and Matrix Market files: in graphanon's text lists only ``#``
+    starts a comment, so a ``% header`` line was read as data."""
 
 
 class DataDependentFeaturesWarning(GraphAnonWarning):

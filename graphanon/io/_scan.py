@@ -180,6 +180,9 @@ def _error(path: Path, bad: _Bad, tabs: bool) -> InputFormatError:
     else:  # 5
         msg = (f"{where}: the first data row has {bad.n_fields} fields; expected 2 (rows "
                f"like it cannot be told from bad ones): {text[:120]!r}")
+    if bad.status != 6 and text.lstrip(" \t").startswith("%"):
+        msg += ("; only '#' starts a comment here: turn '%' lines (KONECT, Matrix Market "
+                "headers) into '#' lines")
     return InputFormatError(msg, path=str(path), line=bad.line)
 
 

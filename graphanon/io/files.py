@@ -146,6 +146,27 @@ def _frozen_ids(ids: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     return mark_canonical(ids)
 
 
+def _warn_comment_like_ids(path: Path, ids: np.ndarray[Any, Any]) -> None:
+    """Warn when text ids start with ``%``: KONECT and Matrix Market mark comments so, and a
+    ``% sym unweighted`` line of two fields would otherwise become an edge unnoticed. The
+    ids are sorted by code point, so those starting with ``%`` are one run (two bisections,
+    no pass over the ids)."""
+    if ids.dtype != object or not ids.size:
+        return
+    lo, hi = (int(x) for x in np.searchsorted(ids, ["%", "&"]))
+    if hi > lo:
+        import warnings
+
+        from ..errors import CommentLikeIdWarning
+
+        many = "ids start" if hi - lo > 1 else "id starts"
+        warnings.warn(
+            f"{str(path)!r}: {hi - lo} {many} with '%' (first {ids[lo]!r}). Only '#' starts "
+            "a comment in an edge or user-feature list, so a '%' line (a KONECT or Matrix "
+            "Market header) is read as data; turn such lines into '#' lines.",
+            CommentLikeIdWarning, stacklevel=3)
+
+
 def _notes(pairs: Pairs) -> dict[str, int]:
     notes = {"rows_skipped": pairs.rows_skipped}
     if not pairs.codes[0].size and not pairs.rows_skipped:
@@ -197,6 +218,7 @@ def read_graph(
         pairs = _scan(p, _read_array(p, "edgelist"), bipartite=False,
                       skip_bad_rows=skip_bad_rows)
         ids = _frozen_ids(pairs.ids[0])
+        _warn_comment_like_ids(p, ids)
         G = Graph._from_codes(*pairs.codes, ids.size, ids)
         G._note_input(**_notes(pairs))
         return G
@@ -625,6 +647,8 @@ def read_bipartite(path: str | os.PathLike[str], *,
     pairs = _scan(p, _read_array(p, "bipartite"), bipartite=True,
                   skip_bad_rows=skip_bad_rows)
     users, features = (_frozen_ids(i) for i in pairs.ids)
+    for ids in (users, features):
+        _warn_comment_like_ids(p, ids)
     B = BipartiteGraph._from_codes(*pairs.codes, users.size, features.size, users, features)
     B._note_input(**_notes(pairs))
     return B

@@ -570,3 +570,29 @@ def test_parquet_reads_dictionary_encoded_id_columns(tmp_path: Path) -> None:
                              "target": pa.array([2.0]).dictionary_encode()}), p)
     with pytest.raises(InputFormatError, match="integers or strings, got double"):
         read_graph(p)
+
+
+def test_percent_lines_are_data_with_a_warning_or_a_hint(tmp_path: Path) -> None:
+    """Only '#' starts a comment in an edge or user-feature list. A two-field KONECT-style
+    '%' line is read as data with a warning naming the ids; a '%' line that breaks the shape
+    gets a hint in the error. Ids holding a '%' elsewhere are quiet."""
+    import warnings
+
+    from graphanon.errors import CommentLikeIdWarning
+
+    p = tmp_path / "g.txt"
+    p.write_text("% first\n1 2\n%x later\n2 3\n")
+    with pytest.warns(CommentLikeIdWarning, match=r"2 ids start with '%' \(first '%'\)"):
+        G = read_graph(p)
+    assert G.n_edges == 4 and "%x" in G.node_ids.tolist()
+    b = tmp_path / "b.tsv"
+    b.write_text("u1\t%f\nu2\tf2\n")
+    with pytest.warns(CommentLikeIdWarning, match=r"1 id starts with '%' \(first '%f'\)"):
+        read_bipartite(b)
+    p.write_text("a%b c\nc d%\n1 2\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert read_graph(p).n_edges == 3
+    p.write_text("% sym unweighted\n% 3 3 3\n1 2\n")
+    with pytest.raises(InputFormatError, match=r"line 2: .*turn '%' lines .* into '#' lines"):
+        read_graph(p)
