@@ -23,6 +23,7 @@ representation of the column around it.
 
 from __future__ import annotations
 
+import secrets
 import weakref
 from collections.abc import Sequence
 from typing import Any
@@ -276,17 +277,18 @@ def _token_codes(buf: np.ndarray[Any, Any], starts: tuple[np.ndarray[Any, Any], 
     from . import _text_kernels as kern
     from ._parallel import run_parts, threads
 
+    key = np.uint64(secrets.randbits(64))  # the table's slots unpredictable to the input
     total = sum(c.size for c in starts)
     k = 1 if total < PARALLEL_IDS else min(threads(), 255)
     if k == 1:
         return kern.text_codes(buf, starts, lens,  # type: ignore[no-any-return]
-                               tuple(np.zeros(0, dtype=np.uint8) for _ in starts), 0)
+                               tuple(np.zeros(0, dtype=np.uint8) for _ in starts), key, 0)
     part_of = tuple(np.empty(c.size, dtype=np.uint8) for c in starts)
     ranges = [(j, c.size * t // k, c.size * (t + 1) // k)
               for j, c in enumerate(starts) for t in range(k)]
-    run_parts(kern.token_parts, [(buf, starts[j], lens[j], a, b, k, part_of[j])
+    run_parts(kern.token_parts, [(buf, starts[j], lens[j], a, b, k, key, part_of[j])
                                  for j, a, b in ranges])
-    res = run_parts(kern.text_codes, [(buf, starts, lens, part_of, t) for t in range(k)])
+    res = run_parts(kern.text_codes, [(buf, starts, lens, part_of, key, t) for t in range(k)])
     offsets = np.zeros(k, dtype=np.int64)
     np.cumsum([r[1].size for r in res[:-1]], out=offsets[1:])
     run_parts(kern.offset_codes, [(starts[j], a, b, part_of[j], offsets) for j, a, b in ranges])

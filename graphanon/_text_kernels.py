@@ -66,11 +66,15 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
 @numba.njit(cache=True, inline="always")
-def _token_hash(buf: Any, s: int, length: int, pre: Any) -> Any:  # pragma: no cover
+def _token_hash(buf: Any, s: int, length: int, pre: Any, key: Any) -> Any:  # pragma: no cover
     """A 64-bit hash of the token ``buf[s:s+length]`` whose first 8 bytes are ``pre``
-    (:func:`_prefix`): fmix64 over its 8-byte chunks, seeded with its length. A word at a
-    time, not a byte: most ids are one or two chunks long."""
-    h = _mix(pre ^ (np.uint64(length) * _GOLDEN))
+    (:func:`_prefix`): fmix64 over its 8-byte chunks, seeded with its length and ``key``. A
+    word at a time, not a byte: most ids are one or two chunks long.
+
+    ``key`` is drawn at random for each coding (:func:`graphanon._ids._token_codes`): the
+    codes do not depend on it (they are renumbered in sorted order), and an input cannot be
+    made of ids that collide in the table's slots, which would make probing quadratic."""
+    h = _mix(pre ^ key ^ (np.uint64(length) * _GOLDEN))
     off = 8
     while off < length:
         h = _mix(h ^ _prefix(buf, s + off, length - off))
@@ -87,17 +91,17 @@ def _grown(a: Any, n: int, size: int) -> Any:  # pragma: no cover
 
 
 @numba.njit(cache=True, nogil=True)
-def token_parts(buf: Any, start: Any, lens: Any, a: int, b: int, parts: int,
+def token_parts(buf: Any, start: Any, lens: Any, a: int, b: int, parts: int, key: Any,
                 out: Any) -> None:  # pragma: no cover
     """``out[i]``, for the tokens ``a..b`` of one column: the part (of ``parts``) that
     codes token ``i``, from the top bits of its hash (the table uses the low bits)."""
     for i in range(a, b):
-        h = _token_hash(buf, start[i], lens[i], _prefix(buf, start[i], lens[i]))
+        h = _token_hash(buf, start[i], lens[i], _prefix(buf, start[i], lens[i]), key)
         out[i] = np.uint8((h >> np.uint64(40)) % np.uint64(parts))
 
 
 @numba.njit(cache=True, nogil=True)
-def text_codes(buf: Any, starts: Any, lens: Any, part_of: Any,
+def text_codes(buf: Any, starts: Any, lens: Any, part_of: Any, key: Any,
                part: int) -> Any:  # pragma: no cover
     """Codes of the tokens ``buf[starts[k][i]:starts[k][i] + lens[k][i]]`` of the columns
     ``k`` (one id space) in order of first appearance, written over ``starts`` in place.
@@ -143,7 +147,7 @@ def text_codes(buf: Any, starts: Any, lens: Any, part_of: Any,
                     mine[q] = i
                     pre = _prefix(buf, col[i], lens_k[i])
                     ps[q] = pre
-                    hs[q] = _token_hash(buf, col[i], lens_k[i], pre)
+                    hs[q] = _token_hash(buf, col[i], lens_k[i], pre, key)
                     q += 1
             for r in range(q):
                 i = mine[r]

@@ -329,3 +329,29 @@ def test_universe_reader_follows_the_line_rules(tmp_path_factory, lines, bom,  #
     assert got.dtype == (np.int64 if all(
         x == "0" or (x.lstrip("-")[:1] in "123456789" and x.lstrip("-").isdigit()
                      and x != "-0" and -2**63 <= int(x) < 2**63) for x in want) else object)
+
+
+@pytest.mark.parametrize("parts", [1, 3])
+def test_text_coding_does_not_depend_on_its_hash_key(parts: int,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hash table's key is drawn at random for every coding (an input cannot be made of
+    ids that collide in its slots); the codes and ids are the same for any key: all-ones,
+    zero, and keys whose low bits agree, in one part or in several."""
+    import graphanon._ids as ids_mod
+    from graphanon._ids import text_column_codes
+
+    rng = np.random.default_rng(5)
+    words = [f"id{i:0{w}d}" for i, w in zip(range(3000), rng.integers(1, 14, 3000))]
+    col = np.array(rng.choice(words, 20_000).tolist(), dtype=object)
+    buffers = ids_mod.id_text_buffers(col)
+    if parts > 1:
+        monkeypatch.setattr(ids_mod, "PARALLEL_IDS", 0)
+        monkeypatch.setenv("GRAPHANON_THREADS", str(parts))
+    results = []
+    for key in (0, 2**64 - 1, 1 << 40, (1 << 40) + 1):
+        monkeypatch.setattr(ids_mod.secrets, "randbits", lambda n, key=key: key)
+        codes, ids = text_column_codes([buffers])
+        results.append((codes[0].tolist(), ids.tolist()))
+    assert all(r == results[0] for r in results)
+    assert results[0][1] == sorted(set(col.tolist()))
+    assert [results[0][1][c] for c in results[0][0]] == col.tolist()
