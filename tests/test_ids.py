@@ -341,7 +341,7 @@ def test_text_coding_does_not_depend_on_its_hash_key(parts: int,
     from graphanon._ids import text_column_codes
 
     rng = np.random.default_rng(5)
-    words = [f"id{i:0{w}d}" for i, w in zip(range(3000), rng.integers(1, 14, 3000))]
+    words = [f"id{i:0{w}d}" for i, w in zip(range(3000), rng.integers(1, 14, 3000), strict=True)]
     col = np.array(rng.choice(words, 20_000).tolist(), dtype=object)
     buffers = ids_mod.id_text_buffers(col)
     if parts > 1:
