@@ -49,7 +49,6 @@ def _parse_int(buf: Any, s: int, e: int) -> Any:  # pragma: no cover
     return True, np.int64(u)
 
 
-
 _BLOCK = 64  # tokens hashed ahead of their probes: the table's cache misses overlap
 
 
