@@ -413,3 +413,92 @@ def match_text(abuf: Any, astart: Any, alen: Any, bbuf: Any, bstart: Any,
     byte order first, in one kernel."""
     return match_sorted(abuf, astart, alen, _byte_order(abuf, astart, alen),
                         bbuf, bstart, blen, _byte_order(bbuf, bstart, blen))
+
+
+@numba.njit(cache=True, nogil=True)
+def numbered(buf: Any, col: Any, ln: Any, a: int, b: int, first: int, plen: int,
+             width: int, out: Any) -> None:  # pragma: no cover
+    """Whether the tokens ``a..b`` of a column are one prefix followed by a number (``u17``,
+    ``user_0042``, ``0042``), the prefix being ``buf[first:first + plen]`` (the first token's
+    bytes before its trailing decimal digits, ``width`` of them).
+
+    Every token must be that prefix followed by 1 to 18 digits, and the numbers must name the
+    tokens one-to-one: either no number has a leading zero, or all of them have ``width``
+    digits, so that ``u7`` and ``u07`` never meet. ``out`` (int64) receives ``ok``, whether
+    no number has a leading zero, whether all have ``width`` digits, and the least and the
+    greatest number."""
+    canonical = True
+    same = True
+    lo = np.int64(9223372036854775807)
+    hi = np.int64(-1)
+    out[0] = 0
+    for i in range(a, b):
+        s = col[i]
+        d = ln[i] - plen
+        if d < 1 or d > 18:
+            return
+        for t in range(plen):
+            if buf[s + t] != buf[first + t]:
+                return
+        if d != width:
+            same = False
+        if d > 1 and buf[s + plen] == 48:
+            canonical = False
+        if not (canonical or same):
+            return
+        v = np.int64(0)
+        for t in range(s + plen, s + ln[i]):
+            c = buf[t]
+            if c < 48 or c > 57:
+                return
+            v = v * 10 + (c - 48)
+        lo = min(lo, v)
+        hi = max(hi, v)
+    out[0] = 1
+    out[1] = canonical
+    out[2] = same
+    out[3] = lo
+    out[4] = hi
+
+
+@numba.njit(cache=True, nogil=True)
+def numbers(buf: Any, col: Any, ln: Any, a: int, b: int, plen: int) -> None:  # pragma: no cover
+    """``col[a:b]``, token starts, replaced in place by the tokens' numbers (the digits after
+    a prefix of ``plen`` bytes, :func:`numbered`)."""
+    for i in range(a, b):
+        s = col[i]
+        v = np.int64(0)
+        for t in range(s + plen, s + ln[i]):
+            v = v * 10 + (buf[t] - 48)
+        col[i] = v
+
+
+@numba.njit(cache=True)
+def numbered_text(prefix: Any, values: Any, width: int) -> Any:  # pragma: no cover
+    """The ids ``prefix`` + each of ``values`` in decimal (zero padded to ``width`` digits),
+    joined by the byte ``0xFF`` as :func:`joined` does."""
+    n = values.size
+    digits = np.empty(n, dtype=np.int64)
+    total = n - 1 if n else 0
+    for i in range(n):
+        d = 1
+        v = values[i]
+        while v >= 10:
+            v //= 10
+            d += 1
+        digits[i] = max(d, width)
+        total += prefix.size + digits[i]
+    out = np.empty(total, dtype=np.uint8)
+    w = 0
+    for i in range(n):
+        if i:
+            out[w] = 0xFF
+            w += 1
+        out[w:w + prefix.size] = prefix
+        w += prefix.size
+        v = values[i]
+        for t in range(digits[i] - 1, -1, -1):
+            out[w + t] = 48 + v % 10
+            v //= 10
+        w += digits[i]
+    return out

@@ -382,10 +382,10 @@ def _scan_numba(raw: Text, start: int, tabs: bool, exact: bool, shared: bool,
         return Pairs((c0, c1), (_int_ids(kern, (c0,), b0), _int_ids(kern, (c1,), b1)),
                      skipped, ignored)
     if shared:
-        ids = text_token_ids(buf, (c0, c1), (l0, l1))
+        ids = _text_ids(buf, (c0, c1), (l0, l1))
         return Pairs((c0, c1), (ids, ids), skipped, ignored)
-    return Pairs((c0, c1), (text_token_ids(buf, (c0,), (l0,)),
-                            text_token_ids(buf, (c1,), (l1,))), skipped, ignored)
+    return Pairs((c0, c1), (_text_ids(buf, (c0,), (l0,)), _text_ids(buf, (c1,), (l1,))),
+                 skipped, ignored)
 
 
 #: Inputs from this many bytes on are scanned in line-aligned pieces on several threads.
@@ -447,10 +447,12 @@ def _packed(cols: tuple[Any, ...], rows: list[int], first_row: Any,
     return tuple(out)
 
 
-def _int_ids(kern: Any, cols: tuple[np.ndarray[Any, Any], ...],
-             bounds: tuple[int, int]) -> np.ndarray[Any, Any]:
+def _int_ids(kern: Any, cols: tuple[np.ndarray[Any, Any], ...], bounds: tuple[int, int],
+             order: Any = None) -> np.ndarray[Any, Any]:
     """Codes in place (ranks of the ids), the sorted distinct ids returned; ``bounds``: the
-    least and the greatest id (the scan kept them)."""
+    least and the greatest id (the scan kept them). ``order``, if given, maps the sorted
+    distinct ids to the permutation that puts them in the order wanted instead (the codes
+    are then ranks in that order)."""
     sized = [c for c in cols if c.size]
     if not sized:
         return np.zeros(0, dtype=np.int64)
@@ -467,6 +469,77 @@ def _int_ids(kern: Any, cols: tuple[np.ndarray[Any, Any], ...],
         run_parts(kern.mark_present, [(c, a, b, lo, bits[i]) for i, (c, a, b) in enumerate(parts)])
         rank, ids = kern.dense_ranks(bits, lo, width)
         del bits
+        perm = None if order is None else order(ids)
+        if perm is not None:  # the ranks in the table, not in the data: no extra pass
+            pos = np.empty(ids.size + 1, dtype=np.int32)  # (an absent id's rank may be n)
+            pos[perm] = np.arange(ids.size, dtype=np.int32)
+            pos[-1] = ids.size
+            rank, ids = pos[rank], ids[perm]
         run_parts(kern.apply_ranks, [(c, a, b, rank, lo) for c, a, b in parts])
         return ids  # type: ignore[no-any-return]
-    return kern.int_codes(cols)  # type: ignore[no-any-return]
+    ids = kern.int_codes(cols)
+    perm = None if order is None else order(ids)
+    if perm is not None:
+        from .. import _text_kernels
+
+        _text_kernels.recode(cols, perm)
+        ids = ids[perm]
+    return ids  # type: ignore[no-any-return]
+
+
+def _text_ids(buf: np.ndarray[Any, Any], cols: tuple[np.ndarray[Any, Any], ...],
+              lens: tuple[np.ndarray[Any, Any], ...]) -> np.ndarray[Any, Any]:
+    """:func:`graphanon._ids.text_token_ids` (token starts -> codes in place, the sorted
+    distinct ids returned), with a shortcut for the commonest text ids: one prefix followed
+    by a number (``u17``, ``user_0042``; :func:`._text_kernels.numbered` says exactly
+    which). Those are coded by their numbers the way integer ids are, with no hash table
+    over their bytes, then put in byte order; the ids are the same ``str`` objects."""
+    from .. import _text_kernels as tk
+    from . import _scan_kernels as kern
+
+    sized = [(c, ln) for c, ln in zip(cols, lens) if c.size]
+    if not sized:
+        return text_token_ids(buf, cols, lens)
+    first, end = int(sized[0][0][0]), int(sized[0][0][0] + sized[0][1][0])
+    plen = len(bytes(buf[first:end]).rstrip(b"0123456789"))
+    try:
+        prefix = bytes(buf[first:first + plen]).decode("utf-8")
+    except UnicodeDecodeError:
+        prefix = "-"
+    if plen == end - first or prefix == "-":  # ("-7" is the integer -7: the general
+        return text_token_ids(buf, cols, lens)  # coding tells it from "-0")
+    from .._parallel import run_parts, threads
+
+    width = end - first - plen
+    total = sum(c.size for c in cols)
+    k = 1 if total < _ids.PARALLEL_IDS else threads()
+    parts = [(c, ln, c.size * t // k, c.size * (t + 1) // k) for c, ln in sized for t in range(k)]
+    found = np.zeros((len(parts), 5), dtype=np.int64)
+    run_parts(tk.numbered, [(buf, c, ln, a, b, first, plen, width, found[i])
+                            for i, (c, ln, a, b) in enumerate(parts)])
+    canonical, same = bool(found[:, 1].all()), bool(found[:, 2].all())
+    if not (found[:, 0].all() and (canonical or same)):
+        return text_token_ids(buf, cols, lens)
+    run_parts(tk.numbers, [(buf, c, ln, a, b, plen) for c, ln, a, b in parts])
+    lo, hi = int(found[:, 3].min()), int(found[:, 4].max())
+    width = 0 if canonical else width
+    if not prefix and not width:  # canonical integers after all (a column of its own)
+        return _int_ids(kern, cols, (lo, hi))
+    values = _int_ids(kern, cols, (lo, hi), None if same else _decimal_order)
+    joined = tk.numbered_text(np.frombuffer(prefix.encode(), dtype=np.uint8), values, width)
+    items = joined.tobytes().decode("utf-8", "surrogateescape").split("\udcff")
+    ids = np.empty(values.size, dtype=object)
+    ids[:] = items
+    return ids
+
+
+_POWERS = 10 ** np.arange(1, 19, dtype=np.int64)
+
+
+def _decimal_order(values: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """The permutation that puts sorted non-negative numbers (below 10**18) in the byte order
+    of their decimal text (``10`` before ``9``): by their digits left-aligned, then by their
+    number of digits (``1`` before ``10``)."""
+    digits = np.searchsorted(_POWERS, values, side="right") + 1
+    aligned = values * (10 ** (18 - digits))
+    return np.lexsort((digits, aligned))

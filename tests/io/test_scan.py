@@ -260,6 +260,38 @@ def test_bipartite_reader_through_the_kernel(tmp_path: Path,
     assert B.n_edges == 3 and B.input_cleaning["duplicate_pairs"] == 1
 
 
+_NUMBERED = [  # families of ids of the shape "prefix + number", and near misses
+    lambda r: f"u{r.integers(0, 300)}",                      # widths vary: byte order
+    lambda r: f"user_{r.integers(0, 999):04d}",              # zero padded, one width
+    lambda r: f"{r.integers(0, 99):03d}",                    # padded digits: text
+    lambda r: str(r.choice(["u1", "u01", "u10", "u2", "u007", "u7"])),  # u7 and u07
+    lambda r: str(r.choice(["-5", "-12", "-0", "-3"])),      # integers, and "-0"
+    lambda r: str(r.integers(0, 10 ** int(r.integers(1, 19)))),
+    lambda r: str(r.choice(["é1", "é22", "é3", "é100", "\x001"])),
+    lambda r: str(r.choice(["a1", "a1x", "ab2", "a", "1a1"])),
+    lambda r: f"n{r.integers(0, 10**18)}",                   # spread out: no presence table
+    lambda r: f"n{r.integers(0, 10**18)}0",                  # 19 digits
+]
+
+
+@pytest.mark.parametrize("parts", [1, 3])
+def test_numbered_text_ids_are_coded_like_any_text(parts: int) -> None:
+    """Ids of one prefix and a number are coded by their numbers (no hash table), then put
+    in byte order; the ids, their representation and every code are what the general
+    coding gives, for every family and its near misses, alone and mixed, in one column or
+    two, in one part or in several."""
+    rng = np.random.default_rng(8)
+    with threads_and(parts, (_ids, "PARALLEL_IDS", 0 if parts > 1 else _ids.PARALLEL_IDS)):
+        for trial in range(400):
+            fams = [trial % len(_NUMBERED)] if trial < 200 else rng.integers(0, len(_NUMBERED), 2)
+            toks = [_NUMBERED[int(rng.choice(fams))](rng) for _ in range(2 * int(rng.integers(1, 40)))]
+            data = "".join(f"{a}\t{b}\n" for a, b in zip(toks[::2], toks[1::2], strict=True))
+            for mode in MODES:
+                got = outcome(data.encode(), "numba", **mode)
+                assert got == outcome(data.encode(), "python", **mode), toks
+                assert got[0] == "ok" or "\x00" in data
+
+
 @pytest.mark.parametrize("engine", ["python", "numba"])
 def test_very_long_digit_ids_are_text(engine: str) -> None:
     """More digits than int64 holds (beyond Python's 4,300-digit int() limit too): text."""
