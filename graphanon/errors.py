@@ -20,6 +20,7 @@ __all__ = [
     "InvalidParameterError",
     "LooseSensitivityWarning",
     "Neo4jError",
+    "RealIdsWarning",
     "NodeSensitivityWarning",
     "PersonalizedCalibrationWarning",
     "PrivacyBudgetExceeded",
@@ -88,6 +89,11 @@ class DataDependentFeaturesWarning(GraphAnonWarning):
     """A table's numeric columns were cut at points computed from the data itself (its
     median or quantiles): every user's features then depend on every other row, and the
     median appears in the feature names."""
+
+
+class RealIdsWarning(GraphAnonWarning):
+    """An anonymized output was written with the real user or node ids (``--keep-ids``,
+    ``keep_ids = true``, ``keep_ids=True``): the output then tells anyone who is in the data."""
 
 
 class InsecureNoiseWarning(GraphAnonWarning):

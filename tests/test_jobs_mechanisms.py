@@ -451,6 +451,27 @@ def test_k_anonymity_jobs_write_a_verified_release(tmp_path: Path, step: str) ->
     assert all(v.get("k") == 8 for v in summaries)
 
 
+@pytest.mark.filterwarnings("default::graphanon.errors.RealIdsWarning")
+def test_a_sink_that_keeps_real_ids_warns(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``keep_ids = true`` puts real ids into the published folder: allowed, with the same
+    warning as ``--keep-ids``."""
+    names = ["alice", "bob", "carol", "dave"]
+    (tmp_path / "b.tsv").write_text("".join(f"{n}\tage=30\n" for n in names))
+    body = head('path = "b.tsv"\n        kind = "bipartite"') + """
+        [[steps]]
+        name = "smooth-k"
+        k = 2
+    """ + FILE_SINK + "        keep_ids = true\n"
+    rep = run(tmp_path, body)
+    assert rep["user_ids"] == "real (keep_ids = true)"
+    assert "alice" in out(tmp_path, rep, "bipartite.tsv").read_text()
+    err = capsys.readouterr().err
+    assert "graphanon: warning: keep_ids = true in file sink 'out': the output lists the " \
+           "real ids" in err
+    run(tmp_path, body.replace("keep_ids = true", "keep_ids = false"))
+    assert "warning" not in capsys.readouterr().err
+
+
 def test_personalized_job_reads_prefs_relative_to_the_job(tmp_path: Path, polbooks: Path) -> None:
     G = read_graph(polbooks)
     lines = "".join(f"{n}\t{0.05 if i % 2 else 1.0}\n" for i, n in enumerate(G.node_ids))

@@ -523,6 +523,22 @@ def pseudonym_options(f: Any) -> Any:
     return f
 
 
+def outside_published(option: str, path: str, out: str, what: str, *,
+                      folders: bool = False) -> None:
+    """Refuse an operator-only file (``path``, given by ``option``) inside the folder of the
+    published output ``out``, where it would be shared along with it. With ``folders``,
+    ``out`` and ``path`` are output folders themselves (a distributed run's)."""
+    import os
+
+    out_dir, own_dir = os.path.realpath(out), os.path.realpath(path)
+    if not folders:
+        out_dir, own_dir = os.path.dirname(out_dir), os.path.dirname(own_dir)
+    if own_dir == out_dir or own_dir.startswith(out_dir + os.sep):
+        raise InvalidParameterError(
+            f"The '{option}' option names {path!r}, inside the folder of the published "
+            f"output: {what} is operator material; write it elsewhere.")
+
+
 def pseudonymized(B: BipartiteGraph, *, release_id: str, keep_ids: bool,
                   out: str, pseudonym_map: str | None) -> BipartiteGraph:
     """``B`` with user ids replaced by keyed per-release pseudonyms and its rows in pseudonym
@@ -530,24 +546,16 @@ def pseudonymized(B: BipartiteGraph, *, release_id: str, keep_ids: bool,
 
     The mapping is written to ``pseudonym_map`` only when asked, and never next to ``out``.
     """
-    import os
-
-    from ..privacy.pseudonyms import pseudonymize, pseudonymous_rows
+    from ..privacy.pseudonyms import pseudonymize, pseudonymous_rows, warn_real_ids
 
     if keep_ids:
         if pseudonym_map is not None:
             raise InvalidParameterError(
                 "The '--pseudonym-map' option conflicts with '--keep-ids' (no pseudonyms).")
-        click.echo("graphanon: warning: --keep-ids: the output lists the real user ids, "
-                   "which tells anyone who is in the data.", err=True)
+        warn_real_ids("--keep-ids")
         return B
     if pseudonym_map is not None:
-        out_dir = os.path.dirname(os.path.realpath(out))
-        map_dir = os.path.dirname(os.path.realpath(pseudonym_map))
-        if out_dir == map_dir or map_dir.startswith(out_dir + os.sep):
-            raise InvalidParameterError(
-                f"The '--pseudonym-map' option names {pseudonym_map!r}, inside the folder of "
-                "the published output: the mapping is operator material; write it elsewhere.")
+        outside_published("--pseudonym-map", pseudonym_map, out, "the mapping")
     names = pseudonymize(B.user_ids, scope=release_id)
     if pseudonym_map is not None:
         from ..io._atomic import atomic_path

@@ -14,6 +14,7 @@ from ._common import (
     echo,
     load_bipartite,
     make_rng,
+    outside_published,
     progress_bar,
     pseudonym_options,
     pseudonymized,
@@ -117,7 +118,8 @@ def _write_release(B: Any, out: str, report: str, payload: dict[str, Any],
 @click.option("--report", "report_path", required=True, type=click.Path(dir_okay=False),
               help="JSON report.")
 @click.option("--clusters", "clusters_path", type=click.Path(), default=None,
-              help="Also write the PRIVATE user<TAB>cluster assignment here.")
+              help="Also write the PRIVATE user<TAB>cluster assignment here (operator "
+                   "material: refused in the folder of --out).")
 @pseudonym_options
 @distributed_options
 def smooth_k(input_path: str, k: int, variant: str, postprocess: str, alpha: float,
@@ -137,6 +139,9 @@ def smooth_k(input_path: str, k: int, variant: str, postprocess: str, alpha: flo
     if k < 2:
         raise InvalidParameterError(f"The '--k' option must be an int ≥ 2. Got {k} instead.")
     rng, seed = make_rng(seed)
+    if clusters_path:  # real id -> cluster gives each user's published row
+        outside_published("--clusters", clusters_path, out, "the user-to-cluster list",
+                          folders=bool(scheduler or cluster))
     if scheduler or cluster:
         from ._distributed import smooth_k_on_cluster
 

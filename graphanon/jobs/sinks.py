@@ -74,6 +74,10 @@ def write_sink(sink: dict[str, Any], state: JobState, release_id: str, job: str,
                 write_graph(state.data, folder / fname)
             else:
                 data = state.data
+                if state.release is not None and keep_ids:
+                    from ..privacy.pseudonyms import warn_real_ids
+
+                    warn_real_ids(f"keep_ids = true in file sink {sink['path']!r}")
                 if state.release is not None and not keep_ids:
                     from ..privacy.pseudonyms import pseudonymize, pseudonymous_rows
 

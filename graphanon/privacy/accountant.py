@@ -180,21 +180,26 @@ def _charge_of(release: Release, budget_neighbourhood: str) -> float:
     return eps
 
 
-_HEXLIKE = re.compile(r"^(hmac-sha256:|sha256:)?[0-9a-fA-F]{32,}$")
+#: 20 or more hex digits in a row anywhere in the name (80 bits: a digest, or a truncated
+#: one, under any prefix such as ``sha256:``, ``SHA256:``, ``blake2b:`` or ``ds-``). A UUID's
+#: longest run is 12.
+_HEXLIKE = re.compile(r"[0-9a-fA-F]{20,}")
 
 
 def check_dataset_name(dataset: Any, owner: str = "Accountant") -> str:
     """A budget key must be a stable name chosen by the operator, never a content hash.
 
     A hash of the data changes with the very edge or node that DP protects, so a budget keyed
-    by it silently resets when the data changes. Names that look like a hex digest (32 or
-    more hex digits, optionally ``sha256:`` / ``hmac-sha256:``-prefixed) are refused.
+    by it silently resets when the data changes. Names that hold something shaped like a hex
+    digest (20 or more hex digits in a row, whatever surrounds them) are refused. That is a
+    heuristic against the common mistake, not a proof: a key derived from the data in any
+    other form resets the budget just the same.
     """
     if not isinstance(dataset, str) or not dataset.strip():
         raise InvalidParameterError(
             f"The 'dataset' parameter of {owner} must be a non-empty str naming the data "
             f"(e.g. 'social-prod'). Got {dataset!r} instead.")
-    if _HEXLIKE.match(dataset.strip()):
+    if _HEXLIKE.search(dataset):
         raise InvalidParameterError(
             f"The 'dataset' parameter of {owner} looks like a content hash ({dataset[:20]}…): "
             "a budget keyed by the data's hash resets when one edge changes. Use a stable "

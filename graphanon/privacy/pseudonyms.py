@@ -97,6 +97,17 @@ def pseudonymize_with_key(ids: Any, key: bytes, *, prefix: str = "u") -> np.ndar
     return out
 
 
+def warn_real_ids(option: str) -> None:
+    """The :class:`~graphanon.errors.RealIdsWarning` of an output written with real ids
+    (``option`` names the switch the caller used)."""
+    import warnings
+
+    from ..errors import RealIdsWarning
+
+    warnings.warn(f"{option}: the output lists the real ids, which tells anyone who is in "
+                  "the data.", RealIdsWarning, stacklevel=3)
+
+
 def pseudonymous_rows(B: BipartiteGraph, names: np.ndarray[Any, Any]) -> BipartiteGraph:
     """``B`` as it is published: its user ids replaced by ``names`` (their pseudonyms, from
     :func:`pseudonymize`, aligned with ``B.user_ids``) **and its rows put in pseudonym

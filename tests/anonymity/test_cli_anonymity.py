@@ -42,7 +42,9 @@ def _write_input(path: Path, n: int = 60, seed: int = 0) -> Path:
 
 def test_smooth_k_end_to_end(tmp_path: Path) -> None:
     inp = _write_input(tmp_path / "in.tsv")
-    out, rep, clu = tmp_path / "out.tsv", tmp_path / "r.json", tmp_path / "clusters.tsv"
+    (tmp_path / "pub").mkdir()
+    out, rep = tmp_path / "pub" / "out.tsv", tmp_path / "pub" / "r.json"
+    clu = tmp_path / "clusters.tsv"  # operator material: not beside the output
     for variant in ("smooth", "suppress"):
         code = main(["-q", "smooth-k", str(inp), "--k", "4", "--variant", variant, "--seed", "3",
                      "--out", str(out), "--report", str(rep), "--clusters", str(clu)])

@@ -250,9 +250,14 @@ def test_budget_keys_cannot_be_content_hashes(tmp_path: Path) -> None:
     G = Graph.from_edges([0, 1], [1, 2])
     for key in (G.content_hash, Release.create(mechanism="m", neighbourhood="none",
                                                source_fingerprint=G.content_hash
-                                               ).source_fingerprint, "A" * 40):
+                                               ).source_fingerprint, "A" * 40,
+                "SHA256:" + G.content_hash[-64:], "blake2b:" + "ab" * 32,
+                "ds-" + G.content_hash[-40:], G.content_hash[-31:], "x" + "0f" * 10 + "y"):
         with pytest.raises(InvalidParameterError, match="content hash"):
             Accountant(1.0, dataset=key)
+    for name in ("social-prod", "550e8400-e29b-41d4-a716-446655440000", "export-20261124",
+                 "a" * 19):
+        assert Accountant(1.0, dataset=name).dataset == name
     with pytest.warns(DeprecationWarning):
         assert G.fingerprint == G.content_hash
 
@@ -366,3 +371,26 @@ def test_published_user_lists_carry_no_names(tmp_path: Path, command: str) -> No
     text = out.read_text()
     assert not any(n in text for n in names) and "age=30" in text
     assert read_bipartite(out).n_users == len(names)
+
+
+@pytest.mark.filterwarnings("default::graphanon.errors.RealIdsWarning")
+def test_real_ids_only_with_a_warning_and_cluster_lists_apart(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--keep-ids`` publishes real ids with one warning line; ``--clusters`` (real id ->
+    cluster, which gives every user's published row) is refused beside the output, like
+    ``--pseudonym-map``, before anything is written."""
+    names = ["alice", "bob", "carol", "dave", "erin", "frank"]
+    (tmp_path / "in.tsv").write_text("".join(f"{n}\tage=30\n" for n in names))
+    pub = tmp_path / "pub"
+    base = ["-q", "smooth-k", str(tmp_path / "in.tsv"), "--k", "3", "--report",
+            str(tmp_path / "r.json")]
+    assert main([*base, "--out", str(pub / "kept.tsv"), "--keep-ids"]) == 0
+    assert "alice" in (pub / "kept.tsv").read_text()
+    assert capsys.readouterr().err.count("graphanon: warning: --keep-ids: the output lists "
+                                         "the real ids") == 1
+    for clusters in (pub / "c.tsv", pub / "sub" / "c.tsv"):
+        assert main([*base, "--out", str(pub / "o.tsv"), "--clusters", str(clusters)]) == 2
+        assert "'--clusters' option names" in capsys.readouterr().err
+        assert not (pub / "o.tsv").exists() and not clusters.exists()
+    assert main([*base, "--out", str(pub / "o.tsv"), "--clusters", str(tmp_path / "c.tsv")]) == 0
+    assert "alice" in (tmp_path / "c.tsv").read_text()

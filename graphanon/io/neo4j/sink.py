@@ -715,6 +715,9 @@ def _published_ids(ids: np.ndarray[Any, Any], scope: str, keep_ids: bool, prefix
                 f"keep_ids would publish {what} ids that are Neo4j elementId() values: they "
                 "name source nodes (and change when nodes are re-created). Read with a "
                 "business-key property (--id-prop) or drop --keep-ids (keyed pseudonyms).")
+        from ...privacy.pseudonyms import warn_real_ids
+
+        warn_real_ids(f"keep_ids ({what} ids)")
         return _plain_ids(ids), np.arange(ids.size)
     from ...privacy.pseudonyms import pseudonymize
 
