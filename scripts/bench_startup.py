@@ -48,6 +48,20 @@ def _cases() -> list[tuple[str, list[str]]]:
     for name in _commands():
         cases.append((f"{name} --help", [name, "--help"]))
         cases.append((f"{name} (bad option)", [name, "--no-such-option"]))
+    # a bad value of a checked option, with an input that does not exist: answered while the
+    # arguments are parsed, before any input is read
+    missing = "no-such-input.txt"
+    cases += [
+        ("release-dk (ε = -1)", ["release-dk", missing, "--d", "1", "--max-degree", "5",
+                                 "--epsilon", "-1", "--out", "o.tsv"]),
+        ("release-degrees (ε = 0)", ["release-degrees", missing, "--epsilon", "0",
+                                     "--out", "o.tsv"]),
+        ("randomized-response (ε = nan)", ["randomized-response", missing, "--users", "u",
+                                           "--features", "f", "--epsilon", "nan",
+                                           "--out", "o.tsv"]),
+        ("smooth-k (k = 1)", ["smooth-k", missing, "--k", "1", "--out", "o.tsv",
+                              "--report", "r.json"]),
+    ]
     return cases
 
 

@@ -155,6 +155,32 @@ def test_library_warnings_are_one_graphanon_line(tmp_path: Path) -> None:
     assert len(done.stderr.splitlines()) == 1 and not (tmp_path / "e.tsv").exists()
 
 
+@pytest.mark.parametrize("args", [
+    ["release-dk", "{missing}", "--d", "1", "--max-degree", "5", "--epsilon"],
+    ["release-degrees", "{missing}", "--epsilon"],
+    ["randomized-response", "{missing}", "--users", "u", "--features", "f", "--epsilon"],
+    ["release-personalized", "{missing}", "--d", "1", "--privacy", "edge", "--default-epsilon"],
+])
+def test_a_bad_epsilon_is_refused_before_the_input_is_read(tmp_path: Path, capsys: Any,
+                                                           args: list[str]) -> None:
+    """ε is checked while the arguments are parsed (an argument error is instant, whatever
+    the input's size): the input named here does not even exist, and the error is ε's."""
+    argv = [a.format(missing=tmp_path / "none.txt") for a in args]
+    opt = argv[-1]
+    for bad, shown in (("-1", "-1.0"), ("0", "0.0"), ("nan", "nan"), ("1e3", "1000.0")):
+        assert main(["-q", *argv, bad, "--out", str(tmp_path / "o.tsv")]) == 2
+        err = capsys.readouterr().err
+        assert err == (f"graphanon: error: The '{opt}' option must be a finite float in "
+                       f"[1e-06, 100]. Got {shown} instead.\n")
+
+
+def test_choices_in_a_usage_error_stay_on_one_readable_line(capsys: Any) -> None:
+    assert main(["release-personalized", "x.txt", "--d", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "Missing option '--privacy'. Choose from: edge, node" in err
+    assert "\\t" not in err and len(err.splitlines()) == 1
+
+
 def test_library_parameter_errors_name_the_option(tmp_path: Path, capsys: Any) -> None:
     """A bound the library refuses is named by the command's option, with the user's value;
     a value the command derived from the user's keeps the library's name (naming the option

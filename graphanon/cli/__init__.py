@@ -285,7 +285,8 @@ def _silence_stdout() -> None:
 
 def _printable(message: str, limit: int = 600) -> str:
     """One line: control characters (binary garbage from a bad file) escaped, length capped."""
-    out = "".join(c if c.isprintable() else repr(c)[1:-1] for c in message.replace("\n", " "))
+    flat = message.replace("\n\t", " ").replace("\n", " ")  # click lists choices on lines
+    out = "".join(c if c.isprintable() else repr(c)[1:-1] for c in flat)
     return out if len(out) <= limit else out[: limit - 1] + "…"
 
 

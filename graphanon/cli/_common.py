@@ -40,9 +40,23 @@ class _Float(click.ParamType):  # type: ignore[type-arg]
 
     name = "float"
 
+    def __init__(self, *, epsilon: bool = False) -> None:
+        self.epsilon = epsilon
+
     def convert(self, value: Any, param: Any, ctx: Any) -> float:
-        if isinstance(value, float):
-            return value
+        x = value if isinstance(value, float) else self._parse(value, param, ctx)
+        if self.epsilon:  # refused while the arguments are read, before any input is
+            from .._validation import check_epsilon
+
+            try:
+                check_epsilon(x, "epsilon", "<cli>")
+            except InvalidParameterError as exc:
+                opt = param.opts[0] if param is not None and param.opts else "--epsilon"
+                raise InvalidParameterError(str(exc).replace(
+                    "The 'epsilon' parameter of <cli>", f"The {opt!r} option")) from None
+        return x
+
+    def _parse(self, value: Any, param: Any, ctx: Any) -> float:
         text = str(value).strip()
         try:
             x = float(text)
@@ -58,6 +72,9 @@ class _Float(click.ParamType):  # type: ignore[type-arg]
 
 #: The CLI's float options (``type=FLOAT``).
 FLOAT = _Float()
+#: A privacy parameter ε (:data:`graphanon._validation.EPSILON_RANGE`), checked as the
+#: arguments are parsed: a bad ε is reported at once, not after reading the input.
+EPSILON = _Float(epsilon=True)
 
 FORMAT_CHOICE = click.Choice(
     ["edgelist", "csv", "tsv", "parquet", "graphml", "gml", "mtx", "mat"], case_sensitive=False

@@ -10,6 +10,7 @@ import click
 
 from ..errors import InvalidParameterError
 from ._common import (
+    EPSILON,
     FLOAT,
     FORMAT_CHOICE,
     OUT_FORMAT_CHOICE,
@@ -76,7 +77,7 @@ def dk(input_path: str, d: int, out: str, fmt: str | None, scheduler: str | None
 @click.command("release-dk")
 @click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False))
 @click.option("--d", "d", type=click.IntRange(1, 2), required=True, help="1 or 2.")
-@click.option("--epsilon", type=FLOAT, required=True, help="Privacy budget ε > 0.")
+@click.option("--epsilon", type=EPSILON, required=True, help="Privacy budget ε > 0.")
 @click.option("--privacy", type=click.Choice(["edge", "node"]), default="edge",
               show_default=True,
               help="Neighbouring relation. edge: one edge added or removed. node: one node "
@@ -226,7 +227,9 @@ def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
         write_json(report, rel.to_dict())
     charge_on_commit(acc, rel.release)
     ev = rel.evaluation
-    echo(f"{out}: {rel.mechanism} ε={epsilon:g} ({rel.neighbourhood}), sensitivity "
+    claim = (f"ε={epsilon:g} ({rel.neighbourhood})" if rel.neighbourhood != "none"
+             else "NOT differentially private (a paper's variant)")
+    echo(f"{out}: {rel.mechanism} {claim}, sensitivity "
          f"{rel.sensitivity:g}, h={rel.max_degree}, {rel.n_clusters} noisy answers"
          f"{_form_note(rel)}; "
          f"L1 {ev['l1']:.0f}, euclidean {ev['euclidean']:.1f} vs truth (not private)")

@@ -16,7 +16,7 @@ import click
 
 from ..privacy.release import NOT_PRIVATE_NOTE
 from ._common import (
-    FLOAT,
+    EPSILON,
     FORMAT_CHOICE,
     OUT_FORMAT_CHOICE,
     charge_on_commit,
@@ -153,7 +153,7 @@ def release_dk_node(input_path: str, *, d: int, epsilon: float, theta: int | str
               show_default=True,
               help="rps: node-DP RPS; laplace: node-DP EAD-projected histogram; hay: edge-DP "
                    "constrained inference.")
-@click.option("--epsilon", type=FLOAT, required=True, help="Privacy budget ε.")
+@click.option("--epsilon", type=EPSILON, required=True, help="Privacy budget ε.")
 @click.option("--max-degree", type=click.IntRange(min=1), default=None,
               help="RPS: public degree bound Λ (default N − 1). Only pass the true maximum "
                    "if it is public.")

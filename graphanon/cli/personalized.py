@@ -9,7 +9,7 @@ import click
 
 from ..errors import InvalidParameterError
 from ._common import (
-    FLOAT,
+    EPSILON,
     charge_on_commit,
     echo,
     ledger_options,
@@ -38,7 +38,7 @@ __all__ = ["COMMANDS"]
               help="Generate preferences: conservative/moderate/liberal (thesis §8.5.1).")
 @click.option("--prefs-attribute", default=None,
               help="Read preferences from this node attribute of INPUT.")
-@click.option("--default-epsilon", type=FLOAT, default=None,
+@click.option("--default-epsilon", type=EPSILON, default=None,
               help="ε of nodes without a preference (default: the smallest listed ε).")
 @click.option("--theta", type=click.IntRange(min=1), default=None,
               help="Public degree bound: top-coding (edge) / EAD projection bound (node).")

@@ -729,8 +729,8 @@ def _dense_truth(B: BipartiteGraph) -> Any:
 #: Names accepted by :func:`audit_targets` (``mechanisms=``), in report order.
 AUDIT_MECHANISMS = (
     "randomized-response-edge", "randomized-response-node", "dk1-laplace", "dk2-laplace",
-    "dk2-mpdc", "theta-dk1-ead", "theta-dk2-ead", "hay-constrained-inference", "pdp-min-dk1",
-    "control-dk1-half-sensitivity",
+    "dk2-mdav", "dk2-mpdc", "theta-dk1-ead", "theta-dk2-ead", "hay-constrained-inference",
+    "pdp-min-dk1", "pdp-ll-dk1", "pdp-ag-dk1", "control-dk1-half-sensitivity",
 )
 
 
@@ -742,6 +742,7 @@ def audit_targets(
     theta: int = 3,
     rr_features: int = 4,
     mpdc_tau: int = 2,
+    mdav_k: int = 2,
 ) -> list[AuditTarget]:
     """The audit targets of graphanon's DP commands at one ε.
 
@@ -760,6 +761,8 @@ def audit_targets(
         Columns of the matrix of the node-level randomized-response pair.
     mpdc_tau : int
         MPDC box side of the microaggregated 2K release.
+    mdav_k : int
+        MDAV cluster size of the microaggregated 2K release.
 
     Returns
     -------
@@ -771,6 +774,7 @@ def audit_targets(
     th = check_int(theta, "theta", owner, low=1, high=32)
     F = check_int(rr_features, "rr_features", owner, low=1, high=16)
     tau = check_int(mpdc_tau, "mpdc_tau", owner, low=0)
+    mk = check_int(mdav_k, "mdav_k", owner, low=2)
     for name in mechanisms:
         check_choice(name, "mechanisms", owner, AUDIT_MECHANISMS)
     from ..dk.personalized import release_personalized
@@ -783,7 +787,8 @@ def audit_targets(
 
     def dk(d: int, micro: str = "none") -> Mechanism:
         def run(G: Graph, backend: NoiseBackend) -> tuple[Any, Release]:
-            kw: dict[str, Any] = {"tau": tau} if micro == "mpdc" else {}
+            kw: dict[str, Any] = ({"tau": tau} if micro == "mpdc" else
+                                  {"k": mk} if micro == "mdav" else {})
             # the pair's node set is the public universe (edge neighbours share it)
             r = release_dk(G, d=d, epsilon=eps, max_degree=h, microaggregation=micro,
                            form="dense", nodes=G.node_ids, backend=backend, rng=post, **kw)
@@ -800,13 +805,15 @@ def audit_targets(
         r = hay_degree_sequence(G, epsilon=eps, nodes=G.node_ids, backend=backend)
         return None, r.release  # the raw noisy sequence is not exposed: the call's output is
 
-    def pdp(G: Graph, backend: NoiseBackend) -> tuple[Any, Release]:
-        # node 0 (a centre of every pair) owns the smallest ε; everyone else is liberal
-        prefs = from_pairs(G.node_ids, np.where(np.arange(G.n_nodes) == 0, eps, 4 * eps),
-                           default=4 * eps)
-        r = release_personalized(G, prefs, d=1, privacy="edge", method="min", theta=h,
-                                 key=0, nodes=G.node_ids, backend=backend, rng=post)
-        return r.noisy, r.release
+    def pdp(method: str, **kw: Any) -> Mechanism:
+        def run(G: Graph, backend: NoiseBackend) -> tuple[Any, Release]:
+            # node 0 (a centre of every pair) owns the smallest ε; everyone else is liberal
+            prefs = from_pairs(G.node_ids, np.where(np.arange(G.n_nodes) == 0, eps, 4 * eps),
+                               default=4 * eps)
+            r = release_personalized(G, prefs, d=1, privacy="edge", method=method, theta=h,
+                                     key=0, nodes=G.node_ids, backend=backend, rng=post, **kw)
+            return r.noisy, r.release
+        return run
 
     def control(G: Graph, backend: NoiseBackend) -> tuple[Any, Release]:
         return miscalibrated_dk1(G, epsilon=eps, max_degree=h, backend=backend)
@@ -838,6 +845,10 @@ def audit_targets(
         "dk2-laplace": AuditTarget(
             f"dk2-laplace (h={h})", "release-dk --privacy edge --d 2", "edge", dk(2),
             edge_pairs, star),
+        "dk2-mdav": AuditTarget(
+            f"dk2-mdav (h={h}, k={mk})",
+            "release-dk --privacy edge --d 2 --microaggregation mdav", "edge",
+            dk(2, "mdav"), edge_pairs, star),
         "dk2-mpdc": AuditTarget(
             f"dk2-mpdc (h={h}, τ={tau})",
             "release-dk --privacy edge --d 2 --microaggregation mpdc", "edge",
@@ -855,7 +866,17 @@ def audit_targets(
         "pdp-min-dk1": AuditTarget(
             f"pdp-min-dk1 (edge-PDP, h={h})",
             "release-personalized --privacy edge --method min --d 1", "personalized-edge",
-            pdp, lambda: joined_star_pairs(h),
+            pdp("min"), lambda: joined_star_pairs(h),
+            "an edge of the node with the smallest ε (joined stars)", claim="epsilon_min"),
+        "pdp-ll-dk1": AuditTarget(
+            f"pdp-ll-dk1 (edge-PDP, h={h})",
+            "release-personalized --privacy edge --method ll --d 1", "personalized-edge",
+            pdp("ll"), lambda: joined_star_pairs(h),
+            "an edge of the node with the smallest ε (joined stars)", claim="epsilon_min"),
+        "pdp-ag-dk1": AuditTarget(
+            f"pdp-ag-dk1 (edge-PDP, h={h}, k=2)",
+            "release-personalized --privacy edge --method ag --k 2 --d 1", "personalized-edge",
+            pdp("ag", k=2), lambda: joined_star_pairs(h),
             "an edge of the node with the smallest ε (joined stars)", claim="epsilon_min"),
         "control-dk1-half-sensitivity": AuditTarget(
             f"CONTROL dk1 with half sensitivity (h={h})", "(none: a broken control)", "edge",
