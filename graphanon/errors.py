@@ -20,10 +20,10 @@ __all__ = [
     "InvalidParameterError",
     "LooseSensitivityWarning",
     "Neo4jError",
-    "RealIdsWarning",
     "NodeSensitivityWarning",
     "PersonalizedCalibrationWarning",
     "PrivacyBudgetExceeded",
+    "RealIdsWarning",
     "ReproductionWarning",
     "UnstableOrderingWarning",
 ]

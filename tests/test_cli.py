@@ -164,14 +164,17 @@ def test_library_warnings_are_one_graphanon_line(tmp_path: Path) -> None:
 def test_a_bad_epsilon_is_refused_before_the_input_is_read(tmp_path: Path, capsys: Any,
                                                            args: list[str]) -> None:
     """ε is checked while the arguments are parsed (an argument error is instant, whatever
-    the input's size): the input named here does not even exist, and the error is ε's."""
+    the input's size): the input named here does not even exist, and the error is ε's.
+    (Randomized response's total ε may reach |F| times the per-cell bound at node level.)"""
     argv = [a.format(missing=tmp_path / "none.txt") for a in args]
     opt = argv[-1]
-    for bad, shown in (("-1", "-1.0"), ("0", "0.0"), ("nan", "nan"), ("1e3", "1000.0")):
+    rr = args[0] == "randomized-response"
+    for bad, shown in (("-1", "-1.0"), ("0", "0.0"), ("nan", "nan"),
+                       ("2e9", "2000000000.0") if rr else ("1e3", "1000.0")):
         assert main(["-q", *argv, bad, "--out", str(tmp_path / "o.tsv")]) == 2
         err = capsys.readouterr().err
         assert err == (f"graphanon: error: The '{opt}' option must be a finite float in "
-                       f"[1e-06, 100]. Got {shown} instead.\n")
+                       f"[1e-06, {'1e+09' if rr else '100'}]. Got {shown} instead.\n")
 
 
 def test_choices_in_a_usage_error_stay_on_one_readable_line(capsys: Any) -> None:

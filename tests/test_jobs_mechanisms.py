@@ -452,7 +452,8 @@ def test_k_anonymity_jobs_write_a_verified_release(tmp_path: Path, step: str) ->
 
 
 @pytest.mark.filterwarnings("default::graphanon.errors.RealIdsWarning")
-def test_a_sink_that_keeps_real_ids_warns(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_sink_that_keeps_real_ids_warns(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
     """``keep_ids = true`` puts real ids into the published folder: allowed, with the same
     warning as ``--keep-ids``."""
     names = ["alice", "bob", "carol", "dave"]

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from .._validation import EPSILON_RANGE
 from ..errors import InvalidParameterError
 
 if TYPE_CHECKING:  # pragma: no cover - the CLI imports numpy and the core only when used
@@ -40,20 +41,20 @@ class _Float(click.ParamType):  # type: ignore[type-arg]
 
     name = "float"
 
-    def __init__(self, *, epsilon: bool = False) -> None:
-        self.epsilon = epsilon
+    def __init__(self, bounds: tuple[float, float] | None = None) -> None:
+        self.bounds = bounds
 
     def convert(self, value: Any, param: Any, ctx: Any) -> float:
         x = value if isinstance(value, float) else self._parse(value, param, ctx)
-        if self.epsilon:  # refused while the arguments are read, before any input is
-            from .._validation import check_epsilon
+        if self.bounds is not None:  # refused while the arguments are read, before any input
+            from .._validation import check_float
 
             try:
-                check_epsilon(x, "epsilon", "<cli>")
+                check_float(x, "x", "<cli>", low=self.bounds[0], high=self.bounds[1])
             except InvalidParameterError as exc:
-                opt = param.opts[0] if param is not None and param.opts else "--epsilon"
+                opt = param.opts[0] if param is not None and param.opts else "the"
                 raise InvalidParameterError(str(exc).replace(
-                    "The 'epsilon' parameter of <cli>", f"The {opt!r} option")) from None
+                    "The 'x' parameter of <cli>", f"The {opt!r} option")) from None
         return x
 
     def _parse(self, value: Any, param: Any, ctx: Any) -> float:
@@ -74,7 +75,10 @@ class _Float(click.ParamType):  # type: ignore[type-arg]
 FLOAT = _Float()
 #: A privacy parameter ε (:data:`graphanon._validation.EPSILON_RANGE`), checked as the
 #: arguments are parsed: a bad ε is reported at once, not after reading the input.
-EPSILON = _Float(epsilon=True)
+EPSILON = _Float(EPSILON_RANGE)
+#: Randomized response's total ε, which at node level is |F| times the per-cell ε (the
+#: per-cell ε is checked against :data:`EPSILON_RANGE` by the mechanism).
+RR_EPSILON = _Float((EPSILON_RANGE[0], 1e9))
 
 FORMAT_CHOICE = click.Choice(
     ["edgelist", "csv", "tsv", "parquet", "graphml", "gml", "mtx", "mat"], case_sensitive=False

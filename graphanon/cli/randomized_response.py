@@ -9,7 +9,7 @@ import click
 from ..errors import InvalidParameterError
 from ..privacy.release import NOT_PRIVATE_NOTE
 from ._common import (
-    EPSILON,
+    RR_EPSILON,
     charge_on_commit,
     echo,
     ledger_options,
@@ -29,7 +29,7 @@ __all__ = ["COMMANDS"]
 
 @click.command("randomized-response")
 @click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False))
-@click.option("--epsilon", type=EPSILON, required=True, help="Total ε at the chosen level.")
+@click.option("--epsilon", type=RR_EPSILON, required=True, help="Total ε at the chosen level.")
 @click.option(
     "--level",
     type=click.Choice(["edge", "node"]),

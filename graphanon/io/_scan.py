@@ -497,7 +497,7 @@ def _text_ids(buf: np.ndarray[Any, Any], cols: tuple[np.ndarray[Any, Any], ...],
     from .. import _text_kernels as tk
     from . import _scan_kernels as kern
 
-    sized = [(c, ln) for c, ln in zip(cols, lens) if c.size]
+    sized = [(c, ln) for c, ln in zip(cols, lens, strict=True) if c.size]
     if not sized:
         return text_token_ids(buf, cols, lens)
     first, end = int(sized[0][0][0]), int(sized[0][0][0] + sized[0][1][0])

@@ -283,8 +283,10 @@ def test_numbered_text_ids_are_coded_like_any_text(parts: int) -> None:
     rng = np.random.default_rng(8)
     with threads_and(parts, (_ids, "PARALLEL_IDS", 0 if parts > 1 else _ids.PARALLEL_IDS)):
         for trial in range(400):
-            fams = [trial % len(_NUMBERED)] if trial < 200 else rng.integers(0, len(_NUMBERED), 2)
-            toks = [_NUMBERED[int(rng.choice(fams))](rng) for _ in range(2 * int(rng.integers(1, 40)))]
+            fams = ([trial % len(_NUMBERED)] if trial < 200
+                    else rng.integers(0, len(_NUMBERED), 2))
+            rows = int(rng.integers(1, 40))
+            toks = [_NUMBERED[int(rng.choice(fams))](rng) for _ in range(2 * rows)]
             data = "".join(f"{a}\t{b}\n" for a, b in zip(toks[::2], toks[1::2], strict=True))
             for mode in MODES:
                 got = outcome(data.encode(), "numba", **mode)
