@@ -109,6 +109,23 @@ def check_float(
     return fvalue
 
 
+def loads_json(text: str) -> Any:
+    """:func:`json.loads`, but an object that holds a key twice is an error (``ValueError``):
+    the standard module keeps the last value silently, so a ledger with a second
+    ``"datasets"`` would hide every charge of the first."""
+    import json
+
+    def unique(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in items:
+            if key in out:
+                raise ValueError(f"the key {key!r} appears twice in one JSON object")
+            out[key] = value
+        return out
+
+    return json.loads(text, object_pairs_hook=unique)
+
+
 #: The ε every mechanism accepts. Below 1e-6 the noise scale is astronomically large (and
 #: floating point breaks down near 1e-300); above 100 a guarantee of e^100 means nothing, and
 #: probabilities like e^-ε underflow in floating point.

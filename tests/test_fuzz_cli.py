@@ -101,6 +101,11 @@ HOSTILE = {
     "not_mat.mat": b"MATLAB 5.0 MAT-file, garbage",
     "not_parquet.parquet": b"PAR1 not really",
     "bad.graphml": b"<graphml><graph><node id='a'/><edge source='a' target='zz'",
+    "lol.graphml": (b'<?xml version="1.0"?>\n<!DOCTYPE g [<!ENTITY a "aaaaaaaaaa">'
+                    b'<!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>\n<graphml><graph>'
+                    b'<node id="&b;"/></graph></graphml>'),
+    "xxe.graphml": (b'<?xml version="1.0"?>\n<!DOCTYPE g [<!ENTITY x SYSTEM "/etc/passwd">]>'
+                    b'\n<graphml><graph><node id="&x;"/></graph></graphml>'),
     "selfloops.txt": b"1 1\n1 2\n2 1\n2 2\n",
     "dup_header.csv": b"source,target,source\n1,2,3\n",
     "latin1_id.csv": b"source,target\n0,1\n1,\xff\xfe\n",
@@ -429,6 +434,15 @@ JOBS = {
         '{"format": "graphanon-ledger/1", "datasets": {"d": {"budget": 2, "neighbourhood": '
         '"edge", "entries": [{"release_id": "r", "mechanism": "m", "neighbourhood": "edge", '
         '"epsilon": -100, "composition": "sequential", "created_at": "t"}]}}}'),
+    "ledger_duplicate_key": (  # json keeps the last "datasets": the 1.9 charge would vanish
+        'ledger = "l.json"\nbudget = 2.0\ndataset = "d"',
+        '{"format": "graphanon-ledger/1", "datasets": {"d": {"budget": 2, "neighbourhood": '
+        '"node", "entries": [{"release_id": "r", "mechanism": "m", "neighbourhood": "node", '
+        '"epsilon": 1.9, "composition": "sequential", "created_at": "t"}]}}, "datasets": {}}'),
+    "ledger_duplicate_budget": (
+        'ledger = "l.json"\nbudget = 2.0\ndataset = "d"',
+        '{"format": "graphanon-ledger/1", "datasets": {"d": {"budget": 2, "budget": 9, '
+        '"neighbourhood": "node", "entries": []}}}'),
     "sink_unknown_field": ("", None, "out/{nope}"),
     "sink_attribute_access": ("", None, "out/{release_id.__class__}"),
     "sink_format_spec": ("", None, "out/{release_id:>40}"),
@@ -508,6 +522,11 @@ def test_neo4j_arguments_are_checked_before_connecting(
     (work / "rec.json").write_text('{"release": {"mechanism": "m"}}')
     cases = [
         ["neo4j", "releases", "--password-file", str(work / "pw.bin")],
+        ["neo4j", "releases", "--password-file", "/dev/zero"],  # read to the end: no memory
+        ["neo4j", "write-release", "--masked", str(work / "bin.tsv"), "--release-id", "r",
+         "--dataset", "d", "--report", "/dev/zero"],
+        ["neo4j", "write-release", "--table", str(work / "t.tsv"), "--report",
+         str(work / "twice.json"), "--dataset", "d"],
         ["neo4j", "write-release", "--masked", str(work / "bin.tsv"), "--release-id", "r",
          "--dataset", "d", "--report", str(work / "rec.json")],
         ["neo4j", "write-release", "--masked", str(work / "empty.tsv"), "--release-id", "r",
@@ -539,6 +558,8 @@ def test_neo4j_arguments_are_checked_before_connecting(
     assert main(["-q", "release-dk", str(work / "g.txt"), "--d", "1", "--epsilon", "1",
                  "--max-degree", "10", "--out", str(work / "t.tsv"), "--report",
                  str(work / "dp.json")]) == 0
+    (work / "twice.json").write_text(
+        (work / "dp.json").read_text().replace("{", '{"d": 9, ', 1))  # "d" twice
     for args in cases:
         assert check(args, work, capsys) == 2, args
 

@@ -511,6 +511,11 @@ def test_run_job_from_a_dict(fake: FakeDriver, tmp_path: Path, with_dp_step) -> 
                 "sinks": [{"type": "file", "path": str(tmp_path / "again" / "{release_id}")}]}
     again = jobs.run_job(absolute, lock_dir=tmp_path)
     assert again.job == "again" and (tmp_path / "again" / again.release_id).is_dir()
+    # a dict that names no job (as the README's example): the job is "job"
+    unnamed = {k: v for k, v in absolute.items() if k != "job"}
+    assert jobs.run_job(unnamed, lock_dir=tmp_path).job == "job"
+    assert jobs.run_job_dict({**unnamed, "job": {"release_id": "u-{date}"}},
+                             base_dir=tmp_path).job == "job"
     with pytest.raises(InvalidParameterError, match="universe"):
         jobs.run_job_dict({**config, "source": {**config["source"], "universe": "all"}},
                           base_dir=tmp_path)

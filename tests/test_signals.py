@@ -41,20 +41,28 @@ def test_terminated_while_writing_leaves_nothing(tmp_path: Path, sig: int) -> No
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.txt"]
 
 
-def test_a_reader_that_stops_reading_is_a_normal_end(tmp_path: Path) -> None:
-    """`graphanon info g.txt | head -1`: the rest of the output meets a closed pipe at exit;
-    that is exit 0 and no message, not exit 1."""
-    src = tmp_path / "g.txt"
+@pytest.mark.parametrize("args", [["-q", "info", "{src}"], ["info", "{src}"],
+                                  ["dk", "{src}", "--d", "2", "--out", "{out}"]])
+def test_a_reader_that_stops_reading_is_a_normal_end(tmp_path: Path, args: list[str]) -> None:
+    """`graphanon info g.txt | head -1`: the rest of the output meets a closed pipe; that is
+    exit 0 and no message, not exit 1, with or without progress bars (which go to stderr:
+    stdout's first line is the result's). A status line that meets the closed pipe does not
+    stop a command before its output is written."""
+    src, out = tmp_path / "g.txt", tmp_path / "o" / "x.tsv"
     src.write_text("".join(f"{i} {i + 1}\n" for i in range(2000)))
-    proc = subprocess.Popen([*CLI, "-q", "info", str(src)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    argv = [a.format(src=src, out=out) for a in args]
+    proc = subprocess.Popen([*CLI, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdout is not None and proc.stderr is not None
-    proc.stdout.readline()
+    first = proc.stdout.readline().decode()
     proc.stdout.close()  # as head -1 does
     err = proc.stderr.read().decode()
     proc.stderr.close()
-    assert proc.wait(timeout=60) == 0, err
+    assert proc.wait(timeout=120) == 0, err
     assert "Traceback" not in err and "Exception ignored" not in err
+    if argv[0] == "dk":
+        assert first.startswith(str(out)) and out.exists()
+    else:
+        assert first.strip() == str(src)
 
 
 def test_a_signal_during_the_renames_lets_the_run_complete(tmp_path: Path,

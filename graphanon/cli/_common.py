@@ -100,9 +100,17 @@ def _chatter_on_stderr() -> bool:
 
 
 def echo(message: str = "") -> None:
-    """Print unless ``--quiet`` (on stderr when stdout holds the command's data)."""
+    """Print unless ``--quiet`` (on stderr when stdout holds the command's data).
+
+    A status line nobody reads is no reason to stop: when the reader of stdout has gone
+    (``... | head -1``), the command goes on with stdout pointed at ``/dev/null``."""
     if not quiet():
-        click.echo(message, err=_chatter_on_stderr())
+        try:
+            click.echo(message, err=_chatter_on_stderr())
+        except BrokenPipeError:
+            from . import _silence_stdout
+
+            _silence_stdout()
 
 
 def refuse_skip_bad_rows(what: str) -> None:
@@ -381,11 +389,17 @@ def write_json(path: str | Path, payload: Any) -> None:
 
 @contextlib.contextmanager
 def progress_bar() -> Iterator[ProgressFn]:
-    """A rich progress bar as a :data:`ProgressFn` (silent with ``--quiet``)."""
+    """A rich progress bar as a :data:`ProgressFn` (silent with ``--quiet``), on stderr: stdout
+    is for what a command prints as its result."""
     if quiet():
         yield lambda task, done, total: None
         return
     from rich.console import Console
+
+    class _ChatterConsole(Console):
+        def on_broken_pipe(self) -> None:  # a closed stderr: stop drawing, go on working
+            self.quiet = True
+
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(
@@ -394,7 +408,7 @@ def progress_bar() -> Iterator[ProgressFn]:
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         transient=False,
-        console=Console(stderr=True) if _chatter_on_stderr() else None,
+        console=_ChatterConsole(stderr=True),
     ) as bar:
         tasks: dict[str, Any] = {}
 

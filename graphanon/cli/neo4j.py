@@ -364,16 +364,17 @@ def write_release(release_id: str | None, graph_path: str | None, bipartite_path
     if keep_ids and not (graph_path or bipartite_path):
         raise InvalidParameterError(
             "The '--keep-ids' option applies to --graph and --bipartite (the ids they hold).")
-    try:
-        with open(report_path, encoding="utf-8") as fh:
-            report = json.load(fh)
-    except FileNotFoundError:
-        raise InvalidParameterError(f"report {report_path!r} does not exist.") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InvalidParameterError(f"report {report_path!r} is not JSON: {exc}.") from None
-    except OSError as exc:
+    from .._validation import loads_json
+    from ..io._input import read_input_text
+
+    try:  # bounded, regular files and pipes only, like every input
+        report = loads_json(read_input_text(report_path, what="release report"))
+    except InvalidParameterError as exc:
         raise InvalidParameterError(
-            f"report {report_path!r} cannot be read: {exc.strerror or exc}.") from None
+            str(exc).replace("input file", "report", 1).replace("input path", "report", 1)
+            .replace("input ", "report ", 1)) from None
+    except ValueError as exc:
+        raise InvalidParameterError(f"report {report_path!r} is not JSON: {exc}.") from None
     record = release_record(report)
     from ..io.neo4j import validate_budget, validate_release_id
 

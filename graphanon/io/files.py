@@ -367,6 +367,8 @@ def _read_igraph(path: Path, fmt: str, id_attribute: str | None) -> Graph:
     igraph = load()
 
     reader = igraph.Graph.Read_GraphML if fmt == "graphml" else igraph.Graph.Read_GML
+    if fmt == "graphml":
+        _refuse_doctype(path)
     try:
         g = reader(str(path))
     except Exception as exc:  # igraph raises InternalError / SystemError on bad files
@@ -385,6 +387,37 @@ def _read_igraph(path: Path, fmt: str, id_attribute: str | None) -> Graph:
     if key == "name" and "id" in attrs:
         del g.vs["id"]  # the format's structural node id, not data
     return Graph.from_igraph(g, id_attribute=key)
+
+
+def _refuse_doctype(path: Path) -> None:
+    """Refuse a GraphML file with a ``<!DOCTYPE`` declaration before igraph reads it: its
+    entities (``&lol;`` ten times over, or an external file) are no part of GraphML, and
+    igraph's XML parser would expand or warn about them line by line. An XML parser reads
+    up to the root element only."""
+    import xml.parsers.expat as expat
+
+    class _Root(Exception):
+        pass
+
+    def doctype(*_: Any) -> None:
+        raise InputFormatError(
+            f"{str(path)!r} holds a <!DOCTYPE> declaration (DTD entities or external "
+            "references), which GraphML does not use: remove it.", path=str(path))
+
+    def root(*_: Any) -> None:
+        raise _Root
+
+    parser = expat.ParserCreate()
+    parser.StartDoctypeDeclHandler = doctype
+    parser.StartElementHandler = root
+    try:
+        with open(path, "rb") as fh:
+            while chunk := fh.read(1 << 16):
+                parser.Parse(chunk, False)
+    except InputFormatError:
+        raise
+    except (_Root, expat.ExpatError, ValueError, LookupError):
+        return  # the root came first; or no XML expat reads: igraph's read says so
 
 
 def _check_graphml_shape(path: Path, vcount: int) -> None:

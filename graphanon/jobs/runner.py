@@ -65,13 +65,17 @@ def run_job_dict(
     ``steps``, ``sinks``), checked exactly like a job file.
 
     ``base_dir`` (default: the current folder) stands for the job file's folder: relative
-    paths and the lock file are resolved against it. Everything else is :func:`run_job`.
+    paths and the lock file are resolved against it. A job that names itself no ``name`` is
+    ``"job"``. Everything else is :func:`run_job`.
     """
     base = Path(base_dir if base_dir is not None else os.getcwd()).resolve()
-    name = (config.get("job") or {}).get("name") if isinstance(config, Mapping) else None
+    cfg_in = copy.deepcopy(dict(config)) if isinstance(config, Mapping) else config
+    name = (cfg_in.get("job") or {}).get("name") if isinstance(cfg_in, Mapping) else None
     where = base / f"<job {name or 'dict'}>"
-    cfg = validate_job(copy.deepcopy(dict(config)) if isinstance(config, Mapping)
-                        else config, where)
+    if isinstance(cfg_in, Mapping) and isinstance(cfg_in.get("job", {}), Mapping):
+        # a file's job is named after the file; a dict's, when it names none, "job"
+        cfg_in["job"] = {"name": "job", **cfg_in.get("job", {})}
+    cfg = validate_job(cfg_in, where)
     return _run_loaded(cfg, driver_factory=driver_factory, lock_dir=lock_dir, now=now)
 
 

@@ -58,7 +58,7 @@ from typing import Any
 import numpy as np
 
 from .._tempfiles import new_temp
-from .._validation import check_choice, check_float, check_type
+from .._validation import check_choice, check_float, check_type, loads_json
 from ..errors import InvalidParameterError, PrivacyBudgetExceeded
 from .release import Release
 
@@ -539,7 +539,7 @@ class Accountant:
                 f"privacy ledger {real} has {st.st_nlink} hard links: each link would become "
                 "a budget of its own. Keep one name (symbolic links are fine).")
         try:
-            data = json.loads(real.read_text(encoding="utf-8"))
+            data = loads_json(real.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise InvalidParameterError(
                 f"privacy ledger {real} is unreadable: {exc}") from None

@@ -342,4 +342,6 @@ class Release:
 
     @classmethod
     def from_json(cls, text: str) -> Release:
-        return cls.from_dict(json.loads(text))
+        from .._validation import loads_json
+
+        return cls.from_dict(loads_json(text))

@@ -14,7 +14,6 @@ import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from ...errors import DatabaseUnavailableError, GraphAnonError, InvalidParameterError, Neo4jError
@@ -65,12 +64,14 @@ def connection_settings(
     user = user or env.get("NEO4J_USER") or "neo4j"
     pw_file = password_file or env.get("NEO4J_PASSWORD_FILE")
     if pw_file:
-        try:
-            password = Path(pw_file).read_text(encoding="utf-8").splitlines()[0].strip()
-        except (OSError, IndexError, UnicodeDecodeError):
+        from .._input import read_input_text
+
+        try:  # bounded, regular files and pipes only (never a device), like every input
+            password = read_input_text(pw_file, what="password file").splitlines()[0].strip()
+        except (GraphAnonError, IndexError):
             raise InvalidParameterError(
-                f"The password file {str(pw_file)!r} could not be read, is empty or is not "
-                "UTF-8 text."
+                f"The password file {str(pw_file)!r} could not be read (a regular file or a "
+                "pipe), is empty or is not UTF-8 text."
             ) from None
         if not password or any(not c.isprintable() for c in password):
             raise InvalidParameterError(
