@@ -417,7 +417,13 @@ def progress_bar() -> Iterator[ProgressFn]:
                 tasks[task] = bar.add_task(task, total=total)
             bar.update(tasks[task], completed=done, total=total)
 
-        yield update
+        try:
+            yield update
+        except BaseException:  # a failed run: its error stays the one line on stderr
+            bar.live.transient = True  # erased from a terminal,
+            if not bar.console.is_terminal:  # and never printed to a file or a pipe
+                bar.console.quiet = True
+            raise
 
 
 @contextlib.contextmanager
