@@ -394,3 +394,8 @@ def test_real_ids_only_with_a_warning_and_cluster_lists_apart(
         assert not (pub / "o.tsv").exists() and not clusters.exists()
     assert main([*base, "--out", str(pub / "o.tsv"), "--clusters", str(tmp_path / "c.tsv")]) == 0
     assert "alice" in (tmp_path / "c.tsv").read_text()
+    # a distributed run writes folders: a clusters folder inside the output's is refused
+    # before any cluster starts
+    assert main([*base, "--out", str(tmp_path / "d"), "--clusters", str(tmp_path / "d" / "c"),
+                 "--cluster", "local:2"]) == 2
+    assert "'--clusters' option names" in capsys.readouterr().err
