@@ -310,13 +310,18 @@ def text_token_ids(buf: np.ndarray[Any, Any], starts: tuple[np.ndarray[Any, Any]
     ok, values, joined = kern.finish_codes(starts, arena, ustart, ulen)
     if ok:
         return values  # type: ignore[no-any-return]
+    return joined_ids(joined, ustart.size)
+
+
+def joined_ids(joined: np.ndarray[Any, Any], n: int) -> np.ndarray[Any, Any]:
+    """The ``n`` ids of a buffer of UTF-8 tokens joined by the byte ``0xFF``
+    (:func:`._text_kernels.joined`), as an ``object`` array of ``str``."""
     # one decode for all: the separator byte 0xFF (never in UTF-8) becomes U+DCFF, which no
     # decoded token holds
-    text = joined.tobytes().decode("utf-8", "surrogateescape")
-    items = text.split("\udcff")
-    if len(items) != ustart.size:  # pragma: no cover  (only text that is not UTF-8)
+    items = joined.tobytes().decode("utf-8", "surrogateescape").split("\udcff")
+    if len(items) != n:  # pragma: no cover  (only text that is not UTF-8)
         raise InvalidParameterError("ids must be valid UTF-8 text.")
-    ids = np.empty(ustart.size, dtype=object)
+    ids = np.empty(n, dtype=object)
     ids[:] = items
     return ids
 

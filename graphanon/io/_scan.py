@@ -527,10 +527,7 @@ def _text_ids(buf: np.ndarray[Any, Any], cols: tuple[np.ndarray[Any, Any], ...],
         return _int_ids(kern, cols, (lo, hi))
     values = _int_ids(kern, cols, (lo, hi), None if same else _decimal_order)
     joined = tk.numbered_text(np.frombuffer(prefix.encode(), dtype=np.uint8), values, width)
-    items = joined.tobytes().decode("utf-8", "surrogateescape").split("\udcff")
-    ids = np.empty(values.size, dtype=object)
-    ids[:] = items
-    return ids
+    return _ids.joined_ids(joined, values.size)
 
 
 _POWERS = 10 ** np.arange(1, 19, dtype=np.int64)
