@@ -8,10 +8,14 @@ per-token ``start`` / ``length`` arrays.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numba
 import numpy as np
+from llvmlite import ir
+from numba.core import types
+from numba.extending import intrinsic
 
 from . import _numba  # noqa: F401  (numba's per-user cache folder)
 from ._ids_kernels import _mix  # fmix64, the same mixer as the id keys
@@ -52,13 +56,45 @@ def _parse_int(buf: Any, s: int, e: int) -> Any:  # pragma: no cover
 _BLOCK = 64  # tokens hashed ahead of their probes: the table's cache misses overlap
 
 
+def _load8_typer(typingctx: Any, arr: Any, pos: Any) -> Any:  # pragma: no cover
+    """The 8 bytes ``arr[pos:pos + 8]`` of a ``uint8`` array as one little-endian uint64:
+    one unaligned load instead of eight byte loads. The caller keeps ``pos + 8`` within
+    the array (no bounds check)."""
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        ptr = builder.gep(ary.data, [args[1]])
+        return builder.load(builder.bitcast(ptr, ir.IntType(64).as_pointer()), align=1)
+
+    return types.uint64(arr, types.intp), codegen
+
+
+_load8: Any = intrinsic(_load8_typer)
+_LITTLE = sys.byteorder == "little"  # (the words are read as little-endian numbers)
+
+
 @numba.njit(cache=True, inline="always")
 def _prefix(buf: Any, s: int, length: int) -> Any:  # pragma: no cover
     """The first (up to) 8 bytes of a token as a little-endian uint64, zero padded."""
+    if _LITTLE and s + 8 <= buf.size:  # one load, the bytes after the token masked off
+        k = _load8(buf, s)
+        if length < 8:
+            k = k & ((np.uint64(1) << np.uint64(8 * max(length, 0))) - np.uint64(1))
+        return k
     k = np.uint64(0)
     for j in range(min(length, 8)):
         k = k | (np.uint64(buf[s + j]) << np.uint64(8 * j))
     return k
+
+
+@numba.njit(cache=True, inline="always")
+def same_bytes(abuf: Any, a: int, bbuf: Any, b: int, length: int,
+               skip: int = 0) -> bool:  # pragma: no cover
+    """Whether ``abuf[a + skip:a + length] == bbuf[b + skip:b + length]``, 8 bytes at a
+    time."""
+    for t in range(skip, length, 8):
+        if _prefix(abuf, a + t, length - t) != _prefix(bbuf, b + t, length - t):
+            return False
+    return True
 
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -197,12 +233,7 @@ def text_codes(buf: Any, starts: Any, lens: Any, part_of: Any, key: Any,
                         cand = np.int64(meta & np.uint64(0xFFFFFFFF)) - 1
                         same = True
                         if length > 8:  # the first 8 bytes are equal: compare the others
-                            a = ustart[cand]
-                            s = col[i]
-                            for t in range(8, lens_k[i]):
-                                if arena[a + t] != buf[s + t]:
-                                    same = False
-                                    break
+                            same = same_bytes(arena, ustart[cand], buf, col[i], lens_k[i], 8)
                         if same:
                             col[i] = cand
                             break
@@ -413,64 +444,6 @@ def match_text(abuf: Any, astart: Any, alen: Any, bbuf: Any, bstart: Any,
     byte order first, in one kernel."""
     return match_sorted(abuf, astart, alen, _byte_order(abuf, astart, alen),
                         bbuf, bstart, blen, _byte_order(bbuf, bstart, blen))
-
-
-@numba.njit(cache=True, nogil=True)
-def numbered(buf: Any, col: Any, ln: Any, a: int, b: int, first: int, plen: int,
-             width: int, out: Any) -> None:  # pragma: no cover
-    """Whether the tokens ``a..b`` of a column are one prefix followed by a number (``u17``,
-    ``user_0042``, ``0042``), the prefix being ``buf[first:first + plen]`` (the first token's
-    bytes before its trailing decimal digits, ``width`` of them).
-
-    Every token must be that prefix followed by 1 to 18 digits, and the numbers must name the
-    tokens one-to-one: either no number has a leading zero, or all of them have ``width``
-    digits, so that ``u7`` and ``u07`` never meet. ``out`` (int64) receives ``ok``, whether
-    no number has a leading zero, whether all have ``width`` digits, and the least and the
-    greatest number."""
-    canonical = True
-    same = True
-    lo = np.int64(9223372036854775807)
-    hi = np.int64(-1)
-    out[0] = 0
-    for i in range(a, b):
-        s = col[i]
-        d = ln[i] - plen
-        if d < 1 or d > 18:
-            return
-        for t in range(plen):
-            if buf[s + t] != buf[first + t]:
-                return
-        if d != width:
-            same = False
-        if d > 1 and buf[s + plen] == 48:
-            canonical = False
-        if not (canonical or same):
-            return
-        v = np.int64(0)
-        for t in range(s + plen, s + ln[i]):
-            c = buf[t]
-            if c < 48 or c > 57:
-                return
-            v = v * 10 + (c - 48)
-        lo = min(lo, v)
-        hi = max(hi, v)
-    out[0] = 1
-    out[1] = canonical
-    out[2] = same
-    out[3] = lo
-    out[4] = hi
-
-
-@numba.njit(cache=True, nogil=True)
-def numbers(buf: Any, col: Any, ln: Any, a: int, b: int, plen: int) -> None:  # pragma: no cover
-    """``col[a:b]``, token starts, replaced in place by the tokens' numbers (the digits after
-    a prefix of ``plen`` bytes, :func:`numbered`)."""
-    for i in range(a, b):
-        s = col[i]
-        v = np.int64(0)
-        for t in range(s + plen, s + ln[i]):
-            v = v * 10 + (buf[t] - 48)
-        col[i] = v
 
 
 @numba.njit(cache=True)

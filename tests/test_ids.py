@@ -355,3 +355,27 @@ def test_text_coding_does_not_depend_on_its_hash_key(parts: int,
     assert all(r == results[0] for r in results)
     assert results[0][1] == sorted(set(col.tolist()))
     assert [results[0][1][c] for c in results[0][0]] == col.tolist()
+
+
+def test_token_bytes_compared_a_word_at_a_time() -> None:
+    """The hash table's last check (two tokens with equal hashes, lengths and first 8 bytes
+    are one id only if all their bytes are equal) and the word loads under it: a difference
+    at any byte is seen, whatever the length and wherever the token sits (the end of the
+    buffer included, where a whole word cannot be read)."""
+    from graphanon._text_kernels import _prefix, same_bytes
+
+    rng = np.random.default_rng(3)
+    for length in range(0, 41):
+        tok = rng.integers(1, 256, length).astype(np.uint8)
+        for pad in (0, 3, 9):  # bytes after the token in its buffer
+            a = np.concatenate([rng.integers(0, 256, 5).astype(np.uint8), tok,
+                                np.zeros(pad, np.uint8)])
+            b = np.concatenate([tok, np.full(pad, 255, np.uint8)])
+            assert same_bytes(a, 5, b, 0, length)
+            want = int.from_bytes(bytes(tok[:8]), "little")
+            assert _prefix(a, 5, length) == want and _prefix(b, 0, length) == want
+            for at in range(length):
+                c = b.copy()
+                c[at] ^= 1
+                assert not same_bytes(a, 5, c, 0, length)
+                assert same_bytes(a, 5, c, 0, length, skip=8) == (at < 8)

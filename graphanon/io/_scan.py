@@ -350,13 +350,16 @@ def _scan_numba(raw: Text, start: int, tabs: bool, exact: bool, shared: bool,
                                      *cols, int(first_row[i])) for i in range(len(caps))])
         return sts, cols
 
-    text = False  # integer ids first; on the first token that is not one, again as text
-    sts, cols = run(text)
+    text = False  # integer ids first; on the first token that is not one, numbered text
+    sts, cols = run(text)  # ids (u17), else again as any text
     if any(int(st[kern.ST]) == 1 for st in sts) and not _piece_failed(kern, sts):
-        text = True
-        del cols
         if on_text is not None:
             on_text()
+        numbered = _numbered_pairs(raw, start, cuts, first_row, tabs, exact, shared, cols)
+        if numbered is not None:
+            return numbered
+        text = True
+        del cols
         sts, cols = run(text)
     if len(sts) > 1 and _piece_failed(kern, sts):
         return _scan_numba(raw, start, tabs, exact, shared, skip, parts=1)
@@ -382,10 +385,10 @@ def _scan_numba(raw: Text, start: int, tabs: bool, exact: bool, shared: bool,
         return Pairs((c0, c1), (_int_ids(kern, (c0,), b0), _int_ids(kern, (c1,), b1)),
                      skipped, ignored)
     if shared:
-        ids = _text_ids(buf, (c0, c1), (l0, l1))
+        ids = text_token_ids(buf, (c0, c1), (l0, l1))
         return Pairs((c0, c1), (ids, ids), skipped, ignored)
-    return Pairs((c0, c1), (_text_ids(buf, (c0,), (l0,)), _text_ids(buf, (c1,), (l1,))),
-                 skipped, ignored)
+    return Pairs((c0, c1), (text_token_ids(buf, (c0,), (l0,)),
+                            text_token_ids(buf, (c1,), (l1,))), skipped, ignored)
 
 
 #: Inputs from this many bytes on are scanned in line-aligned pieces on several threads.
@@ -487,47 +490,81 @@ def _int_ids(kern: Any, cols: tuple[np.ndarray[Any, Any], ...], bounds: tuple[in
     return ids  # type: ignore[no-any-return]
 
 
-def _text_ids(buf: np.ndarray[Any, Any], cols: tuple[np.ndarray[Any, Any], ...],
-              lens: tuple[np.ndarray[Any, Any], ...]) -> np.ndarray[Any, Any]:
-    """:func:`graphanon._ids.text_token_ids` (token starts -> codes in place, the sorted
-    distinct ids returned), with a shortcut for the commonest text ids: one prefix followed
-    by a number (``u17``, ``user_0042``; :func:`._text_kernels.numbered` says exactly
-    which). Those are coded by their numbers the way integer ids are, with no hash table
-    over their bytes, then put in byte order; the ids are the same ``str`` objects."""
+def _prefixes(raw: Text, start: int, tabs: bool) -> list[str] | None:
+    """The prefixes of the first data row's two ids when both end in decimal digits (``u``
+    and ``f`` for ``u17 f3``), from the first 64 KiB; ``None`` if they do not, or if a prefix
+    is ``-`` (``-7`` is the integer -7: the general coding tells it from ``-0``)."""
+    chunk = bytes(raw[start:start + (1 << 16)])
+    lines = chunk.splitlines()
+    if len(raw) - start > len(chunk):
+        lines = lines[:-1]  # (it may be cut)
+    for line in lines:
+        fields = _fields(line, tabs)
+        if fields is None:
+            continue
+        out = []
+        for tok in fields[:2]:
+            plen = len(tok.rstrip(b"0123456789"))
+            try:
+                prefix = tok[:plen].decode("utf-8")
+            except UnicodeDecodeError:
+                return None
+            if plen == len(tok) or prefix == "-":
+                return None
+            out.append(prefix)
+        return out if len(out) == 2 else None
+    return None
+
+
+def _numbered_pairs(raw: Text, start: int, cuts: list[int], first_row: Any, tabs: bool,
+                    exact: bool, shared: bool, cols: tuple[Any, ...]) -> Pairs | None:
+    """The pairs of an input whose ids are one prefix per id space followed by a number
+    (``u17``, ``user_0042``), coded by their numbers the way integer ids are (a presence
+    table or a hash table over ``int64``, none over bytes) and then put in byte order; the
+    ids are the same ``str`` objects as the general coding gives. ``None`` (nothing
+    decided) unless every row is such a pair (:func:`._scan_kernels.scan_numbered`) and,
+    in each id space, the numbers name the ids one-to-one: either no number has a leading
+    zero, or all have the same number of digits (``u7`` and ``u07`` never meet). ``cols``:
+    two ``int64`` columns with room for every row, overwritten."""
     from .. import _text_kernels as tk
+    from .._parallel import run_parts
     from . import _scan_kernels as kern
 
-    sized = [(c, ln) for c, ln in zip(cols, lens, strict=True) if c.size]
-    if not sized:
-        return text_token_ids(buf, cols, lens)
-    first, end = int(sized[0][0][0]), int(sized[0][0][0] + sized[0][1][0])
-    plen = len(bytes(buf[first:end]).rstrip(b"0123456789"))
-    try:
-        prefix = bytes(buf[first:first + plen]).decode("utf-8")
-    except UnicodeDecodeError:
-        prefix = "-"
-    if plen == end - first or prefix == "-":  # ("-7" is the integer -7: the general
-        return text_token_ids(buf, cols, lens)  # coding tells it from "-0")
-    from .._parallel import run_parts, threads
-
-    width = end - first - plen
-    total = sum(c.size for c in cols)
-    k = 1 if total < _ids.PARALLEL_IDS else threads()
-    parts = [(c, ln, c.size * t // k, c.size * (t + 1) // k) for c, ln in sized for t in range(k)]
-    found = np.zeros((len(parts), 5), dtype=np.int64)
-    run_parts(tk.numbered, [(buf, c, ln, a, b, first, plen, width, found[i])
-                            for i, (c, ln, a, b) in enumerate(parts)])
-    canonical, same = bool(found[:, 1].all()), bool(found[:, 2].all())
-    if not (found[:, 0].all() and (canonical or same)):
-        return text_token_ids(buf, cols, lens)
-    run_parts(tk.numbers, [(buf, c, ln, a, b, plen) for c, ln, a, b in parts])
-    lo, hi = int(found[:, 3].min()), int(found[:, 4].max())
-    width = 0 if canonical else width
-    if not prefix and not width:  # canonical integers after all (a column of its own)
-        return _int_ids(kern, cols, (lo, hi))
-    values = _int_ids(kern, cols, (lo, hi), None if same else _decimal_order)
-    joined = tk.numbered_text(np.frombuffer(prefix.encode(), dtype=np.uint8), values, width)
-    return _ids.joined_ids(joined, values.size)
+    prefixes = _prefixes(raw, start, tabs)
+    if prefixes is None or (shared and prefixes[0] != prefixes[1]):
+        return None
+    buf = np.frombuffer(raw, dtype=np.uint8)
+    pre = [np.frombuffer(p.encode("utf-8"), dtype=np.uint8) for p in prefixes]
+    recs = np.zeros((len(cuts) - 1, kern.NB_COL + 10), dtype=np.int64)
+    run_parts(kern.scan_numbered, [(buf, cuts[i], cuts[i + 1], tabs, exact, *pre, cols[0],
+                                    cols[1], int(first_row[i]), recs[i])
+                                   for i in range(len(cuts) - 1)])
+    held = recs[recs[:, kern.NB_ROWS] > 0]
+    if not recs[:, kern.NB_OK].all() or len(set(held[:, kern.NB_EXPECTED])) != 1:
+        return None
+    c0, c1, _, _ = _packed(cols, recs[:, kern.NB_ROWS].tolist(), first_row, False)
+    spaces: list[tuple[tuple[Any, ...], tuple[int, ...]]] = (
+        [((c0, c1), (0, 1))] if shared else [((c0,), (0,)), ((c1,), (1,))])
+    facts = []
+    for _, ks in spaces:
+        f = np.concatenate([held[:, kern.NB_COL + 5 * k:kern.NB_COL + 5 * k + 5] for k in ks])
+        canonical, same = bool(f[:, 0].all()), int(f[:, 1].min()) == int(f[:, 2].max())
+        if not (canonical or same):
+            return None
+        facts.append((canonical, same, int(f[:, 1].min()), int(f[:, 3].min()),
+                      int(f[:, 4].max())))
+    ids = []
+    for (space, ks), (canonical, same, width, lo, hi) in zip(spaces, facts, strict=True):
+        prefix = prefixes[ks[0]]
+        width = 0 if canonical else width
+        if not prefix and not width:  # canonical integers after all (a column of its own)
+            ids.append(_int_ids(kern, space, (lo, hi)))
+            continue
+        values = _int_ids(kern, space, (lo, hi), None if same else _decimal_order)
+        joined = tk.numbered_text(pre[ks[0]], values, width)
+        ids.append(_ids.joined_ids(joined, values.size))
+    ignored = max(int(held[0, kern.NB_EXPECTED]) - 2, 0)
+    return Pairs((c0, c1), (ids[0], ids[0] if shared else ids[1]), 0, ignored)
 
 
 _POWERS = 10 ** np.arange(1, 19, dtype=np.int64)

@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import _numba  # noqa: F401  (numba's per-user cache folder)
 from .._ids_kernels import _mix  # fmix64, the same mixer as the id keys
-from .._text_kernels import _parse_int
+from .._text_kernels import _load8, _parse_int
 
 # fields of the int64 status record returned by scan(); MIN0..MAX1: the least and greatest
 # id of each column (integer ids)
@@ -46,6 +46,9 @@ def line_breaks(buf: Any, lo: int, hi: int) -> int:  # pragma: no cover
     return count
 
 
+_HIGH_BITS = np.uint64(0x8080808080808080)
+
+
 @numba.njit(cache=True)
 def _utf8_ok(buf: Any, s: int, e: int) -> bool:  # pragma: no cover
     """Strict UTF-8 (no overlong forms, no surrogates, at most U+10FFFF), as Python."""
@@ -54,6 +57,8 @@ def _utf8_ok(buf: Any, s: int, e: int) -> bool:  # pragma: no cover
         c = buf[p]
         if c < 0x80:
             p += 1
+            while p + 8 <= e and (_load8(buf, p) & _HIGH_BITS) == 0:  # 8 ASCII bytes (in
+                p += 8  # any byte order)
             continue
         if 0xC2 <= c <= 0xDF:
             need = 1
@@ -391,3 +396,131 @@ def int_codes(cols: Any) -> Any:  # pragma: no cover
         for i in range(col.size):
             col[i] = rank[col[i]]
     return uniq[order]
+
+
+# ---------------------------------------------------------------------- numbered text ids
+# fields of the int64 record of scan_numbered(): per column c (0, 1) at NB_COL + 5 c: whether
+# no number has a leading zero, the least and the greatest number of digits, the least and
+# the greatest number
+NB_OK, NB_ROWS, NB_EXPECTED, NB_COL = range(4)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _numbered_field(buf: Any, p: int, n: int, pre: Any, tabs: bool) -> Any:  # pragma: no cover
+    """``(end, value, digits, leading zero)`` of the field at ``p`` if it is exactly ``pre``
+    followed by 1 to 18 decimal digits (then a separator or a line end), else end ``-1``."""
+    if p + pre.size > n:
+        return -1, 0, 0, False
+    for t in range(pre.size):
+        if buf[p + t] != pre[t]:
+            return -1, 0, 0, False
+    q = p + pre.size
+    v = 0
+    while q < n and 48 <= buf[q] <= 57:
+        v = v * 10 + (int(buf[q]) - 48)
+        q += 1
+    d = q - p - pre.size
+    if d < 1 or d > 18:
+        return -1, 0, 0, False
+    if q < n:
+        c = buf[q]
+        if not (c == 9 or c == 10 or c == 13 or (c == 32 and not tabs)):
+            return -1, 0, 0, False
+    return q, v, d, d > 1 and buf[p + pre.size] == 48
+
+
+@numba.njit(cache=True, nogil=True)
+def scan_numbered(buf: Any, start: int, stop: int, tabs: bool, exact: bool, pre0: Any,
+                  pre1: Any, col0: Any, col1: Any, row0: int, out: Any) -> None:  # pragma: no cover
+    """:func:`scan` for the commonest text ids, one prefix followed by a number (``u17``,
+    ``user_0042``): every data row's two ids must be ``pre0`` and ``pre1`` (UTF-8) followed by
+    1 to 18 digits, and their numbers are written to ``col0``, ``col1`` (from row ``row0`` on)
+    as :func:`scan` writes integer ids.
+
+    The rules of lines, comments, blank lines and fields are those of :func:`scan`; but
+    every row that is not such a pair of good ids (a bad row, another id) stops the scan
+    with ``out[NB_OK] = 0`` instead of an error: the caller then scans the text as any text
+    (:func:`scan` with ``text=True``), which finds the error, or codes the other ids. A
+    row's ids are thus never partly numbered. ``out`` (int64) receives ``NB_OK``, the rows
+    written, the number of fields of the rows and, per column, the facts the caller needs
+    to tell whether the numbers name the ids one-to-one (``NB_COL``).
+    """
+    n = stop
+    out[NB_OK] = 0
+    can0 = can1 = True
+    wlo0 = wlo1 = 19
+    whi0 = whi1 = 0
+    lo0 = lo1 = _I64_MAX
+    hi0 = hi1 = -1
+    expected = -1
+    rows = row0
+    pos = start
+    while pos < n:
+        ls = pos
+        p = pos
+        while p < n and (buf[p] == 32 or buf[p] == 9):
+            p += 1
+        c = buf[p] if p < n else 10
+        if c == 35 or ((c == 10 or c == 13) and (not tabs or p == ls)):  # comment, blank
+            while p < n and buf[p] != 10 and buf[p] != 13:
+                p += 1
+            pos = p + 2 if p + 1 < n and buf[p] == 13 and buf[p + 1] == 10 else p + 1
+            continue
+        if tabs:
+            p = ls  # fields are verbatim
+        q, x, d0, z0 = _numbered_field(buf, p, n, pre0, tabs)
+        if q < 0 or q >= n or not (buf[q] == 9 or (buf[q] == 32 and not tabs)):
+            return
+        q += 1
+        while not tabs and q < n and (buf[q] == 32 or buf[q] == 9):
+            q += 1
+        q, y, d1, z1 = _numbered_field(buf, q, n, pre1, tabs)
+        if q < 0:
+            return
+        nf = 2  # the other fields, counted
+        if tabs:
+            while q < n and buf[q] == 9:
+                q += 1
+                nf += 1
+                while q < n and buf[q] != 9 and buf[q] != 10 and buf[q] != 13:
+                    q += 1
+        else:
+            while True:
+                while q < n and (buf[q] == 32 or buf[q] == 9):
+                    q += 1
+                if q >= n or buf[q] == 10 or buf[q] == 13:
+                    break
+                nf += 1
+                while q < n and not (buf[q] == 32 or buf[q] == 9 or buf[q] == 10
+                                     or buf[q] == 13):
+                    q += 1
+        if (exact and nf > 2) or (expected >= 0 and nf != expected):
+            return
+        expected = nf
+        pos = q + 2 if q + 1 < n and buf[q] == 13 and buf[q + 1] == 10 else q + 1
+        col0[rows] = x
+        col1[rows] = y
+        rows += 1
+        can0 = can0 and not z0
+        can1 = can1 and not z1
+        wlo0 = min(wlo0, d0)
+        whi0 = max(whi0, d0)
+        wlo1 = min(wlo1, d1)
+        whi1 = max(whi1, d1)
+        lo0 = min(lo0, x)
+        hi0 = max(hi0, x)
+        lo1 = min(lo1, y)
+        hi1 = max(hi1, y)
+    out[NB_OK] = 1
+    out[NB_ROWS] = rows - row0
+    out[NB_EXPECTED] = expected
+    out[NB_COL] = can0
+    out[NB_COL + 1] = wlo0
+    out[NB_COL + 2] = whi0
+    out[NB_COL + 3] = lo0
+    out[NB_COL + 4] = hi0
+    out[NB_COL + 5] = can1
+    out[NB_COL + 6] = wlo1
+    out[NB_COL + 7] = whi1
+    out[NB_COL + 8] = lo1
+    out[NB_COL + 9] = hi1

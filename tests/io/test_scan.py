@@ -274,6 +274,37 @@ _NUMBERED = [  # families of ids of the shape "prefix + number", and near misses
 ]
 
 
+# rows of numbered text ids (the kernel's numbered scan: a prefix and up to 18 digits) and
+# every near miss it must hand back to the general text scan
+_NUMBERED_TOKENS = [b"u3", b"u45", b"u007", b"u0", b"u", b"u3a", b"x3", b"uu3", b"u-3", b"3",
+                    b"u1234567890123456789", b"u123456789012345678", b"\xc3\xa93"]
+
+
+@pytest.mark.parametrize("first", _NUMBERED_TOKENS)
+def test_numbered_rows_match_the_reference(first: bytes) -> None:
+    """Every row ``lead first sep second trail`` between good rows of numbered ids (with a
+    comment and a blank line), in every mode and in one piece or three: the numbered scan
+    takes only rows the general rules read as two such ids, and hands every other back."""
+    import itertools
+
+    for lead, sep, second, trail, end in itertools.product(
+            [b"", b" "], [b" ", b"\t", b"\t\t"], [b"u8", b"u08", b"v8"],
+            [b"", b"\t", b" 5", b" #c"], [b"\n", b""]):
+        row = lead + first + sep + second + trail + end
+        for data in (b"# ids\nu1\tu2\n\n" + row + (b"u3\tu4\n" if end else b""),
+                     row + (b"u3\tu4\n" if end else b"")):  # (the first data row)
+            for mode in MODES:
+                want = outcome(data, "python", **mode)
+                assert outcome(data, "numba", **mode) == want, data
+                if data.startswith(b"#"):
+                    with _pieces(3):
+                        assert outcome(data, "numba", **mode) == want, data
+    for blank in [b" ", b"\t", b" #x", b"\t#x", b"#x\ty"]:  # blank or not by the mode
+        data = b"u1\tu2\n" + blank + b"\nu3\tu4\n"
+        for mode in MODES:
+            assert outcome(data, "numba", **mode) == outcome(data, "python", **mode), data
+
+
 @pytest.mark.parametrize("parts", [1, 3])
 def test_numbered_text_ids_are_coded_like_any_text(parts: int) -> None:
     """Ids of one prefix and a number are coded by their numbers (no hash table), then put
