@@ -138,16 +138,49 @@ def canonical_ids(values: Any, what: str = "ids") -> np.ndarray[Any, Any]:
     out = _canonical(values, what)
     if isinstance(out, np.ndarray):
         return out
-    return text_objects(out)
+    return _remember_text(text_objects(out), out)
+
+
+# The text of read-only text id arrays made from text the process holds already (a reader's
+# 0xFF-joined tokens, an Arrow column): their Arrow form without a pass over the str objects
+# (matching to a universe, keyed hashes, writing). id(array) -> (weak reference, text).
+_TEXT: dict[int, tuple[weakref.ref[np.ndarray[Any, Any]], Any]] = {}
+
+
+def _remember_text(ids: np.ndarray[Any, Any], text: Any) -> np.ndarray[Any, Any]:
+    """Make ``ids`` (an ``object`` array of ``str``) read-only and remember ``text``, its
+    Arrow ``large_string`` form or its 0xFF-joined UTF-8 bytes (:func:`joined_ids`)."""
+    ids.flags.writeable = False  # the text can never go stale
+    key = id(ids)
+
+    def forget(_: Any) -> None:
+        _TEXT.pop(key, None)
+
+    _TEXT[key] = (weakref.ref(ids, forget), text)
+    return ids
 
 
 def _arrow_text(ids: np.ndarray[Any, Any]) -> Any:
     """The canonical text of the canonical id column ``ids`` as an Arrow ``large_string``."""
     import pyarrow as pa
 
-    if ids.dtype == object:
+    if ids.dtype != object:
+        return from_numpy(ids).cast(pa.large_string())
+    held = _TEXT.get(id(ids))
+    if held is None or held[0]() is not ids:
         return large_text(ids)
-    return from_numpy(ids).cast(pa.large_string())
+    text = held[1]
+    if isinstance(text, np.ndarray):  # joined bytes: the separators out, offsets from them
+        cuts = np.flatnonzero(text == 0xFF)
+        offsets = np.empty(ids.size + 1, dtype=np.int64)
+        offsets[0] = 0
+        offsets[1:-1] = cuts - np.arange(cuts.size)
+        offsets[-1] = text.size - cuts.size
+        data = text[text != 0xFF] if cuts.size else text
+        text = pa.Array.from_buffers(pa.large_string(), ids.size,
+                                     [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+        _TEXT[id(ids)] = (held[0], text)
+    return text
 
 
 def _canonical(values: Any, what: str) -> Any:
@@ -323,7 +356,7 @@ def joined_ids(joined: np.ndarray[Any, Any], n: int) -> np.ndarray[Any, Any]:
         raise InvalidParameterError("ids must be valid UTF-8 text.")
     ids = np.empty(n, dtype=object)
     ids[:] = items
-    return ids
+    return _remember_text(ids, joined) if n else ids
 
 
 def text_column_codes(columns: Sequence[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]]

@@ -26,6 +26,7 @@ import numpy.typing as npt
 
 from ._arrow import from_numpy, index_values, text_objects
 from ._ids import (
+    _arrow_text,
     canonical_column,
     canonical_ids,
     id_text_buffers,
@@ -1138,14 +1139,8 @@ def _n_distinct(ids: np.ndarray[Any, Any]) -> int:
     if ids.dtype == object:
         import pyarrow.compute as pc
 
-        return int(pc.count_distinct(_arrow_ids(ids)).as_py())
+        return int(pc.count_distinct(_arrow_text(ids)).as_py())
     return int(_sorted_unique(np.asarray(ids, dtype=np.int64)).size)
-
-
-def _arrow_ids(ids: np.ndarray[Any, Any]) -> Any:
-    from ._arrow import large_text
-
-    return large_text(ids)
 
 
 def _extend_ids(ids: np.ndarray[Any, Any], universe: Any, what: str, where: str
@@ -1191,7 +1186,7 @@ def _lookup(ids: np.ndarray[Any, Any], query: Any, what: str) -> npt.NDArray[np.
 
         # hash join in Arrow: no object comparisons
         text = ids_as_text(q)
-        found = pc.index_in(_arrow_ids(text), value_set=_arrow_ids(ids))
+        found = pc.index_in(_arrow_text(text), value_set=_arrow_text(ids))
         if found.null_count:
             missing = text[int(pc.index(pc.is_null(found), True).as_py())]
             raise InvalidParameterError(f"unknown {what} id {missing!r}.")

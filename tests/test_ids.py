@@ -8,6 +8,8 @@ only, for every input path.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -379,3 +381,27 @@ def test_token_bytes_compared_a_word_at_a_time() -> None:
                 c[at] ^= 1
                 assert not same_bytes(a, 5, c, 0, length)
                 assert same_bytes(a, 5, c, 0, length, skip=8) == (at < 8)
+
+
+@pytest.mark.parametrize("tokens", [["é1", "a b", "x\u2028y", "ü", "zz"], ["u10", "u9", "u7"],
+                                    ["only"]])
+def test_read_ids_keep_their_text_without_a_pass_over_the_strings(tokens: list[str]) -> None:
+    """Text ids coded by the kernels (general and numbered) or taken from an Arrow column
+    remember their text: its Arrow form is the one built from the ``str`` objects, and the
+    array is read-only, so that the text can never go stale."""
+    from graphanon import _ids as ids_mod
+    from graphanon._arrow import large_text
+    from graphanon.io import _scan
+
+    raw = "".join(f"{a}\t{b}\n" for a, b in zip(tokens, tokens[1:] + tokens[:1],
+                                                strict=True)).encode()
+    res = _scan.scan_pairs(Path("x.txt"), raw, tabs=True, exact=True, shared=False,
+                           engine="numba")
+    arrow_ids = canonical_ids(pa.array(tokens * 2))
+    for got in (*res.ids, arrow_ids):
+        assert id(got) in ids_mod._TEXT and not got.flags.writeable
+        assert ids_mod._arrow_text(got).equals(large_text(got))
+        assert ids_mod._arrow_text(got).to_pylist() == got.tolist()
+    copy = res.ids[0].copy()  # another array: built from its strings
+    assert id(copy) not in ids_mod._TEXT and ids_mod._arrow_text(copy).equals(
+        large_text(copy))

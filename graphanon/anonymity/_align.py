@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .._arrow import index_values, large_text
+from .._arrow import index_values
 
 __all__ = ["group_rows", "index_in", "unique_sorted"]
 
@@ -36,13 +36,6 @@ def unique_sorted(keys: Any) -> npt.NDArray[np.int64]:
     keep[0] = True
     np.not_equal(out[1:], out[:-1], out=keep[1:])
     return out[keep]
-
-
-def _as_text_arrow(ids: np.ndarray[Any, Any]) -> Any:
-
-    from .._ids import ids_as_text
-
-    return large_text(ids_as_text(ids))
 
 
 def index_in(query: Any, ref: Any) -> npt.NDArray[np.int64]:
@@ -76,7 +69,9 @@ def index_in(query: Any, ref: Any) -> npt.NDArray[np.int64]:
 
     if q.size == 0:
         return np.zeros(0, dtype=np.int64)
-    got = pc.index_in(_as_text_arrow(q), value_set=_as_text_arrow(r))
+    from .._ids import _arrow_text
+
+    got = pc.index_in(_arrow_text(q), value_set=_arrow_text(r))
     return index_values(got)
 
 

@@ -21,8 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._arrow import large_text
-from ..._ids import canonical_ids
+from ..._ids import _arrow_text, canonical_ids
 from ...errors import InvalidParameterError
 
 __all__ = ["ELEMENT_ID_PATTERN", "IdMap", "contains_element_ids", "looks_like_element_id"]
@@ -48,7 +47,7 @@ def contains_element_ids(ids: np.ndarray[Any, Any]) -> bool:
         return False
     import pyarrow.compute as pc
 
-    arr = large_text(ids)
+    arr = _arrow_text(ids)
     return bool(pc.any(pc.match_substring_regex(arr, ELEMENT_ID_PATTERN)).as_py())
 
 
