@@ -27,6 +27,12 @@ than the Python read of a small file (about 0.15 s per MB); larger inputs, and e
 once the kernel is loaded (50x faster than the Python scanner), go through the kernel. A property
 test holds the two to the same codes, ids, counts and errors.
 
+Integer ids are parsed during the scan. When a token is not one, the commonest text ids, one
+prefix per id space followed by a number (``u17``, ``user_0042``), are parsed during a second
+scan the same way (:func:`_numbered_pairs`); any other text is scanned as token starts and
+coded by a hash table over the bytes (:func:`graphanon._ids.text_token_ids`). Both give the
+same ids (``str`` objects, in code-point order) and codes.
+
 Inputs from :data:`PARALLEL_BYTES` on are scanned in line-aligned pieces on several threads
 (:mod:`graphanon._parallel`), and many ids are coded in parts (integers: ranges of rows;
 text: the tokens of each hash part, each part with its own table; the text coding,
@@ -575,5 +581,7 @@ def _decimal_order(values: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     of their decimal text (``10`` before ``9``): by their digits left-aligned, then by their
     number of digits (``1`` before ``10``)."""
     digits = np.searchsorted(_POWERS, values, side="right") + 1
-    aligned = values * (10 ** (18 - digits))
-    return np.lexsort((digits, aligned))
+    aligned = values * (10 ** (18 - digits))  # (below 10**18)
+    # ties (1, 10, 100) go shorter first: the sorted numbers list them in that order, and the
+    # stable sort keeps it (a merge of at most 18 sorted runs, one per number of digits)
+    return np.argsort(aligned, kind="stable")
