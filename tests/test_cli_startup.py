@@ -11,6 +11,12 @@ import click
 from graphanon.cli import COMMANDS, cli
 
 
+def _python(code: str, *args: str) -> str:
+    """The standard output of ``code`` run by a new Python process (``args`` its argv)."""
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                          check=True).stdout
+
+
 def test_static_help_matches_every_command() -> None:
     """``graphanon --help`` prints one-liners from a static table; they must be the
     commands' own first docstring lines, and every command must be in the table."""
@@ -27,8 +33,7 @@ def test_help_imports_no_heavy_library() -> None:
             "heavy = [m for m in ('numpy', 'pyarrow', 'numba', 'opendp', 'matplotlib', "
             "'neo4j', 'igraph', 'scipy', 'dask') if m in sys.modules]\n"
             "print('HEAVY=' + ','.join(heavy))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
+    out = _python(code)
     line = next(ln for ln in out.splitlines() if ln.startswith("HEAVY="))
     assert line == "HEAVY=", f"--help imported {line[6:]}"
 
@@ -67,8 +72,7 @@ def test_commands_do_not_import_what_they_never_use(tmp_path: Path) -> None:
             "    assert main(['-q', *args]) == 0, args\n"
             "print('UNUSED=' + ','.join(m for m in ('pandas', 'sklearn', 'polars') "
             "if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
+    out = _python(code)
     line = next(ln for ln in out.splitlines() if ln.startswith("UNUSED="))
     assert line == "UNUSED=", f"the commands imported {line[7:]}"
 
@@ -78,8 +82,7 @@ def test_node_dp_leaves_scipy_optimize_until_hay() -> None:
     uses it, so importing the node-DP family (every node-DP command does) must not."""
     code = ("import sys, graphanon.nodedp, graphanon.cli.nodedp\n"
             "print('LOADED=' + str('scipy.optimize' in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
+    out = _python(code)
     assert "LOADED=False" in out
 
 
@@ -98,9 +101,8 @@ def test_console_script_skips_numba_blas_probe(tmp_path: Path) -> None:
             "try:\n    main()\nexcept SystemExit as e:\n    assert e.code == 0, e.code\n"
             "import numba.np.arraymath as am\n"
             "print('LINALG=' + str('scipy.linalg' in sys.modules), 'BLAS=' + str(am._HAVE_BLAS))")
-    out = subprocess.run([sys.executable, "-c", code, "-q", "generate", str(table), "--d", "2",
-                          "--seed", "3", "--out", str(tmp_path / "cli.txt")],
-                         capture_output=True, text=True, check=True).stdout
+    out = _python(code, "-q", "generate", str(table), "--d", "2", "--seed", "3",
+                  "--out", str(tmp_path / "cli.txt"))
     assert "LINALG=False BLAS=False" in out
     assert (tmp_path / "cli.txt").read_bytes() == (tmp_path / "in.txt").read_bytes()
 
@@ -118,13 +120,11 @@ def test_cli_imports_igraph_without_matplotlib(tmp_path: Path) -> None:
             "print('IGRAPH=' + str('igraph' in sys.modules))\n"
             "print('PYPLOT=' + str('matplotlib.pyplot' in sys.modules))\n"
             "import matplotlib.pyplot\nprint('LATER=ok')\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
+    out = _python(code)
     assert "IGRAPH=True" in out and "PYPLOT=False" in out and "LATER=ok" in out
     lib = ("import sys\nfrom graphanon._igraph import load\nload()\n"
            "print('PYPLOT=' + str('matplotlib.pyplot' in sys.modules))\n")
-    out = subprocess.run([sys.executable, "-c", lib], capture_output=True, text=True,
-                         check=True).stdout
+    out = _python(lib)
     assert "PYPLOT=True" in out  # the library leaves igraph's plotting alone
 
 
@@ -139,6 +139,5 @@ def test_command_process_collects_garbage_less_often() -> None:
             "class Node:\n    pass\n"
             "a, b = Node(), Node()\na.other, b.other = b, a\ndel a, b\n"
             "print('FREED=' + str(gc.collect() >= 2))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
+    out = _python(code)
     assert "FREED=True" in out
