@@ -751,7 +751,8 @@ def _dense_truth(B: BipartiteGraph) -> Any:
 AUDIT_MECHANISMS = (
     "randomized-response-edge", "randomized-response-node", "dk1-laplace", "dk2-laplace",
     "dk2-mdav", "dk2-mpdc", "theta-dk1-ead", "theta-dk2-ead", "hay-constrained-inference",
-    "pdp-min-dk1", "pdp-ll-dk1", "pdp-ag-dk1", "control-dk1-half-sensitivity",
+    "pdp-min-dk1", "pdp-ll-dk1", "pdp-ag-dk1", "pdp-min-dk1-node",
+    "control-dk1-half-sensitivity",
 )
 
 
@@ -836,6 +837,12 @@ def audit_targets(
             return r.noisy, r.release
         return run
 
+    def pdp_node(G: Graph, backend: NoiseBackend) -> tuple[Any, Release]:
+        # node-PDP: the preference table is public (here one ε for everyone), θ-projected
+        r = release_personalized(G, from_pairs([], [], default=eps), d=1, privacy="node",
+                                 method="min", theta=th, key=0, backend=backend, rng=post)
+        return r.noisy, r.release
+
     def control(G: Graph, backend: NoiseBackend) -> tuple[Any, Release]:
         return miscalibrated_dk1(G, epsilon=eps, max_degree=h, backend=backend)
 
@@ -900,6 +907,10 @@ def audit_targets(
             "release-personalized --privacy edge --method ag --k 2 --d 1", "personalized-edge",
             pdp("ag", k=2), lambda: joined_star_pairs(h),
             "an edge of the node with the smallest ε (joined stars)", claim="epsilon_min"),
+        "pdp-min-dk1-node": AuditTarget(
+            f"pdp-min-dk1 (node-PDP, θ={th})",
+            "release-personalized --privacy node --method min --d 1", "personalized-node",
+            pdp_node, node_pairs, hubs, claim="epsilon_min"),
         "control-dk1-half-sensitivity": AuditTarget(
             f"CONTROL dk1 with half sensitivity (h={h})", "(none: a broken control)", "edge",
             control, lambda: joined_star_pairs(h), "joined stars", control=True),
