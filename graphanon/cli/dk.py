@@ -66,12 +66,34 @@ def dk(input_path: str, d: int, out: str, fmt: str | None, scheduler: str | None
 
         with progress_task(f"reading {input_path}"):
             G = load_graph(input_path, fmt)
+        if d == 3:  # streamed to the file in partitions by centre degree (bounded memory)
+            _write_3k_stream(G, out)
+            return
         with progress_bar() as bar:
             dist = dk_distribution(G, d, progress=bar)
         del G
     with progress_task(f"writing {out}"):
         write_dk_table(dist, out)
     echo(f"{out}: {dist.n_tuples} distinct {d}K tuples ({dist.seconds:.3f} s)")
+
+
+def _write_3k_stream(G: Any, out: str) -> None:
+    """``dk --d 3`` in memory: the size bound first, then the partitions of
+    :func:`graphanon.dk.extract.iter_three_k` written as they come."""
+    import time
+
+    from ..dk.extract import iter_three_k, three_k_rows_bound
+    from ..io.dk_tables import write_3k_chunks
+
+    t0 = time.perf_counter()
+    bound = three_k_rows_bound(G)
+    # a 3K row is about 20 bytes of text; the bound can be far above the real count
+    echo(f"3K of {G.n_nodes:,} nodes and {G.n_edges:,} edges: at most {bound:,} rows "
+         f"(at most about {bound * 20 / 1e9:.3g} GB of text); writing them as they come")
+    with progress_bar() as bar:
+        wedges, triangles = write_3k_chunks(iter_three_k(G, progress=bar), out)
+    echo(f"{out}: {wedges + triangles} distinct 3K tuples ({wedges} wedge, {triangles} "
+         f"triangle rows; {time.perf_counter() - t0:.3f} s)")
 
 
 @click.command("release-dk")
