@@ -38,6 +38,13 @@ spelling of the path shares one lock. A ledger file with several hard links is r
 replacement would split them into two budgets). The file is validated against its schema on
 every read (:func:`validate_ledger`): a malformed or hand-edited ledger is an error, never a
 silently larger budget.
+
+One dataset, one budget: names are keys after :func:`check_dataset_name` (Unicode NFKC,
+case-folded), in this ledger and the Neo4j one. One budget rule for both
+(:class:`BudgetLedger`): a budget is set once, explicitly (the first charge's budget, or
+:meth:`JsonLedger.create_budget`); changing it is :meth:`JsonLedger.set_budget`, an operator
+action logged in the dataset's ``budget_changes``. Nothing is written before the first charge
+of a dataset: a refused run leaves no ledger (nor lock file) behind.
 """
 
 from __future__ import annotations
