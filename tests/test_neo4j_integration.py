@@ -152,7 +152,7 @@ def test_social_round_trip_and_idempotent_rerun(server, prefix) -> None:
     np.testing.assert_allclose(G.attributes["eps"], np.arange(6) * 0.5)
     sink = Neo4jSink(driver, database=db, batch_size=2)
     rec = release()
-    sink.set_budget(rec.source_fingerprint, 1.0)
+    sink.create_budget(rec.source_fingerprint, 1.0)
     rid = "it-" + uuid.uuid4().hex
     try:
         for _ in range(2):  # the second run replaces the first, no double charge

@@ -255,8 +255,11 @@ def charge_ledger(job: Mapping[str, Any], release: Any, base: Path) -> None:
     acc = Accountant(float(job["budget"]), dataset=job["dataset"],
                      neighbourhood=nb, ledger=resolve_path(base, job["ledger"]))
     entry = acc.spend(release)
-    event("ledger_charged", job=job["name"], epsilon=entry.epsilon, spent=acc.spent,
-           budget=acc.budget)
+    if acc.created is not None:
+        event("ledger_created", job=job["name"], ledger=str(acc.ledger), dataset=acc.dataset,
+              budget=acc.budget, neighbourhood=acc.neighbourhood, created=acc.created)
+    event("ledger_charged", job=job["name"], ledger=str(acc.ledger), dataset=acc.dataset,
+          epsilon=entry.epsilon, spent=acc.spent, budget=acc.budget)
 
 
 def run_distributed(state: JobState, name: str, params: dict[str, Any]) -> None:
