@@ -495,7 +495,7 @@ def iter_three_k(G: Graph, *, progress: ProgressFn = log_progress,
             yield partition()
     if rows:
         yield partition()
-    del mat, touched, cnt, seen, closed, closed_count, closed_centre
+    del mat, touched, cnt, seen
     tri = DKDistribution("triangle", kern._key_degrees(tk, vals, n_ranks), tc)
     _log.info("3K: %d triangle tuples", tri.n_tuples)
     yield tri
