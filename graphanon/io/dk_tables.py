@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import math
 import os
-from pathlib import Path
 from collections.abc import Iterable
+from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
