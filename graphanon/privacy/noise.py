@@ -391,9 +391,10 @@ def bernoulli_positions(total: int, p: float,
     coins (:func:`_bernoulli`) on random bytes: no float enters the sampling, so the process is
     the Bernoulli(``p``) process of the float ``p`` itself.
     """
-    if p <= 0.0 or total <= 0:
+    p = check_float(p, "p", "bernoulli_positions", low=0.0, high=1.0)
+    if p == 0.0 or total <= 0:
         return np.zeros(0, dtype=np.int64)
-    if p >= 1.0:
+    if p == 1.0:
         return np.arange(total, dtype=np.int64)
     parts = list(_success_chunks(total, p, random_bytes))
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
@@ -402,7 +403,8 @@ def bernoulli_positions(total: int, p: float,
 def exact_bernoulli(p: float, size: int,
                     random_bytes: RandomBytes = os.urandom) -> npt.NDArray[np.bool_]:
     """``size`` independent Bernoulli(``p``) coins for a float ``p ∈ [0, 1]``, exactly: each is
-    1 with probability ``p`` (the float's exact value), about one random byte per coin."""
+    1 with probability ``p`` (the float's exact value), about half a random byte per coin."""
+    p = check_float(p, "p", "exact_bernoulli", low=0.0, high=1.0)
     return _exact_bernoulli(p, size, random_bytes)
 
 

@@ -336,3 +336,8 @@ def test_binomial_large_and_symmetric():
     assert abs(draws.mean() - 999_000) < 5 * math.sqrt(999 / 200)
     with pytest.raises(InvalidParameterError, match="2\\*\\*62"):
         noise_mod.bernoulli_positions(2**62 + 1, 0.5)
+    for bad in (-0.1, 1.5, float("nan")):
+        with pytest.raises(InvalidParameterError, match="'p' parameter of exact_bernoulli"):
+            noise_mod.exact_bernoulli(bad, 3)
+        with pytest.raises(InvalidParameterError, match="'p' parameter of bernoulli_positions"):
+            noise_mod.bernoulli_positions(3, bad)
