@@ -169,4 +169,4 @@ def test_demo_step(tmp_path: Path) -> None:
     assert (tmp_path / "operator" / "evaluation" / "report.html").exists()
     assert [o[1] for o in ctx.outputs] == ["operator"]  # operator material, never publish/
     for fig, _ in section.figures:
-        assert (tmp_path / fig).exists()
+        assert (tmp_path / "operator" / fig).exists()  # relative to the report, operator/
