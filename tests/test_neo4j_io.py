@@ -201,22 +201,27 @@ def test_write_graph_release_exact_statements_and_batches() -> None:
                                  release_id="r1", graph=ring(10), keep_ids=True)
     assert summary.status == "complete" and summary.n_nodes == 10
     assert summary.n_relationships == 10 and summary.epsilon_charged == 0.5
+    # stage, then flip: the attempt's rows, the flip, then the clean-up of earlier attempts
     assert data_calls(drv) == (
-        ["ledger_peek", "begin_release"] + DELETES
+        ["ledger_peek", "begin_release", "claim_release_write"]
         + ["write_nodes"] * 3 + ["write_relationships"] * 3
-        + ["ledger_lock", "ledger_charge", "complete_release"]
+        + ["ledger_lock", "ledger_charge", "complete_release"] + DELETES
     )
     nodes = drv.named("write_nodes")
     assert {c.query for c in nodes} == {load("write_nodes", label="AnonNode")}
     assert [len(c.params["rows"]) for c in nodes] == [4, 4, 2]
     assert nodes[0].params["rows"][0] == {"uid": 1000, "properties": {}}
+    token = drv.named("claim_release_write")[0].params["write_token"]
+    assert all(c.params["attempt"] == token for c in nodes)
     rels = drv.named("write_relationships")
     assert rels[0].query == load("write_relationships", source_label="AnonNode",
                                  target_label="AnonNode", rel_type="ANON_EDGE")
     assert rels[0].params["rows"][0] == {"source": 1000, "target": 1001}
     assert all(c.mode == "write" for c in nodes + rels)
     deletes = [c for c in drv.calls if c.name.startswith("delete_release_")]
-    assert all(c.mode == "write" and c.params == {"release_id": "r1", "batch_size": 4}
+    # the clean-up keeps the attempt it just made current
+    assert all(c.mode == "write" and c.params == {"release_id": "r1", "batch_size": 4,
+                                                  "keep": [token]}
                for c in deletes)
     assert {(c.name, c.identifiers["label"]) for c in deletes} == {
         ("delete_release_relationships", "AnonNode"), ("delete_release_relationships", "AnonUser"),
@@ -228,6 +233,7 @@ def test_write_graph_release_exact_statements_and_batches() -> None:
     assert rec["k"] == 3 and rec["epsilon"] == 0.5 and rec["written_relationships"] == 10
     assert rec["written_nodes"] == 10 and rec["written_statistics"] == 0
     assert "write_token" not in rec  # the attempt's token leaves with completion
+    assert rec["current_attempt"] == token
     assert drv.db.budgets["fp-source"]["epsilon_spent"] == 0.5
     assert "locked_by" not in drv.db.budgets["fp-source"]
     assert len(drv.db.rels) == 10
@@ -348,37 +354,72 @@ def test_failure_in_the_completing_transaction_rolls_back_the_charge() -> None:
     assert drv.db.budgets["fp-source"]["epsilon_spent"] == 0.0
 
 
-def test_replacing_a_complete_release_goes_through_pending() -> None:
+def visible(db: FakeDB, rid: str) -> tuple[set[object], int]:
+    """What a reader of release ``rid`` sees: the uids of its current attempt and its
+    relationship count (none unless the record is complete)."""
+    rec = db.records.get(rid, {})
+    if rec.get("status") != "complete":
+        return set(), 0
+    cur = rec["current_attempt"]
+    return ({n["uid"] for n in db.nodes.get("AnonNode", [])
+             if n["release_id"] == rid and n["attempt"] == cur},
+            sum(1 for r in db.rels if r["release_id"] == rid and r["attempt"] == cur))
+
+
+def test_replacing_a_complete_release_stages_then_flips() -> None:
     sink = sink_with_budget(total=2.0)
     drv = sink.driver
     sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(10))
+    before, record = visible(drv.db, "r1"), dict(drv.db.records["r1"])
     drv.fail = lambda c: RuntimeError("crash") if c.name == "write_relationships" else None
     second = other(seed=8)
     # a complete release of other content is not replaced without replace=True
     with pytest.raises(InvalidParameterError, match="exists and is complete"):
         sink.write_release(second, dataset="fp-source", release_id="r1", graph=ring(6))
-    assert drv.db.complete_looking() == ["r1"] and len(drv.db.nodes["AnonNode"]) == 10
+    assert drv.db.records["r1"] == record and visible(drv.db, "r1") == before
     with pytest.raises(RuntimeError):
         sink.write_release(second, dataset="fp-source", release_id="r1", graph=ring(6),
                            replace=True)
-    assert drv.db.complete_looking() == []  # the old complete release is not left looking so
+    # the failed attempt left the complete release as it was (only its token on the record)
+    assert drv.db.complete_looking() == ["r1"] and visible(drv.db, "r1") == before
+    assert {k: v for k, v in drv.db.records["r1"].items() if k != "write_token"} == record
+    assert drv.db.budgets["fp-source"]["epsilon_spent"] == 0.5
     drv.fail = None
-    # the failed attempt left a pending record: taken over without replace
-    sink.write_release(second, dataset="fp-source", release_id="r1", graph=ring(6))
+    # still complete: a retry must ask to replace it again
+    with pytest.raises(InvalidParameterError, match="exists and is complete"):
+        sink.write_release(second, dataset="fp-source", release_id="r1", graph=ring(6))
+    sink.write_release(second, dataset="fp-source", release_id="r1", graph=ring(6),
+                       replace=True)
+    assert len(visible(drv.db, "r1")[0]) == 6 and visible(drv.db, "r1")[1] == 6
+    assert drv.db.records["r1"]["seed"] == 8
+    # the clean-up removed every earlier attempt's rows, the failed one's too
     assert len(drv.db.nodes["AnonNode"]) == 6 and len(drv.db.rels) == 6
     assert drv.db.budgets["fp-source"]["epsilon_spent"] == 1.0  # a new draw is a new charge
 
 
-def test_identical_rewrite_is_not_charged_twice() -> None:
+def test_identical_rewrite_of_a_complete_release_is_a_no_op() -> None:
     sink = sink_with_budget(total=1.0)
-    sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(10))
+    drv = sink.driver
+    first = sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(10))
+    record, nodes = dict(drv.db.records["r1"]), list(drv.db.nodes["AnonNode"])
+    drv.calls.clear()
     again = sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(10))
-    assert sink.driver.db.budgets["fp-source"]["epsilon_spent"] == 0.5
-    assert len(sink.driver.db.charges) == 1
-    assert len(sink.driver.db.nodes["AnonNode"]) == 10
+    # nothing written, nothing charged, nothing changed: one transaction that read the record
+    assert not {c.name for c in drv.calls} & {"claim_release_write", "write_nodes",
+                                               "ledger_lock", "complete_release"}
+    assert drv.db.records["r1"] == record and drv.db.nodes["AnonNode"] == nodes
+    assert again.unchanged and not first.unchanged
+    assert (again.n_nodes, again.n_relationships) == (10, 10)
+    assert drv.db.budgets["fp-source"]["epsilon_spent"] == 0.5
+    assert len(drv.db.charges) == 1
     # the rewrite charged nothing now; the record still says what the release was charged
     assert again.epsilon_charged == 0.0
-    assert sink.driver.db.records["r1"]["epsilon_charged"] == 0.5
+    assert drv.db.records["r1"]["epsilon_charged"] == 0.5
+    # the same content under another release id is written, and not charged twice
+    copy = sink.write_release(RELEASE, dataset="fp-source", release_id="r1-copy",
+                              graph=ring(10))
+    assert copy.epsilon_charged == 0.0 and not copy.unchanged
+    assert drv.db.budgets["fp-source"]["epsilon_spent"] == 0.5
     # the same record and graph with real ids is other content: not replaced silently
     with pytest.raises(InvalidParameterError, match="exists and is complete"):
         sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(10),
@@ -625,3 +666,43 @@ def test_a_sinks_sessions_are_causally_chained() -> None:
     managers = {id(s.get("bookmark_manager")) for s in sink.driver.sessions}
     assert len(sink.driver.sessions) > 2 and len(managers) == 1
     assert sink.driver.sessions[0]["bookmark_manager"] is not None
+
+
+# ----------------------------------------------------------------------- consistent reads
+def grow_during_reads(db: FakeDB, times: int):
+    """A fail hook: a writer creates a :Person and a KNOWS relationship to it between the
+    node read and the relationship read of a transaction (read committed lets the second
+    query see what the first did not), ``times`` times."""
+    state = {"n": 0}
+
+    def hook(call: Call) -> None:
+        if call.name == "read_graph_edges" and state["n"] < times:
+            state["n"] += 1
+            people = db.source_nodes["Person"]
+            people.append({"uid": 100 + state["n"]})
+            db.source_rels.append(("KNOWS", ("Person", 0), ("Person", len(people) - 1)))
+        return None
+
+    return hook
+
+
+def test_a_read_that_meets_a_concurrent_change_is_retried_as_a_whole(caplog) -> None:
+    db = social_db()
+    drv = FakeDriver(db, fail=grow_during_reads(db, 1))
+    with caplog.at_level("WARNING", logger="graphanon"):
+        G = Neo4jSource(drv).read_graph(label="Person", rel_type="KNOWS", id_property="uid")
+    assert G.n_nodes == 7 and 101 in G.node_ids.tolist()  # the second read saw it all
+    assert G.has_edge(0, int(G.index_of([101])[0]))
+    assert len(drv.named("read_nodes")) == 2 and "reading it again" in caplog.text
+
+
+def test_a_source_that_keeps_changing_fails_with_one_line() -> None:
+    db = social_db()
+    drv = FakeDriver(db, fail=grow_during_reads(db, 10))
+    with pytest.raises(Neo4jError) as info:
+        Neo4jSource(drv).read_graph(label="Person", rel_type="KNOWS", id_property="uid")
+    msg = str(info.value)
+    assert info.value.exit_code == 4 and "\n" not in msg
+    assert msg.startswith("the source changed while the :Person graph was read, 3 times")
+    assert "a :Person node with id 103 appeared" in msg
+    assert len(drv.named("read_nodes")) == 3
