@@ -201,11 +201,11 @@ def test_write_graph_release_exact_statements_and_batches() -> None:
                                  release_id="r1", graph=ring(10), keep_ids=True)
     assert summary.status == "complete" and summary.n_nodes == 10
     assert summary.n_relationships == 10 and summary.epsilon_charged == 0.5
-    # stage, then flip: the attempt's rows, the flip, then the clean-up of earlier attempts
+    # stage, then flip: the attempt's rows, then the flip (a new release: nothing to clean)
     assert data_calls(drv) == (
         ["ledger_peek", "begin_release", "claim_release_write"]
         + ["write_nodes"] * 3 + ["write_relationships"] * 3
-        + ["ledger_lock", "ledger_charge", "complete_release"] + DELETES
+        + ["ledger_lock", "ledger_charge", "complete_release"]
     )
     nodes = drv.named("write_nodes")
     assert {c.query for c in nodes} == {load("write_nodes", label="AnonNode")}
@@ -219,15 +219,7 @@ def test_write_graph_release_exact_statements_and_batches() -> None:
     assert rels[0].params["rows"][0] == {"source": 1000, "target": 1001}
     assert all(c.mode == "write" for c in nodes + rels)
     deletes = [c for c in drv.calls if c.name.startswith("delete_release_")]
-    # the clean-up keeps the attempt it just made current
-    assert all(c.mode == "write" and c.params == {"release_id": "r1", "batch_size": 4,
-                                                  "keep": [token]}
-               for c in deletes)
-    assert {(c.name, c.identifiers["label"]) for c in deletes} == {
-        ("delete_release_relationships", "AnonNode"), ("delete_release_relationships", "AnonUser"),
-        *(("delete_release_nodes", lab) for lab in ("AnonNode", "AnonUser", "AnonFeature")),
-        *(("delete_release_statistics", lab) for lab in
-          ("DegreeCount", "JointDegreeCount", "DegreeTupleCount"))}
+    assert not deletes
     rec = drv.db.records["r1"]
     assert rec["status"] == "complete" and rec["mechanism"] == "test_mechanism"
     assert rec["k"] == 3 and rec["epsilon"] == 0.5 and rec["written_relationships"] == 10
@@ -237,6 +229,7 @@ def test_write_graph_release_exact_statements_and_batches() -> None:
     assert drv.db.budgets["fp-source"]["epsilon_spent"] == 0.5
     assert "locked_by" not in drv.db.budgets["fp-source"]
     assert len(drv.db.rels) == 10
+    assert {n["attempt"] for n in drv.db.nodes["AnonNode"]} == {token}
     # constraints and indexes come first, and the write waits for its indexes to be online
     first_write = next(i for i, c in enumerate(drv.calls) if c.name == "begin_release")
     before = drv.calls[:first_write]
@@ -248,7 +241,26 @@ def test_write_graph_release_exact_statements_and_batches() -> None:
     assert all(c.mode == "auto" for c in before if c.name != "ledger_peek")
     last_index = max(i for i, c in enumerate(before) if c.name.startswith("schema_"))
     assert all(c.name != "await_index" for c in before[:last_index])  # await after creating
-
+    # written again (another draw, replaced): the clean-up after the flip removes the first
+    # attempt's rows in batches, and keeps the attempt it just made current
+    drv.calls.clear()
+    sink.set_budget("fp-source", 2.0)
+    sink.write_release(other(), dataset="fp-source", release_id="r1", graph=ring(10),
+                       keep_ids=True, replace=True)
+    token2 = drv.named("claim_release_write")[0].params["write_token"]
+    calls = data_calls(drv)
+    after = calls[calls.index("complete_release") + 1:]
+    assert sorted(set(after)) == sorted(set(DELETES)) and len(after) > len(DELETES)
+    deletes = [c for c in drv.calls if c.name.startswith("delete_release_")]
+    assert all(c.mode == "write" and c.params == {"release_id": "r1", "batch_size": 4,
+                                                  "keep": [token2]}
+               for c in deletes)
+    assert {(c.name, c.identifiers["label"]) for c in deletes} == {
+        ("delete_release_relationships", "AnonNode"), ("delete_release_relationships", "AnonUser"),
+        *(("delete_release_nodes", lab) for lab in ("AnonNode", "AnonUser", "AnonFeature")),
+        *(("delete_release_statistics", lab) for lab in
+          ("DegreeCount", "JointDegreeCount", "DegreeTupleCount"))}
+    assert {n["attempt"] for n in drv.db.nodes["AnonNode"]} == {token2}
 
 def test_every_transaction_of_a_write_takes_the_record_lock_first() -> None:
     """The protocol: each delete and write batch runs lock_release as its first statement,
@@ -260,7 +272,13 @@ def test_every_transaction_of_a_write_takes_the_record_lock_first() -> None:
             *(n for n in cypher_names() if n.startswith("delete_release_"))}
     txs = drv.transactions_of()
     touching = [calls for calls in txs.values() if any(c.name in data for c in calls)]
-    assert len(touching) == 8 + 3 + 3 + 1
+    assert len(touching) == 3 + 3 + 1
+    # a replacement: its clean-up batches after the flip take the lock first too
+    sink.write_release(other(), dataset="fp-source", release_id="r1", graph=ring(7),
+                       replace=True, budget_total=2.0)
+    txs = drv.transactions_of()
+    touching = [calls for calls in txs.values() if any(c.name in data for c in calls)]
+    assert len(touching) == 2 * (3 + 3 + 1) + 8 + 4  # (7 nodes, 7 edges: 3 batches each)
     for calls in touching:
         assert all(c.mode == "write" for c in calls)
         names = [c.name for c in calls]

@@ -594,7 +594,8 @@ class Neo4jSink:
                     # under this id stays as it was, a new one is removed
                     self._end(attempt)
                     raise
-                self._clean_up(session, release_id)
+                if previous.get("previous_status") is not None:  # (a new record has no rows)
+                    self._clean_up(session, release_id)
         return ReleaseSummary(
             release_id=release_id, kind=kind, status="complete",
             n_nodes=counts["written_nodes"], n_relationships=counts["written_relationships"],
