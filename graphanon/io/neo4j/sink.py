@@ -259,9 +259,22 @@ class _EdgeRows(Sequence[dict[str, Any]]):
                 lo = hi
         self.starts = np.zeros(order.size + 1, dtype=np.int64)
         np.cumsum(counts[order], out=self.starts[1:])
+        self._row_of: tuple[int, np.ndarray[Any, Any] | None] = (-1, None)
 
     def __len__(self) -> int:
         return int(self.starts[-1])
+
+    def _row(self, node: int) -> np.ndarray[Any, Any]:
+        """The targets of ``node``'s rows in written order, kept for the next slice: a node
+        with more rows than a batch (a hub) is sorted once, not once per batch."""
+        if self._row_of[0] != node:
+            targets = self.indices[self.indptr[node]:self.indptr[node + 1]]
+            if self.forward:
+                targets = targets[self.right_rank[targets] > self.right_rank[node]]
+            self._row_of = (node, targets[np.argsort(self.right_rank[targets], kind="stable")])
+        row = self._row_of[1]
+        assert row is not None
+        return row
 
     def __getitem__(self, item: Any) -> Any:
         if not isinstance(item, slice):
@@ -271,6 +284,14 @@ class _EdgeRows(Sequence[dict[str, Any]]):
             return []
         first = int(np.searchsorted(self.starts, start, side="right")) - 1
         last = int(np.searchsorted(self.starts, stop, side="left"))
+        skip = start - int(self.starts[first])
+        if last - first == 1:  # inside one node's rows
+            node = int(self.order[first])
+            targets = self._row(node)[skip:skip + stop - start]
+            sources = _take(self.left, np.full(targets.size, node))
+            names = _take(self.right, targets)
+            return [{"source": s, "target": t} for s, t in zip(sources, names, strict=True)]
+        self._row_of = (-1, None)
         nodes = self.order[first:last]
         lo, hi = self.indptr[nodes], self.indptr[nodes + 1]
         lengths = hi - lo
@@ -281,7 +302,6 @@ class _EdgeRows(Sequence[dict[str, Any]]):
             keep = self.right_rank[targets] > self.right_rank[nodes][pos]
             pos, targets = pos[keep], targets[keep]
         order = np.lexsort((self.right_rank[targets], pos))
-        skip = start - int(self.starts[first])
         pick = order[skip:skip + stop - start]
         sources = _take(self.left, nodes[pos[pick]])
         names = _take(self.right, targets[pick])
