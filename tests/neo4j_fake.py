@@ -298,7 +298,7 @@ class FakeDB:
         if name == "delete_release_record":
             rec = self.records.get(rid)
             if rec is None or rec.get("write_token") != p["write_token"]:
-                return []  # (MATCH finds nothing: no row, not even count(*))
+                return [{"deleted": 0}]  # count(*) over no row is one row
             del rec["write_token"]
             if rec.get("status") == "complete":
                 return [{"deleted": 0}]
