@@ -301,9 +301,12 @@ class _EdgeRows(Sequence[dict[str, Any]]):
         if self.forward:
             keep = self.right_rank[targets] > self.right_rank[nodes][pos]
             pos, targets = pos[keep], targets[keep]
-        order = np.lexsort((self.right_rank[targets], pos))
+        # by source, then by the target's written order (one sort of a combined key)
+        order = np.argsort(pos * self.right_rank.size + self.right_rank[targets])
         pick = order[skip:skip + stop - start]
-        sources = _take(self.left, nodes[pos[pick]])
+        per_node = np.empty(nodes.size, dtype=object)  # each source's name made once
+        per_node[:] = _take(self.left, nodes)
+        sources = per_node[pos[pick]].tolist()
         names = _take(self.right, targets[pick])
         return [{"source": s, "target": t} for s, t in zip(sources, names, strict=True)]
 
@@ -950,7 +953,7 @@ def _take(names: np.ndarray[Any, Any], idx: Any) -> list[Any]:
     bytes, or text ids) or ``int``."""
     values = names[idx]
     if values.dtype.kind == "S":
-        return values.astype("U").tolist()  # type: ignore[no-any-return]
+        return [b.decode() for b in values.tolist()]
     if values.dtype.kind in "iu":
         return values.tolist()  # type: ignore[no-any-return]
     return [x if isinstance(x, str) else int(x) for x in values.tolist()]
