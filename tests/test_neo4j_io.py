@@ -402,6 +402,9 @@ def test_replacing_a_complete_release_stages_then_flips() -> None:
     assert drv.db.complete_looking() == ["r1"] and visible(drv.db, "r1") == before
     assert {k: v for k, v in drv.db.records["r1"].items() if k != "write_token"} == record
     assert drv.db.budgets["fp-source"]["epsilon_spent"] == 0.5
+    listed = sink.releases()[0][0]  # the listing shows the complete release, unchanged
+    assert (listed["status"], listed["written_nodes"], listed["created_at"]) == (
+        "complete", 10, record["created_at"])
     drv.fail = None
     # still complete: a retry must ask to replace it again
     with pytest.raises(InvalidParameterError, match="exists and is complete"):
