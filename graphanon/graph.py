@@ -569,8 +569,8 @@ class Graph(_InputNotes):
         (:func:`graphanon.privacy.release.keyed_fingerprint`); budgets use a stable name.
         """
         h = hashlib.sha256()
-        h.update(np.ascontiguousarray(self._indptr, dtype=np.int64).tobytes())
-        h.update(np.ascontiguousarray(self._indices, dtype=np.int64).tobytes())
+        _hash_int64(h, self._indptr)
+        _hash_int64(h, self._indices)
         _hash_ids(h, self._node_ids)
         return h.hexdigest()
 
@@ -937,8 +937,8 @@ class BipartiteGraph(_InputNotes):
     def content_hash(self) -> str:
         """SHA-256 over ids and CSR (operator-only; see :attr:`Graph.content_hash`)."""
         h = hashlib.sha256(b"bipartite")
-        h.update(np.ascontiguousarray(self._indptr, dtype=np.int64).tobytes())
-        h.update(np.ascontiguousarray(self._indices, dtype=np.int64).tobytes())
+        _hash_int64(h, self._indptr)
+        _hash_int64(h, self._indices)
         _hash_ids(h, self._user_ids)
         _hash_ids(h, self._feature_ids)
         return h.hexdigest()
@@ -1204,6 +1204,14 @@ def _lookup(ids: np.ndarray[Any, Any], query: Any, what: str) -> npt.NDArray[np.
         missing = q[~found][:1].tolist()[0]
         raise InvalidParameterError(f"unknown {what} id {missing!r}.")
     return order[pos_c].astype(np.int64)
+
+
+def _hash_int64(h: Any, values: IntArray) -> None:
+    """Feed the bytes of ``values`` as int64 to ``h``, a block at a time (the digest of the
+    whole array, without an int64 copy of it)."""
+    block = 1 << 16
+    for start in range(0, values.size, block):
+        h.update(np.ascontiguousarray(values[start:start + block], dtype=np.int64))
 
 
 def _hash_ids(h: Any, ids: np.ndarray[Any, Any]) -> None:

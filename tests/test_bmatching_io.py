@@ -103,17 +103,17 @@ def test_masked_release_exact_statements_and_batches() -> None:
     assert s.epsilon_charged == 0.0  # syntactic anonymity: nothing charged
     names = [c.name for c in drv.calls
              if not c.name.startswith("schema_") and c.name not in ("await_index", "lock_release")]
-    assert names == (["begin_release"] + ["delete_release_relationships"] * 2
-                     + ["delete_release_nodes"] * 3 + ["delete_release_statistics"] * 3
+    assert names == (["begin_release", "claim_release_write"]
                      + ["write_nodes"] * 3 + ["write_relationships"] * 2
-                     + ["complete_release"])
+                     + ["complete_release"])  # stage, then flip (a new release: no clean-up)
+    attempt = drv.named("claim_release_write")[0].params["write_token"]
     users, feats = drv.named("write_nodes")[:2], drv.named("write_nodes")[2:]
     assert {c.query for c in users} == {load("write_nodes", label="AnonUser")}
     assert [c.params["rows"] for c in users] == [
         [{"uid": 0, "properties": {}}, {"uid": 1, "properties": {}}],
         [{"uid": 2, "properties": {}}]]
     assert feats[0].query == load("write_nodes", label="AnonFeature")
-    assert feats[0].params == {"release_id": "m1", "rows": [
+    assert feats[0].params == {"release_id": "m1", "attempt": attempt, "rows": [
         {"uid": "a", "properties": {}}, {"uid": "b", "properties": {}}]}
     ones, stars = drv.named("write_relationships")
     assert ones.query == load("write_relationships", source_label="AnonUser",
@@ -121,10 +121,10 @@ def test_masked_release_exact_statements_and_batches() -> None:
     assert stars.query == load("write_relationships", source_label="AnonUser",
                                target_label="AnonFeature", rel_type=MASKED_REL_TYPE)
     assert "`ANON_MASKED`" in stars.query
-    assert ones.params == {"release_id": "m1", "rows": [{"source": 0, "target": "a"},
-                                                        {"source": 2, "target": "b"}]}
-    assert stars.params == {"release_id": "m1", "rows": [{"source": 0, "target": "b"},
-                                                         {"source": 1, "target": "a"}]}
+    assert ones.params == {"release_id": "m1", "attempt": attempt,
+                           "rows": [{"source": 0, "target": "a"}, {"source": 2, "target": "b"}]}
+    assert stars.params == {"release_id": "m1", "attempt": attempt,
+                            "rows": [{"source": 0, "target": "b"}, {"source": 1, "target": "a"}]}
     assert all(c.mode == "write" for c in users + feats + [ones, stars])
     db_rec = drv.db.records["m1"]
     assert db_rec["status"] == "complete" and db_rec["kind"] == "masked"

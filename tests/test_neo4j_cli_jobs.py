@@ -751,3 +751,72 @@ def test_valid_uris_pass_the_check(uri: str) -> None:
     from graphanon.io.neo4j.connection import connection_settings
 
     assert connection_settings(uri=uri, environ={"NEO4J_PASSWORD": "pw"}).uri == uri
+
+
+def test_releases_shows_how_to_project_a_release_into_gds(
+        fake: FakeDriver, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from graphanon.io.cypher import load
+
+    g = tmp_path / "anon.graphml"
+    write_graph(ring(8), g)
+    rep = _report(tmp_path, other(neighbourhood="k-anonymity", epsilon=None))
+    assert main(["-q", "neo4j", "write-release", "--release-id", "rel-g", "--graph", str(g),
+                 "--report", str(rep)]) == 0
+    capsys.readouterr()
+    assert main(["neo4j", "releases"]) == 0
+    out = capsys.readouterr().out
+    assert ':param release_id => "rel-g";' in out
+    assert load("gds_project_release") + ";" in out
+    assert main(["neo4j", "releases", "--json"]) == 0
+    gds = json.loads(capsys.readouterr().out)["gds_projection"]
+    assert gds["parameters"] == {"release_id": "rel-g", "graph_name": "graphanon-rel-g"}
+    # the printed command projects exactly that release, through the fake
+    row = io_neo4j.Neo4jSink(fake).project_gds(**gds["parameters"])
+    assert row == {"graph_name": "graphanon-rel-g", "node_count": 8, "relationship_count": 16}
+
+
+def test_init_creates_the_schema_once_and_writes_then_create_none(
+        fake: FakeDriver, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["neo4j", "init"]) == 0
+    assert "schema ready" in capsys.readouterr().out
+    created = len(fake.named("schema_uid_index"))
+    g = tmp_path / "anon.graphml"
+    write_graph(ring(8), g)
+    rep = _report(tmp_path, other(neighbourhood="k-anonymity", epsilon=None))
+    assert main(["-q", "neo4j", "write-release", "--release-id", "r", "--graph", str(g),
+                 "--report", str(rep)]) == 0
+    assert len(fake.named("schema_uid_index")) == created == 3
+    # the identical write again: nothing written, nothing charged, and the CLI says so
+    assert main(["neo4j", "write-release", "--release-id", "r", "--graph", str(g),
+                 "--report", str(rep)]) == 0
+    assert "already complete with this content" in capsys.readouterr().out
+
+
+def test_an_unknown_commit_outcome_exits_4_with_one_line(
+        fake: FakeDriver, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from neo4j import exceptions as nx
+
+    g = tmp_path / "anon.graphml"
+    write_graph(ring(8), g)
+    rep = _report(tmp_path, other(neighbourhood="k-anonymity", epsilon=None))
+    fake.fail = lambda c: nx.IncompleteCommit("gone") if c.name == "complete_release" else None
+    code = main(["neo4j", "write-release", "--release-id", "r", "--graph", str(g),
+                 "--report", str(rep)])
+    err = capsys.readouterr().err
+    assert code == 4 and "Traceback" not in err
+    assert ("the commit may or may not have happened: check `graphanon neo4j releases`"
+            in err)
+
+
+def test_a_source_that_keeps_changing_exits_4_with_one_line(
+        fake: FakeDriver, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from test_neo4j_io import grow_during_reads
+
+    fake.db = social_db()
+    fake.fail = grow_during_reads(fake.db, 10)
+    code = main(["neo4j", "read-graph", "--label", "Person", "--rel", "KNOWS", "--id-prop",
+                 "uid", "--out", str(tmp_path / "g.txt")])
+    err = capsys.readouterr().err
+    assert code == 4 and "Traceback" not in err
+    assert "the source changed while the :Person graph was read" in err
+    assert not (tmp_path / "g.txt").exists()

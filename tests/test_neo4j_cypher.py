@@ -136,7 +136,9 @@ def exercise_every_call_site(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     u = np.arange(5)
     G = Graph.from_edges(u, (u + 1) % 5)
     sink.write_release(dp, release_id="r1", graph=G, dataset="ds")
-    sink.write_release(dp, release_id="r1", graph=G, dataset="ds")  # identical: ledger_unlock
+    sink.write_release(dp, release_id="r1", graph=G, dataset="ds")  # identical: a no-op
+    sink.write_release(dp, release_id="r1b", graph=G, dataset="ds")  # charged: ledger_unlock
+    sink.project_gds("r1", "graphanon-r1")
     k = Release.create(mechanism="k", neighbourhood="k-anonymity", params={"k": 2})
     B = BipartiteGraph.from_pairs(["u1", "u1", "u2"], ["x", "y", "x"])
     sink.write_release(k, release_id="r2", bipartite=B)
@@ -199,8 +201,9 @@ def test_lint_manifest_lists_exactly_the_calls_the_code_makes(
     # the schema the sink relies on, rendered for every label it uses
     ids = {(e["name"], tuple(e["identifiers"].values())) for e in manifest["statements"]}
     for label in ("AnonNode", "AnonUser", "AnonFeature"):
-        assert ("schema_uid_index", (f"graphanon_{label}_uid", label)) in ids
+        assert ("schema_uid_index", (f"graphanon_{label}_key", label)) in ids
         assert ("schema_drop_index", (f"graphanon_{label}_release",)) in ids
+        assert ("schema_drop_index", (f"graphanon_{label}_uid",)) in ids
         assert ("schema_release_index", (f"graphanon_{label}_release", label)) not in ids
         assert ("delete_release_nodes", (label,)) in ids
     for label in ("DegreeCount", "JointDegreeCount", "DegreeTupleCount"):

@@ -202,8 +202,9 @@ def test_write_graph_release_exact_statements_and_batches() -> None:
                                  release_id="r1", graph=ring(10), keep_ids=True)
     assert summary.status == "complete" and summary.n_nodes == 10
     assert summary.n_relationships == 10 and summary.epsilon_charged == 0.5
+    # stage, then flip: the attempt's rows, then the flip (a new release: nothing to clean)
     assert data_calls(drv) == (
-        ["ledger_peek", "begin_release"] + DELETES
+        ["ledger_peek", "begin_release", "claim_release_write"]
         + ["write_nodes"] * 3 + ["write_relationships"] * 3
         + ["ledger_lock", "ledger_charge", "complete_release"]
     )
@@ -211,27 +212,25 @@ def test_write_graph_release_exact_statements_and_batches() -> None:
     assert {c.query for c in nodes} == {load("write_nodes", label="AnonNode")}
     assert [len(c.params["rows"]) for c in nodes] == [4, 4, 2]
     assert nodes[0].params["rows"][0] == {"uid": 1000, "properties": {}}
+    token = drv.named("claim_release_write")[0].params["write_token"]
+    assert all(c.params["attempt"] == token for c in nodes)
     rels = drv.named("write_relationships")
     assert rels[0].query == load("write_relationships", source_label="AnonNode",
                                  target_label="AnonNode", rel_type="ANON_EDGE")
     assert rels[0].params["rows"][0] == {"source": 1000, "target": 1001}
     assert all(c.mode == "write" for c in nodes + rels)
     deletes = [c for c in drv.calls if c.name.startswith("delete_release_")]
-    assert all(c.mode == "write" and c.params == {"release_id": "r1", "batch_size": 4}
-               for c in deletes)
-    assert {(c.name, c.identifiers["label"]) for c in deletes} == {
-        ("delete_release_relationships", "AnonNode"), ("delete_release_relationships", "AnonUser"),
-        *(("delete_release_nodes", lab) for lab in ("AnonNode", "AnonUser", "AnonFeature")),
-        *(("delete_release_statistics", lab) for lab in
-          ("DegreeCount", "JointDegreeCount", "DegreeTupleCount"))}
+    assert not deletes
     rec = drv.db.records["r1"]
     assert rec["status"] == "complete" and rec["mechanism"] == "test_mechanism"
     assert rec["k"] == 3 and rec["epsilon"] == 0.5 and rec["written_relationships"] == 10
     assert rec["written_nodes"] == 10 and rec["written_statistics"] == 0
     assert "write_token" not in rec  # the attempt's token leaves with completion
+    assert rec["current_attempt"] == token
     assert drv.db.budgets["fp-source"]["epsilon_spent"] == 0.5
     assert "locked_by" not in drv.db.budgets["fp-source"]
     assert len(drv.db.rels) == 10
+    assert {n["attempt"] for n in drv.db.nodes["AnonNode"]} == {token}
     # constraints and indexes come first, and the write waits for its indexes to be online
     first_write = next(i for i, c in enumerate(drv.calls) if c.name == "begin_release")
     before = drv.calls[:first_write]
@@ -243,7 +242,26 @@ def test_write_graph_release_exact_statements_and_batches() -> None:
     assert all(c.mode == "auto" for c in before if c.name != "ledger_peek")
     last_index = max(i for i, c in enumerate(before) if c.name.startswith("schema_"))
     assert all(c.name != "await_index" for c in before[:last_index])  # await after creating
-
+    # written again (another draw, replaced): the clean-up after the flip removes the first
+    # attempt's rows in batches, and keeps the attempt it just made current
+    drv.calls.clear()
+    sink.set_budget("fp-source", 2.0)
+    sink.write_release(other(), dataset="fp-source", release_id="r1", graph=ring(10),
+                       keep_ids=True, replace=True)
+    token2 = drv.named("claim_release_write")[0].params["write_token"]
+    calls = data_calls(drv)
+    after = calls[calls.index("complete_release") + 1:]
+    assert sorted(set(after)) == sorted(set(DELETES)) and len(after) > len(DELETES)
+    deletes = [c for c in drv.calls if c.name.startswith("delete_release_")]
+    assert all(c.mode == "write" and c.params == {"release_id": "r1", "batch_size": 4,
+                                                  "keep": [token2]}
+               for c in deletes)
+    assert {(c.name, c.identifiers["label"]) for c in deletes} == {
+        ("delete_release_relationships", "AnonNode"), ("delete_release_relationships", "AnonUser"),
+        *(("delete_release_nodes", lab) for lab in ("AnonNode", "AnonUser", "AnonFeature")),
+        *(("delete_release_statistics", lab) for lab in
+          ("DegreeCount", "JointDegreeCount", "DegreeTupleCount"))}
+    assert {n["attempt"] for n in drv.db.nodes["AnonNode"]} == {token2}
 
 def test_every_transaction_of_a_write_takes_the_record_lock_first() -> None:
     """The protocol: each delete and write batch runs lock_release as its first statement,
@@ -255,7 +273,14 @@ def test_every_transaction_of_a_write_takes_the_record_lock_first() -> None:
             *(n for n in cypher_names() if n.startswith("delete_release_"))}
     txs = drv.transactions_of()
     touching = [calls for calls in txs.values() if any(c.name in data for c in calls)]
-    assert len(touching) == 8 + 3 + 3 + 1
+    assert len(touching) == 3 + 3 + 1
+    # a replacement: its clean-up batches after the flip take the lock first too
+    sink.set_budget("fp-source", 2.0)  # room for the second charge (a logged change)
+    sink.write_release(other(), dataset="fp-source", release_id="r1", graph=ring(7),
+                       replace=True)
+    txs = drv.transactions_of()
+    touching = [calls for calls in txs.values() if any(c.name in data for c in calls)]
+    assert len(touching) == 2 * (3 + 3 + 1) + 8 + 4  # (7 nodes, 7 edges: 3 batches each)
     for calls in touching:
         assert all(c.mode == "write" for c in calls)
         names = [c.name for c in calls]
@@ -349,37 +374,75 @@ def test_failure_in_the_completing_transaction_rolls_back_the_charge() -> None:
     assert drv.db.budgets["fp-source"]["epsilon_spent"] == 0.0
 
 
-def test_replacing_a_complete_release_goes_through_pending() -> None:
+def visible(db: FakeDB, rid: str) -> tuple[set[object], int]:
+    """What a reader of release ``rid`` sees: the uids of its current attempt and its
+    relationship count (none unless the record is complete)."""
+    rec = db.records.get(rid, {})
+    if rec.get("status") != "complete":
+        return set(), 0
+    cur = rec["current_attempt"]
+    return ({n["uid"] for n in db.nodes.get("AnonNode", [])
+             if n["release_id"] == rid and n["attempt"] == cur},
+            sum(1 for r in db.rels if r["release_id"] == rid and r["attempt"] == cur))
+
+
+def test_replacing_a_complete_release_stages_then_flips() -> None:
     sink = sink_with_budget(total=2.0)
     drv = sink.driver
     sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(10))
+    before, record = visible(drv.db, "r1"), dict(drv.db.records["r1"])
     drv.fail = lambda c: RuntimeError("crash") if c.name == "write_relationships" else None
     second = other(seed=8)
     # a complete release of other content is not replaced without replace=True
     with pytest.raises(InvalidParameterError, match="exists and is complete"):
         sink.write_release(second, dataset="fp-source", release_id="r1", graph=ring(6))
-    assert drv.db.complete_looking() == ["r1"] and len(drv.db.nodes["AnonNode"]) == 10
+    assert drv.db.records["r1"] == record and visible(drv.db, "r1") == before
     with pytest.raises(RuntimeError):
         sink.write_release(second, dataset="fp-source", release_id="r1", graph=ring(6),
                            replace=True)
-    assert drv.db.complete_looking() == []  # the old complete release is not left looking so
+    # the failed attempt left the complete release as it was (only its token on the record)
+    assert drv.db.complete_looking() == ["r1"] and visible(drv.db, "r1") == before
+    assert {k: v for k, v in drv.db.records["r1"].items() if k != "write_token"} == record
+    assert drv.db.budgets["fp-source"]["epsilon_spent"] == 0.5
+    listed = sink.releases()[0][0]  # the listing shows the complete release, unchanged
+    assert (listed["status"], listed["written_nodes"], listed["created_at"]) == (
+        "complete", 10, record["created_at"])
     drv.fail = None
-    # the failed attempt left a pending record: taken over without replace
-    sink.write_release(second, dataset="fp-source", release_id="r1", graph=ring(6))
+    # still complete: a retry must ask to replace it again
+    with pytest.raises(InvalidParameterError, match="exists and is complete"):
+        sink.write_release(second, dataset="fp-source", release_id="r1", graph=ring(6))
+    sink.write_release(second, dataset="fp-source", release_id="r1", graph=ring(6),
+                       replace=True)
+    assert len(visible(drv.db, "r1")[0]) == 6 and visible(drv.db, "r1")[1] == 6
+    assert drv.db.records["r1"]["seed"] == 8
+    # the clean-up removed every earlier attempt's rows, the failed one's too
     assert len(drv.db.nodes["AnonNode"]) == 6 and len(drv.db.rels) == 6
     assert drv.db.budgets["fp-source"]["epsilon_spent"] == 1.0  # a new draw is a new charge
 
 
-def test_identical_rewrite_is_not_charged_twice() -> None:
+def test_identical_rewrite_of_a_complete_release_is_a_no_op() -> None:
     sink = sink_with_budget(total=1.0)
-    sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(10))
+    drv = sink.driver
+    first = sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(10))
+    record, nodes = dict(drv.db.records["r1"]), list(drv.db.nodes["AnonNode"])
+    drv.calls.clear()
     again = sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(10))
-    assert sink.driver.db.budgets["fp-source"]["epsilon_spent"] == 0.5
-    assert len(sink.driver.db.charges) == 1
-    assert len(sink.driver.db.nodes["AnonNode"]) == 10
+    # nothing written, nothing charged, nothing changed: one transaction that read the record
+    assert not {c.name for c in drv.calls} & {"claim_release_write", "write_nodes",
+                                               "ledger_lock", "complete_release"}
+    assert drv.db.records["r1"] == record and drv.db.nodes["AnonNode"] == nodes
+    assert again.unchanged and not first.unchanged
+    assert (again.n_nodes, again.n_relationships) == (10, 10)
+    assert drv.db.budgets["fp-source"]["epsilon_spent"] == 0.5
+    assert len(drv.db.charges) == 1
     # the rewrite charged nothing now; the record still says what the release was charged
     assert again.epsilon_charged == 0.0
-    assert sink.driver.db.records["r1"]["epsilon_charged"] == 0.5
+    assert drv.db.records["r1"]["epsilon_charged"] == 0.5
+    # the same content under another release id is written, and not charged twice
+    copy = sink.write_release(RELEASE, dataset="fp-source", release_id="r1-copy",
+                              graph=ring(10))
+    assert copy.epsilon_charged == 0.0 and not copy.unchanged
+    assert drv.db.budgets["fp-source"]["epsilon_spent"] == 0.5
     # the same record and graph with real ids is other content: not replaced silently
     with pytest.raises(InvalidParameterError, match="exists and is complete"):
         sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(10),
@@ -682,3 +745,43 @@ def test_a_sinks_sessions_are_causally_chained() -> None:
     managers = {id(s.get("bookmark_manager")) for s in sink.driver.sessions}
     assert len(sink.driver.sessions) > 2 and len(managers) == 1
     assert sink.driver.sessions[0]["bookmark_manager"] is not None
+
+
+# ----------------------------------------------------------------------- consistent reads
+def grow_during_reads(db: FakeDB, times: int):
+    """A fail hook: a writer creates a :Person and a KNOWS relationship to it between the
+    node read and the relationship read of a transaction (read committed lets the second
+    query see what the first did not), ``times`` times."""
+    state = {"n": 0}
+
+    def hook(call: Call) -> None:
+        if call.name == "read_graph_edges" and state["n"] < times:
+            state["n"] += 1
+            people = db.source_nodes["Person"]
+            people.append({"uid": 100 + state["n"]})
+            db.source_rels.append(("KNOWS", ("Person", 0), ("Person", len(people) - 1)))
+        return None
+
+    return hook
+
+
+def test_a_read_that_meets_a_concurrent_change_is_retried_as_a_whole(caplog) -> None:
+    db = social_db()
+    drv = FakeDriver(db, fail=grow_during_reads(db, 1))
+    with caplog.at_level("WARNING", logger="graphanon"):
+        G = Neo4jSource(drv).read_graph(label="Person", rel_type="KNOWS", id_property="uid")
+    assert G.n_nodes == 7 and 101 in G.node_ids.tolist()  # the second read saw it all
+    assert G.has_edge(0, int(G.index_of([101])[0]))
+    assert len(drv.named("read_nodes")) == 2 and "reading it again" in caplog.text
+
+
+def test_a_source_that_keeps_changing_fails_with_one_line() -> None:
+    db = social_db()
+    drv = FakeDriver(db, fail=grow_during_reads(db, 10))
+    with pytest.raises(Neo4jError) as info:
+        Neo4jSource(drv).read_graph(label="Person", rel_type="KNOWS", id_property="uid")
+    msg = str(info.value)
+    assert info.value.exit_code == 4 and "\n" not in msg
+    assert msg.startswith("the source changed while the :Person graph was read, 3 times")
+    assert "a :Person node with id 103 appeared" in msg
+    assert len(drv.named("read_nodes")) == 3

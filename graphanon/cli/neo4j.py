@@ -134,7 +134,7 @@ def neo4j() -> None:
     Credentials come from NEO4J_USER and NEO4J_PASSWORD (or a password file), never from
     the command line. Exit codes: 2 bad input, 3 privacy budget refused, 4 database
     unavailable or database error (also: another writer took the release over while this
-    one wrote it).
+    one wrote it, the source changed during a read, or the outcome of a commit is unknown).
     """
 
 
@@ -416,6 +416,10 @@ def write_release(release_id: str | None, graph_path: str | None, bipartite_path
         s = sink.write_release(record, release_id=release_id, dataset=dataset,
                                keep_ids=keep_ids, budget_total=budget_total,
                                operator_only=operator_only, replace=replace, **payload)
+    if s.unchanged:
+        echo(f"release {s.release_id} is already complete with this content: nothing "
+             "written, nothing charged")
+        return
     echo(f"release {s.release_id} complete: {s.n_nodes} nodes, {s.n_relationships} "
          f"relationships, {s.n_statistics} statistics; ε charged {s.epsilon_charged:g}"
          + (f" to {s.dataset}" if s.dataset and s.epsilon_charged else ""))
@@ -427,13 +431,22 @@ def write_release(release_id: str | None, graph_path: str | None, bipartite_path
 def releases(as_json: bool, uri: str | None, password_file: str | None,
              database: str | None) -> None:
     """List the releases and the privacy-budget ledger."""
+    from ..io.cypher import load
     from ..io.neo4j import Neo4jSink
     from ..report import to_jsonable
 
     with _driver(uri, password_file, database) as (drv, db):
         rel, bud = Neo4jSink(drv, database=db).releases()
+    projectable = [r["release_id"] for r in rel if r.get("status") == "complete"
+                   and r.get("kind") in ("graph", "bipartite", "masked")]
+    example = projectable[-1] if projectable else None  # the newest complete one
+    parameters = {"release_id": example or "<release id>",
+                  "graph_name": f"graphanon-{example}" if example else "<graph name>"}
+    query = load("gds_project_release")
     if as_json:
-        click.echo(json.dumps(to_jsonable({"releases": rel, "budgets": bud}), indent=2))
+        click.echo(json.dumps(to_jsonable({
+            "releases": rel, "budgets": bud,
+            "gds_projection": {"query": query, "parameters": parameters}}), indent=2))
         return
     click.echo(f"{'release_id':<36} {'status':<9} {'kind':<10} {'mechanism':<24} epsilon")
     for r in rel:
@@ -445,6 +458,25 @@ def releases(as_json: bool, uri: str | None, password_file: str | None,
     for b in bud:
         click.echo(f"{b['dataset']!s:<36} {b.get('neighbourhood')!s:<13} "
                    f"{b['epsilon_spent']:>8g} {b['epsilon_total']:>8g} {b['charges']}")
+    click.echo("")
+    click.echo("Project a complete release into Graph Data Science (undirected, its current "
+               "rows only), e.g. in cypher-shell:")
+    for key, value in parameters.items():
+        click.echo(f":param {key} => {json.dumps(value)};")
+    click.echo(query + ";")
+
+
+@neo4j.command("init")
+@_connection_options
+def init(uri: str | None, password_file: str | None, database: str | None) -> None:
+    """Create the constraints and indexes releases rely on and wait until they are online
+    (once per database, by a user with schema rights; otherwise the first write does it)."""
+    from ..io.neo4j import Neo4jSink
+
+    with _driver(uri, password_file, database) as (drv, db):
+        sink = Neo4jSink(drv, database=db)
+        sink.ensure_schema()
+    echo(f"schema ready: {len(sink.index_names()) + 3} constraints and indexes online")
 
 
 @neo4j.command("drop-release")
