@@ -76,6 +76,7 @@ __all__ = [
     "INDEX_TIMEOUT_SECONDS",
     "MASKED_REL_TYPE",
     "RELEASE_LABELS",
+    "RESERVED_NODE_PROPERTIES",
     "Neo4jSink",
     "ReleaseConflictError",
     "ReleaseSummary",
@@ -94,6 +95,10 @@ FEATURE_REL_TYPE = "ANON_HAS_FEATURE"
 MASKED_REL_TYPE = "ANON_MASKED"
 
 _log = logging.getLogger("graphanon")
+
+#: Keys ``write_nodes`` sets on every release node itself (after the properties): a payload
+#: attribute of one of these names is refused, never written over them.
+RESERVED_NODE_PROPERTIES = ("release_id", "uid")
 
 
 class ReleaseConflictError(Neo4jError):
@@ -387,12 +392,10 @@ class Neo4jSink:
             check_dataset(dataset)
         if graph is not None:
             kind, payload_fp = "graph", graph.content_hash
-            for name in graph.attributes:
-                validate_identifier(name, "node attribute")
+            _check_property_names(graph.attributes, "node attribute")
         elif bipartite is not None:
             kind, payload_fp = "bipartite", bipartite.content_hash
-            for name in bipartite.user_attributes:
-                validate_identifier(name, "user attribute")
+            _check_property_names(bipartite.user_attributes, "user attribute")
         elif masked is not None:
             if not isinstance(masked, MaskedRelease):
                 raise InvalidParameterError(
@@ -736,6 +739,17 @@ def _feature_ids(ids: np.ndarray[Any, Any],
         return names.tolist(), np.argsort(names, kind="stable"), "pseudonymized"
     text = ids_as_text(ids)
     return _plain_ids(ids), np.argsort(text.astype(str), kind="stable"), "kept"
+
+
+def _check_property_names(names: Any, what: str) -> None:
+    """Refuse attribute names that are no identifier or that the writer sets itself."""
+    for name in names:
+        validate_identifier(name, what)
+        if name in RESERVED_NODE_PROPERTIES:
+            raise InvalidParameterError(
+                f"The {what} {name!r} cannot be written: {', '.join(RESERVED_NODE_PROPERTIES)} "
+                "are the keys the writer sets on every release node itself. Rename the "
+                "attribute.")
 
 
 def _node_row(uid: Any, attrs: Mapping[str, list[Any]], i: int) -> dict[str, Any]:
