@@ -52,6 +52,7 @@ from ..._progress import ProgressFn, log_progress
 from ...errors import InvalidParameterError, Neo4jError, PrivacyBudgetExceeded
 from ...graph import BipartiteGraph, Graph
 from ...privacy.accountant import charge_epsilon
+from ...privacy.publish import check_payload, published_view
 from ...privacy.release import keyed_fingerprint, unpublishable_reason
 from ..cypher import load, validate_identifier
 from ..masked import MaskedRelease
@@ -307,6 +308,7 @@ class Neo4jSink:
         budget_total: float | None = None,
         operator_only: bool = False,
         replace: bool = False,
+        publish: Sequence[str] = (),
     ) -> ReleaseSummary:
         """Write one release idempotently, visible as ``complete`` all at once.
 
@@ -353,9 +355,18 @@ class Neo4jSink:
         replace
             Replace a complete release of other content that has this ``release_id`` (see
             ``release_id``).
+        publish
+            Attribute columns of ``graph`` / ``bipartite`` to write as node properties: only
+            columns the release's record lists in ``released_attributes``. Every other
+            column is dropped (:func:`graphanon.privacy.publish.published_view`).
 
         Raises
         ------
+        InvalidParameterError
+            Bad arguments; a payload that is not exactly what the record released (its
+            kind, shape or keyed digest differs, or the record names no digest:
+            :func:`graphanon.privacy.publish.check_payload`); an attribute named like a key
+            the writer sets (:data:`RESERVED_NODE_PROPERTIES`). Nothing is written.
         PrivacyBudgetExceeded
             The release's ε does not fit the remaining budget (nothing is written).
         ReleaseConflictError
@@ -381,6 +392,13 @@ class Neo4jSink:
             raise InvalidParameterError(
                 "write_release needs exactly one of graph, bipartite, statistics or masked."
             )
+        # the published view (allow-list: nothing read from the source but what the release
+        # released) of exactly the payload the record is bound to; the file sink writes the
+        # same view (graphanon.privacy.publish)
+        graph, bipartite = (None if p is None else published_view(p, record, publish)
+                            for p in (graph, bipartite))
+        check_payload(record, next(p for p in (graph, bipartite, statistics, masked)
+                                   if p is not None))
         epsilon = charge_epsilon(record, "edge")  # None: no ε, written uncharged
         if epsilon is not None:
             if not dataset:
