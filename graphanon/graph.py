@@ -944,7 +944,12 @@ class BipartiteGraph(_InputNotes):
         return h.hexdigest()
 
     def with_cells(self, rows: Any, cols: Any) -> BipartiteGraph:
-        """Same users, features and attributes; the 1-cells replaced by ``(rows, cols)``."""
+        """Same users and features; the 1-cells replaced by ``(rows, cols)``.
+
+        The user attributes are not kept: the new cells are a mechanism's output (randomized
+        response, smooth-k), and a column read with the input is no part of it (issue 34:
+        publication by allow-list, :mod:`graphanon.privacy.publish`).
+        """
         return BipartiteGraph.from_indices(
             rows,
             cols,
@@ -952,7 +957,6 @@ class BipartiteGraph(_InputNotes):
             n_features=self.n_features,
             user_ids=self._user_ids,
             feature_ids=self._feature_ids,
-            user_attributes=self._user_attributes,
         )
 
     def with_universe(self, *, users: Any = None, features: Any = None) -> BipartiteGraph:

@@ -307,11 +307,17 @@ class FakeDB:
             del self.records[rid]
             c.nodes_deleted = 1
             return [{"deleted": 1}]
-        if name == "write_nodes":
+        if name == "write_nodes":  # CREATE then SET, evaluated from the statement's text
             bucket = self.nodes.setdefault(ids["label"], [])
+            create = re.search(r"^CREATE \(n:`\w+`(?: \{(.*)\})?\)$", call.query, re.M)
+            assignments = re.search(r"^SET (.*)$", call.query, re.M)
+            assert create and assignments, call.query
             for row in p["rows"]:
-                bucket.append({**row["properties"], "release_id": rid,
-                               "attempt": p["attempt"], "uid": row["uid"]})
+                env = {"row": row, "$": p}
+                node = {k: evaluate(e, env)
+                        for k, e in (map_items(create.group(1)) if create.group(1) else [])}
+                apply_set(node, "n", assignments.group(1), env)
+                bucket.append(node)
             c.nodes_created = len(p["rows"])
             return []
         if name == "write_relationships":
@@ -441,6 +447,101 @@ class FakeDB:
             elif b[0] == ids["user_label"] and a[0] == ids["feature_label"]:
                 out.append((b, a))
         return out
+
+
+# ----------------------------------------------------------------------- Cypher semantics
+# The few Cypher 5 rules the fake evaluates from a statement's own text (rather than
+# restating what a statement does), checked against the documented semantics by
+# tests/test_neo4j_fake.py: SET items apply left to right; ``e = map`` replaces every
+# property, ``e += map`` merges (a key of the map overwrites, a null value removes) and
+# ``e.key = value`` sets one (null removes it); MERGE matches a node holding every property of
+# its pattern, else creates one with exactly those, then runs ON CREATE SET or ON MATCH SET.
+
+def _split_top(text: str) -> list[str]:
+    """``text`` split at the commas outside brackets, braces and quotes."""
+    out, depth, quote, start = [], 0, "", 0
+    for i, ch in enumerate(text):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append(text[start:i].strip())
+            start = i + 1
+    out.append(text[start:].strip())
+    return [x for x in out if x]
+
+
+def map_items(text: str) -> list[tuple[str, str]]:
+    """``key: expr, ...`` (a map literal's inside) as ``[(key, expr), ...]``."""
+    return [(k.strip(), e.strip()) for k, _, e in
+            (item.partition(":") for item in _split_top(text))]
+
+
+def evaluate(expr: str, env: dict[str, Any]) -> Any:
+    """A Cypher expression of the forms the statements use: ``$param``, ``var``,
+    ``var.key``, ``'text'``, an integer, ``null`` or a map literal ``{k: expr}``."""
+    expr = expr.strip()
+    if expr.startswith("$"):
+        return env["$"][expr[1:]]
+    if expr == "null":
+        return None
+    if expr.startswith("'") and expr.endswith("'"):
+        return expr[1:-1]
+    if re.fullmatch(r"-?\d+", expr):
+        return int(expr)
+    if expr.startswith("{") and expr.endswith("}"):
+        return {k: evaluate(e, env) for k, e in map_items(expr[1:-1])}
+    var, _, key = expr.partition(".")
+    value = env[var]
+    return value.get(key) if key else value
+
+
+def apply_set(entity: dict[str, Any], var: str, items: str, env: dict[str, Any]) -> None:
+    """Apply the items of one ``SET`` clause to ``entity`` (bound to ``var``), left to
+    right."""
+    for item in _split_top(items):
+        m = re.fullmatch(r"(\w+)(?:\.(\w+))?\s*(\+=|=)\s*(.+)", item, re.S)
+        assert m and m.group(1) == var, f"unsupported SET item {item!r}"
+        _, key, op, expr = m.groups()
+        value = evaluate(expr, env)
+        if key is not None:
+            assert op == "=", item
+            if value is None:
+                entity.pop(key, None)
+            else:
+                entity[key] = value
+            continue
+        assert isinstance(value, dict), f"SET {var} {op} needs a map; got {value!r}"
+        if op == "=":
+            entity.clear()
+        for k, v in value.items():
+            if v is None:
+                entity.pop(k, None)
+            else:
+                entity[k] = v
+
+
+def merge(bucket: list[dict[str, Any]], pattern: dict[str, Any], *, var: str = "n",
+          on_create: str | None = None, on_match: str | None = None,
+          env: dict[str, Any] | None = None) -> tuple[dict[str, Any], bool]:
+    """``MERGE (var {pattern}) [ON CREATE SET ...] [ON MATCH SET ...]`` over ``bucket``:
+    the node and whether it was created."""
+    env = env or {"$": {}}
+    found = next((n for n in bucket if all(k in n and n[k] == v for k, v in pattern.items())),
+                 None)
+    created = found is None
+    node = dict(pattern) if created else found
+    if created:
+        bucket.append(node)
+    clause = on_create if created else on_match
+    if clause:
+        apply_set(node, var, clause, {**env, var: node})
+    return node, created
 
 
 class FakeTx:

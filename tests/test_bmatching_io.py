@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from bound import bound
 from neo4j_fake import FakeDB, FakeDriver
 
 from graphanon.anonymity.bmatching import MASKED, b_matching_anonymity
@@ -97,7 +98,7 @@ def test_masked_release_exact_statements_and_batches() -> None:
     drv = FakeDriver(FakeDB())
     sink = Neo4jSink(drv, batch_size=2)
     rec = record()
-    s = sink.write_release(rec, release_id="m1", masked=tiny())
+    s = sink.write_release(bound(rec, tiny()), release_id="m1", masked=tiny())
     assert (s.status, s.kind, s.n_nodes, s.n_relationships, s.n_masked) == (
         "complete", "masked", 5, 4, 2)
     assert s.epsilon_charged == 0.0  # syntactic anonymity: nothing charged
@@ -149,13 +150,13 @@ def test_masked_release_failure_leaves_pending_and_rerun_replaces() -> None:
     sink = Neo4jSink(drv, batch_size=2)
     rec = record()
     with pytest.raises(RuntimeError):
-        sink.write_release(rec, release_id="m2", masked=tiny())
+        sink.write_release(bound(rec, tiny()), release_id="m2", masked=tiny())
     assert drv.db.records["m2"]["status"] == "pending"
     drv.fail = None
-    sink.write_release(rec, release_id="m2", masked=tiny())
+    sink.write_release(bound(rec, tiny()), release_id="m2", masked=tiny())
     assert drv.db.records["m2"]["status"] == "complete" and len(drv.db.rels) == 4
     with pytest.raises(InvalidParameterError, match="exactly one"):
-        sink.write_release(rec, release_id="m3", masked=tiny(),
+        sink.write_release(bound(rec, tiny()), release_id="m3", masked=tiny(),
                            bipartite=small_bipartite())
     with pytest.raises(InvalidParameterError, match="MaskedRelease"):
         sink.write_release(rec, release_id="m3", masked=np.zeros((2, 2)))  # type: ignore[arg-type]

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from bound import bound
 
 from graphanon.dk.extract import DKDistribution
 from graphanon.errors import InvalidParameterError, Neo4jError, PrivacyBudgetExceeded
@@ -161,7 +162,7 @@ def test_social_round_trip_and_idempotent_rerun(server, prefix) -> None:
     rid = "it-" + uuid.uuid4().hex
     try:
         for _ in range(2):  # the second run replaces the first, no double charge
-            s = sink.write_release(rec, dataset=rec.source_fingerprint,
+            s = sink.write_release(bound(rec, G), dataset=rec.source_fingerprint,
                                    release_id=rid, graph=G, keep_ids=True)
             assert s.status == "complete"
             back = read_release_graph(server, rid)
@@ -177,8 +178,8 @@ def test_social_round_trip_and_idempotent_rerun(server, prefix) -> None:
         assert edge_set(again) == edge_set(G)
         # budget refusal
         with pytest.raises(PrivacyBudgetExceeded):
-            sink.write_release(release(source_fingerprint=rec.source_fingerprint,
-                                       epsilon=0.75), release_id=rid + "-2", graph=G,
+            sink.write_release(bound(release(source_fingerprint=rec.source_fingerprint,
+                                       epsilon=0.75), G), release_id=rid + "-2", graph=G,
                                dataset=rec.source_fingerprint)
     finally:
         sink.drop_release(rid)
@@ -201,7 +202,7 @@ def test_bipartite_round_trip_and_statistics(server, prefix) -> None:
     rid = "it-" + uuid.uuid4().hex
     rec = release(neighbourhood="k-anonymity", epsilon=None)
     try:
-        sink.write_release(rec, dataset=rec.source_fingerprint,
+        sink.write_release(bound(rec, B), dataset=rec.source_fingerprint,
                            release_id=rid, bipartite=B, keep_ids=True)
         back = Neo4jSource(driver, database=db).read_query_graph(
             "MATCH (r:AnonRelease {release_id: $rid, status: 'complete'}) "
@@ -213,7 +214,7 @@ def test_bipartite_round_trip_and_statistics(server, prefix) -> None:
                                                                           strict=True)}
         assert pairs == {("a", "x"), ("a", "y"), ("b", "y")}
         table = DKDistribution("degree", np.array([[0], [1], [2]]), np.array([1.0, 1.5, 1.0]))
-        sink.write_release(rec, dataset=rec.source_fingerprint,
+        sink.write_release(bound(rec, table), dataset=rec.source_fingerprint,
                            release_id=rid + "-s", statistics=table)
         with driver.session(database=db) as s:
             rows = s.run("MATCH (r:AnonRelease {release_id: $rid, status: 'complete'})"
@@ -240,7 +241,7 @@ def test_masked_release_round_trip(server) -> None:
     rid = "it-" + uuid.uuid4().hex
     try:
         for _ in range(2):  # idempotent re-run
-            s = sink.write_release(res.release(source_fingerprint="it-masked"),
+            s = sink.write_release(bound(res.release(source_fingerprint="it-masked"), cells),
                                    release_id=rid, masked=cells)
             assert s.status == "complete" and s.n_masked == res.stars
             with driver.session(database=db) as sess:
@@ -287,7 +288,8 @@ def test_one_million_relationships_read_and_write(server, prefix) -> None:
     rec = release(neighbourhood="k-anonymity", epsilon=None)
     try:
         t0 = time.perf_counter()
-        s = sink.write_release(rec, dataset=rec.source_fingerprint, release_id=rid, graph=G)
+        s = sink.write_release(bound(rec, G),
+                               dataset=rec.source_fingerprint, release_id=rid, graph=G)
         t_write = time.perf_counter() - t0
         assert s.n_relationships == G.n_edges
     finally:
@@ -320,13 +322,14 @@ def test_a_second_writer_between_batches_wins_and_the_first_fails_cleanly(server
         # called between the first writer's batches, outside its transactions
         if task == "release nodes" and not state["done"]:
             state["done"] = True
-            Neo4jSink(driver, database=db).write_release(rec, release_id=rid, graph=second,
+            Neo4jSink(driver, database=db).write_release(bound(rec, second),
+                                                         release_id=rid, graph=second,
                                                          keep_ids=True)
 
     sink = Neo4jSink(driver, database=db, batch_size=3, progress=competing_writer)
     try:
         with pytest.raises(ReleaseConflictError, match="taken over") as info:
-            sink.write_release(rec, release_id=rid, graph=first, keep_ids=True)
+            sink.write_release(bound(rec, first), release_id=rid, graph=first, keep_ids=True)
         assert info.value.exit_code == 4
         back = read_release_graph(server, rid)
         assert edge_set(back) == edge_set(second)  # the winner's data, untouched
@@ -350,10 +353,46 @@ def test_a_short_batch_is_refused_with_the_counts_the_database_reports(server) -
     sink = Neo4jSink(driver, database=db, batch_size=4, progress=lose_a_node)
     try:
         with pytest.raises(Neo4jError, match="relationships_created"):
-            sink.write_release(release(neighbourhood="k-anonymity", epsilon=None),
+            sink.write_release(bound(release(neighbourhood="k-anonymity", epsilon=None), G),
                                release_id=rid, graph=G, keep_ids=True)
         mine = [r for r in sink.releases()[0] if r["release_id"] == rid]
         assert mine[0]["status"] == "pending"
+    finally:
+        Neo4jSink(driver, database=db).drop_release(rid)
+
+
+def test_only_the_released_payload_is_published(server, prefix) -> None:
+    """Issue 34 (points 1, 2, 8) against the server: a source's salary is not written, a
+    payload the record does not name is refused, and write_nodes sets the writer's keys after
+    the properties (Cypher's SET order, which the recording fake models)."""
+    from graphanon.io.cypher import load
+
+    driver, db = server
+    with driver.session(database=db) as s:
+        s.run(f"UNWIND range(0, 5) AS i CREATE (u:`{prefix}U` {{uid: i, salary: 90000 + i}}) "
+              f"CREATE (u)-[:LIKES]->(:`{prefix}F` {{uid: 'f' + toString(i % 2)}})").consume()
+    B = Neo4jSource(driver, database=db).read_bipartite(
+        user_label=f"{prefix}U", feature_label=f"{prefix}F", rel_type="LIKES",
+        user_id_property="uid", feature_id_property="uid", user_properties=["salary"])
+    assert "salary" in B.user_attributes
+    rec = bound(release(neighbourhood="k-anonymity", epsilon=None), B)
+    rid = "it-" + uuid.uuid4().hex
+    sink = Neo4jSink(driver, database=db)
+    try:
+        with pytest.raises(InvalidParameterError, match="payload"):
+            sink.write_release(rec, release_id=rid, bipartite=B.with_cells([0], [0]))
+        sink.write_release(rec, release_id=rid, bipartite=B)
+        with driver.session(database=db) as s:
+            keys = s.run("MATCH (u:AnonUser {release_id: $rid}) RETURN DISTINCT keys(u) AS k",
+                         rid=rid).value()
+            assert keys and all(set(k) == {"release_id", "attempt", "uid"} for k in keys)
+            rows = [{"uid": "u-own", "properties": {"uid": "real", "release_id": "x", "a": 1}}]
+            s.run(load("write_nodes", label="AnonUser"), release_id=rid, attempt="manual",
+                  rows=rows).consume()
+            node = s.run("MATCH (u:AnonUser {release_id: $rid, uid: 'u-own'}) "
+                         "RETURN properties(u) AS p", rid=rid).single()
+            assert node is not None and node["p"] == {"release_id": rid, "attempt": "manual",
+                                                      "uid": "u-own", "a": 1}
     finally:
         Neo4jSink(driver, database=db).drop_release(rid)
 
@@ -408,7 +447,7 @@ def test_element_ids_never_reach_a_release(server, prefix) -> None:
     sink = Neo4jSink(driver, database=db)
     rec = release(neighbourhood="k-anonymity", epsilon=None)
     try:
-        sink.write_release(rec, release_id=rid, bipartite=B)
+        sink.write_release(bound(rec, B), release_id=rid, bipartite=B)
         with driver.session(database=db) as s:
             uids = [r["uid"] for r in s.run(
                 "MATCH (f:AnonFeature {release_id: $rid}) RETURN f.uid AS uid", rid=rid)]
@@ -418,7 +457,7 @@ def test_element_ids_never_reach_a_release(server, prefix) -> None:
         assert mode == "pseudonymized"
         G = src.read_graph(label=prefix + "U", rel_type="HAS")
         with pytest.raises(InvalidParameterError, match="elementId"):
-            sink.write_release(rec, release_id=rid + "-k", graph=G, keep_ids=True)
+            sink.write_release(bound(rec, G), release_id=rid + "-k", graph=G, keep_ids=True)
     finally:
         sink.drop_release(rid)
 
@@ -547,14 +586,14 @@ def test_a_crash_at_every_batch_boundary_leaves_the_complete_release_as_it_was(s
         while True:
             k += 1
             Neo4jSink(driver, database=db).drop_release(rid)
-            sink.write_release(rec_old, release_id=rid, graph=old, dataset=dataset,
+            sink.write_release(bound(rec_old, old), release_id=rid, graph=old, dataset=dataset,
                                keep_ids=True)
             record, uids = visible(server, rid)
             assert uids == set(range(10, 15))
             crashing = CrashingDriver(driver, k)
             try:
                 Neo4jSink(crashing, database=db, batch_size=3).write_release(
-                    rec_new, release_id=rid, graph=new, dataset=dataset, keep_ids=True,
+                    bound(rec_new, new), release_id=rid, graph=new, dataset=dataset, keep_ids=True,
                     replace=True)
             except Neo4jError:
                 after, seen = visible(server, rid)
@@ -567,7 +606,7 @@ def test_a_crash_at_every_batch_boundary_leaves_the_complete_release_as_it_was(s
             if crashing.count < k:  # the write ran out of transactions: every boundary done
                 break
             # the next write (other content) leaves no rows of any earlier attempt
-            sink.write_release(release(neighbourhood="k-anonymity", epsilon=None),
+            sink.write_release(bound(release(neighbourhood="k-anonymity", epsilon=None), new),
                                release_id=rid, graph=new, keep_ids=True, replace=True)
             assert stored_attempts(server, rid) == {visible(server, rid)[0]["current_attempt"]}
         assert k > 8
@@ -584,7 +623,7 @@ def test_readers_see_the_old_release_until_a_second_writer_flips(server) -> None
     old = Graph.from_edges(np.arange(4), (np.arange(4) + 1) % 4, node_ids=np.arange(4) + 1)
     first = Graph.from_edges(np.arange(9), (np.arange(9) + 1) % 9, node_ids=np.arange(9) + 100)
     second = Graph.from_edges(np.arange(6), (np.arange(6) + 1) % 6, node_ids=np.arange(6) + 200)
-    Neo4jSink(driver, database=db).write_release(k_anon, release_id=rid, graph=old,
+    Neo4jSink(driver, database=db).write_release(bound(k_anon, old), release_id=rid, graph=old,
                                                  keep_ids=True)
     views: list[set[Any]] = []
 
@@ -592,14 +631,14 @@ def test_readers_see_the_old_release_until_a_second_writer_flips(server) -> None
         views.append(visible(server, rid)[1])
         if task == "release nodes" and len(views) == 1:
             Neo4jSink(driver, database=db).write_release(
-                release(neighbourhood="k-anonymity", epsilon=None), release_id=rid,
+                bound(release(neighbourhood="k-anonymity", epsilon=None), second), release_id=rid,
                 graph=second, keep_ids=True, replace=True)
             views.append(visible(server, rid)[1])
 
     sink = Neo4jSink(driver, database=db, batch_size=3, progress=competing_writer)
     try:
         with pytest.raises(ReleaseConflictError, match="taken over"):
-            sink.write_release(release(neighbourhood="k-anonymity", epsilon=None),
+            sink.write_release(bound(release(neighbourhood="k-anonymity", epsilon=None), first),
                                release_id=rid, graph=first, keep_ids=True, replace=True)
         assert views[0] == {1, 2, 3, 4} and views[1] == set(range(200, 206))
         assert visible(server, rid)[1] == set(range(200, 206))
@@ -620,7 +659,7 @@ def test_the_replace_guard_reads_the_record_after_it_holds_the_lock(server) -> N
     k_anon = release(neighbourhood="k-anonymity", epsilon=None)
     crashing = CrashingDriver(driver, 2)  # begin commits, the first batch fails
     with pytest.raises(Neo4jError):
-        Neo4jSink(crashing, database=db).write_release(k_anon, release_id=rid, graph=G)
+        Neo4jSink(crashing, database=db).write_release(bound(k_anon, G), release_id=rid, graph=G)
     assert visible(server, rid)[0]["status"] == "pending"
     outcome: dict[str, Any] = {}
     try:
@@ -632,8 +671,8 @@ def test_the_replace_guard_reads_the_record_after_it_holds_the_lock(server) -> N
             def writer() -> None:
                 try:
                     outcome["result"] = Neo4jSink(driver, database=db).write_release(
-                        release(neighbourhood="k-anonymity", epsilon=None), release_id=rid,
-                        graph=G)
+                        bound(release(neighbourhood="k-anonymity", epsilon=None), G),
+                        release_id=rid, graph=G)
                 except Exception as exc:
                     outcome["error"] = exc
 
@@ -657,6 +696,7 @@ def test_an_identical_rewrite_is_a_no_op_on_the_server(server) -> None:
     sink = Neo4jSink(driver, database=db)
     sink.create_budget(rec.source_fingerprint, 1.0)
     try:
+        rec = bound(rec, G)  # one record: the second write is identical
         sink.write_release(rec, release_id=rid, graph=G, dataset=rec.source_fingerprint)
         before = visible(server, rid)
         again = sink.write_release(rec, release_id=rid, graph=G, dataset=rec.source_fingerprint)
@@ -699,7 +739,7 @@ def test_a_gds_projection_of_one_complete_release(server) -> None:
     sink = Neo4jSink(driver, database=db)
     name = "it-" + uuid.uuid4().hex
     try:
-        sink.write_release(release(neighbourhood="k-anonymity", epsilon=None),
+        sink.write_release(bound(release(neighbourhood="k-anonymity", epsilon=None), G),
                            release_id=rid, graph=G)
         row = sink.project_gds(rid, name)
         assert row == {"graph_name": name, "node_count": 6, "relationship_count": 10}

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from bound import bound
 from neo4j_fake import FakeDB, FakeDriver, Interleaver
 
 from graphanon.errors import Neo4jError, PrivacyBudgetExceeded
@@ -62,7 +63,7 @@ def expected_content(G: Graph) -> tuple[set[Any], set[tuple[Any, Any]]]:
 def attempts(drv: FakeDriver, rid: str = "shared") -> dict[str, Any]:
     def write(G: Graph) -> Any:
         return lambda: Neo4jSink(drv, batch_size=2).write_release(
-            K_ANON, release_id=rid, graph=G, keep_ids=True, replace=True)
+            bound(K_ANON, G), release_id=rid, graph=G, keep_ids=True, replace=True)
 
     return {"A": write(A_GRAPH), "B": write(B_GRAPH)}
 
@@ -70,7 +71,8 @@ def attempts(drv: FakeDriver, rid: str = "shared") -> dict[str, Any]:
 def one_write() -> list[list[str]]:
     """The statements of each transaction of a write of A_GRAPH, in order."""
     drv = FakeDriver(FakeDB())
-    Neo4jSink(drv, batch_size=2).write_release(K_ANON, release_id="x", graph=A_GRAPH,
+    Neo4jSink(drv, batch_size=2).write_release(bound(K_ANON, A_GRAPH),
+                                               release_id="x", graph=A_GRAPH,
                                                keep_ids=True)
     return [[c.name for c in calls] for calls in drv.transactions_of().values()]
 
@@ -167,9 +169,9 @@ def test_the_loser_charges_nothing_and_the_winner_charges_once() -> None:
     a = Release.create(mechanism="dp", neighbourhood="edge", epsilon=0.5)
     b = Release.create(mechanism="dp", neighbourhood="edge", epsilon=0.75)
     tasks = {"A": lambda: Neo4jSink(drv, batch_size=2).write_release(
-                 a, release_id="shared", graph=A_GRAPH, dataset="ds"),
+                 bound(a, A_GRAPH), release_id="shared", graph=A_GRAPH, dataset="ds"),
              "B": lambda: Neo4jSink(drv, batch_size=2).write_release(
-                 b, release_id="shared", graph=B_GRAPH, dataset="ds")}
+                 bound(b, B_GRAPH), release_id="shared", graph=B_GRAPH, dataset="ds")}
     run = Interleaver(drv, tasks, ["A"] * through("write_nodes") + ["B"] * 80).run()
     assert isinstance(run.errors["A"], ReleaseConflictError)
     assert drv.db.budgets["ds"]["epsilon_spent"] == pytest.approx(0.75)
@@ -190,7 +192,8 @@ def test_drop_during_a_write_stops_the_writer_and_leaves_nothing() -> None:
 
 def test_a_writer_that_begins_during_a_drop_wins() -> None:
     drv = FakeDriver(FakeDB())
-    Neo4jSink(drv).write_release(K_ANON, release_id="shared", graph=A_GRAPH, keep_ids=True)
+    Neo4jSink(drv).write_release(bound(K_ANON, A_GRAPH),
+                                 release_id="shared", graph=A_GRAPH, keep_ids=True)
     tasks = {"D": lambda: Neo4jSink(drv, batch_size=2).drop_release("shared"),
              "B": attempts(drv)["B"]}
     run = Interleaver(drv, tasks, ["D"] * 3 + ["B"] * 80).run()
@@ -220,7 +223,7 @@ def test_relationships_whose_endpoints_are_missing_refuse_the_batch() -> None:
 
     drv.before_tx = lose_a_node
     with pytest.raises(Neo4jError, match=r"relationships_created = 1 for 2 rows") as info:
-        sink.write_release(K_ANON, release_id="r", graph=A_GRAPH, keep_ids=True)
+        sink.write_release(bound(K_ANON, A_GRAPH), release_id="r", graph=A_GRAPH, keep_ids=True)
     assert info.value.exit_code == 4 and not isinstance(info.value, ReleaseConflictError)
     assert drv.db.records["r"]["status"] == "pending"  # never complete with missing rows
     assert not drv.named("complete_release")
@@ -231,7 +234,8 @@ def test_statistics_are_confirmed_and_recorded() -> None:
 
     drv = FakeDriver(FakeDB())
     table = DKDistribution("degree", np.array([[0], [1], [2]]), np.array([3.0, 1.5, 2.0]))
-    s = Neo4jSink(drv, batch_size=2).write_release(K_ANON, release_id="s", statistics=table)
+    s = Neo4jSink(drv, batch_size=2).write_release(bound(K_ANON, table),
+                                                   release_id="s", statistics=table)
     assert s.n_statistics == 3
     assert drv.db.records["s"]["written_statistics"] == 3 and len(drv.db.stats) == 3
 
@@ -249,14 +253,14 @@ def test_summed_counts_must_equal_what_was_sent() -> None:
 # ----------------------------------------------------------------------- the record
 def test_the_record_holds_the_release_fields_and_no_wall_time_or_input_count() -> None:
     drv = FakeDriver(FakeDB())
-    rel = Release.create(mechanism="m", neighbourhood="node", epsilon=0.5, sensitivity=3.0,
-                         params={"k": 2, "theta": 7}, seed=11)
+    rel = bound(Release.create(mechanism="m", neighbourhood="node", epsilon=0.5,
+                               sensitivity=3.0, params={"k": 2, "theta": 7}, seed=11), A_GRAPH)
     sink = Neo4jSink(drv)
     sink.create_budget("ds", 1.0)
     sink.write_release(rel, release_id="r", graph=A_GRAPH, dataset="ds")
     rec = dict(drv.db.records["r"])
     for field, value in rel.to_dict().items():
-        if isinstance(value, dict):
+        if isinstance(value, (dict, list)):
             assert f"{field}_json" in rec
         elif field != "release_id" and value is not None:
             assert rec[field] == value, field
@@ -275,8 +279,8 @@ def test_budget_refused_before_anything_is_written() -> None:
     sink = Neo4jSink(drv)
     sink.create_budget("ds", 0.1)
     with pytest.raises(PrivacyBudgetExceeded):
-        sink.write_release(Release.create(mechanism="m", neighbourhood="edge", epsilon=1.0),
-                           release_id="r", graph=A_GRAPH, dataset="ds")
+        rel = Release.create(mechanism="m", neighbourhood="edge", epsilon=1.0)
+        sink.write_release(bound(rel, A_GRAPH), release_id="r", graph=A_GRAPH, dataset="ds")
     assert not drv.named("begin_release") and drv.db.records == {}
 
 
@@ -285,7 +289,7 @@ def test_the_charge_id_is_keyed() -> None:
     published plain, it would let anyone test a guessed id mapping; it is an HMAC under the
     operator's key."""
     drv = FakeDriver(FakeDB())
-    Neo4jSink(drv).write_release(K_ANON, release_id="r", graph=A_GRAPH)
+    Neo4jSink(drv).write_release(bound(K_ANON, A_GRAPH), release_id="r", graph=A_GRAPH)
     charge_id = drv.db.records["r"]["charge_id"]
     assert charge_id.startswith("hmac-sha256:")
     import hashlib
@@ -314,7 +318,7 @@ def write_dp(drv: FakeDriver, G: Graph, epsilon: float, **kw: Any) -> Any:
     rec = Release.create(mechanism="dp", neighbourhood="edge", epsilon=epsilon,
                          source_fingerprint=f"fp-{G.n_nodes}")
     return lambda: Neo4jSink(drv, batch_size=2).write_release(
-        rec, release_id="shared", graph=G, dataset="ds", keep_ids=True, **kw)
+        bound(rec, G), release_id="shared", graph=G, dataset="ds", keep_ids=True, **kw)
 
 
 def complete_b_release() -> tuple[FakeDriver, dict[str, Any]]:
@@ -439,13 +443,14 @@ def test_a_refused_budget_at_the_flip_keeps_the_complete_release() -> None:
 
 def test_schema_statements_run_once_per_database() -> None:
     drv = FakeDriver(FakeDB())
-    Neo4jSink(drv).write_release(K_ANON, release_id="a", graph=A_GRAPH)
+    Neo4jSink(drv).write_release(bound(K_ANON, A_GRAPH), release_id="a", graph=A_GRAPH)
     assert drv.named("schema_uid_index")
     drv.calls.clear()
-    Neo4jSink(drv).write_release(K_ANON, release_id="b", graph=A_GRAPH)  # a new sink
+    # a new sink
+    Neo4jSink(drv).write_release(bound(K_ANON, A_GRAPH), release_id="b", graph=A_GRAPH)
     sink = Neo4jSink(drv)
-    sink.write_release(K_ANON, release_id="c", graph=A_GRAPH)
-    sink.write_release(K_ANON, release_id="d", graph=A_GRAPH)
+    sink.write_release(bound(K_ANON, A_GRAPH), release_id="c", graph=A_GRAPH)
+    sink.write_release(bound(K_ANON, A_GRAPH), release_id="d", graph=A_GRAPH)
     schema = [c.name for c in drv.calls if c.name.startswith("schema_") or c.name == "await_index"]
     assert schema == ["schema_state", "schema_state"]  # one read per sink, nothing created
 

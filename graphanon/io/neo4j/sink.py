@@ -65,6 +65,7 @@ from ..._progress import ProgressFn, log_progress
 from ...errors import InvalidParameterError, Neo4jError, PrivacyBudgetExceeded
 from ...graph import BipartiteGraph, Graph
 from ...privacy.accountant import Budget, BudgetChange, charge_epsilon
+from ...privacy.publish import check_payload, published_view
 from ...privacy.release import keyed_fingerprint, unpublishable_reason
 from ..cypher import load, validate_identifier
 from ..masked import MaskedRelease
@@ -89,6 +90,7 @@ __all__ = [
     "INDEX_TIMEOUT_SECONDS",
     "MASKED_REL_TYPE",
     "RELEASE_LABELS",
+    "RESERVED_NODE_PROPERTIES",
     "Neo4jSink",
     "ReleaseConflictError",
     "ReleaseSummary",
@@ -107,6 +109,10 @@ FEATURE_REL_TYPE = "ANON_HAS_FEATURE"
 MASKED_REL_TYPE = "ANON_MASKED"
 
 _log = logging.getLogger("graphanon")
+
+#: Keys ``write_nodes`` sets on every release node itself (after the properties): a payload
+#: attribute of one of these names is refused, never written over them.
+RESERVED_NODE_PROPERTIES = ("release_id", "uid", "attempt")
 
 
 class ReleaseConflictError(Neo4jError):
@@ -462,6 +468,7 @@ class Neo4jSink:
         budget_total: float | None = None,
         operator_only: bool = False,
         replace: bool = False,
+        publish: Sequence[str] = (),
     ) -> ReleaseSummary:
         """Write one release idempotently, visible as ``complete`` all at once (stage, then
         flip: see the module docstring).
@@ -513,9 +520,18 @@ class Neo4jSink:
         replace
             Replace a complete release of other content that has this ``release_id`` (see
             ``release_id``).
+        publish
+            Attribute columns of ``graph`` / ``bipartite`` to write as node properties: only
+            columns the release's record lists in ``released_attributes``. Every other
+            column is dropped (:func:`graphanon.privacy.publish.published_view`).
 
         Raises
         ------
+        InvalidParameterError
+            Bad arguments; a payload that is not exactly what the record released (its
+            kind, shape or keyed digest differs, or the record names no digest:
+            :func:`graphanon.privacy.publish.check_payload`); an attribute named like a key
+            the writer sets (:data:`RESERVED_NODE_PROPERTIES`). Nothing is written.
         PrivacyBudgetExceeded
             The release's ε does not fit the remaining budget (nothing is written).
         ReleaseConflictError
@@ -545,6 +561,13 @@ class Neo4jSink:
             raise InvalidParameterError(
                 "write_release needs exactly one of graph, bipartite, statistics or masked."
             )
+        # the published view (allow-list: nothing read from the source but what the release
+        # released) of exactly the payload the record is bound to; the file sink writes the
+        # same view (graphanon.privacy.publish)
+        graph, bipartite = (None if p is None else published_view(p, record, publish)
+                            for p in (graph, bipartite))
+        check_payload(record, next(p for p in (graph, bipartite, statistics, masked)
+                                   if p is not None))
         epsilon = charge_epsilon(record, "edge")  # None: no ε, written uncharged
         if epsilon is not None:
             if not dataset:
@@ -556,12 +579,10 @@ class Neo4jSink:
             dataset = check_dataset(dataset)
         if graph is not None:
             kind, payload_fp = "graph", graph.content_hash
-            for name in graph.attributes:
-                validate_identifier(name, "node attribute")
+            _check_property_names(graph.attributes, "node attribute")
         elif bipartite is not None:
             kind, payload_fp = "bipartite", bipartite.content_hash
-            for name in bipartite.user_attributes:
-                validate_identifier(name, "user attribute")
+            _check_property_names(bipartite.user_attributes, "user attribute")
         elif masked is not None:
             if not isinstance(masked, MaskedRelease):
                 raise InvalidParameterError(
@@ -1019,6 +1040,17 @@ def _feature_ids(ids: np.ndarray[Any, Any],
         return (*_pseudonyms(ids, scope, "f"), "pseudonymized")
     text = ids_as_text(ids)
     return ids, np.argsort(text.astype(str), kind="stable"), "kept"
+
+
+def _check_property_names(names: Any, what: str) -> None:
+    """Refuse attribute names that are no identifier or that the writer sets itself."""
+    for name in names:
+        validate_identifier(name, what)
+        if name in RESERVED_NODE_PROPERTIES:
+            raise InvalidParameterError(
+                f"The {what} {name!r} cannot be written: {', '.join(RESERVED_NODE_PROPERTIES)} "
+                "are the keys the writer sets on every release node itself. Rename the "
+                "attribute.")
 
 
 def _rank(order: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
