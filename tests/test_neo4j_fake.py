@@ -54,7 +54,10 @@ def test_write_nodes_sets_the_writers_keys_after_the_properties() -> None:
     before this; here they reach the statement directly)."""
     drv = FakeDriver(FakeDB())
     query = load("write_nodes", label="AnonUser")
-    rows = [{"uid": "u1", "properties": {"uid": "alice", "release_id": "other", "a": 1}}]
+    rows = [{"uid": "u1", "properties": {"uid": "alice", "release_id": "other",
+                                         "attempt": "x", "a": 1}}]
     with drv.session() as s:
-        s.execute_write(lambda tx: tx.run(query, {"release_id": "r1", "rows": rows}).consume())
-    assert drv.db.nodes["AnonUser"] == [{"release_id": "r1", "uid": "u1", "a": 1}]
+        s.execute_write(lambda tx: tx.run(query, {"release_id": "r1", "attempt": "t1",
+                                                  "rows": rows}).consume())
+    assert drv.db.nodes["AnonUser"] == [{"release_id": "r1", "attempt": "t1", "uid": "u1",
+                                         "a": 1}]

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from bound import bound
 from graphanon.graph import BipartiteGraph, Graph
 from graphanon.io.neo4j import Neo4jSink
 from graphanon.io.neo4j.sink import _batches, _take
@@ -153,11 +154,12 @@ def test_peak_memory_of_a_write_stays_within_twice_the_csr() -> None:
     drv = CountingDriver()
     sink = Neo4jSink(drv, batch_size=10_000)
     sink._bookmarks = object()  # (no bookmark manager: the counting driver ignores it)
+    record = bound(K_ANON, G)
     tracemalloc.start()
     try:
         tracemalloc.reset_peak()
         base = tracemalloc.get_traced_memory()[0]
-        s = sink.write_release(K_ANON, release_id="big", graph=G)
+        s = sink.write_release(record, release_id="big", graph=G)
         peak = tracemalloc.get_traced_memory()[1] - base
     finally:
         tracemalloc.stop()

@@ -374,8 +374,8 @@ def three_k_distribution(G: Graph, *, progress: ProgressFn = log_progress) -> DK
 
 
 #: Wedge rows a partition of :func:`iter_three_k` collects before it is yielded (about 40
-#: bytes each while it is sorted and converted: some 670 MB).
-PARTITION_ROWS = 1 << 24
+#: bytes each while it is sorted and converted: some 340 MB).
+PARTITION_ROWS = 1 << 23
 
 
 def three_k_rows_bound(G: Graph) -> int:

@@ -46,6 +46,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import InvalidParameterError
 
@@ -161,19 +162,49 @@ def _count_text(c: float) -> str:
     return str(int(c)) if c.is_integer() else repr(c)
 
 
+#: Edges per block of :func:`_rank_sorted_edges` (a few MB of working arrays).
+_EDGE_BLOCK = 1 << 16
+
+
+def _rank_sorted_edges(G: Any, order: npt.NDArray[np.int64], rank: npt.NDArray[np.int64]
+                       ) -> Iterator[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]]:
+    """Every edge once as ``(lo, hi)`` ranks (``lo < hi``), in ``(lo, hi)`` order, in blocks:
+    the nodes in rank order (``order``), each with its higher-ranked neighbours. The
+    concatenated blocks equal ``lexsort`` of all pairs, without an array per edge."""
+    indptr, indices = G.indptr, G.indices
+    deg = np.diff(indptr)
+    start = 0
+    while start < order.size:
+        head = order[start:start + _EDGE_BLOCK]
+        stop = start + max(1, int(np.searchsorted(np.cumsum(deg[head]), _EDGE_BLOCK,
+                                                  side="right")))
+        nodes = order[start:stop]
+        counts = deg[nodes]
+        offsets = np.repeat(indptr[nodes] - np.cumsum(counts) + counts, counts)
+        nb_rank = rank[indices[offsets + np.arange(offsets.size)]]
+        own = np.repeat(rank[nodes], counts)
+        keep = nb_rank > own
+        lo, hi = own[keep], nb_rank[keep]
+        sort = np.lexsort((hi, lo))
+        yield lo[sort], hi[sort]
+        start = stop
+
+
 def _graph_chunks(G: Any) -> Iterator[bytes]:
     """A graph's canonical form: the ids of the nodes with edges in text order, then its
     edges as pairs of those positions (smaller first), sorted; then published columns."""
     text = np.asarray(_text(G.node_ids), dtype=object)
-    u, v = G.edges()
     used = np.flatnonzero(np.diff(G.indptr) > 0)
     order = used[np.argsort(text[used].astype(str), kind="stable")]
     yield "".join(f"{t}\n" for t in text[order].tolist()).encode("utf-8")
     rank = np.zeros(G.n_nodes, dtype=np.int64)
     rank[order] = np.arange(order.size, dtype=np.int64)
-    lo, hi = np.minimum(rank[u], rank[v]), np.maximum(rank[u], rank[v])
-    sort = np.lexsort((hi, lo))
-    yield b"\0edges\0" + lo[sort].tobytes() + hi[sort].tobytes()
+    # the sorted (lo, hi) rank pairs, all lo then all hi: two streaming passes over the CSR
+    yield b"\0edges\0"
+    for lo, _ in _rank_sorted_edges(G, order, rank):
+        yield lo.tobytes()
+    for _, hi in _rank_sorted_edges(G, order, rank):
+        yield hi.tobytes()
     if G.attributes:
         attrs = _column_text(G.attributes, np.arange(G.n_nodes))
         for line in sorted(f"{t}\t{a}" for t, a in zip(text.tolist(), attrs, strict=True)):
