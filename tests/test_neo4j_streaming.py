@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-
 from bound import bound
+
 from graphanon.graph import BipartiteGraph, Graph
 from graphanon.io.neo4j import Neo4jSink
 from graphanon.io.neo4j.sink import _batches, _take
