@@ -183,6 +183,7 @@ def test_cli_dk3_with_progress_and_refusal(tmp_path: Path, capsys: pytest.Captur
     assert main(["dk", src, "--d", "3", "--out", str(out)]) == 0
     text = "".join(capsys.readouterr())  # progress bars on stderr, messages on stdout
     assert "3K 2-paths" in text and "3K triangles" in text and "reading" in text
+    assert "at most" in text and "rows" in text  # the size bound, shown before the passes
     assert read_dk_table(out).triangles.total == 560
     # the input itself may be read: the refusal under test is the later memory check
     monkeypatch.setenv("GRAPHANON_MAX_INPUT_BYTES", str(1 << 30))
