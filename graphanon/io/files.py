@@ -22,6 +22,7 @@ Formats
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import itertools
 import os
@@ -784,6 +785,24 @@ def _write_csv(tmp: Path, a: Any, b: Any, delimiter: str, names: Sequence[str]) 
                                                    quoting_style="needed"))
 
 
+def _igraph_write(write: Any, tmp: Path) -> None:
+    """``write(tmp)`` with igraph's writer, whose C code reports a failed write (a full disk)
+    as ``InternalError: ... Write failed``, with no errno: raised as the ``OSError`` every
+    other writer raises (``ENOSPC`` when the file system is full), which
+    :func:`~graphanon.io._atomic.atomic_path` turns into its one-line error."""
+    try:
+        write(str(tmp))
+    except Exception as exc:
+        try:
+            full = os.statvfs(tmp.parent).f_bavail == 0
+        except OSError:
+            full = False
+        if full:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(tmp)) from None
+        message = str(exc).split(" -- ")[0].rpartition(": ")[2] or type(exc).__name__
+        raise OSError(errno.EIO, f"igraph could not write it ({message})", str(tmp)) from None
+
+
 def write_graph(G: Graph, path: str | os.PathLike[str], *, format: str | None = None) -> Path:
     """Write ``G`` atomically in ``format`` (detected from the extension if omitted).
 
@@ -837,9 +856,7 @@ def write_graph(G: Graph, path: str | os.PathLike[str], *, format: str | None = 
             if fmt == "gml":
                 # GML needs numeric ids; keep the external id in 'name'
                 g.vs["id"] = list(range(G.n_nodes))
-                g.write_gml(str(tmp))
-            else:
-                g.write_graphml(str(tmp))
+            _igraph_write(g.write_gml if fmt == "gml" else g.write_graphml, tmp)
         elif fmt == "mtx":
             _check_positional_ids(ids)
             import scipy.io

@@ -43,7 +43,6 @@ silently larger budget.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import math
 import os
@@ -501,26 +500,28 @@ class Accountant:
         if real is None:
             yield
             return
-        try:
-            real.parent.mkdir(parents=True, exist_ok=True)
-            lock = real.with_name(real.name + ".lock")
-            fh = open(lock, "a")  # closed below, after unlocking
-        except OSError as exc:
-            above = real.parent
-            while not above.exists() and above != above.parent:
-                above = above.parent
-            why = (f"{str(above)!r} is a file, not a folder" if not above.is_dir()
-                   else exc.strerror or str(exc))
-            raise InvalidParameterError(
-                f"privacy ledger {real}: cannot create its lock file: {why}.") from None
-        with fh:
-            fcntl.flock(fh, fcntl.LOCK_EX)
+        from .._locks import lock_file
+
+        if real.exists() and not real.is_file():  # a device, a FIFO: refused, no lock made
+            raise InvalidParameterError(f"privacy ledger {real} is not a regular file.")
+        with contextlib.ExitStack() as stack:
+            try:
+                real.parent.mkdir(parents=True, exist_ok=True)
+                # removed again if this run created it and fails or is refused
+                stack.enter_context(lock_file(real.with_name(real.name + ".lock"), keep=True))
+            except OSError as exc:
+                above = real.parent
+                while not above.exists() and above != above.parent:
+                    above = above.parent
+                why = (f"{str(above)!r} is a file, not a folder" if not above.is_dir()
+                       else exc.strerror or str(exc))
+                raise InvalidParameterError(
+                    f"privacy ledger {real}: cannot create its lock file: {why}.") from None
             try:
                 self._locked_path = real
                 yield
             finally:
                 self._locked_path = None
-                fcntl.flock(fh, fcntl.LOCK_UN)
 
     def _read(self) -> dict[str, Any]:
         real = self._locked_path if self._locked_path is not None else self.ledger

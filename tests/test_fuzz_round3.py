@@ -1,0 +1,208 @@
+"""Hostile input, round 3 (issue 35): each case under the contract of
+:func:`test_fuzz_cli.check` (one error line, exit 2, inputs unchanged, no file the failed run
+created left behind, locks included)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import test_fuzz_cli
+from test_fuzz_cli import NODE_JOB, check
+
+from graphanon.cli import main
+
+work = test_fuzz_cli.work  # the fixture: a folder with a graph, tables and universes
+
+DEEP = 3000  # far deeper than Python's recursion limit
+CHILD = [sys.executable, "-c", "from graphanon.cli import main; raise SystemExit(main())"]
+
+
+# ---------------------------------------------------------------------- nesting
+def test_deeply_nested_job_and_suite_files(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (work / "job.toml").write_text("a = " + "[" * DEEP + "]" * DEEP + "\n")
+    assert check(["run", str(work / "job.toml")], work, capsys) == 2
+    (work / "suite.toml").write_text("x = " + "{a = " * DEEP + "1" + "}" * DEEP + "\n")
+    assert check(["evaluate", "--suite", str(work / "suite.toml"), "--out",
+                  str(work / "ev")], work, capsys, outputs=("ev",)) == 2
+    # 65 levels parse, but are refused all the same (MAX_NESTING)
+    (work / "job.toml").write_text("a = " + "[" * 65 + "]" * 65 + "\n")
+    assert check(["run", str(work / "job.toml")], work, capsys) == 2
+
+
+@pytest.mark.parametrize("budget", [[], ["--budget", "3"]])
+def test_deeply_nested_ledger(work: Path, budget: list[str],
+                              capsys: pytest.CaptureFixture[str]) -> None:
+    (work / "l.json").write_text("[" * 100_000 + "]" * 100_000)
+    assert check(["release-dk", str(work / "g.txt"), "--d", "1", "--epsilon", "1",
+                  "--max-degree", "10", "--out", str(work / "o.tsv"), "--ledger",
+                  str(work / "l.json"), "--dataset", "d", *budget], work, capsys,
+                 outputs=("o.tsv",)) == 2
+    assert not (work / "l.json.lock").exists()
+
+
+def test_deeply_nested_report_is_refused_before_connecting(
+        work: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NEO4J_URI", "bolt://127.0.0.1:1")
+    monkeypatch.setenv("NEO4J_PASSWORD", "x")
+    (work / "t.tsv").write_text("")
+    (work / "deep.json").write_text('{"release": ' + "[" * DEEP + "]" * DEEP + "}")
+    assert check(["neo4j", "write-release", "--table", str(work / "t.tsv"), "--report",
+                  str(work / "deep.json"), "--dataset", "d"], work, capsys) == 2
+
+
+# ---------------------------------------------------------------------- environment, streams
+def test_environment_variable_that_is_not_utf8(work: Path, capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GRAPHANON_FINGERPRINT_KEY", "a\udced\udca0\udc80b")
+    assert check(["release-dk", str(work / "g.txt"), "--d", "1", "--epsilon", "1",
+                  "--max-degree", "10", "--out", str(work / "o.tsv")], work, capsys,
+                 outputs=("o.tsv",)) == 2
+
+
+@pytest.mark.parametrize("quiet", [True, False])
+def test_closed_stdout(work: Path, quiet: bool) -> None:
+    """``graphanon project ... >&-``: the run completes, its chatter is dropped, and the file
+    it writes does not take descriptor 1."""
+    args = [*CHILD, *(["-q"] if quiet else []), "project", str(work / "g.txt"), "--theta",
+            "3", "--out", str(work / "p.txt")]
+    done = subprocess.run(args, stderr=subprocess.PIPE, text=True,
+                          preexec_fn=lambda: os.close(1))
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert (work / "p.txt").read_text().startswith("# graphanon edge list")
+
+
+# ---------------------------------------------------------------------- igraph's writer
+def test_graphml_sink_on_a_full_disk(work: Path, capsys: pytest.CaptureFixture[str],
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """igraph reports a failed write as ``InternalError: ... Write failed`` (no errno): the
+    job fails like every other writer, one line, exit 2, nothing in place."""
+    from graphanon._igraph import load
+
+    igraph = load()
+
+    def full(self: object, path: str, *args: object, **kwargs: object) -> None:
+        Path(path).write_text("<?xml")
+        raise igraph.InternalError(
+            "Error at src/io/graphml.c:2001: Write failed. -- File operation error")
+
+    class Full:
+        f_bavail = 0
+
+    monkeypatch.setattr(igraph.Graph, "write_graphml", full)
+    monkeypatch.setattr("graphanon.io.files.os.statvfs", lambda path: Full())
+    (work / "job.toml").write_text(
+        '[job]\nrelease_id = "r1"\n[source]\npath = "g.txt"\n[[steps]]\nname = "describe"\n'
+        '[[sinks]]\ntype = "file"\npath = "out"\n')
+    assert check(["run", str(work / "job.toml")], work, capsys, outputs=("out",)) == 2
+    assert not list(work.glob(".*.lock"))
+
+
+# ---------------------------------------------------------------------- stop signals
+def test_stop_signal_inside_numba_is_delivered_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A SIGTERM that arrives while numba compiles (Python code called back from C, which
+    drops or garbles the exception) is sent again a moment later instead of raised there."""
+    import threading
+
+    from graphanon import _interrupts
+
+    sent: list[tuple[object, ...]] = []
+
+    class Timer:
+        def __init__(self, delay: float, fn: object, args: tuple[object, ...]) -> None:
+            sent.append((delay, fn, args))
+
+        def start(self) -> None:
+            pass
+
+    monkeypatch.setattr(threading, "Timer", Timer)
+    namespace: dict[str, object] = {}
+    exec(compile("import sys\nframe = sys._getframe()", os.path.join(
+        os.sep, "site-packages", "numba", "core", "compiler.py"), "exec"), namespace)
+    try:
+        _interrupts.on_signal(15, namespace["frame"])
+    except _interrupts.Terminated:
+        pytest.fail("the stop was raised inside numba's compiler")
+    assert sent == [(_interrupts.REDELIVER_S, os.kill, (os.getpid(), 15))]
+    with pytest.raises(_interrupts.Terminated):
+        _interrupts.on_signal(15, sys._getframe())
+
+
+def test_stop_signal_wrapped_in_system_error(work: Path, capsys: pytest.CaptureFixture[str],
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """``SystemError: CPUDispatcher(...) returned a result with an exception set`` raised
+    from a SIGTERM exits 143, as the SIGTERM itself does."""
+    from graphanon._interrupts import Terminated
+
+    def dispatcher(*args: object, **kwargs: object) -> None:
+        try:
+            raise Terminated(15)
+        except Terminated as exc:
+            raise SystemError("CPUDispatcher(<function meyerson>) returned a result with an "
+                              "exception set") from exc
+
+    monkeypatch.setattr("graphanon.io.files.read_graph", dispatcher)
+    assert main(["-q", "info", str(work / "g.txt")]) == 143
+    err = capsys.readouterr().err
+    assert err.strip() == "graphanon: terminated (SIGTERM)", err
+
+
+# ---------------------------------------------------------------------- lock files
+@pytest.mark.parametrize("ledger", ["/dev/null", "fifo", "job.toml", "g.txt"])
+def test_refused_ledgers_leave_no_lock(work: Path, ledger: str,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """A ledger that is a device, a FIFO, the job file itself or the job's input: refused,
+    and no ``NAME.lock`` made beside it (``/dev/null.lock`` included)."""
+    os.mkfifo(work / "fifo")
+    path = ledger if ledger.startswith("/") else str(work / ledger)
+    (work / "job.toml").write_text(NODE_JOB.format(
+        job=f'ledger = "{path}"\nbudget = 5.0\ndataset = "d"', sink="out", more=""))
+    assert check(["run", str(work / "job.toml")], work, capsys, outputs=("out",)) == 2
+    assert check(["release-dk", str(work / "g.txt"), "--d", "1", "--epsilon", "1",
+                  "--max-degree", "10", "--out", str(work / "o.tsv"), "--ledger", path,
+                  "--dataset", "d", "--budget", "5"], work, capsys, outputs=("o.tsv",)) == 2
+    assert not Path(path + ".lock").exists()
+
+
+def test_a_removed_lock_file_is_not_held_twice(tmp_path: Path) -> None:
+    """The holder removes the lock file while another process waits on it: the waiter finds
+    the path no longer names the file it locked and locks the new one (two holders never
+    think they hold one lock)."""
+    import threading
+
+    from graphanon._locks import lock_file
+
+    lock = tmp_path / "x.lock"
+    inside, release, done = threading.Event(), threading.Event(), threading.Event()
+    seen: list[int] = []
+
+    def second() -> None:
+        inside.wait()
+        with lock_file(lock) as fd:
+            seen.append(os.fstat(fd).st_ino)
+            seen.append(os.stat(lock).st_ino)
+        done.set()
+
+    t = threading.Thread(target=second)
+    t.start()
+    with lock_file(lock):
+        inside.set()
+        release.wait(0.2)  # let the other thread open the file and block on it
+    done.wait()
+    t.join()
+    assert seen[0] == seen[1]  # it holds the file the path names
+    assert not lock.exists()  # and removed it in turn
+
+
+def test_job_lock_is_removed_after_every_run(work: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    (work / "job.toml").write_text(
+        '[job]\nrelease_id = "r1"\n[source]\npath = "g.txt"\n[[steps]]\nname = "describe"\n'
+        '[[sinks]]\ntype = "file"\npath = "out"\n')
+    assert check(["run", str(work / "job.toml")], work, capsys) == 0
+    assert not list(work.glob(".*.lock")) and (work / "out").is_dir()
