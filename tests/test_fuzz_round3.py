@@ -206,3 +206,21 @@ def test_job_lock_is_removed_after_every_run(work: Path,
         '[[sinks]]\ntype = "file"\npath = "out"\n')
     assert check(["run", str(work / "job.toml")], work, capsys) == 0
     assert not list(work.glob(".*.lock")) and (work / "out").is_dir()
+
+
+# ---------------------------------------------------------------------- ids kept exactly
+@pytest.mark.parametrize("lines,out", [
+    ("1234567890123456789 1\n1 2\n", "o.graphml"),
+    ("9007199254740993 9007199254740992\n1 2\n", "o.gml"),
+])
+def test_ids_a_format_would_change_are_refused(work: Path, lines: str, out: str,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    (work / "big.txt").write_text(lines)
+    assert check(["project", str(work / "big.txt"), "--theta", "3", "--out", str(work / out)],
+                 work, capsys, outputs=(out,)) == 2
+
+
+def test_gml_refuses_a_nul_in_an_id(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (work / "nul.csv").write_bytes(b"source,target\n\"e\x00f\",b\nb,c\n")
+    assert check(["project", str(work / "nul.csv"), "--theta", "3", "--out",
+                  str(work / "o.gml")], work, capsys, outputs=("o.gml",)) == 2

@@ -13,7 +13,9 @@ Formats
 ``csv`` / ``tsv``  delimited with a header; columns chosen by name (``source``/``target``).
 ``parquet``  columns ``source``, ``target`` (integers or text, dictionary-encoded too); a row
               with a null target is an isolated node.
-``graphml`` / ``gml``  through igraph; node attributes are kept.
+``graphml`` / ``gml``  through igraph; node attributes are kept. Integer ids of 16 digits or
+              more (igraph prints 15) and text ids GraphML (control characters) or GML (NUL)
+              cannot hold are refused before writing.
 ``mtx``  Matrix Market (with banner) or the NetworkRepository ``n m`` header variant.
 ``mat``  MATLAB file with an adjacency ``A`` (Facebook100), attributes from ``local_info``.
 ``bipartite``  ``user<TAB>feature`` lines (string ids allowed, ``#`` comments).
@@ -697,7 +699,11 @@ _TEXT_RULES = {
     # a newline
     "graphml": (r"[\x00-\x08\x0b\x0c\x0e-\x1f\r\x{fffe}\x{ffff}]",
                 "XML holds no control characters and reads a carriage return as a newline"),
+    "gml": (r"\x00", "igraph's GML reader ends a string at a NUL character"),
 }
+#: igraph's GraphML and GML writers print a number with 15 significant digits: larger
+#: integer ids would read back as other numbers.
+_IGRAPH_EXACT = 10**15
 #: Rules under which an id starting with '#' would read back as a comment line.
 _COMMENT_RULES = frozenset({"edgelist", "tsv-raw"})
 
@@ -717,12 +723,28 @@ def _check_writable_ids(ids: np.ndarray[Any, Any], what: str, rule: str, fmt: st
         x = text[int(pc.index(bad, True).as_py())].as_py()
         comment = rule in _COMMENT_RULES and x.lstrip(" \t").startswith("#")
         reason = "'#' starts a comment line" if comment else why
-        instead = ".parquet or .gml" if rule == "graphml" else ".parquet or .graphml"
+        instead = ".parquet or .csv" if rule in ("graphml", "gml") else ".parquet or .graphml"
         article = "an" if fmt[:1].lower() in "aeiou" else "a"
         raise InvalidParameterError(
             f"the {what} id {x!r} cannot be written to {article} {fmt} file ({reason}); "
             f"write {instead} instead, which hold any id.")
     return text
+
+
+def _check_igraph_ids(ids: np.ndarray[Any, Any], fmt: str) -> None:
+    """Refuse, before writing, an id that a GraphML or GML file would not give back exactly:
+    an integer of 16 digits or more (printed with 15), a text id with a character the
+    format cannot hold."""
+    name = "GraphML" if fmt == "graphml" else "GML"
+    if ids.dtype == object:
+        _check_writable_ids(ids, "node", fmt, name)
+        return
+    big = np.flatnonzero((ids <= -_IGRAPH_EXACT) | (ids >= _IGRAPH_EXACT))
+    if big.size:
+        raise InvalidParameterError(
+            f"the node id {ids[big[0]].item()} cannot be written exactly to a {name} file "
+            "(igraph writes numbers with 15 significant digits: it would read back as "
+            f"another number); write .parquet or an edge list instead, which hold any id.")
 
 
 def _check_positional_ids(ids: np.ndarray[Any, Any]) -> None:
@@ -850,8 +872,7 @@ def write_graph(G: Graph, path: str | os.PathLike[str], *, format: str | None = 
             )
             pq.write_table(pa.table({"source": src, "target": dst}), tmp)
         elif fmt in ("graphml", "gml"):
-            if fmt == "graphml" and ids.dtype == object:  # integer ids are always writable
-                _check_writable_ids(ids, "node", "graphml", "GraphML")
+            _check_igraph_ids(ids, fmt)
             g = G.to_igraph()
             if fmt == "gml":
                 # GML needs numeric ids; keep the external id in 'name'
