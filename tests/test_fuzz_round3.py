@@ -224,3 +224,90 @@ def test_gml_refuses_a_nul_in_an_id(work: Path, capsys: pytest.CaptureFixture[st
     (work / "nul.csv").write_bytes(b"source,target\n\"e\x00f\",b\nb,c\n")
     assert check(["project", str(work / "nul.csv"), "--theta", "3", "--out",
                   str(work / "o.gml")], work, capsys, outputs=("o.gml",)) == 2
+
+
+# ---------------------------------------------------------------------- nodes kept or warned
+def test_isolated_nodes_an_edge_list_cannot_hold_are_warned(
+        work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``generate`` from a 1K table with degree-0 nodes, ``project`` leaving nodes without
+    edges: the edge list reads back with fewer nodes, and the run says so."""
+    (work / "t1.tsv").write_text("# graphanon dK table: kind=degree\ndegree1\tcount\n0\t5\n"
+                                 "1\t2\n")
+    assert main(["-q", "generate", str(work / "t1.tsv"), "--d", "1", "--out",
+                 str(work / "gen.txt")]) == 0
+    err = capsys.readouterr().err
+    assert "5 of the 7 nodes have no edge" in err and "reads back with 2 nodes" in err, err
+    assert main(["-q", "generate", str(work / "t1.tsv"), "--d", "1", "--out",
+                 str(work / "gen.parquet")]) == 0
+    assert capsys.readouterr().err == ""  # Parquet keeps them
+    (work / "star.txt").write_text("1 2\n1 3\n1 4\n1 5\n")
+    assert main(["-q", "project", str(work / "star.txt"), "--theta", "1", "--out",
+                 str(work / "p.txt")]) == 0
+    assert "have no edge" in capsys.readouterr().err
+    # a failed run prints its one error line only, never the warning
+    assert check(["generate", str(work / "t1.tsv"), "--d", "1", "--out", str(work / "x.txt"),
+                  "--report", "/dev/full"], work, capsys, outputs=("x.txt",)) == 2
+
+
+def test_graphml_hyperedges_are_refused(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (work / "h.graphml").write_text(
+        '<?xml version="1.0"?><graphml><graph edgedefault="undirected"><node id="a"/>'
+        '<node id="b"/><node id="c"/><edge source="a" target="b"/><hyperedge>'
+        '<endpoint node="a"/><endpoint node="b"/><endpoint node="c"/></hyperedge></graph>'
+        '</graphml>')
+    assert check(["info", str(work / "h.graphml")], work, capsys) == 2
+
+
+# ---------------------------------------------------------------------- budget and delivery
+def _charged(ledger: Path) -> list[float]:
+    import json
+
+    if not ledger.exists():
+        return []
+    data = json.loads(ledger.read_text())
+    return [e["epsilon"] for ds in data["datasets"].values() for e in ds["entries"]]
+
+
+def test_observed_domain_with_a_ledger_is_refused_before_computing(
+        work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert check(["release-dk", str(work / "g.txt"), "--d", "1", "--epsilon", "1",
+                  "--max-degree", "10", "--domain", "observed", "--out", str(work / "o.tsv"),
+                  "--ledger", str(work / "L.json"), "--dataset", "d", "--budget", "3"], work,
+                 capsys, outputs=("o.tsv",)) == 2
+    assert not (work / "L.json").exists()
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full")
+@pytest.mark.parametrize("option", ["--out", "--report"])
+def test_a_full_device_after_the_charge_says_so(work: Path, option: str,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    other = "--report" if option == "--out" else "--out"
+    code = main(["-q", "release-dk", str(work / "g.txt"), "--d", "1", "--epsilon", "1",
+                 "--max-degree", "10", option, "/dev/full", other, str(work / "x.out"),
+                 "--ledger", str(work / "L.json"), "--dataset", "d", "--budget", "3"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1, err
+    assert "No space left on device" in err and "ε stays spent" in err, err
+    assert _charged(work / "L.json") == [1.0] and not (work / "x.out").exists()
+
+
+def test_a_pipe_is_opened_before_the_charge(work: Path, capsys: pytest.CaptureFixture[str],
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A FIFO whose reader never comes: the run waits for it before charging, so a SIGTERM
+    there (simulated where the open would block) costs no ε."""
+    from graphanon._interrupts import Terminated
+    from graphanon.io import _atomic
+
+    os.mkfifo(work / "fifo")
+    seen: list[list[float]] = []
+
+    def never_read(target: Path) -> object:
+        seen.append(_charged(work / "L.json"))
+        raise Terminated(15)
+
+    monkeypatch.setattr(_atomic, "_open_in_place", never_read)
+    assert main(["-q", "release-dk", str(work / "g.txt"), "--d", "1", "--epsilon", "1",
+                 "--max-degree", "10", "--out", str(work / "fifo"), "--ledger",
+                 str(work / "L.json"), "--dataset", "d", "--budget", "3"]) == 143
+    assert seen == [[]] and _charged(work / "L.json") == []
+    capsys.readouterr()

@@ -153,12 +153,42 @@ def _noted(data: Any, path: str | Path) -> None:
 
 
 def _echo_input_notes() -> None:
-    """One stderr note per input from which reading dropped something."""
+    """One stderr note per input from which reading dropped something, then the warnings
+    about the outputs (:func:`warn_after_success`)."""
     for path, counts in (_option("input_cleaning") or {}).items():
         dropped = {k: v for k, v in counts.items() if v}
         if dropped:
             what = ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in dropped.items())
             click.echo(f"graphanon: note: {path}: {what}.", err=True)
+    for message in _option("output_warnings") or ():
+        click.echo(f"graphanon: warning: {message}", err=True)
+
+
+def warn_after_success(message: str) -> None:
+    """A warning about what the command wrote, printed once its outputs are in place (a run
+    that fails prints its one error line only)."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        import warnings
+
+        warnings.warn(message, stacklevel=2)
+        return
+    ctx.find_root().ensure_object(dict)
+    ctx.find_root().obj.setdefault("output_warnings", []).append(message)
+
+
+def write_graph_output(G: Graph, out: str, out_format: str | None) -> None:
+    """Write a command's graph output; warn when its format cannot hold every node (an edge
+    list has no line for a node without edges: it reads back without them)."""
+    from ..io.files import nodes_not_written, write_graph
+
+    write_graph(G, out, format=out_format)
+    lost = nodes_not_written(G, out, out_format)
+    if lost:
+        warn_after_success(
+            f"{out}: {lost} of the {G.n_nodes} nodes have no edge, and an edge list cannot "
+            f"hold them: the file reads back with {G.n_nodes - lost} nodes. Write .parquet or "
+            ".graphml to keep them.")
 
 
 def load_graph(path: str | Path, fmt: str | None = None) -> Graph:

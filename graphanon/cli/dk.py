@@ -28,6 +28,7 @@ from ._common import (
     read_universe,
     refuse_skip_bad_rows,
     resolve_noise,
+    write_graph_output,
     write_json,
 )
 
@@ -202,6 +203,11 @@ def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
             "release-dk --privacy edge needs a public degree bound (--max-degree H) or the "
             "public node set (--nodes FILE, which makes H = |nodes| - 1 public): the default "
             "n - 1 would read the node count off the private input.")
+    if domain == "observed" and ledger is not None:
+        raise InvalidParameterError(
+            "The '--ledger' option charges a differentially private release; --domain "
+            "observed (the thesis's variant) is NOT differentially private and carries no ε "
+            "to charge: drop --ledger, or use --domain public.")
     acc = open_ledger(ledger, dataset, budget, budget_neighbourhood, neighbourhood="edge",
                       epsilon=epsilon if domain == "public" else None)
     nodes = read_universe(nodes_path, "node")
@@ -258,7 +264,7 @@ def generate(table: str, d: int, seed: int | None, out: str, out_format: str | N
     from ..dk.extract import DKDistribution
     from ..dk.generate import dk_graph
     from ..io.dk_tables import read_dk_table
-    from ..io.files import graph_output_format, write_graph
+    from ..io.files import graph_output_format
 
     out_format = graph_output_format(out, out_format)
     refuse_skip_bad_rows(f"the dK table {table!r}")
@@ -285,7 +291,7 @@ def generate(table: str, d: int, seed: int | None, out: str, out_format: str | N
     with progress_bar() as bar:
         S = dk_graph(dist, rng=rng, progress=bar)
     with progress_task(f"writing {out}"):
-        write_graph(S.graph, out, format=out_format)
+        write_graph_output(S.graph, out, out_format)
     payload: dict[str, Any] = {"d": d, "method": S.method, "exact": S.exact,
                                "deviation": S.deviation, "nodes": S.graph.n_nodes,
                                "edges": S.graph.n_edges, "seed": used_seed,

@@ -424,16 +424,17 @@ def _refuse_doctype(path: Path) -> None:
 
 
 def _check_graphml_shape(path: Path, vcount: int) -> None:
-    """igraph reads the first ``<graph>`` of a GraphML file and makes a node of every edge
-    end it has not seen declared: refuse both instead of dropping a graph or inventing
-    nodes silently. An XML parser counts the ``<graph>`` elements and the distinct ids of the
-    ``<node>`` elements directly inside one (comments, CDATA, entities and the encoding are
-    the parser's business), streaming, one element at a time."""
+    """igraph reads the first ``<graph>`` of a GraphML file, makes a node of every edge end
+    it has not seen declared, and drops ``<hyperedge>`` elements: refuse all three instead of
+    dropping a graph or edges or inventing nodes silently. An XML parser counts the
+    ``<graph>`` and ``<hyperedge>`` elements and the distinct ids of the ``<node>`` elements
+    directly inside a graph (comments, CDATA, entities and the encoding are the parser's
+    business), streaming, one element at a time."""
     import io as _io
     import xml.etree.ElementTree as ET
 
-    def count(source: Any) -> tuple[int, int]:
-        graphs = 0
+    def count(source: Any) -> tuple[int, int, int]:
+        graphs = hyperedges = 0
         ids: set[str | None] = set()
         stack: list[str] = []
         for event, elem in ET.iterparse(source, events=("start", "end")):
@@ -441,17 +442,19 @@ def _check_graphml_shape(path: Path, vcount: int) -> None:
             if event == "start":
                 if tag == "graph":
                     graphs += 1
+                elif tag == "hyperedge":
+                    hyperedges += 1
                 elif tag == "node" and stack and stack[-1] == "graph":
                     ids.add(elem.get("id"))
                 stack.append(tag)
             else:
                 stack.pop()
                 elem.clear()
-        return graphs, len(ids)
+        return graphs, len(ids), hyperedges
 
     try:
         try:
-            graphs, nodes = count(path)
+            graphs, nodes, hyperedges = count(path)
         except (ValueError, LookupError):  # an encoding expat cannot read (Shift_JIS, GBK)
             raw = path.read_bytes()
             head = re.match(rb"<\?xml[^>]*encoding=[\"']([A-Za-z0-9._-]+)[\"']", raw)
@@ -459,7 +462,7 @@ def _check_graphml_shape(path: Path, vcount: int) -> None:
                 raise
             text = raw.decode(head.group(1).decode("ascii"))
             text = text.replace(head.group(1).decode("ascii"), "UTF-8", 1)
-            graphs, nodes = count(_io.BytesIO(text.encode("utf-8")))
+            graphs, nodes, hyperedges = count(_io.BytesIO(text.encode("utf-8")))
     except (ET.ParseError, ValueError, LookupError, UnicodeDecodeError) as exc:
         raise InputFormatError(f"{str(path)!r} is not a valid GRAPHML file: {exc}",
                                path=str(path)) from None
@@ -467,6 +470,11 @@ def _check_graphml_shape(path: Path, vcount: int) -> None:
         raise InputFormatError(
             f"{str(path)!r} holds {graphs} <graph> elements; graphanon reads one graph per "
             "file (split the file).", path=str(path))
+    if hyperedges:
+        raise InputFormatError(
+            f"{str(path)!r} holds {hyperedges} <hyperedge> element(s), which a graph cannot "
+            "hold (igraph would drop them); replace each by the edges it stands for.",
+            path=str(path))
     if vcount > nodes:
         raise InputFormatError(
             f"{str(path)!r}: {vcount - nodes} edge end(s) name a node that no <node> "
@@ -805,6 +813,18 @@ def _write_csv(tmp: Path, a: Any, b: Any, delimiter: str, names: Sequence[str]) 
     table = pa.table({names[0]: a, names[1]: b})
     pacsv.write_csv(table, tmp, pacsv.WriteOptions(include_header=True, delimiter=delimiter,
                                                    quoting_style="needed"))
+
+
+#: Output formats that list edges only: a node without edges cannot be written to them.
+EDGE_ONLY_FORMATS = frozenset({"edgelist", "csv", "tsv"})
+
+
+def nodes_not_written(G: Graph, path: str | os.PathLike[str], format: str | None = None) -> int:
+    """How many nodes of ``G`` a file ``path`` in ``format`` cannot hold: its isolated nodes,
+    in an edge-only format (:data:`EDGE_ONLY_FORMATS`), which reads back without them."""
+    if graph_output_format(Path(path), format) not in EDGE_ONLY_FORMATS:
+        return 0
+    return int(np.count_nonzero(G.degrees == 0))
 
 
 def _igraph_write(write: Any, tmp: Path) -> None:
