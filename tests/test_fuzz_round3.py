@@ -311,3 +311,75 @@ def test_a_pipe_is_opened_before_the_charge(work: Path, capsys: pytest.CaptureFi
                  str(work / "L.json"), "--dataset", "d", "--budget", "3"]) == 143
     assert seen == [[]] and _charged(work / "L.json") == []
     capsys.readouterr()
+
+
+# ---------------------------------------------------------------------- the README's options
+def test_folder_outputs_may_end_in_a_separator(work: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """``--out results/`` of a command whose --out is a folder (demo, evaluate) names that
+    folder: it is not refused as "names a folder; name a file"."""
+    assert main(["-q", "evaluate", "--suite", str(work / "none.toml"), "--out",
+                 str(work / "eval") + "/"]) == 2
+    err = capsys.readouterr().err
+    assert "none.toml" in err and "name a file" not in err, err
+
+
+def test_seed_help_agrees_with_behaviour(work: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """randomized-response refuses --seed with its default (secure) noise, and its help says
+    so; release-dk takes it for sampling and post-processing, and its help says that."""
+    from click.testing import CliRunner
+
+    from graphanon.cli import cli
+
+    def seed_help(command: str) -> str:
+        text = CliRunner().invoke(cli, [command, "--help"], terminal_width=200).output
+        return " ".join(text.split("--seed INTEGER", 1)[1].split("\n  -", 1)[0].split())
+
+    assert "refused with the default opendp noise" in seed_help("randomized-response")
+    assert main(["-q", "randomized-response", str(work / "b.tsv"), "--epsilon", "1",
+                 "--users", str(work / "users.txt"), "--features", str(work / "features.txt"),
+                 "--seed", "1", "--out", str(work / "rr.tsv"), "--report",
+                 str(work / "rr.json")]) == 2
+    assert "'--seed' option only applies" in capsys.readouterr().err
+    assert "sampling and post-processing" in seed_help("release-dk")
+    assert main(["-q", "release-dk", str(work / "g.txt"), "--d", "1", "--epsilon", "1",
+                 "--max-degree", "10", "--seed", "1", "--out", str(work / "r.tsv")]) == 0
+
+
+# ---------------------------------------------------------------------- neo4j, before connecting
+def test_neo4j_budget_totals_are_checked_before_connecting(
+        work: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing listens on port 1: a connection attempt would exit 4."""
+    monkeypatch.setenv("NEO4J_URI", "bolt://127.0.0.1:1")
+    monkeypatch.setenv("NEO4J_PASSWORD", "x")
+    assert main(["-q", "release-dk", str(work / "g.txt"), "--d", "1", "--epsilon", "1",
+                 "--max-degree", "10", "--out", str(work / "t.tsv"), "--report",
+                 str(work / "dp.json")]) == 0
+    for total in ("0", "-0", "nan"):
+        assert check(["neo4j", "budget", "books", "--epsilon-total", total], work, capsys) == 2
+        assert check(["neo4j", "write-release", "--table", str(work / "t.tsv"), "--report",
+                      str(work / "dp.json"), "--dataset", "books", "--budget-total", total],
+                     work, capsys) == 2
+
+
+def test_a_lock_that_cannot_be_created_is_one_line(
+        work: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder that takes no new file (immutable, read-only): one line naming the lock."""
+    import errno
+    from contextlib import contextmanager
+
+    @contextmanager
+    def immutable(path: Path, **kwargs: object):  # type: ignore[no-untyped-def]
+        raise PermissionError(errno.EPERM, "Operation not permitted", str(path))
+        yield
+
+    monkeypatch.setattr("graphanon._locks.lock_file", immutable)
+    (work / "job.toml").write_text(NODE_JOB.format(job="", sink="out", more=""))
+    assert check(["run", str(work / "job.toml")], work, capsys, outputs=("out",)) == 2
+    assert check(["release-dk", str(work / "g.txt"), "--d", "1", "--epsilon", "1",
+                  "--max-degree", "10", "--out", str(work / "o.tsv"), "--ledger",
+                  str(work / "L.json"), "--dataset", "d", "--budget", "3"], work, capsys,
+                 outputs=("o.tsv",)) == 2

@@ -259,16 +259,21 @@ STATE_PARAMS = frozenset({"ledger"})
 
 
 def check_outputs(outputs: Mapping[str, str], inputs: Mapping[str, str],
-                  where: Callable[[str], str], input_name: Callable[[str], str] = str) -> None:
+                  where: Callable[[str], str], input_name: Callable[[str], str] = str,
+                  folders: frozenset[str] = frozenset()) -> None:
     """The checks :func:`guard_paths` makes before a command runs, for ``outputs`` (name ->
     path): none is an input, no two are one file, each can be written. ``where(name)`` says
-    which option names an output (``"The '--out' option"``), ``input_name`` an input's."""
+    which option names an output (``"The '--out' option"``), ``input_name`` an input's;
+    ``folders`` the outputs that are folders (``demo --out results/``: a trailing separator
+    is what a folder's name may well end with)."""
     import os
 
     from ..io._atomic import can_write_in_place, creatable_reason, writes_in_place
 
     seen: dict[str, str] = {}
     for name, value in outputs.items():
+        if name in folders:
+            value = value.rstrip(os.sep) or value
         real = os.path.realpath(value)
         if not os.path.isdir(value) and writes_in_place(value):
             # /dev/null, a FIFO, /dev/stdout: written in place, never renamed over
@@ -312,6 +317,8 @@ def guard_paths(cmd: click.Command) -> click.Command:
     flags = {p.name: (p.opts[0] if isinstance(p, click.Option) else p.human_readable_name)
              for p in cmd.params}
     paths = {p.name for p in cmd.params if isinstance(p.type, click.Path)}
+    folders = frozenset(p.name for p in cmd.params
+                        if isinstance(p.type, click.Path) and not p.type.file_okay and p.name)
 
     def where(name: str) -> str:
         return f"The '{flags.get(name, name)}' option"
@@ -337,7 +344,7 @@ def guard_paths(cmd: click.Command) -> click.Command:
                   if k not in outputs and isinstance(v, str) and v
                   and (os.path.isfile(v) or k in STATE_PARAMS)}
         check_outputs(outputs, inputs, where,
-                      lambda n: str(flags.get(n, n)))
+                      lambda n: str(flags.get(n, n)), folders)
         for state in STATE_PARAMS:  # the ledger is no input either, existing or not
             value = kwargs.get(state)
             if not isinstance(value, str) or not value:
@@ -368,14 +375,28 @@ def guard_paths(cmd: click.Command) -> click.Command:
     return cmd
 
 
-def noise_options(func: Any) -> Any:
+#: ``--seed`` of a command whose only randomness is its DP noise (randomized response's
+#: coin flips): refused with the secure default noise, which cannot be seeded.
+SEED_OF_NOISE_ONLY = ("Seed of the coin flips, only with --noise numpy-insecure (recorded in "
+                      "the release); refused with the default opendp noise, whose secure "
+                      "coin flips cannot be seeded.")
+
+
+def noise_options_seeding(seed_help: str) -> Callable[[Any], Any]:
+    """:func:`noise_options` whose ``--seed`` help is ``seed_help``, for a command whose seed
+    does something else than seeding sampling and post-processing
+    (:data:`SEED_OF_NOISE_ONLY`): the help says what the option does."""
+    return lambda func: noise_options(func, seed_help=seed_help)
+
+
+def noise_options(func: Any, *, seed_help: str | None = None) -> Any:
     """Add ``--noise`` and ``--seed``: the one way every private command picks its noise."""
     func = click.option(
         "--seed",
         type=int,
         default=None,
-        help="Seed for sampling and post-processing (recorded in the release). It seeds the DP "
-        "noise only with --noise numpy-insecure.",
+        help=seed_help or "Seed for sampling and post-processing (recorded in the release). "
+        "It seeds the DP noise only with --noise numpy-insecure.",
     )(func)
     return click.option(
         "--noise",

@@ -170,3 +170,16 @@ def test_demo_step(tmp_path: Path) -> None:
     assert [o[1] for o in ctx.outputs] == ["operator"]  # operator material, never publish/
     for fig, _ in section.figures:
         assert (tmp_path / fig).exists()
+
+
+def test_the_readme_evaluate_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's evaluate line exactly as written (``graphanon evaluate --suite adult
+    --quick --out eval/``), in an empty folder."""
+    from test_readme import readme_command
+
+    argv = readme_command("graphanon evaluate ")
+    monkeypatch.chdir(tmp_path)
+    assert main(argv[1:]) == 0
+    out = tmp_path / argv[argv.index("--out") + 1]
+    report = json.loads((out / "report.json").read_text())
+    assert report["sections"] and (out / "report.html").exists()
