@@ -383,3 +383,25 @@ def test_a_lock_that_cannot_be_created_is_one_line(
                   "--max-degree", "10", "--out", str(work / "o.tsv"), "--ledger",
                   str(work / "L.json"), "--dataset", "d", "--budget", "3"], work, capsys,
                  outputs=("o.tsv",)) == 2
+
+
+# ---------------------------------------------------------------------- left-over files
+@pytest.mark.parametrize("args", [
+    ["release-dk", "{w}/missing.txt", "--d", "1", "--epsilon", "1", "--max-degree", "10"],
+    ["release-dk", "{w}/b.tsv", "--d", "1", "--epsilon", "1", "--max-degree", "10"],
+    ["release-dk", "{w}/g.txt", "--d", "1", "--epsilon", "5", "--max-degree", "10"],  # > budget
+    ["release-dk", "{w}/g.txt", "--d", "1", "--epsilon", "1", "--max-degree", "10",
+     "--budget-neighbourhood", "node"],  # an edge release against a node budget
+    ["randomized-response", "{w}/b.tsv", "--epsilon", "1", "--users", "{w}/users.txt",
+     "--features", "{w}/nodes.txt", "--report", "{w}/rr.json"],
+])
+def test_a_refused_run_leaves_no_new_ledger(work: Path, args: list[str],
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """A ledger that did not exist is created when it is opened; a run that then fails or is
+    refused removes it again, lock included (check: no file the run created remains)."""
+    argv = [a.format(w=str(work)) for a in args]
+    code = check([*argv, "--out", str(work / "o.tsv"), "--ledger", str(work / "new.json"),
+                  "--dataset", "d", "--budget", "3"], work, capsys, allowed=(2, 3),
+                 outputs=("o.tsv",))
+    assert code in (2, 3)
+    assert not (work / "new.json").exists() and not (work / "new.json.lock").exists()
