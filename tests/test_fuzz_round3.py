@@ -405,3 +405,17 @@ def test_a_refused_run_leaves_no_new_ledger(work: Path, args: list[str],
                  outputs=("o.tsv",))
     assert code in (2, 3)
     assert not (work / "new.json").exists() and not (work / "new.json.lock").exists()
+
+
+# ---------------------------------------------------------------------- messages
+def test_edges_listed_both_ways_are_explained(work: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """SNAP lists each undirected edge both ways: "duplicate edges dropped 3" says why."""
+    (work / "snap.txt").write_text("1 2\n2 1\n2 3\n3 2\n3 1\n1 3\n")
+    assert main(["-q", "info", str(work / "snap.txt")]) == 0
+    out = capsys.readouterr().out
+    line = next(ln for ln in out.splitlines() if "duplicate edges dropped" in ln)
+    assert "3 (one per edge" in line and "both directions" in line, line
+    (work / "dup.txt").write_text("1 2\n1 2\n2 3\n3 1\n")
+    assert main(["-q", "info", str(work / "dup.txt")]) == 0
+    assert "both directions" not in capsys.readouterr().out

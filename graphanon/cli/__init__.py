@@ -219,6 +219,9 @@ def _show_warning(seen: set[str]) -> Any:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: run the CLI and map errors to exit codes."""
+    from ._common import start_clock
+
+    start_clock()
     if argv is None:
         _own_process()
     try:

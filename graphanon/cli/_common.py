@@ -89,6 +89,24 @@ OUT_FORMAT_CHOICE = click.Choice(
 )
 
 
+_STARTED: list[float] = []
+
+
+def start_clock() -> None:
+    """Mark the command's start (:func:`main`), for :func:`wall_seconds`."""
+    import time
+
+    _STARTED[:] = [time.perf_counter()]
+
+
+def wall_seconds() -> float:
+    """Seconds since the command started: the time its user waited, reading the input and
+    compiling kernels included (a mechanism's own ``seconds`` count its work only)."""
+    import time
+
+    return time.perf_counter() - (_STARTED[0] if _STARTED else time.perf_counter())
+
+
 def quiet() -> bool:
     return bool(_option("quiet"))
 
@@ -143,6 +161,17 @@ def cleaning_report(data: Any) -> dict[str, int]:
     return {CLEANING_LABELS.get(k, k): int(v) for k, v in data.input_cleaning.items()}
 
 
+#: What a count of duplicate edges equal to the number of edges means (SNAP's lists).
+BOTH_WAYS = "one per edge: the file lists every edge in both directions, as SNAP does"
+
+
+def both_ways(data: Any) -> bool:
+    """Whether reading dropped exactly one duplicate per edge: an undirected graph whose
+    file lists every edge both ways (``a b`` and ``b a``), as SNAP's edge lists do."""
+    dup = int(getattr(data, "input_cleaning", {}).get("duplicate_edges", 0))
+    return dup > 0 and dup == int(getattr(data, "n_edges", -1))
+
+
 def _noted(data: Any, path: str | Path) -> None:
     """Say on stderr what reading ``path`` dropped, and keep it for the command's report."""
     ctx = click.get_current_context(silent=True)
@@ -150,6 +179,8 @@ def _noted(data: Any, path: str | Path) -> None:
         ctx.find_root().ensure_object(dict)
         ctx.find_root().obj.setdefault("input_cleaning", {})[str(path)] = cleaning_report(
             data)
+        if both_ways(data):
+            ctx.find_root().obj.setdefault("both_ways", set()).add(str(path))
 
 
 def _echo_input_notes() -> None:
@@ -158,7 +189,11 @@ def _echo_input_notes() -> None:
     for path, counts in (_option("input_cleaning") or {}).items():
         dropped = {k: v for k, v in counts.items() if v}
         if dropped:
-            what = ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in dropped.items())
+            what = ", ".join(
+                f"{k.replace('_', ' ')}: {v}"
+                + (f" ({BOTH_WAYS})" if k == "duplicate_edges_dropped"
+                   and path in (_option("both_ways") or ()) else "")
+                for k, v in dropped.items())
             click.echo(f"graphanon: note: {path}: {what}.", err=True)
     for message in _option("output_warnings") or ():
         click.echo(f"graphanon: warning: {message}", err=True)
