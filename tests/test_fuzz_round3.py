@@ -419,3 +419,20 @@ def test_edges_listed_both_ways_are_explained(work: Path,
     (work / "dup.txt").write_text("1 2\n1 2\n2 3\n3 1\n")
     assert main(["-q", "info", str(work / "dup.txt")]) == 0
     assert "both directions" not in capsys.readouterr().out
+
+
+def test_a_dangling_link_as_lock_file_is_an_error(tmp_path: Path) -> None:
+    from graphanon._locks import lock_file
+
+    (tmp_path / "x.lock").symlink_to(tmp_path / "nowhere" / "x")
+    with pytest.raises(OSError), lock_file(tmp_path / "x.lock"):
+        pass
+
+
+def test_a_refused_job_leaves_no_new_ledger(work: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    (work / "job.toml").write_text(NODE_JOB.format(
+        job='ledger = "new.json"\nbudget = 0.5\ndataset = "d"', sink="out", more=""))
+    assert check(["run", str(work / "job.toml")], work, capsys, allowed=(3,),
+                 outputs=("out",)) == 3
+    assert not (work / "new.json").exists() and not (work / "new.json.lock").exists()

@@ -584,7 +584,9 @@ def open_ledger(ledger: str | None, dataset: str | None, budget: float | None,
             "The '--ledger' option needs '--dataset NAME': the stable name the budget is "
             "kept under.")
     nb = budget_neighbourhood or (neighbourhood if budget is not None else None)
-    _forget_if_refused(Path(ledger))
+    from .._locks import forget_new_ledger_on_rollback
+
+    forget_new_ledger_on_rollback(Path(ledger))
     acc = Accountant.open(ledger, dataset=dataset, budget=budget, neighbourhood=nb)
     if acc.neighbourhood == "node" and neighbourhood == "edge":
         raise InvalidParameterError(
@@ -600,33 +602,6 @@ def open_ledger(ledger: str | None, dataset: str | None, budget: float | None,
                 f"privacy budget of dataset {dataset!r} exceeded: spent ε={acc.spent:.6g} of "
                 f"{acc.budget:.6g}, this release needs ε={cost:.6g}; nothing was computed.")
     return acc
-
-
-def _forget_if_refused(ledger: Path) -> None:
-    """A ledger that does not exist yet is created when it is opened: if the run then fails
-    or is refused, it is removed again with its lock, unless something was charged to it
-    meanwhile (by another run)."""
-    import os
-
-    from ..io._atomic import output_transaction
-
-    real = Path(os.path.realpath(ledger))
-    if os.path.lexists(real) or os.path.lexists(str(real) + ".lock"):
-        return
-
-    def forget() -> None:
-        from .._locks import lock_file
-        from .._validation import loads_json
-
-        if not real.is_file():
-            return
-        with lock_file(real.with_name(real.name + ".lock")):  # removed at the end
-            datasets = loads_json(real.read_text(encoding="utf-8")).get("datasets", {})
-            if not any(ds.get("entries") for ds in datasets.values()):  # nothing charged
-                real.unlink()
-
-    with output_transaction() as tx:
-        tx.after_rollback.append(forget)
 
 
 def charge_on_commit(accountant: Any, release: Any) -> None:

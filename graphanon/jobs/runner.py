@@ -50,6 +50,7 @@ def job_lock(path: Path, name: str) -> Iterator[None]:
                 raise InvalidParameterError(
                     f"job {name!r}: cannot create its lock file {str(path)!r}: "
                     f"{exc.strerror or exc}.") from None
+            os.ftruncate(fd, 0)
             os.write(fd, f"{os.getpid()}\n".encode())
             yield
     finally:
@@ -261,11 +262,13 @@ def charge_ledger(job: Mapping[str, Any], release: Any, base: Path) -> None:
     and nothing is written. The charge is made first, so a sink failing afterwards leaves the
     ε spent (conservative: never under-counted).
     """
+    from .._locks import forget_new_ledger_on_rollback
     from ..privacy.accountant import Accountant, charge_epsilon
 
     nb = job.get("budget_neighbourhood", "edge")
     if charge_epsilon(release, nb) is None:
         return
+    forget_new_ledger_on_rollback(resolve_path(base, job["ledger"]))
     acc = Accountant(float(job["budget"]), dataset=job["dataset"],
                      neighbourhood=nb, ledger=resolve_path(base, job["ledger"]))
     entry = acc.spend(release)
