@@ -75,6 +75,10 @@ def test_closed_stdout(work: Path, quiet: bool) -> None:
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     assert (work / "p.txt").read_text().startswith("# graphanon edge list")
+    # the data itself cannot go to a closed stdout: refused, not dropped
+    done = subprocess.run([*args[:-1], "/dev/stdout"], stderr=subprocess.PIPE, text=True,
+                          preexec_fn=lambda: os.close(1))
+    assert done.returncode == 2 and "cannot write '/dev/stdout'" in done.stderr, done.stderr
 
 
 # ---------------------------------------------------------------------- igraph's writer

@@ -195,6 +195,9 @@ def _open_closed_std_streams() -> None:
             continue
         except OSError:
             pass
+        from ..io import _atomic
+
+        _atomic.CLOSED_AT_START.add(fd)  # no output may be written through it
         null = os.open(os.devnull, os.O_RDWR)  # the lowest free descriptor: fd itself
         if null != fd:
             os.dup2(null, fd)

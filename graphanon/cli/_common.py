@@ -313,7 +313,11 @@ def check_outputs(outputs: Mapping[str, str], inputs: Mapping[str, str],
         if not os.path.isdir(value) and writes_in_place(value):
             # /dev/null, a FIFO, /dev/stdout: written in place, never renamed over
             if not can_write_in_place(value):
-                raise InvalidParameterError(f"{where(name)} cannot write {value!r}.")
+                from ..io._atomic import own_descriptor
+
+                why = ("the descriptor is closed or open for reading only"
+                       if own_descriptor(value) is not None else "this user may not write it")
+                raise InvalidParameterError(f"{where(name)} cannot write {value!r}: {why}.")
             continue
         for iname, ivalue in inputs.items():
             if real == os.path.realpath(ivalue):

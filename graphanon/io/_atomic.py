@@ -47,6 +47,11 @@ __all__ = ["OutputError", "atomic_path", "atomic_write_text", "can_write_in_plac
            "output_transaction", "own_descriptor", "temp_name_pattern", "writes_in_place"]
 
 
+#: The standard descriptors that were closed when the command started (reopened on
+#: /dev/null by the CLI): ``--out /dev/stdout`` then has no reader, and is refused.
+CLOSED_AT_START: set[int] = set()
+
+
 class _Transaction:
     def __init__(self) -> None:
         self.staged: list[tuple[Path, Path]] = []
@@ -196,6 +201,8 @@ def can_write_in_place(target: str | os.PathLike[str]) -> bool:
     fd = own_descriptor(target)
     if fd is None:
         return os.access(target, os.W_OK)
+    if fd in CLOSED_AT_START:
+        return False
     import fcntl
 
     try:
