@@ -440,3 +440,25 @@ def test_a_refused_job_leaves_no_new_ledger(work: Path,
     assert check(["run", str(work / "job.toml")], work, capsys, allowed=(3,),
                  outputs=("out",)) == 3
     assert not (work / "new.json").exists() and not (work / "new.json.lock").exists()
+
+
+# ---------------------------------------------------------------------- 3K size, said first
+def test_the_3k_row_bound_holds_and_is_said_first(work: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    import numpy as np
+
+    from graphanon.datasets import load_polbooks
+    from graphanon.dk.extract import three_k_distribution, three_k_rows_bound
+    from graphanon.graph import Graph
+
+    rng = np.random.default_rng(5)
+    graphs = [load_polbooks(), Graph.from_edges([], [], n_nodes=3)]
+    for n, m in ((10, 20), (50, 300), (200, 400)):
+        u, v = rng.integers(0, n, m), rng.integers(0, n, m)
+        keep = u != v
+        graphs.append(Graph.from_edges(u[keep], v[keep], n_nodes=n))
+    for G in graphs:
+        assert three_k_distribution(G).n_tuples <= three_k_rows_bound(G)
+    assert main(["dk", str(work / "g.txt"), "--d", "3", "--out", str(work / "t3.tsv")]) == 0
+    out = capsys.readouterr().out
+    assert out.index("at most") < out.index("distinct 3K tuples"), out

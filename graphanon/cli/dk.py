@@ -68,6 +68,14 @@ def dk(input_path: str, d: int, out: str, fmt: str | None, scheduler: str | None
 
         with progress_task(f"reading {input_path}"):
             G = load_graph(input_path, fmt)
+        if d == 3:  # its size is known only at the end: say how large it may get
+            from .._memory import format_bytes
+            from ..dk.extract import three_k_rows_bound
+
+            rows = three_k_rows_bound(G)  # about 17 bytes a row as text, 48 while sorted
+            echo(f"3K table of {input_path}: at most {rows:,} rows (up to "
+                 f"{format_bytes(rows * 17)} of output, {format_bytes(rows * 48)} of memory "
+                 "while they are sorted)")
         with progress_bar() as bar:
             dist = dk_distribution(G, d, progress=bar)
         del G

@@ -50,6 +50,7 @@ __all__ = [
     "dk_distribution",
     "joint_degree_distribution",
     "three_k_distribution",
+    "three_k_rows_bound",
 ]
 
 KINDS = ("degree", "joint_degree", "wedge", "triangle")
@@ -297,6 +298,19 @@ def three_k_memory(G: Graph) -> int:
     n, m = G.n_nodes, G.n_edges
     n_ranks = int(np.unique(G.degrees).size) if n else 0
     return 56 * n + G.indices.itemsize * m + 16 * (n_ranks * (n_ranks + 1) // 2) + (1 << 20)
+
+
+def three_k_rows_bound(G: Graph) -> int:
+    """An upper bound on the rows of the 3K table of ``G``, known before it is computed:
+    every row counts at least one 2-path (``Σ d(d-1)/2`` of them), and there are at most
+    ``R²(R+1)/2`` wedge classes (centre rank, unordered end ranks) and ``R(R+1)(R+2)/6``
+    triangle classes for ``R`` distinct degrees."""
+    if not G.n_nodes:
+        return 0
+    deg = G.degrees
+    paths = int(np.sum(deg * (deg - 1) // 2))
+    r = int(np.unique(deg).size)
+    return min(paths, r * r * (r + 1) // 2 + r * (r + 1) * (r + 2) // 6)
 
 
 def three_k_distribution(G: Graph, *, progress: ProgressFn = log_progress) -> DK3Distribution:
