@@ -1,8 +1,10 @@
-// Creates the ledger of a dataset or sets its total ε explicitly. $neighbourhood ("edge" or
-// "node") is the relation the budget is stated for: set when the budget is created, never
-// changed (the caller refuses a different one, and this transaction rolls back).
-MERGE (b:PrivacyBudget {dataset: $dataset})
-ON CREATE SET b.epsilon_spent = 0.0, b.created_at = $now, b.neighbourhood = $neighbourhood
+// Changes the total ε of an existing budget: the operator's action, logged as a
+// PrivacyBudgetChange node (the total before and after, the ε spent then, when). The
+// neighbourhood never changes. No row: the dataset has no budget (nothing is created).
+MATCH (b:PrivacyBudget {dataset: $dataset})
+CREATE (c:PrivacyBudgetChange {dataset: $dataset, epsilon_total_before: b.epsilon_total,
+                               epsilon_total: $epsilon_total, epsilon_spent: b.epsilon_spent,
+                               changed_at: $now})-[:CHANGED]->(b)
 SET b.epsilon_total = $epsilon_total, b.updated_at = $now
-RETURN b.epsilon_total AS epsilon_total, b.epsilon_spent AS epsilon_spent,
-       b.neighbourhood AS neighbourhood
+RETURN c.epsilon_total_before AS epsilon_total_before, b.epsilon_total AS epsilon_total,
+       b.epsilon_spent AS epsilon_spent

@@ -1,9 +1,12 @@
 """One canonical encoding of external ids (node, user and feature ids).
 
-**An id is text.** An id read from a text file is exactly its token; an integer id (a
-Parquet integer column, a Python ``int``, a Neo4j integer property) is the text of its
-canonical decimal form. Nothing else is ever parsed out of a token: ``"007"``, ``"+7"``,
-``"0x10"``, ``"7.0"`` and ``" 7"`` are ids distinct from ``7``.
+**An id is text.** An id read from a file is exactly its token, less the spaces and tabs
+around it (:func:`trim_id_blanks`: the one rule of every reader — edge lists, CSV / TSV,
+``user<TAB>feature`` lists, Parquet, GraphML / GML, universes, ``id<TAB>value`` tables); an
+integer id (a Parquet integer column, a Python ``int``, a Neo4j integer property) is the text
+of its canonical decimal form. Nothing else is ever parsed out of a token: ``"007"``,
+``"+7"``, ``"0x10"`` and ``"7.0"`` are ids distinct from ``7`` (and ``" 7"``, which no file
+can hold, is one given through the library).
 
 Representation. A column whose every id is a canonical decimal integer in the ``int64``
 range (``0``, ``7``, ``-12``; the pattern ``0|-?[1-9][0-9]*``) is held as an ``int64``
@@ -34,12 +37,42 @@ import numpy.typing as npt
 from ._arrow import from_numpy, large_text, text_objects
 from .errors import InvalidParameterError
 
-__all__ = ["canonical_column", "canonical_ids", "id_keys", "id_text_buffers", "ids_as_text",
-           "mark_canonical", "match_text_ids", "text_column_codes", "text_token_ids",
-           "unify_ids"]
+__all__ = ["ID_BLANKS", "canonical_column", "canonical_ids", "id_keys", "id_text_buffers",
+           "ids_as_text", "mark_canonical", "match_text_ids", "text_column_codes",
+           "text_token_ids", "trim_id_blanks", "unify_ids"]
 
 _I64_MIN = np.iinfo(np.int64).min
 _I64_MAX = np.iinfo(np.int64).max
+
+
+#: The characters around an id that are layout, not part of it: space and tab. Other
+#: whitespace (a no-break space, a form feed, U+2028) is part of an id.
+ID_BLANKS = " \t"
+
+
+def trim_id_blanks(ids: Any) -> Any:
+    """``ids`` without the spaces and tabs at either end of each: a ``str``, or an Arrow
+    string column (other columns, integers say, are returned as they are).
+
+    The one rule for blanks in ids, applied by every reader of ids from a file (the text
+    scanner drops them as field separators or, in tab-separated lists, as
+    :data:`ID_BLANKS` around a field), so an id reads the same from every format and any id
+    an input holds can be listed in a universe file.
+    """
+    if isinstance(ids, str):
+        return ids.strip(ID_BLANKS)
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    kind = ids.type.value_type if pa.types.is_dictionary(ids.type) else ids.type
+    if pa.types.is_dictionary(ids.type):
+        ids = ids.cast(kind)
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        try:
+            return pc.utf8_trim(ids, ID_BLANKS)
+        except pa.ArrowInvalid:  # not UTF-8 (Parquet does not check): refused, by name,
+            return ids  # when the ids are made canonical
+    return ids
 
 
 def _kernels() -> Any:

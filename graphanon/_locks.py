@@ -17,7 +17,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["forget_new_ledger_on_rollback", "lock_file"]
+__all__ = ["lock_file"]
 
 
 def _still_named(fd: int, path: Path) -> bool:
@@ -67,27 +67,3 @@ def lock_file(path: Path, *, wait: bool = True, keep: bool = False) -> Iterator[
                 os.unlink(path)  # still locked: whoever waits on it will start again
         os.close(fd)
 
-
-def forget_new_ledger_on_rollback(ledger: Path) -> None:
-    """A privacy ledger that does not exist yet is created when it is opened: if the run's
-    output transaction (:func:`graphanon.io._atomic.output_transaction`) then rolls back — the
-    run failed or was refused — it is removed again with its lock, unless something was
-    charged to it meanwhile (by another run)."""
-    from .io._atomic import output_transaction
-
-    real = Path(os.path.realpath(ledger))
-    if os.path.lexists(real) or os.path.lexists(str(real) + ".lock"):
-        return
-
-    def forget() -> None:
-        from ._validation import loads_json
-
-        if not real.is_file():
-            return
-        with lock_file(real.with_name(real.name + ".lock")):  # removed at the end
-            datasets = loads_json(real.read_text(encoding="utf-8")).get("datasets", {})
-            if not any(ds.get("entries") for ds in datasets.values()):  # nothing charged
-                real.unlink()
-
-    with output_transaction() as tx:
-        tx.after_rollback.append(forget)

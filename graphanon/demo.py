@@ -12,10 +12,12 @@ The output folder keeps what may be published apart from what may not:
     pseudonyms), each with its ``.release.json`` record.
 ``operator/``
     Everything else: copies of the inputs, exact (non-private) statistics, releases made with
-    the seeded ``numpy-insecure`` noise, graphs derived from the exact statistics.
-``report.*``
-    For the operator: the report holds numbers computed against the private inputs. Its
-    section "What may be published" lists every file with the reason for its place.
+    the seeded ``numpy-insecure`` noise, graphs derived from the exact statistics, and the
+    report (``operator/report.*`` with its ``plots/``, the exact degree histogram among them):
+    it holds numbers computed against the private inputs. Its section "What may be
+    published" lists every file with the reason for its place.
+
+Nothing else is written at the top of the output folder.
 """
 
 from __future__ import annotations
@@ -140,9 +142,10 @@ def _resolve(target: str) -> DemoStep:
 
 
 def run_demo(outdir: str | Path, *, seed: int, progress: ProgressFn = log_progress) -> Report:
-    """Run every demo step and write the report into ``outdir``."""
+    """Run every demo step and write the report into ``outdir/operator`` (operator
+    material: it compares the releases with the private inputs)."""
     outdir = Path(outdir)
-    report = Report("graphanon demo report", outdir)
+    report = Report("graphanon demo report", outdir / "operator")
     report.meta.update({"graphanon_version": __version__, "seed": seed})
     ctx = DemoContext(outdir, seed, report, load_polbooks(), load_adult_sample())
     total = len(DEMO_STEPS)
@@ -168,8 +171,9 @@ def _intro_section() -> Section:
         title="How to read this report",
         text=[
             "This report is operator material: its tables and plots compare every release "
-            "with the true data, and no privacy guarantee covers such comparisons. Keep it, "
-            "like the operator/ folder, inside the organisation; only the files in publish/ "
+            "with the true data, and no privacy guarantee covers such comparisons. It lives in "
+            "the operator/ folder and stays, like the rest of that folder, inside the "
+            "organisation; only the files in publish/ "
             "may leave it — see [What may be published](#what-may-be-published) right below.",
             "Each mechanism section says what was run on which shipped sample, then gives a "
             "box for the data-protection officer (what is protected, against whom, at which "
@@ -195,8 +199,10 @@ def _intro_section() -> Section:
 def _outputs_section(ctx: DemoContext) -> Section:
     order = sorted(ctx.outputs, key=lambda o: (o[1] != "publish", o[0]))
     rows = [[path, where, why] for path, where, why in order]
-    rows.append(["report.html, report.md, report.json, plots/", "operator",
-                 "this report: compares the releases with the true data"])
+    rows.append(["operator/report.html, operator/report.md, operator/report.json, "
+                 "operator/plots/", "operator",
+                 "this report and its plots (the exact degree histogram among them): they "
+                 "compare the releases with the true data"])
     n_pub = sum(1 for _, where, _ in ctx.outputs if where == "publish")
     return Section(
         title="What may be published",

@@ -108,6 +108,9 @@ REGISTRY: tuple[Registration, ...] = (
         "neo4j", "io", "Read graphs from Neo4j, write releases back as separate subgraphs, "
         "list and drop them.", cli="neo4j"),
     Registration(
+        "ledger", "tools", "Show a JSON privacy ledger, set a dataset's budget once, or "
+        "change it on purpose.", cli="ledger"),
+    Registration(
         "run", "tools",
         "Run the export job in JOB_FILE: read its source, run its steps, write its sinks.",
         cli="run"),

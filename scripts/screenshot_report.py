@@ -1,6 +1,6 @@
 """Render a graphanon HTML report in headless Chromium and save a full-page screenshot.
 
-    python scripts/screenshot_report.py graphanon-out/report.html --out report.png
+    python scripts/screenshot_report.py graphanon-out/operator/report.html --out report.png
     python scripts/screenshot_report.py --demo /tmp/demo --out report.png   # run the demo first
 
 First checks the page with :func:`graphanon.report.broken_references` (exit 1 on a broken
@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("html", nargs="?", help="the report.html to render")
     ap.add_argument("--demo", metavar="DIR", help="run `graphanon demo --out DIR` first "
-                    "and render DIR/report.html")
+                    "and render DIR/operator/report.html")
     ap.add_argument("--seed", type=int, default=1, help="demo seed (with --demo)")
     ap.add_argument("--out", default="report.png", help="screenshot file (PNG)")
     ap.add_argument("--width", type=int, default=1280)
@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         from graphanon.demo import run_demo
 
         run_demo(args.demo, seed=args.seed, progress=lambda *a: None)
-        page = Path(args.demo) / "report.html"
+        page = Path(args.demo) / "operator" / "report.html"
     elif args.html:
         page = Path(args.html)
     else:

@@ -37,8 +37,9 @@ _WRITES = {
     "begin_release", "lock_release", "claim_release_drop", "delete_release_relationships",
     "delete_release_nodes", "delete_release_statistics", "delete_release_record",
     "write_nodes", "write_relationships", "write_statistics", "ledger_lock", "ledger_charge",
-    "ledger_unlock", "ledger_set_budget", "complete_release", "schema_release_id",
-    "schema_budget_dataset", "schema_charge_id", "schema_release_index", "schema_uid_index",
+    "ledger_unlock", "ledger_set_budget", "ledger_create_budget", "complete_release",
+    "schema_release_id", "schema_budget_dataset", "schema_charge_id", "schema_release_index",
+    "schema_uid_index",
     "schema_drop_index", "sample_constraint", "sample_load_nodes",
     "sample_load_relationships",
 }
@@ -139,6 +140,7 @@ class FakeDB:
     stats: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     budgets: dict[str, dict[str, Any]] = field(default_factory=dict)
     charges: dict[str, dict[str, Any]] = field(default_factory=dict)
+    budget_changes: list[dict[str, Any]] = field(default_factory=list)
     schema: set[str] = field(default_factory=set)
     indexes: set[str] = field(default_factory=set)
     custom: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
@@ -337,12 +339,23 @@ class FakeDB:
         if name == "ledger_unlock":
             self.budgets[ds].pop("locked_by", None)
             return []
-        if name == "ledger_set_budget":
+        if name == "ledger_create_budget":  # MERGE ... ON CREATE SET
             b = self.budgets.setdefault(ds, {"epsilon_spent": 0.0,
-                                             "neighbourhood": p["neighbourhood"]})
-            b["epsilon_total"] = p["epsilon_total"]
+                                             "neighbourhood": p["neighbourhood"],
+                                             "epsilon_total": p["epsilon_total"]})
             return [{"epsilon_total": b["epsilon_total"], "epsilon_spent": b["epsilon_spent"],
                      "neighbourhood": b["neighbourhood"]}]
+        if name == "ledger_set_budget":  # MATCH: no budget, no row
+            b = self.budgets.get(ds)
+            if b is None:
+                return []
+            self.budget_changes.append({
+                "dataset": ds, "epsilon_total_before": b["epsilon_total"],
+                "epsilon_total": p["epsilon_total"], "epsilon_spent": b["epsilon_spent"],
+                "changed_at": p["now"]})
+            b["epsilon_total"] = p["epsilon_total"]
+            return [{"epsilon_total_before": self.budget_changes[-1]["epsilon_total_before"],
+                     "epsilon_total": b["epsilon_total"], "epsilon_spent": b["epsilon_spent"]}]
         if name == "complete_release":
             rec = self.records.get(rid)
             if (rec is None or rec["status"] != "pending"

@@ -78,12 +78,16 @@ def test_demo_writes_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.chdir(tmp_path)
     assert main(argv[1:]) == 0
     out = tmp_path / argv[argv.index("--out") + 1]
-    report = json.loads((out / "report.json").read_text())
+    # publishable releases and operator material, nothing beside them: the report and its
+    # exact-degree plot are operator material
+    assert sorted(p.name for p in out.iterdir()) == ["operator", "publish"]
+    rep = out / "operator"
+    report = json.loads((rep / "report.json").read_text())
     assert report["meta"]["seed"] == int(argv[argv.index("--seed") + 1])
     sections = {s["title"]: s for s in report["sections"]}
     assert sections["Input data"]["data"]["polbooks"]["edges"] == 441
-    assert (out / "report.html").exists() and (out / "report.md").exists()
-    assert (out / "plots" / "polbooks_degrees.png").stat().st_size > 1000
+    assert (rep / "report.html").exists() and (rep / "report.md").exists()
+    assert (rep / "plots" / "polbooks_degrees.png").stat().st_size > 1000
     leftovers = [p for p in out.rglob("*.tmp")]
     assert leftovers == []
     # the reader's orientation comes first: how to read it (operator material), what may
@@ -105,14 +109,14 @@ def test_demo_writes_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     # report.html is self-contained: plots embedded, no reference it could lose when copied
     from graphanon.report import broken_references
 
-    page = (out / "report.html").read_text()
-    assert broken_references(out / "report.html") == []
+    page = (rep / "report.html").read_text()
+    assert broken_references(rep / "report.html") == []
     assert broken_references(out / "operator" / "evaluation" / "report.html") == []
     n_figures = sum(len(s["figures"]) for s in report["sections"])
     assert n_figures >= 7 and page.count("src='data:image/png;base64,") == n_figures
-    md = (out / "report.md").read_text()
+    md = (rep / "report.md").read_text()
     for link in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md):  # the Markdown links the PNGs
-        assert (out / link).is_file(), link
+        assert (rep / link).is_file(), link
     # publishable outputs and operator material are kept apart, and the report says which
     places = {o["file"]: o["place"] for o in sections["What may be published"]["data"]["outputs"]}
     assert places and all(f.startswith(place + "/") for f, place in places.items())

@@ -22,7 +22,7 @@ from graphanon._ids import canonical_ids, id_keys
 from graphanon.errors import InvalidParameterError
 from graphanon.io import read_graph
 from graphanon.nodedp.projection import edge_addition
-from graphanon.nodedp.theta_dk import dense_dk, node_sensitivity
+from graphanon.nodedp.theta_dk import node_dk_query, node_sensitivity
 
 
 # ---------------------------------------------------------------------- the encoding
@@ -96,7 +96,7 @@ def _projected_change(G: Graph, H: Graph, theta: int, key: int) -> tuple[float, 
     Q = edge_addition(H, theta=theta, key=key).graph
     out = []
     for d in (1, 2):
-        a, b = dense_dk(P, d, theta), dense_dk(Q, d, theta)
+        a, b = node_dk_query(P, d, theta), node_dk_query(Q, d, theta)
         out.append(float(np.abs(a - b).sum()))
     return out[0], out[1]
 

@@ -103,7 +103,7 @@ def test_commands_and_steps_come_from_one_table() -> None:
 @pytest.mark.parametrize(("step", "variant", "mechanism"), [
     ('name = "release-dk"\n        d = 1\n        max_degree = 30\n'
      '        domain = "observed"', "release_dk_thesis", "none"),
-    ('name = "release-degrees"\n        counts = "cauchy"', "rps_degree_sequence_seed", "node"),
+    ('name = "release-degrees"\n        counts = "cauchy"', "rps_degree_sequence_seed", "none"),
     ('name = "release-dk-node"\n        d = 1\n        theta = 4\n        projection = "ser"',
      "theta_dk_release_ser", "none"),
 ])

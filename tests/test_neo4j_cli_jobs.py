@@ -128,6 +128,34 @@ def test_write_release_releases_and_drop(fake: FakeDriver, tmp_path: Path,
     assert main(["-q", "neo4j", "drop-release", "rel-1"]) == 2
 
 
+def test_neo4j_budget_is_set_once_and_changed_by_set_budget(
+        fake: FakeDriver, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`neo4j budget` and `write-release --budget-total` re-set the total on every call; now
+    they set it once, and `neo4j set-budget` is the one (logged) way to change it."""
+    g = tmp_path / "anon.graphml"
+    write_graph(ring(8), g)
+    assert main(["neo4j", "set-budget", "fp-source", "--epsilon-total", "2"]) == 2
+    assert "no budget for dataset 'fp-source'" in capsys.readouterr().err
+    assert main(["neo4j", "budget", "FP-Source", "--epsilon-total", "1"]) == 0
+    assert "created the budget of dataset 'fp-source'" in capsys.readouterr().out
+    assert main(["-q", "neo4j", "budget", "fp-source", "--epsilon-total", "1"]) == 0
+    assert main(["neo4j", "budget", "fp-source", "--epsilon-total", "5"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "graphanon neo4j set-budget" in err
+    rep = _report(tmp_path, RELEASE)
+    assert main(["-q", "neo4j", "write-release", "--release-id", "rel-1", "--graph", str(g),
+                 "--report", str(rep), "--dataset", "fp-source", "--budget-total", "5"]) == 2
+    assert "rel-1" not in fake.db.records and fake.db.budgets["fp-source"]["epsilon_total"] == 1
+    assert main(["neo4j", "set-budget", "fp-source", "--epsilon-total", "5"]) == 0
+    assert "from ε=1 to ε=5" in capsys.readouterr().out
+    assert [(c["epsilon_total_before"], c["epsilon_total"]) for c in fake.db.budget_changes] \
+        == [(1.0, 5.0)]
+    assert main(["-q", "neo4j", "write-release", "--release-id", "rel-1", "--graph", str(g),
+                 "--report", str(rep), "--dataset", "ＦＰ-source", "--budget-total", "5"]) == 0
+    assert fake.db.budgets == {"fp-source": {"epsilon_spent": 0.5, "neighbourhood": "edge",
+                                             "epsilon_total": 5.0}}
+
+
 def test_write_release_table_and_bad_report(fake: FakeDriver, tmp_path: Path) -> None:
     t = tmp_path / "dd.tsv"
     t.write_text("# graphanon dK table: kind=degree\ndegree1\tcount\n0\t3.5\n1\t2\n")

@@ -130,6 +130,7 @@ def exercise_every_call_site(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     src.read_bipartite(user_label="Member", feature_label="Topic", rel_type="LIKES",
                        user_id_property="uid", feature_id_property="name", universe="label")
     sink = io_neo4j.Neo4jSink(drv, batch_size=2)
+    sink.create_budget("ds", 5.0)
     sink.set_budget("ds", 10.0)
     dp = Release.create(mechanism="m", neighbourhood="edge", epsilon=1.0, params={"k": 2})
     u = np.arange(5)

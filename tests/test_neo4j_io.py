@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 
 import numpy as np
@@ -179,7 +180,7 @@ def ring(n: int) -> Graph:
 def sink_with_budget(db: FakeDB | None = None, total: float = 1.0, **kw) -> Neo4jSink:
     drv = FakeDriver(db or FakeDB())
     sink = Neo4jSink(drv, **kw)
-    sink.set_budget("fp-source", total)
+    sink.create_budget("fp-source", total)
     drv.calls.clear()
     return sink
 
@@ -396,10 +397,66 @@ def test_budget_refusal_writes_nothing() -> None:
     assert info.value.exit_code == 3
     assert "r2" not in drv.db.records
     assert not drv.named("begin_release")
-    # raising the budget explicitly lets it through
+    # a write never moves the budget (the old sink re-set it to budget_total on every write)
+    with pytest.raises(InvalidParameterError, match=r"set once.*graphanon neo4j set-budget"):
+        sink.write_release(other(seed=9), dataset="fp-source", release_id="r2",
+                           graph=ring(5), budget_total=1.0)
+    assert drv.db.budgets["fp-source"]["epsilon_total"] == 0.8
+    assert "r2" not in drv.db.records and not drv.named("begin_release")
+    # changing it is the operator's separate action, logged in the ledger
+    change = sink.set_budget("FP-Source", 1.0)
+    assert (change.dataset, change.epsilon_total_before, change.epsilon_total,
+            change.epsilon_spent) == ("fp-source", 0.8, 1.0, 0.5)
+    assert [(c["dataset"], c["epsilon_total_before"], c["epsilon_total"])
+            for c in drv.db.budget_changes] == [("fp-source", 0.8, 1.0)]
     sink.write_release(other(seed=9), dataset="fp-source",
-                       release_id="r2", graph=ring(5), budget_total=1.0)
+                       release_id="r2", graph=ring(5), budget_total=1.0)  # the same: fine
     assert drv.db.budgets["fp-source"]["epsilon_spent"] == 1.0
+
+
+def test_one_budget_rule_for_both_ledgers(tmp_path) -> None:
+    """Both ledgers offer one interface: a budget is set once (the same again is a no-op,
+    another is refused), changed only by set_budget, which the ledger logs; a budget of
+    another dataset spelling (GRQC, fullwidth) is the same budget."""
+    from graphanon.privacy.accountant import BudgetLedger, JsonLedger
+
+    for book, changes in ((JsonLedger(tmp_path / "l.json"), None),
+                          (Neo4jSink(FakeDriver()), "fake")):
+        assert isinstance(book, BudgetLedger)
+        made = book.create_budget("ＧＲＱＣ", 2.0, neighbourhood="node")
+        assert (made.dataset, made.epsilon_total, made.created) == ("grqc", 2.0, made.created)
+        assert made.created in ("ledger", "dataset")
+        again = book.create_budget("GrQc", 2.0)
+        assert again.created is None and again.neighbourhood == "node"
+        with pytest.raises(InvalidParameterError, match="set once"):
+            book.create_budget("grqc", 3.0)
+        with pytest.raises(InvalidParameterError, match="neighbourhood never changes"):
+            book.create_budget("grqc", 2.0, neighbourhood="edge")
+        change = book.set_budget("grqc", 3.0)
+        assert (change.epsilon_total_before, change.epsilon_total) == (2.0, 3.0)
+        assert book.create_budget("grqc", 3.0).epsilon_total == 3.0
+        with pytest.raises(InvalidParameterError, match="no budget for dataset 'other'"):
+            book.set_budget("other", 1.0)
+        if changes:
+            assert len(book.driver.db.budget_changes) == 1  # type: ignore[attr-defined]
+        else:
+            logged = json.loads((tmp_path / "l.json").read_text())["datasets"]["grqc"]
+            assert [(c["epsilon_total_before"], c["epsilon_total"])
+                    for c in logged["budget_changes"]] == [(2.0, 3.0)]
+
+
+def test_neo4j_budgets_stored_under_an_unnormalized_name_are_not_shadowed() -> None:
+    """A Neo4j budget written as 'GRQC' before names were normalized: creating 'grqc' would
+    start a second budget of the same data; it is refused until the old one is renamed."""
+    sink = Neo4jSink(FakeDriver())
+    sink.driver.db.budgets["GRQC"] = {"epsilon_spent": 2.0, "neighbourhood": "edge",
+                                      "epsilon_total": 2.0}
+    for act in (lambda: sink.create_budget("grqc", 5.0), lambda: sink.set_budget("grqc", 5.0),
+                lambda: sink.write_release(RELEASE, graph=ring(4), dataset="grqc",
+                                           budget_total=5.0)):
+        with pytest.raises(InvalidParameterError, match="under the name 'GRQC'"):
+            act()
+    assert set(sink.driver.db.budgets) == {"GRQC"} and sink.driver.db.records == {}
 
 
 def test_budget_checked_again_under_lock_at_completion() -> None:
@@ -560,7 +617,7 @@ def test_ledger_mirrors_the_accountant_rules() -> None:
     with pytest.raises(InvalidParameterError, match="node-DP budget"):
         charge_epsilon(RELEASE, "node")
     sink = Neo4jSink(FakeDriver())
-    sink.set_budget("fp-source", 1.0, neighbourhood="node")
+    sink.create_budget("fp-source", 1.0, neighbourhood="node")
     with pytest.raises(InvalidParameterError, match="node-DP budget"):
         sink.write_release(RELEASE, graph=ring(4), dataset="fp-source")
     assert sink.driver.db.complete_looking() == []
@@ -569,7 +626,7 @@ def test_ledger_mirrors_the_accountant_rules() -> None:
     assert sink.driver.db.budgets["fp-source"]["epsilon_spent"] == 0.4
     assert sink.driver.db.complete_looking() == [personalized["release_id"]]
     edge = Neo4jSink(FakeDriver())
-    edge.set_budget("fp-source", 1.0, neighbourhood="edge")
+    edge.create_budget("fp-source", 1.0, neighbourhood="edge")
     node_rel = other(neighbourhood="node", epsilon=0.3)
     assert edge.write_release(node_rel, graph=ring(4), dataset="fp-source").epsilon_charged == 0.6
     assert edge.driver.db.budgets["fp-source"]["epsilon_spent"] == 0.6
@@ -597,17 +654,17 @@ def test_connection_settings_from_env_and_file(tmp_path) -> None:
 
 
 def test_a_budget_keeps_the_neighbourhood_it_was_created_with() -> None:
-    """Raising a node budget's total (budget_total, or set_budget without a neighbourhood)
-    must not turn it into an edge budget, where edge-DP releases would then be charged."""
+    """Changing a node budget's total (set_budget) must not turn it into an edge budget,
+    where edge-DP releases would then be charged."""
     sink = Neo4jSink(FakeDriver())
-    sink.set_budget("ds", 1.0, neighbourhood="node")
+    sink.create_budget("ds", 1.0, neighbourhood="node")
     sink.set_budget("ds", 2.0)  # keeps "node"
     assert sink.driver.db.budgets["ds"] == {"epsilon_spent": 0.0, "neighbourhood": "node",
                                             "epsilon_total": 2.0}
-    with pytest.raises(InvalidParameterError, match="stated for the node neighbourhood"):
-        sink.set_budget("ds", 3.0, neighbourhood="edge")
+    with pytest.raises(InvalidParameterError, match="neighbourhood never changes"):
+        sink.create_budget("ds", 2.0, neighbourhood="edge")
     with pytest.raises(InvalidParameterError, match="node-DP budget"):
-        sink.write_release(RELEASE, graph=ring(4), dataset="ds", budget_total=5.0)
+        sink.write_release(RELEASE, graph=ring(4), dataset="ds", budget_total=2.0)
     assert sink.driver.db.budgets["ds"]["neighbourhood"] == "node"
     assert sink.driver.db.complete_looking() == []
 

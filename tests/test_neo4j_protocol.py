@@ -141,7 +141,7 @@ def test_takeover_just_before_completion_marks_nothing_complete_for_the_loser() 
 
 def test_the_loser_charges_nothing_and_the_winner_charges_once() -> None:
     drv = FakeDriver(FakeDB())
-    Neo4jSink(drv).set_budget("ds", 2.0)
+    Neo4jSink(drv).create_budget("ds", 2.0)
     a = Release.create(mechanism="dp", neighbourhood="edge", epsilon=0.5)
     b = Release.create(mechanism="dp", neighbourhood="edge", epsilon=0.75)
     tasks = {"A": lambda: Neo4jSink(drv, batch_size=2).write_release(
@@ -230,7 +230,7 @@ def test_the_record_holds_the_release_fields_and_no_wall_time_or_input_count() -
     rel = Release.create(mechanism="m", neighbourhood="node", epsilon=0.5, sensitivity=3.0,
                          params={"k": 2, "theta": 7}, seed=11)
     sink = Neo4jSink(drv)
-    sink.set_budget("ds", 1.0)
+    sink.create_budget("ds", 1.0)
     sink.write_release(rel, release_id="r", graph=A_GRAPH, dataset="ds")
     rec = dict(drv.db.records["r"])
     for field, value in rel.to_dict().items():
@@ -251,7 +251,7 @@ def test_the_record_holds_the_release_fields_and_no_wall_time_or_input_count() -
 def test_budget_refused_before_anything_is_written() -> None:
     drv = FakeDriver(FakeDB())
     sink = Neo4jSink(drv)
-    sink.set_budget("ds", 0.1)
+    sink.create_budget("ds", 0.1)
     with pytest.raises(PrivacyBudgetExceeded):
         sink.write_release(Release.create(mechanism="m", neighbourhood="edge", epsilon=1.0),
                            release_id="r", graph=A_GRAPH, dataset="ds")

@@ -78,7 +78,7 @@ def test_select_theta_scores_use_the_projection_sizes() -> None:
     theta, info = select_theta(G, epsilon=1.0, d=1, release_epsilon=1.0, grid=grid, key=9,
                                backend=get_backend("numpy-insecure",
                                                    rng=np.random.default_rng(0)))
-    expect = [2.0 * project(G, theta=t, key=9).n_edges_after - (t + 1) * (2 * t + 1)
+    expect = [2.0 * project(G, theta=t, key=9).n_edges_after - t * (2 * t + 1)  # degrees 1..t
               for t in grid]
     assert info["scores"] == pytest.approx(expect)
     assert theta in grid

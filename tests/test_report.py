@@ -135,7 +135,8 @@ def ctx(tmp_path: Path) -> Any:
     from graphanon.datasets import load_adult_sample, load_polbooks
     from graphanon.demo import DemoContext
 
-    return DemoContext(tmp_path, 1, Report("t", tmp_path), load_polbooks(), load_adult_sample())
+    return DemoContext(tmp_path, 1, Report("t", tmp_path / "operator"), load_polbooks(),
+                       load_adult_sample())
 
 
 def _table(section: Section, caption: str) -> tuple[list[str], dict[str, list[Any]]]:
@@ -197,7 +198,7 @@ def test_node_dp_plot_and_errors_show_the_projection(ctx: Any) -> None:
     assert both[1] <= proj[1] + noise[1]  # and the two parts bound the total
     assert both[2] == pytest.approx(both[1] / 105, abs=1e-3)
     fig, caption = section.figures[0]
-    assert (ctx.outdir / fig).stat().st_size > 1000 and "projection" in caption
+    assert (ctx.report.outdir / fig).stat().st_size > 1000 and "projection" in caption
     assert ctx.report.image(fig)[:4] == b"\x89PNG"
 
 

@@ -8,19 +8,18 @@ of ``000_*.txt``: it shows that any useful ε is huge on sparse data (Theorem 4.
 from __future__ import annotations
 
 import math
+import os
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
 from .._progress import ProgressFn, log_progress
 from .._validation import EPSILON_RANGE, check_choice, check_epsilon, check_float, check_int
 from ..errors import InfeasibleError, InvalidParameterError
 from ..graph import BipartiteGraph
-from ..privacy.noise import secure_uniform
+from ..privacy.noise import RandomBytes, bernoulli_positions, exact_bernoulli
 from ..privacy.release import Release, started_at
 
 __all__ = [
@@ -124,10 +123,10 @@ def _flip_probability(epsilon: float, *, level: str, n_features: int) -> float:
     return min(q * (1 + _Q_MARGIN), 0.5)
 
 
-def _uniform_source(rng: np.random.Generator | None) -> Callable[[int], npt.NDArray[np.float64]]:
+def _random_bytes(rng: np.random.Generator | None) -> RandomBytes:
     if rng is None:
-        return secure_uniform
-    return lambda size: 1.0 - rng.random(size)  # (0, 1]
+        return os.urandom
+    return rng.bytes
 
 
 def randomized_response(
@@ -167,7 +166,7 @@ def randomized_response(
         public (a full table, for example).
     rng : numpy.random.Generator, optional
         ``None`` (default): the coin flips are drawn from the operating system's CSPRNG
-        (``os.urandom``, 53-bit uniforms). A generator makes the run reproducible and is
+        (``os.urandom``). A generator (its ``bytes``) makes the run reproducible and is
         recorded as the insecure backend ``"numpy-insecure"`` in the release.
     max_output_cells : int
         Refuse (``InfeasibleError``) when the expected number of created 1-cells,
@@ -203,20 +202,23 @@ def randomized_response(
     the ratio is the product over those cells: ``|F| · ε_entry`` (node level; section 4.1).
     "Sensitivity" here is the number of cells a neighbouring change can flip: 1 or ``|F|``.
 
-    **Sampling without the dense matrix.** 1-cells: one uniform each. 0-cells: the cells that
-    become 1 form a Bernoulli(q) process over all ``n·|F|`` cells; it is sampled by geometric
-    gaps between successes (inverse CDF of uniforms), and hits on input 1-cells are discarded
-    (those cells were decided by their own coin). This is distributionally identical to a
-    Binomial count per row with uniform positions, and costs ``O(|E| + q·n·|F|)``.
+    **Sampling without the dense matrix.** 1-cells: one Bernoulli(q) coin each (1 → 0).
+    0-cells: the cells that become 1 form a Bernoulli(q) process over all ``n·|F|`` cells; it
+    is sampled by geometric gaps between successes, and hits on input 1-cells are discarded
+    (those cells were decided by their own coin). This is distributionally identical to one
+    coin per cell, and costs ``O(|E| + q·n·|F|·log₂(1/q))`` random nibbles.
 
-    **Randomness.** The coin flips *are* the mechanism: if they were predictable the output
-    would reveal the input. The default therefore draws uniforms from ``os.urandom``
-    (cryptographically secure); OpenDP's per-element randomized response would be secure too
-    but costs a Python call per cell. Floating-point caveat: probabilities are realized on a
-    2⁻⁵³ grid and the geometric inversion uses ``log``; ``q = 1/(1+e^{ε_entry})`` is computed
-    directly and enlarged by a relative ``1e-12`` so the nominal ε is not exceeded by the
-    rounding of ``q`` itself (for ε_entry ≳ 30, q < 1e-13 and the 2⁻⁵³ grid of the keep-coin
-    is coarse relative to q: the realized per-entry ε can then differ in the third digit).
+    **Randomness and exactness.** The coin flips *are* the mechanism: if they were
+    predictable the output would reveal the input. The default therefore draws random bytes
+    from ``os.urandom`` (cryptographically secure); OpenDP's per-element randomized response
+    would be secure too but costs a Python call per cell. The coins are exact:
+    ``q = 1/(1+e^{ε_entry})`` is computed in floats and enlarged by a relative ``1e-12``, so
+    the float ``q`` is at least the exact value, and every coin — the 1-cells' coins
+    (:func:`~graphanon.privacy.noise.exact_bernoulli`) and the geometric gaps of the 0-cells
+    (:func:`~graphanon.privacy.noise.bernoulli_positions`) — compares random bits with the
+    binary digits of that float's exact value, with no 2⁻⁵³ grid and no ``log``. Each cell is
+    therefore 1-flipped with probability exactly ``q``, and ``ln((1−q)/q) ≤ ε_entry`` holds
+    for every ε in the allowed range (up to 100 per cell).
     """
     eps = _check_total_epsilon(epsilon, level)
     check_choice(level, "level", "randomized_response", LEVELS)
@@ -248,7 +250,7 @@ def _impl(
 ) -> RandomizedResponseResult:
     t0 = time.perf_counter()
     started = started_at()
-    uniform = _uniform_source(rng)
+    random_bytes = _random_bytes(rng)
     n, F = B.n_users, B.n_features
     total = n * F
     p = 1.0 - 2.0 * q
@@ -263,10 +265,9 @@ def _impl(
     progress("randomized response", 0, 2)
     rows, cols = B.edges()
     existing = rows * F + cols  # sorted (row-major CSR)
-    keep = uniform(existing.size) > q  # a 1-cell turns 0 with probability q
-    kept = existing[keep]
+    kept = existing[~exact_bernoulli(q, existing.size, random_bytes)]  # 1 → 0 w.p. q
     progress("randomized response", 1, 2)
-    created = _bernoulli_positions(total, q, uniform)
+    created = bernoulli_positions(total, q, random_bytes)
     if existing.size and created.size:
         idx = np.minimum(np.searchsorted(existing, created), existing.size - 1)
         created = created[existing[idx] != created]
@@ -294,30 +295,3 @@ def _impl(
         graph=graph, release=release, mechanism=release.mechanism, neighbourhood=level,
         epsilon=eps, sensitivity=sensitivity, p=p, epsilon_per_entry=per_entry,
         kept=int(kept.size), created=int(created.size), seconds=seconds)
-
-
-def _bernoulli_positions(
-    total: int, q: float, uniform: Callable[[int], npt.NDArray[np.float64]]
-) -> npt.NDArray[np.int64]:
-    """Sorted positions in ``[0, total)`` of a Bernoulli(``q``) process (geometric gaps)."""
-    if q <= 0.0 or total <= 0:
-        return np.zeros(0, dtype=np.int64)
-    log1mq = math.log1p(-q)
-    expected = total * q
-    chunk = int(expected + 6.0 * math.sqrt(expected) + 64)
-    parts: list[npt.NDArray[np.int64]] = []
-    last = -1
-    while True:
-        u = uniform(chunk)
-        # failures before the next success; float → int64 is safe: values < 2**53 matter only
-        gaps = np.floor(np.log(u) / log1mq)
-        gaps = np.minimum(gaps, float(total)).astype(np.int64)
-        pos = last + np.cumsum(gaps + 1)
-        inside = pos[pos < total]
-        parts.append(inside)
-        if inside.size < pos.size:
-            break
-        last = int(pos[-1])
-        chunk = max(int(6.0 * math.sqrt(expected)) + 64, chunk // 4)
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-

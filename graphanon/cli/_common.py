@@ -554,10 +554,11 @@ def ledger_options(f: Any) -> Any:
                      help="Total ε of the dataset, required the first time the ledger sees "
                           "it (then checked against the stored value).")(f)
     f = click.option("--dataset", default=None, metavar="NAME",
-                     help="Stable name of the data in the ledger (never a content hash).")(f)
+                     help="Stable name of the data in the ledger (never a content hash; "
+                          "case and Unicode width do not matter).")(f)
     f = click.option("--ledger", "ledger", type=click.Path(dir_okay=False), default=None,
-                     help="JSON privacy ledger to charge (graphanon-ledger/1; created if "
-                          "missing).")(f)
+                     help="JSON privacy ledger to charge (graphanon-ledger/1; created, and "
+                          "said so, by the first charge with --budget).")(f)
     return f
 
 
@@ -588,13 +589,10 @@ def open_ledger(ledger: str | None, dataset: str | None, budget: float | None,
             "The '--ledger' option needs '--dataset NAME': the stable name the budget is "
             "kept under.")
     nb = budget_neighbourhood or (neighbourhood if budget is not None else None)
-    from .._locks import forget_new_ledger_on_rollback
-
-    forget_new_ledger_on_rollback(Path(ledger))
     acc = Accountant.open(ledger, dataset=dataset, budget=budget, neighbourhood=nb)
     if acc.neighbourhood == "node" and neighbourhood == "edge":
         raise InvalidParameterError(
-            f"dataset {dataset!r} has a node-DP budget in {acc.ledger}; an edge-DP release "
+            f"dataset {acc.dataset!r} has a node-DP budget in {acc.ledger}; an edge-DP release "
             "gives no node-level guarantee and cannot be charged to it.")
     if epsilon is not None:
         # what the charge will be (charge_epsilon's rule: a node-level ε costs
@@ -603,7 +601,7 @@ def open_ledger(ledger: str | None, dataset: str | None, budget: float | None,
                           else 1.0)
         if not acc.can_spend(cost):
             raise PrivacyBudgetExceeded(
-                f"privacy budget of dataset {dataset!r} exceeded: spent ε={acc.spent:.6g} of "
+                f"privacy budget of dataset {acc.dataset!r} exceeded: spent ε={acc.spent:.6g} of "
                 f"{acc.budget:.6g}, this release needs ε={cost:.6g}; nothing was computed.")
     return acc
 
@@ -621,8 +619,21 @@ def charge_on_commit(accountant: Any, release: Any) -> None:
     from ..privacy.accountant import charge_epsilon
 
     charge_epsilon(release, accountant.neighbourhood)  # refuses a bad pairing right now
+
+    def charge() -> None:
+        entry = accountant.spend(release)
+        where, name = accountant.ledger, accountant.dataset
+        if accountant.created is not None:  # a new budget is never silent, even with -q
+            what = (f"created ledger {where} for dataset {name!r}"
+                    if accountant.created == "ledger"
+                    else f"created the budget of dataset {name!r} in ledger {where}")
+            click.echo(f"graphanon: {what} with budget ε={accountant.budget:g} "
+                       f"({accountant.neighbourhood}-DP)", err=True)
+        echo(f"charged ε={entry.epsilon:g} to dataset {name!r} in ledger {where} (spent "
+             f"{accountant.spent:g} of {accountant.budget:g})")
+
     with output_transaction() as tx:
-        tx.before_commit.append(lambda: accountant.spend(release))
+        tx.before_commit.append(charge)
 
 
 # ---------------------------------------------------------------------- public universes

@@ -25,8 +25,9 @@ from ._common import echo, make_rng, progress_bar
 def demo(outdir: str, seed: int | None) -> None:
     """Run every mechanism on shipped sample data (polbooks, UCI Adult) with sensible defaults.
 
-    Writes the anonymized graphs, released statistics, report.md / report.html (with plots)
-    and report.json into the output folder. No database needed.
+    Writes publish/ (the secure releases with their records) and operator/ (everything
+    else, the report included: operator/report.html with its plots, report.md,
+    report.json) into the output folder. No database needed.
     """
     from ..demo import run_demo
 
@@ -34,7 +35,7 @@ def demo(outdir: str, seed: int | None) -> None:
     with progress_bar() as progress:
         report = run_demo(outdir, seed=seed, progress=progress)
     echo(f"wrote {len(report.sections)} report sections to "
-         f"{os.path.join(outdir, 'report.html')} "
+         f"{os.path.join(outdir, 'operator', 'report.html')} "
          f"(also report.md, report.json); seed {seed}")
 
 

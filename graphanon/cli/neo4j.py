@@ -332,7 +332,8 @@ def read_bipartite(user_label: str | None, feature_label: str | None, rel: str |
 @click.option("--dataset",
               help="Ledger key: a stable name of the source data (required for a DP release).")
 @click.option("--budget-total", type=FLOAT,
-              help="Set the dataset's total ε to this value first (explicit raise).")
+              help="The dataset's total ε, set if it has no budget yet (an existing budget "
+                   "must match: changing one is 'graphanon neo4j set-budget').")
 @click.option("--keep-ids", is_flag=True,
               help="Write real user/node ids instead of fresh pseudonyms (reveals who is in "
               "the release; see docs/neo4j.md).")
@@ -484,15 +485,41 @@ def _positive_total(option: str, value: float) -> None:
 @_connection_options
 def budget(dataset: str, epsilon_total: float, neighbourhood: str | None, uri: str | None,
            password_file: str | None, database: str | None) -> None:
-    """Create or set the privacy budget (total ε) of a dataset in the Neo4j ledger."""
+    """Set the privacy budget (total ε) of a dataset in the Neo4j ledger, once.
+
+    Stating the budget a dataset already has changes nothing; another one is refused:
+    changing a budget is 'graphanon neo4j set-budget'.
+    """
     from ..io.neo4j import Neo4jSink, validate_budget
 
     _positive_total("--epsilon-total", epsilon_total)
     validate_budget(dataset, epsilon_total, neighbourhood)
     with _driver(uri, password_file, database) as (drv, db):
-        row = Neo4jSink(drv, database=db).set_budget(dataset, epsilon_total,
-                                                     neighbourhood=neighbourhood)
-    echo(f"{dataset}: spent {row['epsilon_spent']:g} of {row['epsilon_total']:g}")
+        b = Neo4jSink(drv, database=db).create_budget(dataset, epsilon_total,
+                                                      neighbourhood=neighbourhood)
+    if b.created:
+        click.echo(f"created the budget of dataset {b.dataset!r} in the Neo4j ledger: "
+                   f"ε={b.epsilon_total:g} ({b.neighbourhood}-DP)")
+    else:
+        echo(f"{b.dataset}: unchanged, spent {b.epsilon_spent:g} of {b.epsilon_total:g} "
+             f"({b.neighbourhood}-DP)")
+
+
+@neo4j.command("set-budget")
+@click.argument("dataset")
+@click.option("--epsilon-total", type=FLOAT, required=True, help="New total ε of the dataset.")
+@_connection_options
+def set_budget(dataset: str, epsilon_total: float, uri: str | None, password_file: str | None,
+               database: str | None) -> None:
+    """Change the privacy budget (total ε) of a dataset: an operator action the ledger logs."""
+    from ..io.neo4j import Neo4jSink, validate_budget
+
+    validate_budget(dataset, epsilon_total)
+    with _driver(uri, password_file, database) as (drv, db):
+        c = Neo4jSink(drv, database=db).set_budget(dataset, epsilon_total)
+    click.echo(f"changed the budget of dataset {c.dataset!r} in the Neo4j ledger from "
+               f"ε={c.epsilon_total_before:g} to ε={c.epsilon_total:g} (spent "
+               f"{c.epsilon_spent:g}; logged as a PrivacyBudgetChange)")
 
 
 # its --report is the input carrying the Release record, not an output

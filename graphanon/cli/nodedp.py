@@ -159,9 +159,12 @@ def release_dk_node(input_path: str, *, d: int, epsilon: float, theta: int | str
               help="RPS: public degree bound Λ (default N − 1). Only pass the true maximum "
                    "if it is public.")
 @click.option("--max-nodes", type=click.IntRange(min=1), default=None,
-              help="RPS: public node count N (the release has N degrees). Default: a "
-                   "private estimate that spends 5% of ε (n itself is private under "
-                   "node-DP).")
+              help="RPS: public count N of nodes with an edge (the release has N degrees). "
+                   "Default: a private estimate that spends 10% of ε: the nodes with an edge "
+                   "in the EAD --count-theta projection, noise of sensitivity θ+1.")
+@click.option("--count-theta", type=click.IntRange(min=1, max=1 << 20), default=None,
+              help="RPS without --max-nodes: the public EAD bound of the node-count "
+                   "estimate (default 8; larger: less bias, more noise).")
 @click.option("--theta", type=click.IntRange(min=1), default=None,
               help="laplace: projection bound θ (default 64).")
 @click.option("--depth", type=click.IntRange(min=1, max=20), default=None,
@@ -180,15 +183,17 @@ def release_dk_node(input_path: str, *, d: int, epsilon: float, theta: int | str
               help="Released degree histogram as a 1K dK table (TSV: degree1<TAB>count).")
 @click.option("--report", type=click.Path(dir_okay=False), help="JSON report.")
 def release_degrees(input_path: str, method: str, epsilon: float, max_degree: int | None,
-                    max_nodes: int | None, theta: int | None, depth: int | None,
+                    max_nodes: int | None, count_theta: int | None, theta: int | None,
+                    depth: int | None,
                     rps_counts: str | None, summary: str | None, noise: str, seed: int | None,
                     nodes_path: str | None, ledger: str | None, dataset: str | None,
                     budget: float | None, budget_neighbourhood: str | None, out: str,
                     report: str | None) -> None:
     """Release a differentially private degree sequence of INPUT.
 
-    rps and laplace are node-DP (no --nodes: the node set itself is private); hay is
-    edge-DP and releases one degree per node, so it needs the public node set (--nodes).
+    rps and laplace are node-DP over the nodes with an edge (no --nodes: the node set
+    itself is private, and an edge list cannot hold an isolated node); hay is edge-DP and
+    releases one degree per node, so it needs the public node set (--nodes).
     """
     from ..errors import InvalidParameterError
     from ..io.dk_tables import write_dk_table
@@ -201,15 +206,19 @@ def release_degrees(input_path: str, method: str, epsilon: float, max_degree: in
     if not (epsilon > 0 and math.isfinite(epsilon)):
         raise InvalidParameterError(f"The '--epsilon' option must be a float > 0. Got {epsilon}.")
     only = {"--max-degree": (max_degree, "rps"), "--max-nodes": (max_nodes, "rps"),
+            "--count-theta": (count_theta, "rps"),
             "--depth": (depth, "rps"), "--counts": (rps_counts, "rps"),
             "--summary": (summary, "rps"), "--theta": (theta, "laplace")}
     misplaced = [f"{opt} (for --method {m})" for opt, (v, m) in only.items()
                  if v is not None and m != method]
     if nodes_path is not None and method != "hay":
         misplaced.append("--nodes (for --method hay; node-DP protects the node set itself)")
+    if count_theta is not None and max_nodes is not None:
+        misplaced.append("--count-theta (for an estimated node count; --max-nodes gives it)")
     if misplaced:
         raise InvalidParameterError(
-            f"The option(s) {', '.join(misplaced)} do not apply to --method {method}.")
+            f"The option(s) {', '.join(misplaced)} do not apply to --method {method}"
+            + (" with --max-nodes." if method == "rps" and max_nodes is not None else "."))
     if method == "hay" and nodes_path is None:
         raise InvalidParameterError(
             "release-degrees --method hay (edge-DP) releases one degree per node: it needs the "
@@ -222,6 +231,8 @@ def release_degrees(input_path: str, method: str, epsilon: float, max_degree: in
     kw: dict[str, Any] = {"backend": backend, "rng": rng, "seed": used_seed}
     rps_kw: dict[str, Any] = {"epsilon": epsilon, "max_degree": max_degree,
                               "max_nodes": max_nodes, "depth": depth}
+    if count_theta is not None:
+        rps_kw["count_theta"] = count_theta
     if method == "rps" and (rps_counts or "partition", summary or "interpolate") == (
             "partition", "interpolate"):
         rel = rps_degree_sequence(G, **rps_kw, **kw)

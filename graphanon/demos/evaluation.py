@@ -88,7 +88,8 @@ def step_evaluation(ctx: DemoContext) -> Section:
                                  "the dashed line are consistent with the claim)"),
                ("risk_vs_k", "Linkage risk vs k (log scale; lower is safer)")]
     for name, _ in figures:  # embedded in this report too (the files are not in place yet)
-        ctx.report.add_image(f"operator/evaluation/plots/{name}.png",
+        # (paths relative to the demo report's folder, operator/)
+        ctx.report.add_image(f"evaluation/plots/{name}.png",
                              rep.image(f"plots/{name}.png"))
     return Section(
         title="Evaluation: risk, empirical ε, utility",
@@ -102,6 +103,6 @@ def step_evaluation(ctx: DemoContext) -> Section:
             "with 5 known attributes would actually link a person to their row in each "
             "release."),
         tables=tables,
-        figures=[(f"operator/evaluation/plots/{name}.png", cap) for name, cap in figures],
+        figures=[(f"evaluation/plots/{name}.png", cap) for name, cap in figures],
         data=data,
     )

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +49,7 @@ __all__ = [
     "DKDistribution",
     "degree_distribution",
     "dk_distribution",
+    "iter_three_k",
     "joint_degree_distribution",
     "three_k_distribution",
     "three_k_rows_bound",
@@ -300,19 +302,6 @@ def three_k_memory(G: Graph) -> int:
     return 56 * n + G.indices.itemsize * m + 16 * (n_ranks * (n_ranks + 1) // 2) + (1 << 20)
 
 
-def three_k_rows_bound(G: Graph) -> int:
-    """An upper bound on the rows of the 3K table of ``G``, known before it is computed:
-    every row counts at least one 2-path (``Σ d(d-1)/2`` of them), and there are at most
-    ``R²(R+1)/2`` wedge classes (centre rank, unordered end ranks) and ``R(R+1)(R+2)/6``
-    triangle classes for ``R`` distinct degrees."""
-    if not G.n_nodes:
-        return 0
-    deg = G.degrees
-    paths = int(np.sum(deg * (deg - 1) // 2))
-    r = int(np.unique(deg).size)
-    return min(paths, r * r * (r + 1) // 2 + r * (r + 1) * (r + 2) // 6)
-
-
 def three_k_distribution(G: Graph, *, progress: ProgressFn = log_progress) -> DK3Distribution:
     """The 3K distribution: open wedges ``(end, centre, end)`` and triangles (sorted triple).
 
@@ -336,8 +325,9 @@ def three_k_distribution(G: Graph, *, progress: ProgressFn = log_progress) -> DK
     (keys and counts, then the sorted degree triples; the sort permutes in place). The table
     size is known only as the passes go: after every block the rows found so far must still
     fit, otherwise the extraction stops with an error before the machine runs out of memory.
-    The 10M-edge power-law graph of ``scripts/bench_memory.py`` (max degree 45,030) has 64.5M
-    wedge rows; its 3K takes about 3 GB. Time: ``O(Σ_c k_c² + m·sqrt(m))`` with ``k_c``
+    :func:`iter_three_k` yields the same tables in partitions by centre degree, so a writer
+    (:func:`graphanon.io.dk_tables.write_3k_chunks`, ``graphanon dk --d 3``) holds one
+    partition of wedge rows at a time. Time: ``O(Σ_c k_c² + m·sqrt(m))`` with ``k_c``
     the number of distinct neighbour degrees of ``c``. Progress is reported per block of
     about 1 % of the work of each pass.
 
@@ -356,6 +346,66 @@ def three_k_distribution(G: Graph, *, progress: ProgressFn = log_progress) -> DK
         has more than 2**21 distinct degrees.
     """
     t0 = time.perf_counter()
+    wedges: list[DKDistribution] = []
+    triangles = DKDistribution("triangle", np.zeros((0, 3), np.int64), np.zeros(0, np.int64))
+    held = 0
+    for part in iter_three_k(G, progress=progress):
+        if part.kind == "wedge":
+            wedges.append(part)
+            held += part.n_tuples  # the whole table is kept: it must fit with its sort
+            require_memory(_TABLE_BYTES_PER_ROW * held, what="the 3K extraction",
+                           parameter=f"the size of the 3K table ({held:,} rows so far)")
+        else:
+            triangles = part
+    with progress_step(progress, "3K tables"):
+        if len(wedges) == 1:
+            w = wedges[0]
+        else:  # partitions by centre degree, rows by (end, centre, end): one sort restores it
+            deg = (np.concatenate([p.degrees for p in wedges]) if wedges
+                   else np.zeros((0, 3), np.int64))
+            cnt = np.concatenate([p.counts for p in wedges]) if wedges else np.zeros(0, np.int64)
+            del wedges
+            order = np.lexsort((deg[:, 2], deg[:, 1], deg[:, 0]))
+            w = DKDistribution("wedge", deg[order], cnt[order])
+    seconds = time.perf_counter() - t0
+    return DK3Distribution(DKDistribution("wedge", w.degrees, w.counts, seconds),
+                           DKDistribution("triangle", triangles.degrees, triangles.counts,
+                                          seconds), seconds)
+
+
+#: Wedge rows a partition of :func:`iter_three_k` collects before it is yielded (about 40
+#: bytes each while it is sorted and converted: some 670 MB).
+PARTITION_ROWS = 1 << 24
+
+
+def three_k_rows_bound(G: Graph) -> int:
+    """An upper bound on the number of 3K rows, from the degrees alone (O(n)): per centre
+    degree class with ``K`` distinct neighbour degrees at most ``K(K+1)/2`` wedge rows
+    (``K <= min(Σ degrees of the class, D)``), and at most ``D(D+1)(D+2)/6`` triangle rows
+    or three per triangle corner. Shown before a long extraction starts."""
+    deg = G.degrees
+    vals, inverse = np.unique(deg, return_inverse=True)
+    D = int(vals.size)
+    per_class = np.minimum(np.bincount(inverse.ravel(), weights=deg).astype(np.int64), D)
+    wedge_rows = int((per_class * (per_class + 1) // 2).sum())
+    tri_rows = min(D * (D + 1) * (D + 2) // 6, int(G.n_edges) * max(int(np.sqrt(2 * G.n_edges)),
+                                                                      1))
+    return wedge_rows + tri_rows
+
+
+def iter_three_k(G: Graph, *, progress: ProgressFn = log_progress,
+                 partition_rows: int = PARTITION_ROWS) -> Iterator[DKDistribution]:
+    """The 3K tables of :func:`three_k_distribution` in partitions: ``wedge`` tables, each
+    for a run of centre degree classes (rows sorted within it), then the one ``triangle``
+    table.
+
+    Triangles are counted first (they are needed to turn 2-paths into open wedges); then the
+    2-path pass runs over the centres in degree order and, whenever at least
+    ``partition_rows`` rows of finished classes have accumulated, sorts them, subtracts the
+    closed paths whose centre falls in those classes, drops zero rows and yields them. Peak
+    memory: the working space of :func:`three_k_memory`, the triangle table and one partition
+    (about 40 bytes per row), not the whole wedge table.
+    """
     deg = G.degrees
     n = G.n_nodes
     vals = np.unique(deg)
@@ -377,49 +427,78 @@ def three_k_distribution(G: Graph, *, progress: ProgressFn = log_progress) -> DK
     state = np.zeros(1, dtype=np.int64)
     kern = _kernels()
 
+    # triangles in position space of the (degree, id) order
+    pos = np.empty(n, dtype=np.int64)
+    pos[order] = np.arange(n, dtype=np.int64)
+    prank = nrank[order]
+    out_idx = np.empty(G.n_edges, dtype=indices.dtype)
+    optr = kern._orient(indptr, indices, pos, out_idx)
+    del pos
+    mark = np.zeros(n, dtype=np.int64)
+    bounds = _blocks(kern._triangle_work(optr, out_idx))
+    tk, tc = _run_blocks("3K triangles", bounds, kern._triangle_block, (optr, out_idx, prank),
+                         (n_ranks, mat, touched, state, mark), progress)
+    del optr, out_idx, mark, prank
+    tk, tc = _sort_by_key(tk, tc)
+    # the closed paths of each triangle (x, y, z), as (end, centre, end) keys, by centre
+    x, y, z = _split_key(tk, n_ranks)
+    closed = np.concatenate([(y * n_ranks + x) * n_ranks + z, (x * n_ranks + y) * n_ranks + z,
+                             (x * n_ranks + z) * n_ranks + y])
+    closed_count = np.concatenate([tc, tc, tc])
+    del x, y, z
+    by_centre = np.argsort((closed // n_ranks) % n_ranks, kind="stable")
+    closed, closed_count = closed[by_centre], closed_count[by_centre]
+    closed_centre = (closed // n_ranks) % n_ranks
+    del by_centre
+
     # 2-paths, centres in (degree, id) order; work ~ degree + (distinct neighbour ranks)^2
+    state[0] = 0
     cnt = np.zeros(n_ranks, dtype=np.int64)
     seen = np.empty(n_ranks, dtype=np.int64)
     dsorted = deg[order]
     k_bound = np.minimum(dsorted, n_ranks)
     bounds = _blocks(dsorted + k_bound * (k_bound + 1) // 2)
-    pk, pv = _run_blocks("3K 2-paths", bounds, kern._path_block, (indptr, indices, order, nrank),
-                         (n_ranks, mat, touched, state, cnt, seen), progress)
-    del cnt, seen, dsorted, k_bound
+    del dsorted, k_bound
+    task = "3K 2-paths"
+    total = int(bounds[-1])
+    progress(task, 0, total)
+    keys: list[Any] = []
+    counts: list[Any] = []
+    rows = 0
+    done_centre = -1  # the classes up to this rank have been yielded
 
-    # triangles in position space of the same order
-    pos = np.empty(n, dtype=np.int64)
-    pos[order] = np.arange(n, dtype=np.int64)
-    prank = nrank[order]
-    del order, nrank
-    out_idx = np.empty(G.n_edges, dtype=indices.dtype)
-    optr = kern._orient(indptr, indices, pos, out_idx)
-    del pos
-    mark = np.zeros(n, dtype=np.int64)
-    state[0] = 0
-    bounds = _blocks(kern._triangle_work(optr, out_idx))
-    tk, tc = _run_blocks("3K triangles", bounds, kern._triangle_block, (optr, out_idx, prank),
-                         (n_ranks, mat, touched, state, mark), progress)
-    del optr, out_idx, mark, prank, mat, touched
-    # open wedges = 2-paths minus the closed paths; both tables sorted by their (rank) keys
-    with progress_step(progress, "3K tables"):
+    def partition() -> DKDistribution:
+        nonlocal keys, counts, rows, done_centre
+        pk = np.concatenate(keys)
+        pv = np.concatenate(counts)
+        keys, counts, rows = [], [], 0
         pk, pv = _sort_by_key(pk, pv)
-        tk, tc = _sort_by_key(tk, tc)
-        x, y, z = _split_key(tk, n_ranks)
-        for closed in ((y * n_ranks + x) * n_ranks + z, (x * n_ranks + y) * n_ranks + z,
-                       (x * n_ranks + z) * n_ranks + y):
-            np.subtract.at(pv, np.searchsorted(pk, closed), tc)
+        top = int(((pk // n_ranks) % n_ranks).max())
+        lo, hi = np.searchsorted(closed_centre, [done_centre + 1, top + 1])
+        np.subtract.at(pv, np.searchsorted(pk, closed[lo:hi]), closed_count[lo:hi])
+        done_centre = top
         kept = kern._drop_zero_counts(pk, pv)
-        pk, pv = pk[:kept], pv[:kept]
-        wedge_degrees = kern._key_degrees(pk, vals, n_ranks)
-        del pk
-        seconds = time.perf_counter() - t0
-        wedges = DKDistribution("wedge", wedge_degrees, pv, seconds)
-        triangles = DKDistribution("triangle", kern._key_degrees(tk, vals, n_ranks), tc,
-                                   seconds)
-        _log.info("3K: %d wedge and %d triangle tuples in %.1f s", wedges.n_tuples,
-                  triangles.n_tuples, seconds)
-    return DK3Distribution(wedges, triangles, seconds)
+        return DKDistribution("wedge", kern._key_degrees(pk[:kept], vals, n_ranks), pv[:kept])
+
+    for b in range(bounds.size - 1):
+        k, c = kern._path_block(indptr, indices, order, nrank, int(bounds[b]),
+                                int(bounds[b + 1]), n_ranks, mat, touched, state, cnt, seen)
+        if k.size:
+            keys.append(k)
+            counts.append(c)
+            rows += k.size
+        require_memory(_TABLE_BYTES_PER_ROW * rows, what="the 3K extraction",
+                       parameter=f"the size of the 3K table ({rows:,} rows so far in this "
+                                 "partition)")
+        progress(task, int(bounds[b + 1]), total)
+        if rows >= partition_rows:
+            yield partition()
+    if rows:
+        yield partition()
+    del mat, touched, cnt, seen
+    tri = DKDistribution("triangle", kern._key_degrees(tk, vals, n_ranks), tc)
+    _log.info("3K: %d triangle tuples", tri.n_tuples)
+    yield tri
 
 
 #: Tables up to this many rows are sorted by a gather (a second copy, fast); larger ones by an

@@ -35,6 +35,14 @@ The thesis argues every mechanism by *parallel composition over entries* with th
 * TP-dK projects first and drops ``ε < μ`` nodes afterwards: the dropped node's edges already
   consumed projection slots of its neighbours, so its presence still changes the output.
 
+Node set under node-PDP
+-----------------------
+Node-PDP releases range over the non-isolated nodes of the EAD projection (1K over degrees
+``1..θ``, no degree-0 bin; 2K cells ``1 <= i <= j <= θ``), as every node-level release does
+(:mod:`graphanon.nodedp.theta_dk`, "Node set"): an edge list cannot hold an isolated node, so
+removing ``v⁺`` also removes the neighbours whose only edge was theirs, and a degree-0 bin
+would move by their number. Edge-PDP keeps ``0..h`` over the given public node universe.
+
 The strict calibrations (what this module implements)
 ------------------------------------------------------
 ``Δ`` below is the L1 sensitivity of the noised vector: edge-PDP ``Δ₁ = 4``, ``Δ₂ = 4h − 3``
@@ -99,7 +107,13 @@ from .._validation import check_choice, check_cluster_size, check_degree_bound, 
 from ..errors import InvalidParameterError, PersonalizedCalibrationWarning
 from ..graph import Graph
 from ..nodedp.projection import edge_addition
-from ..nodedp.theta_dk import dk_utility, node_sensitivity, projection_key
+from ..nodedp.theta_dk import (
+    dk_utility,
+    node_dk_query,
+    node_dk_table,
+    node_sensitivity,
+    projection_key,
+)
 from ..privacy.noise import NoiseBackend, dp_scale, get_backend, secure_uniform
 from ..privacy.release import NOT_PRIVATE_NOTE, Release, started_at
 from .extract import DKDistribution, domain_cells
@@ -227,17 +241,31 @@ def _bounded(G: Graph, *, privacy: str, h: int, key: int) -> Graph:
     return edge_addition(G, theta=h, key=key).graph
 
 
-def _domain_points(d: int, h: int) -> npt.NDArray[np.int64]:
-    return np.arange(h + 1, dtype=np.int64)[:, None] if d == 1 else domain_cells(h)
+def _lowest_degree(d: int, privacy: str) -> int:
+    """First degree of the 1K domain: 0 under edge-PDP (public node set), 1 under node-PDP
+    (non-isolated nodes: :mod:`graphanon.nodedp.theta_dk`, "Node set")."""
+    return 1 if d == 1 and privacy == "node" else 0
 
 
-def _public_partition(d: int, h: int, k: int) -> Partition:
-    """MDAV-dK over the public domain (1K: degrees 0..h; 2K: cells), tiling above 20k cells."""
-    pts = _domain_points(d, h)
+def _domain_points(d: int, h: int, lo: int = 0) -> npt.NDArray[np.int64]:
+    return np.arange(lo, h + 1, dtype=np.int64)[:, None] if d == 1 else domain_cells(h)
+
+
+def _query(G: Graph, *, d: int, h: int, privacy: str, key: int) -> npt.NDArray[np.int64]:
+    """The bounded graph's dK vector over the public domain of ``privacy`` (node-PDP: no
+    degree-0 bin, :func:`graphanon.nodedp.theta_dk.node_dk_query`)."""
+    B = _bounded(G, privacy=privacy, h=h, key=key)
+    return dk_query(B, d=d, h=h) if privacy == "edge" else node_dk_query(B, d, h)
+
+
+def _public_partition(d: int, h: int, k: int, lo: int = 0) -> Partition:
+    """MDAV-dK over the public domain (1K: degrees lo..h; 2K: cells), tiling above 20k
+    cells."""
+    pts = _domain_points(d, h, lo)
     if pts.shape[0] <= MAX_MDAV_POINTS:
         return mdav(pts, k=min(k, pts.shape[0])) if d == 1 else domain_partition(
             h, method="mdav", k=k)
-    return tile_partition(h, k=k, d=d)
+    return tile_partition(h - lo, k=k, d=d)  # 1K: positions 0..h-lo are degrees lo..h
 
 
 @paper_variants("graphanon.reproduce.personalized_thesis:personalized_query_thesis",
@@ -291,12 +319,12 @@ def personalized_query(
     eps = np.asarray(eps, dtype=np.float64)
     sens = l1_sensitivity(d, h, privacy)
     if method in ("min", "ll"):  # strict LL-dK is PDP_min (module docstring)
-        x = dk_query(_bounded(G, privacy=privacy, h=h, key=key), d=d, h=h)
+        x = _query(G, d=d, h=h, privacy=privacy, key=key)
         return PersonalizedQuery(x, np.full(x.size, dp_scale(sens, eps_min)), h, sens)
     if method == "tp":  # drop the nodes below μ first, then bound the degrees
         assert mu is not None
         keep = eps >= mu
-        x = dk_query(_bounded(G.subgraph(keep), privacy=privacy, h=h, key=key), d=d, h=h)
+        x = _query(G.subgraph(keep), d=d, h=h, privacy=privacy, key=key)
         return PersonalizedQuery(x, np.full(x.size, dp_scale(sens, mu)), h, sens,
                                  info={"n_kept_nodes": int(keep.sum())})
     if method == "st":  # sample the private records (edges / nodes) by their own ε
@@ -314,12 +342,12 @@ def personalized_query(
                     else np.ones(G.n_nodes, bool))
             S = G.subgraph(kept)
             info["sampled_records"] = (int(kept.sum()), int(G.n_nodes))
-        x = dk_query(_bounded(S, privacy=privacy, h=h, key=key), d=d, h=h)
+        x = _query(S, d=d, h=h, privacy=privacy, key=key)
         return PersonalizedQuery(x, np.full(x.size, dp_scale(sens, mu)), h, sens, info=info)
     # AG-dK: group sums over a public partition of the domain, at ε_min
     assert k is not None
-    x = dk_query(_bounded(G, privacy=privacy, h=h, key=key), d=d, h=h)
-    part = _public_partition(d, h, k)
+    x = _query(G, d=d, h=h, privacy=privacy, key=key)
+    part = _public_partition(d, h, k, _lowest_degree(d, privacy))
     sums = aggregate(x, part)
     return PersonalizedQuery(sums, np.full(sums.size, dp_scale(sens, eps_min)), h, sens, part)
 
@@ -631,7 +659,7 @@ def release_personalized(
     noisy = noise_query(q, backend)
     post_rng = rng if rng is not None else np.random.default_rng()
     per_cell = split_evenly(noisy, q.partition, post_rng) if q.partition is not None else noisy
-    table = _table(d, per_cell, h)
+    table = _table(d, per_cell, h) if privacy == "edge" else node_dk_table(d, per_cell, h)
     got = guaranteed_epsilons(eps, method=method, eps_min=prefs.epsilon_min, mu=spec.mu)
     # Under node-PDP which nodes exist is private: the published per-node summary and the
     # group table describe the public universe (the table plus its default), not G's nodes.

@@ -30,6 +30,8 @@ T. Yu, G. Cormode, "Conservative or liberal? Personalized differential privacy",
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -40,6 +42,7 @@ import numpy.typing as npt
 from .._validation import EPSILON_RANGE, check_epsilon, check_float
 from ..errors import InvalidParameterError
 from ..graph import Graph
+from ..privacy.release import keyed_fingerprint
 
 __all__ = [
     "GROUP_CUTS",
@@ -75,7 +78,8 @@ class Preferences:
     default : float
         ε of nodes not in the table.
     source : str
-        Where the table came from (``"thesis-scheme"``, ``"attribute:<name>"``, a path, ...).
+        How the table was made, in public words (``"thesis-scheme"``, ``"attribute:<name>"``,
+        ``"file"``, ``"pairs"``); recorded in release records, so never a path.
     """
 
     node_ids: npt.NDArray[Any]
@@ -153,10 +157,23 @@ class Preferences:
         ids = set(self.node_ids.tolist())
         return sum(_key(x) not in ids for x in G.node_ids)
 
+    @property
+    def content_hash(self) -> str:
+        """SHA-256 of the table's content (sorted ``(id, ε)`` pairs and the default), whatever
+        file, order or spelling of the numbers it was read from."""
+        pairs = sorted(zip(self.node_ids.tolist(), map(float.hex, self.epsilons.tolist()),
+                           strict=True))
+        text = json.dumps([pairs, float(self.default).hex()], ensure_ascii=False)
+        return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
     def summary(self) -> dict[str, Any]:
+        """The public description a release records: sizes and levels, how the table was
+        made, and its keyed digest (HMAC of :attr:`content_hash` under the operator's
+        fingerprint key: the operator can tell which table a release used, nobody else learns
+        more than the public table; where the table lives is not recorded)."""
         return {"n_listed": int(self.epsilons.size), "default": self.default,
                 "min": self.epsilon_min, "mean": self.epsilon_mean, "max": self.epsilon_max,
-                "source": self.source}
+                "source": self.source, "digest": keyed_fingerprint(self.content_hash)}
 
 
 def from_pairs(node_ids: Any, epsilons: Any, *, default: float | None = None,

@@ -382,8 +382,9 @@ def sampled_threshold_noise(cells: Any, counts: Any, n_cells: int, *, sensitivit
     post-processing of an ε-DP release (``τ`` and the domain are public), and ε-DP with the
     same neighbouring relation and sensitivity. The *work* is ``O(|S| + K)``; only the run
     time depends on ``|S|`` (a timing side channel that the dense form does not have).
-    With the OpenDP backend the binomial count inherits the floating-point caveat of
-    :meth:`~graphanon.privacy.noise.OpenDPBackend.binomial`; positions and values are exact.
+    With the OpenDP backend the binomial count is exact for the float ``π``
+    (:meth:`~graphanon.privacy.noise.OpenDPBackend.binomial`; ``π`` itself is rounded to the
+    nearest float); positions and values are exact.
     """
     cells = np.asarray(cells, dtype=np.int64)
     counts = np.asarray(counts, dtype=np.int64)

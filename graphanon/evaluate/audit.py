@@ -75,6 +75,7 @@ __all__ = [
     "audit_mechanism",
     "audit_targets",
     "clopper_pearson_upper",
+    "edge_list_pairs",
     "epsilon_lower_bound",
     "hub_pairs",
     "joined_star_pairs",
@@ -608,6 +609,26 @@ def hub_pairs(theta: int) -> list[Candidate]:
     return out
 
 
+def edge_list_pairs(theta: int, leaves: int = 100) -> list[Candidate]:
+    """Node neighbours as an edge list holds them (docs/node_dp.md, "Node set"): removing a
+    node also removes each neighbour whose only edge was theirs. A ``leaves``-leaf star and
+    the empty file (the attack that moved a degree-0 bin by ``leaves + 1``), and the hubs of
+    :func:`hub_pairs` with the hub removed from the file."""
+    from ..privacy.audit import remove_node_from_edge_list
+
+    centre = np.zeros(leaves, dtype=np.int64)
+    S = Graph.from_edges(centre, np.arange(1, leaves + 1, dtype=np.int64))
+    empty = Graph.from_edges(centre[:0], centre[:0], n_nodes=0)
+    out = [Candidate(S, empty, f"star with {leaves} leaves and the empty file")]
+    for m in range(1, theta + 2):
+        for lv in (0, theta):
+            G = _hub_graph(m, lv)
+            out.append(Candidate(G, remove_node_from_edge_list(G, 0),
+                                 f"hub with {m} neighbours of {lv} leaves each, removed from "
+                                 "the edge list"))
+    return out
+
+
 #: Random pairs added to every edge / node audit, beside its derivation's worst cases.
 RANDOM_PAIRS = 40
 
@@ -730,7 +751,8 @@ def _dense_truth(B: BipartiteGraph) -> Any:
 AUDIT_MECHANISMS = (
     "randomized-response-edge", "randomized-response-node", "dk1-laplace", "dk2-laplace",
     "dk2-mdav", "dk2-mpdc", "theta-dk1-ead", "theta-dk2-ead", "hay-constrained-inference",
-    "pdp-min-dk1", "pdp-ll-dk1", "pdp-ag-dk1", "control-dk1-half-sensitivity",
+    "pdp-min-dk1", "pdp-ll-dk1", "pdp-ag-dk1", "pdp-min-dk1-node",
+    "control-dk1-half-sensitivity",
 )
 
 
@@ -815,19 +837,26 @@ def audit_targets(
             return r.noisy, r.release
         return run
 
+    def pdp_node(G: Graph, backend: NoiseBackend) -> tuple[Any, Release]:
+        # node-PDP: the preference table is public (here one ε for everyone), θ-projected
+        r = release_personalized(G, from_pairs([], [], default=eps), d=1, privacy="node",
+                                 method="min", theta=th, key=0, backend=backend, rng=post)
+        return r.noisy, r.release
+
     def control(G: Graph, backend: NoiseBackend) -> tuple[Any, Release]:
         return miscalibrated_dk1(G, epsilon=eps, max_degree=h, backend=backend)
 
     star = ("joined stars (the 1K bound 4 and the 2K bound 4h−3 of docs/dk.md) and "
             f"{RANDOM_PAIRS} random edge pairs")
-    hubs = ("hubs (the node bounds 2θ+1 and θ(2θ+1), docs/node_dp.md) and "
+    hubs = ("hubs, a star and the empty file, hubs removed from an edge list (the node bounds "
+            "2θ+1 and θ(2θ+1), docs/node_dp.md) and "
             f"{RANDOM_PAIRS} random node pairs")
 
     def edge_pairs() -> list[Candidate]:
         return joined_star_pairs(h) + random_edge_pairs(h)
 
     def node_pairs() -> list[Candidate]:
-        return hub_pairs(th) + random_node_pairs(th)
+        return hub_pairs(th) + edge_list_pairs(th) + random_node_pairs(th)
 
     table: dict[str, AuditTarget] = {
         "randomized-response-edge": AuditTarget(
@@ -878,6 +907,10 @@ def audit_targets(
             "release-personalized --privacy edge --method ag --k 2 --d 1", "personalized-edge",
             pdp("ag", k=2), lambda: joined_star_pairs(h),
             "an edge of the node with the smallest ε (joined stars)", claim="epsilon_min"),
+        "pdp-min-dk1-node": AuditTarget(
+            f"pdp-min-dk1 (node-PDP, θ={th})",
+            "release-personalized --privacy node --method min --d 1", "personalized-node",
+            pdp_node, node_pairs, hubs, claim="epsilon_min"),
         "control-dk1-half-sensitivity": AuditTarget(
             f"CONTROL dk1 with half sensitivity (h={h})", "(none: a broken control)", "edge",
             control, lambda: joined_star_pairs(h), "joined stars", control=True),

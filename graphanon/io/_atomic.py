@@ -58,7 +58,6 @@ class _Transaction:
         self.before_commit: list[Callable[[], None]] = []
         self.made: list[Path] = []  # folders its writes created, parents first
         self.inputs: set[str] = set()  # real paths no write may replace (a job's source)
-        self.after_rollback: list[Callable[[], None]] = []  # undo what the run created
 
     def commit(self) -> None:
         """The hooks (the ledger charge), the copies into non-regular targets, then the
@@ -99,10 +98,6 @@ class _Transaction:
             with contextlib.suppress(FileNotFoundError):
                 tmp.unlink()
         self.staged.clear()
-        for undo in reversed(self.after_rollback):  # (a new privacy ledger, say)
-            with contextlib.suppress(OSError):
-                undo()
-        self.after_rollback.clear()
         for folder in reversed(self.made):  # the folders made for the outputs, if empty
             with contextlib.suppress(OSError):
                 folder.rmdir()

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from .._ids import trim_id_blanks
 from ..errors import InputFormatError, InvalidParameterError
 from ._input import read_input_text
 
 __all__ = ["iter_id_value_lines"]
+
+_LINES = re.compile("\r\n|\r|\n")  # the line ends of the edge-list scanner
 
 
 def _is_number(text: str) -> bool:
@@ -25,8 +29,10 @@ def iter_id_value_lines(
 ) -> Iterator[tuple[int, str, str]]:
     """Yield ``(line number, id, value text)`` of a two-column file.
 
-    Tab separated when the line has a tab, else whitespace separated; blank lines and ``#``
-    comments are skipped; a first data line whose two fields are not numbers, the second
+    The lines and blanks of the edge lists: lines end at ``\\n``, ``\\r\\n`` or ``\\r``;
+    tab separated when the line has a tab, else separated by runs of spaces; spaces and tabs
+    around a field are not part of it (:func:`graphanon._ids.trim_id_blanks`); blank lines
+    and ``#`` comments are skipped; a first data line whose two fields are not numbers, the second
     without a digit, is a header (``1<TAB>abc`` and ``alice<TAB>0,5`` are mistyped rows,
     refused). ``what`` names the layout in messages
     (``"node<TAB>epsilon"``). Raises
@@ -36,17 +42,18 @@ def iter_id_value_lines(
     if not p.exists():
         raise InputFormatError(f"cannot read {str(p)!r} ({what}): no such file.", path=str(p))
     try:
-        lines = read_input_text(p, what=what).splitlines()
+        lines = _LINES.split(read_input_text(p, what=what).removeprefix("\ufeff"))
     except InputFormatError:
         raise
     except InvalidParameterError as exc:
         raise InputFormatError(f"cannot read {str(p)!r} ({what}): {exc}", path=str(p)) from None
     first = True
     for no, line in enumerate(lines, 1):
-        s = line.strip()
+        s = trim_id_blanks(line)
         if not s or s.startswith("#"):
             continue
-        parts = [x.strip() for x in (s.split("\t") if "\t" in s else s.split())]
+        parts = [trim_id_blanks(x) for x in (s.split("\t") if "\t" in s else s.split(" "))]
+        parts = parts if "\t" in s else [x for x in parts if x]
         if len(parts) != 2 or not all(parts):
             raise InputFormatError(f"{p}:{no}: expected '{what}', got {s[:80]!r}.",
                                    path=str(p), line=no)

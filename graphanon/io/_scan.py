@@ -9,7 +9,9 @@ scanner of this module:
 * whitespace mode (edge lists, and ``user feature`` lists without tabs): fields are separated
   by runs of spaces and tabs; a line of spaces and tabs only is blank;
 * tab mode (``user<TAB>feature`` lists with a tab anywhere): fields are separated by single
-  tabs and kept verbatim (they may hold spaces, or be empty); only an empty line is blank;
+  tabs and kept verbatim but for the spaces at their ends, which are not part of an id in any
+  reader (:func:`graphanon._ids.trim_id_blanks`); a field may hold spaces inside, or be
+  empty; only an empty line is blank;
 * the first data line fixes the number of fields; it needs at least two, and every later
   line the same number (further fields, an edge weight say, are ignored); with ``exact`` a
   line must have exactly two; an empty id is a bad row;
@@ -199,7 +201,7 @@ def _fields(line: bytes, tabs: bool) -> list[bytes] | None:
     if stripped.startswith(b"#"):
         return None
     if tabs:
-        return line.split(b"\t") if line else None
+        return [f.strip(b" ") for f in line.split(b"\t")] if line else None
     if not stripped:
         return None
     return [f for f in stripped.replace(b"\t", b" ").split(b" ") if f]

@@ -121,7 +121,8 @@ def scan(buf: Any, start: int, stop: int, tabs: bool, exact: bool, skip_bad: boo
     Lines end at ``\\n``, ``\\r\\n`` or a lone ``\\r``. A line whose first character other
     than space and tab is ``#`` is a comment. Fields are separated by runs of spaces and
     tabs (``tabs=False``; such a line with nothing else is blank) or by single tabs
-    (``tabs=True``: fields are verbatim, may be empty, and only an empty line is blank).
+    (``tabs=True``: fields are verbatim but for the spaces at their ends, may be empty, and
+    only an empty line is blank).
 
     With ``text=False`` the two id columns are parsed as canonical ``int64`` (status 1 as
     soon as one token is not canonical). With ``text=True`` the two columns are the start
@@ -192,20 +193,26 @@ def scan(buf: Any, start: int, stop: int, tabs: bool, exact: bool, skip_bad: boo
         if tabs:
             p = ls
             while True:
+                # a field less the spaces at its ends (graphanon._ids.trim_id_blanks)
+                while p < n and buf[p] == 32:
+                    p += 1
                 fs = p
+                fe = p
                 while p < n:
                     c = buf[p]
                     if c == 9 or c == 10 or c == 13:
                         break
                     p += 1
+                    if c != 32:
+                        fe = p
                 if nf == 0:
                     f0s = fs
-                    f0e = p
+                    f0e = fe
                 elif nf == 1:
                     f1s = fs
-                    f1e = p
+                    f1e = fe
                 nf += 1
-                if p > fs:
+                if fe > fs:
                     nonempty += 1
                 if p < n and buf[p] == 9:
                     p += 1

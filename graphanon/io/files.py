@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from .._arrow import from_numpy, text_scalar
-from .._ids import _arrow_text, mark_canonical
+from .._ids import ID_BLANKS, _arrow_text, mark_canonical, trim_id_blanks
 from .._memory import require_memory
 from .._validation import check_path_arg, check_type
 from ..errors import InputFormatError, InvalidParameterError
@@ -325,9 +325,8 @@ def _graph_from_table(path: Path, table: Any, source: str, target: str, *,
             )
     skipped = int((table.schema.metadata or {}).get(b"graphanon_rows_skipped", b"0"))
     # a dictionary-encoded (categorical) id column, as pandas writes one, holds its ids as
-    # its dictionary's values
-    src, dst = (c.cast(c.type.value_type) if pa.types.is_dictionary(c.type) else c
-                for c in (table.column(source), table.column(target)))
+    # its dictionary's values; spaces and tabs around a text id are not part of it
+    src, dst = (trim_id_blanks(table.column(c)) for c in (source, target))
     if text is not None:  # CSV / TSV: no nulls, but "" for an empty field
         empty = pc.or_(pc.equal(pc.utf8_length(src), 0), pc.equal(pc.utf8_length(dst), 0))
         if pc.any(empty).as_py():
@@ -389,6 +388,8 @@ def _read_igraph(path: Path, fmt: str, id_attribute: str | None) -> Graph:
         )
     if key == "name" and "id" in attrs:
         del g.vs["id"]  # the format's structural node id, not data
+    if key is not None:
+        g.vs[key] = [trim_id_blanks(x) if isinstance(x, str) else x for x in g.vs[key]]
     return Graph.from_igraph(g, id_attribute=key)
 
 
@@ -666,7 +667,8 @@ def read_bipartite(path: str | os.PathLike[str], *,
                    skip_bad_rows: bool = False) -> BipartiteGraph:
     """Read ``user<TAB>feature`` lines (or a Parquet file) into a :class:`BipartiteGraph`.
 
-    Text: tab separated when the file contains tabs (ids may then contain spaces), else
+    Text: tab separated when the file contains tabs (ids may then contain spaces, not at
+    their ends: :func:`graphanon._ids.trim_id_blanks`), else
     whitespace separated; ``#`` lines are comments. A row with more or fewer than two fields
     or an empty id is an error naming its line — or, with ``skip_bad_rows``, skipped and
     counted (``B.input_cleaning["rows_skipped"]``). Repeated pairs are merged and counted
@@ -687,7 +689,8 @@ def read_bipartite(path: str | os.PathLike[str], *,
                     f"{str(p)!r} has no column {col!r}; columns are {table.column_names}.",
                     path=str(p),
                 )
-        return BipartiteGraph.from_pairs(table.column("user"), table.column("feature"))
+        return BipartiteGraph.from_pairs(trim_id_blanks(table.column("user")),
+                                         trim_id_blanks(table.column("feature")))
     pairs = _scan(p, _read_array(p, "bipartite"), bipartite=True,
                   skip_bad_rows=skip_bad_rows)
     users, features = (_frozen_ids(i) for i in pairs.ids)
@@ -737,6 +740,30 @@ def _check_writable_ids(ids: np.ndarray[Any, Any], what: str, rule: str, fmt: st
             f"the {what} id {x!r} cannot be written to {article} {fmt} file ({reason}); "
             f"write {instead} instead, which hold any id.")
     return text
+
+
+_FORMAT_NAMES = {"edgelist": "an edge list", "csv": "a CSV file", "tsv": "a TSV file",
+                 "parquet": "a Parquet file", "graphml": "a GraphML file", "gml": "a GML file",
+                 "mtx": "a Matrix Market file", "bipartite": "a user-feature file"}
+
+
+def _refuse_blank_ends(ids: np.ndarray[Any, Any], what: str, fmt: str) -> None:
+    """Every reader drops the spaces and tabs around an id (:func:`trim_id_blanks`), so an id
+    that starts or ends with one (possible only through the library) would read back as
+    another: refused for every format."""
+    if ids.dtype != object or not ids.size:
+        return
+    import pyarrow.compute as pc
+
+    text = _arrow_text(ids)
+    bad = pc.match_substring_regex(text, f"^[{ID_BLANKS}]|[{ID_BLANKS}]$")
+    if pc.any(bad).as_py():
+        x = text[int(pc.index(bad, True).as_py())].as_py()
+        raise InvalidParameterError(
+            f"the {what} id {x!r} cannot be written to {_FORMAT_NAMES.get(fmt, fmt)}: every "
+            "reader drops the "
+            f"spaces and tabs around an id, so it would read back as {trim_id_blanks(x)!r}; "
+            "strip the ids first.")
 
 
 def _check_igraph_ids(ids: np.ndarray[Any, Any], fmt: str) -> None:
@@ -856,6 +883,7 @@ def write_graph(G: Graph, path: str | os.PathLike[str], *, format: str | None = 
     target = Path(path)
     fmt = graph_output_format(target, format)
     ids = G.node_ids
+    _refuse_blank_ends(ids, "node", fmt)
     u, v = G.edges()
     text: Any = None
     small_int = fmt == "edgelist" and ids.dtype != object and u.size <= _SMALL_INT_EDGELIST
@@ -919,6 +947,8 @@ def write_bipartite(B: BipartiteGraph, path: str | os.PathLike[str]) -> Path:
     publish how many users' rows and which number of features were suppressed entirely.
     """
     r, c = B.edges()
+    for ids, what in ((B.user_ids, "user"), (B.feature_ids, "feature")):
+        _refuse_blank_ends(ids, what, "bipartite")
     if Path(path).suffix.lower() in (".parquet", ".pq"):
         import pyarrow as pa
         import pyarrow.parquet as pq

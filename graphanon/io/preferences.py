@@ -42,4 +42,5 @@ def read_preferences(path: str | Path, *, default: float | None = None) -> Prefe
         eps.append(e)
     if not ids:
         raise InputFormatError(f"The preference file {p} lists no node.")
-    return from_pairs(ids, eps, default=default, source=str(p))
+    # the record names public things only: "file" and the table's keyed digest, not the path
+    return from_pairs(ids, eps, default=default, source="file")

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .._ids import canonical_ids, mark_canonical
+from .._ids import canonical_ids, mark_canonical, trim_id_blanks
 from ..errors import InputFormatError
 from ._input import read_input_text
 
@@ -19,7 +19,8 @@ _LINES = re.compile("\r\n|\r|\n")  # the line ends of the edge-list scanner
 
 
 def read_id_list(path: str | os.PathLike[str], *, what: str = "node") -> np.ndarray[Any, Any]:
-    """Read a public universe: one id per line (its exact text, surrounding blanks removed).
+    """Read a public universe: one id per line (its exact text, less the spaces and tabs
+    around it: :func:`graphanon._ids.trim_id_blanks`, the rule of every reader).
 
     The rules of the edge-list reader: lines end at ``\\n``, ``\\r\\n`` or ``\\r`` only (an
     id may hold any other character, ``U+2028`` or a form feed included); the blanks removed
@@ -43,7 +44,7 @@ def read_id_list(path: str | os.PathLike[str], *, what: str = "node") -> np.ndar
     # one Arrow pass per rule, no Python object per line (a universe may list millions)
     lines = pc.split_pattern_regex(large_text([text], f"{what} universe"),
                                    _LINES.pattern).flatten()
-    lines = pc.utf8_trim(lines, " \t")
+    lines = trim_id_blanks(lines)
     # (no Python scalars in the calls: converting one imports pandas)
     keep = pc.and_(pc.cast(pc.utf8_length(lines), pa.bool_()),
                    pc.invert(pc.starts_with(lines, "#")))

@@ -262,18 +262,19 @@ def charge_ledger(job: Mapping[str, Any], release: Any, base: Path) -> None:
     and nothing is written. The charge is made first, so a sink failing afterwards leaves the
     ε spent (conservative: never under-counted).
     """
-    from .._locks import forget_new_ledger_on_rollback
     from ..privacy.accountant import Accountant, charge_epsilon
 
     nb = job.get("budget_neighbourhood", "edge")
     if charge_epsilon(release, nb) is None:
         return
-    forget_new_ledger_on_rollback(resolve_path(base, job["ledger"]))
     acc = Accountant(float(job["budget"]), dataset=job["dataset"],
                      neighbourhood=nb, ledger=resolve_path(base, job["ledger"]))
     entry = acc.spend(release)
-    event("ledger_charged", job=job["name"], epsilon=entry.epsilon, spent=acc.spent,
-           budget=acc.budget)
+    if acc.created is not None:
+        event("ledger_created", job=job["name"], ledger=str(acc.ledger), dataset=acc.dataset,
+              budget=acc.budget, neighbourhood=acc.neighbourhood, created=acc.created)
+    event("ledger_charged", job=job["name"], ledger=str(acc.ledger), dataset=acc.dataset,
+          epsilon=entry.epsilon, spent=acc.spent, budget=acc.budget)
 
 
 def run_distributed(state: JobState, name: str, params: dict[str, Any]) -> None:

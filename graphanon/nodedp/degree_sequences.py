@@ -39,7 +39,7 @@ from ..graph import Graph
 from ..metrics import emd_distance, ks_distance
 from ..privacy.noise import NoiseBackend, get_backend
 from ..privacy.release import Release, started_at
-from .theta_dk import theta_dk_release
+from .theta_dk import NODE_SET, non_isolated_count, projection_key, theta_dk_release
 
 __all__ = [
     "DegreeSequenceRelease",
@@ -98,20 +98,26 @@ def degree_sequence_metrics(G: Graph, released: DegreeSequenceRelease | Any) -> 
 
 
 # ---------------------------------------------------------------------- RPS
-def rank_envelope(degrees: npt.NDArray[np.int64], *, max_degree: int,
-                  rank_scale: float) -> npt.NDArray[np.float64]:
+def rank_envelope(degrees: npt.NDArray[np.int64], *, max_degree: int, rank_scale: float,
+                  n_total: int) -> npt.NDArray[np.float64]:
     """Node-Lipschitz rank function ``V(s)`` for ``s = 0..Λ+1`` (quality of the RPS splits).
 
-    ``R(s) = #{v : min(deg v, Λ) < s}``; ``T(s) = min_{j>=0} R(s−j) + c j`` (the largest
-    function below ``R`` rising at most ``c`` per degree), ``U(s) = max_{j>=0} R(s+j) − c j``
-    (the smallest one above ``R`` with that property) and ``V = (T + U) / 2``. Adding one node
-    (with all its edges) changes every ``V(s)`` by a value in ``[−c, 1]``; see
+    Ranks are counted from the top, over the non-isolated nodes, against the public count
+    ``N = n_total``: ``R(0) = 0`` and ``R(s) = max(0, N − #{v : min(deg v, Λ) >= s})`` for
+    ``s >= 1`` (equal to ``#{v : 0 < deg v < s}`` plus ``N − n₊`` padding below degree 1 when
+    ``N >= n₊``, the number of non-isolated nodes). Isolated nodes never count, so an edge
+    list and the same graph with isolated nodes give one ``V``.
+    ``T(s) = min_{j>=0} R(s−j) + c j`` (the largest function below ``R`` rising at most ``c``
+    per degree), ``U(s) = max_{j>=0} R(s+j) − c j`` (the smallest one above ``R`` with that
+    property) and ``V = (T + U) / 2``. Adding one node (with all its edges, and with it any
+    neighbour new to the edge list) changes every ``V(s)`` by at most ``c + 1``; see
     :func:`rps_degree_sequence`, Notes. Both envelopes are one running min / max (O(Λ)).
     """
     lam = int(max_degree)
     c = float(rank_scale)
     hist = np.bincount(np.minimum(degrees, lam), minlength=lam + 1)
-    R = np.concatenate([[0], np.cumsum(hist)]).astype(np.float64)  # R[s], s = 0..Λ+1
+    top = np.cumsum(hist[::-1])[::-1]  # top[s] = #{min(deg, Λ) >= s}, s = 0..Λ
+    R = np.concatenate([[0.0], np.maximum(0.0, float(n_total) - top[1:]), [float(n_total)]])
     x = c * np.arange(lam + 2, dtype=np.float64)
     T = x + np.minimum.accumulate(R - x)
     U = x + np.maximum.accumulate((R - x)[::-1])[::-1]
@@ -146,8 +152,9 @@ def interpolate_summary(reg: npt.NDArray[np.int64], counts: npt.NDArray[np.int64
 
     The piecewise-linear quantile function through the knots ``(rank below boundary,
     boundary − ½)`` for boundaries strictly inside ``(0, N)`` in rank, extrapolated to
-    ranks 0 and ``N`` with the first / last slope (kept within ``[0, Λ]``; with one
-    boundary ``s``, the range ``[0, 2s]``), evaluated at the ``N`` mid-ranks.
+    ranks 0 and ``N`` with the first / last slope (kept within the regions' domain
+    ``[reg[0, 0], Λ]``; with one boundary ``s``, the range ``[lo, 2s − lo]``), evaluated at
+    the ``N`` mid-ranks.
     """
     total = int(counts.sum())
     if total == 0:
@@ -170,7 +177,7 @@ def interpolate_summary(reg: npt.NDArray[np.int64], counts: npt.NDArray[np.int64
     ranks, xs = ranks[np.r_[0, inner, ranks.size - 1]], xs[np.r_[0, inner, ranks.size - 1]]
     u = np.arange(total, dtype=np.float64) + 0.5
     vals = np.interp(u, ranks, xs)
-    return np.clip(np.rint(vals), 0, lam).astype(np.int64)
+    return np.clip(np.rint(vals), reg[0, 0], lam).astype(np.int64)
 
 
 @dataclass(frozen=True)
@@ -185,6 +192,8 @@ class RpsSetup:
     max_degree_source: str
     rank_scale: float  # c
     backend: NoiseBackend
+    count_theta: int | None = None  # θ_N of the private count (None when N was given)
+    key: int | None = None  # its EAD ordering key (public)
 
     @property
     def epsilon_rest(self) -> float:
@@ -193,17 +202,25 @@ class RpsSetup:
 
 def rps_setup(G: Any, *, epsilon: float, max_degree: int | None, max_nodes: int | None,
               rank_scale: float | None, count_fraction: float, backend: NoiseBackend | None,
-              owner: str) -> RpsSetup:
-    """Validate RPS's arguments and release ``N̂`` when ``N`` is not public (ε_N, Δ = 1)."""
+              owner: str, count_theta: int = 8, key: int | None = None,
+              rng: np.random.Generator | None = None) -> RpsSetup:
+    """Validate RPS's arguments and release ``N̂`` when ``N`` is not public.
+
+    ``N̂`` counts the non-isolated nodes of the EAD ``count_theta``-projection (node sensitivity
+    ``count_theta + 1``, :mod:`graphanon.nodedp.theta_dk`): the plain count of nodes with an
+    edge moves by ``1 + deg`` when a node whose neighbours have no other edge is removed.
+    """
     _check_graph(G, owner)
     epsilon = check_epsilon(epsilon, "epsilon", owner)
     backend = backend or get_backend("opendp")
     eps_n = 0.0
+    theta_n: int | None = None
     if max_nodes is not None:
         cap, cap_source = check_degree_bound(max_nodes, "max_nodes", owner), "caller"
     else:
         frac = check_float(count_fraction, "count_fraction", owner, low=0.0, high=1.0,
                            closed="neither")
+        theta_n = check_int(count_theta, "count_theta", owner, low=1, high=1 << 20)
         eps_n = frac * epsilon
         if eps_n < EPSILON_RANGE[0]:
             raise InvalidParameterError(
@@ -212,8 +229,9 @@ def rps_setup(G: Any, *, epsilon: float, max_degree: int | None, max_nodes: int 
                 f"({eps_n:g}), below the smallest ε {EPSILON_RANGE[0]:g}. Use epsilon >= "
                 f"{EPSILON_RANGE[0] / frac:g}, or give the node count (max_nodes; CLI: "
                 "--max-nodes).")
-        # node sensitivity of n is 1: one node added or removed
-        n_hat = int(backend.discrete_laplace(np.array([G.n_nodes]), sensitivity=1,
+        key = projection_key(key, rng)
+        count = non_isolated_count(G, theta=theta_n, key=key)
+        n_hat = int(backend.discrete_laplace(np.array([count]), sensitivity=theta_n + 1,
                                              epsilon=eps_n)[0])
         cap, cap_source = max(n_hat, 1), "private estimate"
     if max_degree is None:
@@ -223,7 +241,8 @@ def rps_setup(G: Any, *, epsilon: float, max_degree: int | None, max_nodes: int 
     c_rank = (max(1.0, cap / 64.0) if rank_scale is None
               else check_float(rank_scale, "rank_scale", owner, low=1.0))
     return RpsSetup(epsilon, cap, cap_source, eps_n, lam,
-                    "caller" if max_degree is not None else "N-1", c_rank, backend)
+                    "caller" if max_degree is not None else "N-1", c_rank, backend,
+                    theta_n, key if theta_n is not None else None)
 
 
 def rps_partition(degrees: npt.NDArray[np.int64], setup: RpsSetup, *, epsilon_partition: float,
@@ -231,18 +250,18 @@ def rps_partition(degrees: npt.NDArray[np.int64], setup: RpsSetup, *, epsilon_pa
                   ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], int, float]:
     """The private partition: ``(regions (k, 2), public target counts, depth, ε per split)``.
 
-    Each split is the exponential mechanism with quality ``−|V(s) − m| / c`` (node
+    Each split is the exponential mechanism with quality ``−|V(s) − m| / (c + 1)`` (node
     sensitivity 1, :func:`rank_envelope`) and ``ε_p / (2^d − 1)``; see
-    :func:`rps_degree_sequence`, Notes.
+    :func:`rps_degree_sequence`, Notes. The domain is ``[1, Λ]``: the non-isolated nodes.
     """
     if depth is not None:
         depth = check_int(depth, "depth", owner, low=1, high=20)
     d = _auto_depth(epsilon_partition) if depth is None else depth
     eps_split = epsilon_partition / (2 ** d - 1)
     lam, c_rank = setup.max_degree, setup.rank_scale
-    V = rank_envelope(degrees, max_degree=lam, rank_scale=c_rank)
+    V = rank_envelope(degrees, max_degree=lam, rank_scale=c_rank, n_total=setup.max_nodes)
     # (lo, hi, a, b): degree range and public target-rank range
-    regions: list[tuple[int, int, float, float]] = [(0, lam, 0.0, float(setup.max_nodes))]
+    regions: list[tuple[int, int, float, float]] = [(1, lam, 0.0, float(setup.max_nodes))]
     for _ in range(d):
         nxt: list[tuple[int, int, float, float]] = []
         for lo, hi, a, b in regions:
@@ -251,7 +270,7 @@ def rps_partition(degrees: npt.NDArray[np.int64], setup: RpsSetup, *, epsilon_pa
                 continue
             m = (a + b) / 2.0
             s = np.arange(lo + 1, hi + 1)
-            q = -np.abs(V[s] - m) / c_rank  # node sensitivity 1
+            q = -np.abs(V[s] - m) / (c_rank + 1.0)  # node sensitivity 1
             u = setup.backend.uniform(s.size)
             gumbel = -np.log(-np.log(np.clip(u, 1e-300, 1.0 - 1e-16)))
             # ∝ μ(s) exp(ε_s q / (2·1)) with the public base measure μ(s) ∝ 1/s
@@ -263,8 +282,11 @@ def rps_partition(degrees: npt.NDArray[np.int64], setup: RpsSetup, *, epsilon_pa
     return reg, target, d, eps_split
 
 
-PARTITION_DERIVATION = ("partition: EM, quality -|V(s) - m|/c with node sensitivity 1 "
-                        "(Lipschitz rank envelope), eps_p/(2^d - 1) per split")
+PARTITION_DERIVATION = ("partition: EM, quality -|V(s) - m|/(c+1) with node sensitivity 1 "
+                        "(rank envelope from the top against N, Lipschitz c+1 when a node "
+                        "and neighbours new to the edge list appear), eps_p/(2^d - 1) per "
+                        "split; N: public, or the EAD count_theta-projection's non-isolated "
+                        "count with sensitivity count_theta+1")
 
 
 def rps_params(setup: RpsSetup, *, depth: int, depth_given: bool, n_regions: int,
@@ -272,7 +294,9 @@ def rps_params(setup: RpsSetup, *, depth: int, depth_given: bool, n_regions: int
     """The Release parameters every RPS variant records (all public)."""
     return {"max_degree": setup.max_degree, "max_degree_source": setup.max_degree_source,
             "max_nodes": setup.max_nodes, "max_nodes_source": setup.max_nodes_source,
-            "epsilon_node_count": setup.epsilon_node_count, "depth": depth,
+            "epsilon_node_count": setup.epsilon_node_count,
+            "node_count_theta": setup.count_theta, "node_count_key": setup.key,
+            "node_set": NODE_SET, "domain": "degrees 1..max_degree", "depth": depth,
             "depth_source": "caller" if depth_given else "auto",
             "rank_scale": setup.rank_scale, "n_regions": n_regions,
             "epsilon_partition": epsilon_partition, "epsilon_split": epsilon_split}
@@ -288,12 +312,15 @@ def rps_degree_sequence(
     max_nodes: int | None = None,
     depth: int | None = None,
     rank_scale: float | None = None,
-    count_fraction: float = 0.05,
+    count_fraction: float = 0.1,
+    count_theta: int = 8,
+    key: int | None = None,
     backend: NoiseBackend | None = None,
     rng: np.random.Generator | None = None,
     seed: int | None = None,
 ) -> DegreeSequenceRelease:
-    """ε-node-DP degree sequence by Recursive Partitioning and Summarization.
+    """ε-node-DP degree sequence of the non-isolated nodes by Recursive Partitioning and
+    Summarization.
 
     Parameters
     ----------
@@ -301,16 +328,19 @@ def rps_degree_sequence(
     epsilon : float
         Total ε under node neighbourhood (add/remove one node with all its edges).
     max_degree : int, optional
-        Public bound Λ on the degree domain ``[0, Λ]``. Pass the true maximum degree only if
+        Public bound Λ on the degree domain ``[1, Λ]``. Pass the true maximum degree only if
         it is public. Default ``N − 1`` with ``N`` the node count below. Degrees above Λ are
         clipped to Λ.
     max_nodes : int, optional
-        Public node count ``N`` (pass the true ``n`` only if it is public). Under
-        add/remove-node DP ``n`` itself is private (the paper treats it as public, which
+        Public count ``N`` of non-isolated nodes (pass the true count only if it is public).
+        Under add/remove-node DP it is private (the paper treats ``n`` as public, which
         leaks: a count clipped at ``n`` can take the value ``n + 1`` for ``G + v`` but never
-        for ``G``). If omitted, ``count_fraction · ε`` buys a private estimate
-        ``N̂ = n + DLap`` (node sensitivity 1), and ``N = max(N̂, 1)``. The release has
-        exactly ``N`` degrees.
+        for ``G``), and on an edge list its plain count has no bounded sensitivity at all
+        (removing a node also removes each neighbour whose only edge was theirs). If omitted,
+        ``count_fraction · ε`` buys a private estimate ``N̂``: the number of non-isolated
+        nodes of the EAD ``count_theta``-projection plus discrete Laplace noise of
+        sensitivity ``count_theta + 1``, and ``N = max(N̂, 1)``. The release has exactly
+        ``N`` degrees, all ``>= 1``.
     depth : int, optional
         Recursion depth ``d`` (at most ``2^d`` regions). Default: a public rule of the split
         budget ε_p, ``1 + ⌊log2(ε_p / 4)⌋`` clipped to ``[1, 8]`` (1 level up to ε_p < 8,
@@ -323,6 +353,12 @@ def rps_degree_sequence(
         about ``c · 2 ln(Λ) / ε_s`` ranks).
     count_fraction : float
         Share of ε spent on the node-count estimate when ``max_nodes`` is not given.
+    count_theta : int
+        Public EAD bound of that estimate (default 8): larger keeps more low-degree
+        neighbours of hubs in the count (less bias) at more noise (scale
+        ``(count_theta + 1) / ε_N``).
+    key : int, optional
+        Public ordering key of that projection (drawn from ``rng`` or fresh when omitted).
     backend, rng, seed
         Noise backend (default OpenDP, secure; ``get_backend("numpy-insecure", rng=...)`` for
         reproducible runs), non-noise randomness, and the seed to record.
@@ -345,18 +381,26 @@ def rps_degree_sequence(
     gets ``ε_s = ε_p / (2^d − 1)``; a region of one degree is not split (its share is simply
     unspent).
 
+    *Node set.* The release ranges over non-isolated nodes (degrees ``>= 1``), the only nodes an
+    edge list can hold; the neighbouring relation is ``G' = G + v⁺`` where the neighbours of
+    ``v⁺`` may be new to the file.
+
     *Partition.* A region ``[lo, hi]`` holds the public target ranks ``[a, b]`` (the root
-    ``[0, N]``); it is split at ``s ∈ (lo, hi]`` into ``[lo, s−1]`` (ranks ``[a, m]``) and
-    ``[s, hi]`` (ranks ``[m, b]``), ``m = (a + b)/2``, by the exponential mechanism with
-    quality ``q(s) = −|V(s) − m| / c`` (:func:`rank_envelope`). The plain rank
-    ``R(s) = #{v : deg v < s}`` has unbounded node sensitivity (the new node's neighbours
-    at degree ``s − 1`` all cross ``s``), and the seed's fix (dividing by ``2(n+1)``, so
-    Δq <= 1/2) makes every split near-uniform at any useful ε. Instead: adding node ``v``
-    raises each old (clipped) degree by at most 1 and adds one value, so
-    ``R(x−1) <= R'(x) <= R(x) + 1`` for all ``x``. Hence ``T' <= T + 1`` and
-    ``T'(s) >= min_j R(s−j−1) + cj >= T(s) − c``, and likewise ``U(s) − c <= U'(s) <=
-    U(s) + 1``; so ``|V' − V| <= max(c, 1) = c`` pointwise, in both directions (removal is
-    the reverse addition), and ``q`` has node sensitivity 1. Each split is ε_s-node-DP
+    ``[1, Λ]`` with ``[0, N]``); it is split at ``s ∈ (lo, hi]`` into ``[lo, s−1]`` (ranks
+    ``[a, m]``) and ``[s, hi]`` (ranks ``[m, b]``), ``m = (a + b)/2``, by the exponential
+    mechanism with quality ``q(s) = −|V(s) − m| / (c + 1)`` (:func:`rank_envelope`). The plain
+    rank ``R(s) = #{v : deg v < s}`` has unbounded node sensitivity (the new node's neighbours
+    at degree ``s − 1`` all cross ``s``; on an edge list its new neighbours appear at degree
+    1), and the seed's fix (dividing by ``2(n+1)``, so Δq <= 1/2) makes every split
+    near-uniform at any useful ε. Instead, count from the top against the public ``N``:
+    ``R(s) = max(0, N − top(s))`` with ``top(s) = #{v : min(deg v, Λ) >= s}`` for ``s >= 1``,
+    ``R(0) = 0``. Adding ``v⁺`` raises each old (clipped) degree by at most 1, adds ``v⁺``
+    and adds new neighbours at degree 1, so ``top(s) <= top'(s) <= top(s−1) + 1`` for
+    ``s >= 2`` and ``top'(1) >= top(1)``; with the 1-Lipschitz clip this gives
+    ``R(x−1) − 1 <= R'(x) <= R(x)`` for every ``x`` (at ``x = 1``: ``R'(1) >= 0 = R(0)``).
+    Hence ``T(s) − c − 1 <= T'(s) <= T(s)`` (``T'(s) >= min_j R(s−j−1) − 1 + cj >= T(s) −
+    c − 1``), likewise for ``U``; so ``|V' − V| <= c + 1`` pointwise, in both directions
+    (removal is the reverse addition), and ``q`` has node sensitivity 1. Each split is ε_s-node-DP
     (selection ``∝ μ(s) exp(ε_s q / 2)`` with the public, data-independent base measure
     ``μ(s) ∝ 1/s`` — log-uniform, so the empty tail of a domain ``[0, N − 1]`` does not
     outweigh the data by its sheer size; Gumbel-max with the backend's uniforms). ``m`` is a
@@ -384,7 +428,7 @@ def rps_degree_sequence(
     owner = "rps_degree_sequence"
     setup = rps_setup(G, epsilon=epsilon, max_degree=max_degree, max_nodes=max_nodes,
                       rank_scale=rank_scale, count_fraction=count_fraction, backend=backend,
-                      owner=owner)
+                      owner=owner, count_theta=count_theta, key=key, rng=rng)
     eps_p = setup.epsilon_rest
     deg = np.minimum(G.degrees, setup.max_degree)
     reg, target, d, eps_split = rps_partition(deg, setup, epsilon_partition=eps_p, depth=depth,
@@ -416,15 +460,16 @@ def laplace_degree_sequence(
 ) -> DegreeSequenceRelease:
     """Node-DP baseline: Laplace on the EAD-projected degree histogram (``Δ = 2θ + 1``).
 
-    The θ-dKε 1K release (:func:`graphanon.nodedp.theta_dk.theta_dk_release`, fixed θ),
-    expanded into a sorted sequence (noisy counts clipped at 0 and rounded).
+    The θ-dKε 1K release (:func:`graphanon.nodedp.theta_dk.theta_dk_release`, fixed θ) over
+    projected degrees ``1..θ`` (non-isolated nodes; no degree-0 bin), expanded into a sorted
+    sequence (noisy counts clipped at 0).
     """
     t0 = time.perf_counter()
     _check_graph(G, "laplace_degree_sequence")
     rel = theta_dk_release(G, d=1, epsilon=epsilon, theta=theta, key=key,
                            backend=backend, rng=rng, seed=seed)
     counts = np.clip(rel.noisy, 0, None)
-    seq = np.repeat(np.arange(counts.size), counts)
+    seq = np.repeat(np.arange(1, counts.size + 1), counts)  # entry i is degree i + 1
     return DegreeSequenceRelease(seq, "laplace", rel.release, None, time.perf_counter() - t0)
 
 

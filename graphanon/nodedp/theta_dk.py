@@ -3,22 +3,43 @@
 ``theta_dk_release`` is Algorithm 6 of ``004_*.txt`` (project, extract, perturb) with the
 noise calibrated to the node sensitivity of ``f ∘ P`` for the *projection actually used*.
 
+Node set (over which nodes a node-level release ranges)
+-------------------------------------------------------
+An edge list cannot hold an isolated node, so removing a person with all their edges also
+removes from the file every neighbour whose only edge was theirs (a 100-leaf star and the
+empty file are node neighbours). The releases of this module therefore range over the
+**non-isolated nodes of the projection**: the 1K vector counts projected degrees ``1..θ`` (no
+degree-0 bin), the 2K vector cells ``1 <= i <= j <= θ``; neither depends on isolated nodes, so
+one release is correct for every input format (edge lists, GraphML with isolated nodes, a Neo4j
+label). The relation is: ``G' = G + v⁺`` where ``v⁺`` is one node with all its edges, and the
+neighbours of ``v⁺`` may be new to the file (they had no other edge).
+
 Calibrations (neighbouring relation: add/remove one node with all its edges)
 --------------------------------------------------------------------------
 Let ``P`` be edge addition (EAD) in a stable keyed-hash edge order (``graphanon.nodedp.projection``)
-and ``G' = G + v⁺``. The edge sequence of ``G'`` is that of ``G`` with the edges of ``v⁺``
+and ``G' = G + v⁺``. Embed both in the node set of ``G'``: ``H`` is ``G`` plus, as isolated
+nodes, the neighbours of ``v⁺`` that only ``G'`` holds, and ``H' = G'``; the EAD order depends
+on ids only, so ``P(H)`` is ``P(G)`` plus isolated nodes and ``H' = H + v⁺`` in the classical
+relation where isolated nodes exist. Every vector below ignores degree-0 nodes, so its change
+between ``G`` and ``G'`` equals its change between ``H`` and ``H'``, bounded as follows.
+The edge sequence of ``H'`` is that of ``H`` with the edges of ``v⁺``
 inserted. At most ``θ`` of them are kept. Each kept edge ``(v⁺, u)`` starts one alternating
 *cascade*: if ``u`` was full it now rejects a later edge ``(u, w)``; ``w`` then has a free slot
 and may accept a later edge ``(w, x)`` it used to reject; and so on. Interior nodes of a cascade
 end with degree ``θ`` in both projections; only the last node ``z`` changes degree, by ±1.
 
-* **1K** (histogram over degrees ``0..θ``): ``v⁺`` adds one count and each of the ``<= θ``
-  cascade ends moves one node by one bin (two cells): ``Δ₁ = 2θ + 1`` (Day et al., §4).
+* **1K** (histogram over projected degrees ``1..θ``): ``v⁺`` adds at most one count and each
+  of the ``<= θ`` cascade ends moves one node by one bin (at most two cells; one where it
+  enters or leaves degree 0): ``Δ₁ = 2θ + 1`` (Day et al., §4, whose bin 0 this release drops).
 * **2K** (counts over cells ``1 <= i <= j <= θ``): per cascade, the edge ``(v⁺, u)`` (1), the
   net of the interior flips, which all sit in cell ``(θ, θ)`` and alternate −/+ (<= 1), the
   last flipped edge at ``z`` (1) and the ``<= θ − 1`` other edges of ``z`` that change cell
   (2 each): ``<= 2θ + 1``; over ``<= θ`` cascades ``Δ₂ = θ(2θ + 1)``, Lemma 8's value — but
   it holds for EAD, not for SER (below).
+* **Non-isolated count** ``#{u : deg_P(u) >= 1}`` (RPS's private node count): ``v⁺`` (+1) and
+  each cascade's end crossing between degree 0 and 1 (±1): ``Δ = θ + 1``.
+
+With a degree-0 bin the 1K vector would move by ``n`` between a star and the empty file.
 
 SER (Algorithm 5) with a stable hash ordering does **not** satisfy these bounds: every
 neighbour of ``v⁺`` that is visited before ``v⁺`` and is above ``θ`` removes one extra edge and
@@ -73,6 +94,7 @@ from ..dk.extract import (
     domain_cells,
     joint_degree_distribution,
 )
+from ..dk.release import dk_query
 from ..errors import InvalidParameterError, NodeSensitivityWarning
 from ..graph import Graph
 from ..metrics import ks_distance, l1_distance
@@ -85,10 +107,12 @@ __all__ = [
     "NodeDKRelease",
     "NodeSensitivityWarning",
     "check_node_release",
-    "dense_dk",
     "dk_utility",
+    "node_dk_query",
+    "node_dk_table",
     "node_sensitivity",
     "noise_domain",
+    "non_isolated_count",
     "plain_node_dk_release",
     "projection_key",
     "select_theta",
@@ -96,6 +120,9 @@ __all__ = [
 ]
 
 DEFAULT_THETA_GRID = (2, 4, 8, 16, 32, 64, 128, 256)
+#: The node set every node-level release ranges over (module docstring, "Node set").
+NODE_SET = ("non-isolated nodes: nodes with an edge (an edge list cannot hold others); "
+            "degree-0 nodes are not released")
 PROJECTIONS = ("ead", "ser", "truncate")
 
 
@@ -108,8 +135,10 @@ class NodeDKRelease:
     table : DKDistribution
         Post-processed release: noisy counts clipped at 0, zero rows dropped.
     noisy : ndarray of int64
-        Raw noisy counts over the whole public domain (1K: degrees ``0..θ``; 2K: cells
-        ``1 <= i <= j <= θ`` in :func:`~graphanon.dk.extract.domain_cells` order).
+        Raw noisy counts over the whole public domain (1K: projected degrees ``1..θ``, entry
+        ``i`` for degree ``i + 1``; 2K: cells ``1 <= i <= j <= θ`` in
+        :func:`~graphanon.dk.extract.domain_cells` order). Isolated nodes are not part of any
+        node-level release (module docstring, "Node set").
     d, theta, projection
         1 or 2, the bound used, and the projection method.
     preserved_edge_ratio : float
@@ -148,20 +177,27 @@ def node_sensitivity(d: int, theta: int, projection: str = "ead") -> float:
     return float(2 * theta + 1) if d == 1 else float(theta * (2 * theta + 1))
 
 
-def dense_dk(G: Graph, d: int, h: int) -> npt.NDArray[np.int64]:
-    """The exact 1K (degrees ``0..h``) or 2K (cells ``1 <= i <= j <= h``) vector of ``G``."""
-    table = degree_distribution(G) if d == 1 else joint_degree_distribution(G)
-    return np.asarray(table.to_dense(h), dtype=np.int64)
+def node_dk_query(G: Graph, d: int, h: int) -> npt.NDArray[np.int64]:
+    """The vector a node-level dK release noises: 1K over degrees ``1..h`` (no degree-0 bin:
+    the releases range over non-isolated nodes, module docstring), 2K over the cells
+    ``1 <= i <= j <= h``. Degrees above ``h`` are top-coded (a θ-projection has none)."""
+    x = dk_query(G, d=d, h=h)
+    return x[1:] if d == 1 else x
 
 
-def _table_from_dense(d: int, counts: npt.NDArray[np.int64], h: int) -> DKDistribution:
+def node_dk_table(d: int, counts: npt.NDArray[np.int64], h: int) -> DKDistribution:
+    """The table of a noisy :func:`node_dk_query` vector: negative counts clipped, zero rows
+    dropped (post-processing)."""
     c = np.clip(counts, 0, None)
+    keep = np.flatnonzero(c)
     if d == 1:
-        keep = np.flatnonzero(c)
-        return DKDistribution("degree", keep[:, None], c[keep])
-    cells = domain_cells(h)
-    positive = c > 0
-    return DKDistribution("joint_degree", cells[positive], c[positive])
+        return DKDistribution("degree", (keep + 1)[:, None], c[keep])
+    return DKDistribution("joint_degree", domain_cells(h)[keep], c[keep])
+
+
+def non_isolated_count(G: Graph, *, theta: int, key: int) -> int:
+    """``#{u : deg(u) >= 1}`` in the EAD θ-projection (node sensitivity ``θ + 1``)."""
+    return int(np.count_nonzero(project(G, theta=theta, method="ead", key=key).graph.degrees))
 
 
 # ---------------------------------------------------------------------- θ selection
@@ -214,7 +250,7 @@ def select_theta(
     scores = []
     sizes = edge_addition_sizes(G, thetas=grid, key=key, progress=progress)
     for t, kept in zip(grid, sizes, strict=True):
-        domain = t + 1 if d == 1 else t * (t + 1) // 2
+        domain = t if d == 1 else t * (t + 1) // 2
         noise = domain * node_sensitivity(d, t) / release_epsilon
         scores.append(2.0 * kept - noise)
     s = np.asarray(scores)
@@ -249,13 +285,13 @@ def noise_domain(proj: Projection, *, d: int, theta: int, sensitivity: float, ep
                  ) -> tuple[npt.NDArray[np.int64], DKDistribution]:
     """The noisy dK vector of a projected graph over the whole public domain, and its table
     (negative counts clipped, zero rows dropped)."""
-    cells = theta + 1 if d == 1 else theta * (theta + 1) // 2
+    cells = theta if d == 1 else theta * (theta + 1) // 2
     # the true and noisy domain vectors, the clipped copy and (2K) the domain cells
     require_memory(48 * cells, what=owner, parameter=f"theta = {theta} ({cells:,} {d}K cells)")
-    true = dense_dk(proj.graph, d, theta)
+    true = node_dk_query(proj.graph, d, theta)
     noisy = np.asarray(backend.discrete_laplace(true, sensitivity=sensitivity, epsilon=epsilon),
                        dtype=np.int64)
-    return noisy, _table_from_dense(d, noisy, theta)
+    return noisy, node_dk_table(d, noisy, theta)
 
 
 @paper_variants("graphanon.reproduce.node_dp_thesis:theta_dk_release_ser", projection="ead",
@@ -280,7 +316,7 @@ def theta_dk_release(
     ----------
     G : Graph
     d : {1, 2}
-        1K (degree histogram over ``0..θ``) or 2K (joint degrees over ``1 <= i <= j <= θ``).
+        1K (degree histogram over ``1..θ``) or 2K (joint degrees over ``1 <= i <= j <= θ``).
     epsilon : float
         Total ε (node-DP), including the θ selection.
     theta : int or "auto"
@@ -359,7 +395,8 @@ def theta_dk_release(
         "theta_selection": "fixed" if selection is None else "exponential-mechanism",
         "epsilon_release": eps_release,
         "epsilon_theta_selection": epsilon - eps_release,
-        "domain": "degrees 0..theta" if d == 1 else "cells 1<=i<=j<=theta",
+        "domain": "degrees 1..theta" if d == 1 else "cells 1<=i<=j<=theta",
+        "node_set": NODE_SET,
         "guarantee": "node-DP",
     }
     if selection is not None:
@@ -367,7 +404,8 @@ def theta_dk_release(
         params["theta_score_sensitivity"] = selection["score_sensitivity"]
     release = Release.create(
         mechanism=f"theta-dk{d}-ead", neighbourhood="node", epsilon=epsilon, sensitivity=sens,
-        sensitivity_derivation=("EAD cascades: v+ count + θ moved nodes × 2 = 2θ+1" if d == 1
+        sensitivity_derivation=("EAD cascades: v+ count + θ moved nodes × 2 = 2θ+1 (degrees "
+                                "1..θ: neighbours new to an edge list enter at 1)" if d == 1
                                 else "EAD cascades: θ cascades × (2θ+1) = θ(2θ+1)"),
         params=params, backend=backend.name, seed=seed,
         source_fingerprint=G.content_hash, created_at=started)
@@ -409,15 +447,17 @@ def plain_node_dk_release(
         )
     backend = backend or get_backend("opendp")
     sens = float(2 * D + 1) if d == 1 else float(D * (2 * D + 1))
-    noisy = backend.discrete_laplace(dense_dk(G, d, D), sensitivity=sens, epsilon=epsilon)
+    noisy = backend.discrete_laplace(node_dk_query(G, d, D), sensitivity=sens, epsilon=epsilon)
     seconds = time.perf_counter() - t0
     release = Release.create(
         mechanism=f"plain-node-laplace-dk{d}", neighbourhood="node", epsilon=epsilon,
         sensitivity=sens,
         sensitivity_derivation="public degree bound D: 2D+1 (1K) / D(2D+1) (2K, Lemma 7)",
-        params={"d": d, "degree_bound": D}, backend=backend.name, seed=seed,
+        params={"d": d, "degree_bound": D, "node_set": NODE_SET,
+                "domain": "degrees 1..D" if d == 1 else "cells 1<=i<=j<=D"},
+        backend=backend.name, seed=seed,
         source_fingerprint=G.content_hash, created_at=started)
-    return NodeDKRelease(_table_from_dense(d, noisy, D), noisy, d, D, "none", 1.0, release,
+    return NodeDKRelease(node_dk_table(d, noisy, D), noisy, d, D, "none", 1.0, release,
                          seconds)
 
 

@@ -38,21 +38,31 @@ spelling of the path shares one lock. A ledger file with several hard links is r
 replacement would split them into two budgets). The file is validated against its schema on
 every read (:func:`validate_ledger`): a malformed or hand-edited ledger is an error, never a
 silently larger budget.
+
+One dataset, one budget: names are keys after :func:`check_dataset_name` (Unicode NFKC,
+case-folded), in this ledger and the Neo4j one. One budget rule for both
+(:class:`BudgetLedger`): a budget is set once, explicitly (the first charge's budget, or
+:meth:`JsonLedger.create_budget`); changing it is :meth:`JsonLedger.set_budget`, an operator
+action logged in the dataset's ``budget_changes``. Nothing is written before the first charge
+of a dataset: a refused run leaves no ledger (nor lock file) behind.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
+import logging
 import math
 import os
 import re
 import stat
-from collections.abc import Iterator, Mapping, Sequence
+import unicodedata
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -61,8 +71,9 @@ from .._validation import check_choice, check_float, check_type, loads_json
 from ..errors import InvalidParameterError, PrivacyBudgetExceeded
 from .release import Release
 
-__all__ = ["NODE_TO_EDGE", "Accountant", "LedgerEntry", "charge_epsilon", "check_dataset_name",
-           "fits_budget", "validate_ledger"]
+__all__ = ["NODE_TO_EDGE", "Accountant", "Budget", "BudgetChange", "BudgetLedger", "JsonLedger",
+           "LedgerEntry", "charge_epsilon", "check_dataset_name", "find_dataset", "fits_budget",
+           "log_budget_change", "same_budget", "validate_ledger"]
 
 LEDGER_FORMAT = "graphanon-ledger/1"
 # Relative slack for float sums (ten charges of 0.1 must fit a budget of 1.0).
@@ -185,8 +196,22 @@ def _charge_of(release: Release, budget_neighbourhood: str) -> float:
 _HEXLIKE = re.compile(r"[0-9a-fA-F]{20,}")
 
 
+def _fold(name: str) -> str:
+    """The budget key of ``name``: Unicode NFKC, every run of blanks one space, case-folded
+    (then NFKC again, which case folding can undo)."""
+    flat = " ".join(unicodedata.normalize("NFKC", name).split())
+    return unicodedata.normalize("NFKC", flat.casefold())
+
+
 def check_dataset_name(dataset: Any, owner: str = "Accountant") -> str:
-    """A budget key must be a stable name chosen by the operator, never a content hash.
+    """The budget key of ``dataset``: a stable name chosen by the operator, normalized.
+
+    One name, one budget, however it is typed: the key is the name in Unicode NFKC
+    (fullwidth ``ｇｒｑｃ`` is ``grqc``, NFC and NFD ``café`` are one), case-folded (``GRQC``
+    is ``grqc``), with every run of inner blanks counted as one space (``social  prod`` is
+    ``social prod``). Leading or trailing blanks (``"grqc\t"``), blank-only names and
+    control or invisible characters are refused rather than dropped. Both ledgers (the JSON
+    :class:`Accountant` and the Neo4j ledger) key budgets by this function.
 
     A hash of the data changes with the very edge or node that DP protects, so a budget keyed
     by it silently resets when the data changes. Names that hold something shaped like a hex
@@ -194,24 +219,50 @@ def check_dataset_name(dataset: Any, owner: str = "Accountant") -> str:
     heuristic against the common mistake, not a proof: a key derived from the data in any
     other form resets the budget just the same.
     """
-    if not isinstance(dataset, str) or not dataset.strip():
+    text = unicodedata.normalize("NFKC", dataset) if isinstance(dataset, str) else ""
+    if not text.strip():
         raise InvalidParameterError(
             f"The 'dataset' parameter of {owner} must be a non-empty str naming the data "
             f"(e.g. 'social-prod'). Got {dataset!r} instead.")
-    if _HEXLIKE.search(dataset):
+    if text != text.strip():
+        raise InvalidParameterError(
+            f"The 'dataset' parameter of {owner} must not begin or end with a blank (a "
+            f"budget name that looks like another). Got {dataset!r} instead.")
+    if any(not (c.isprintable() or c.isspace()) for c in text) or len(text) > 200:
+        raise InvalidParameterError(
+            f"The 'dataset' parameter of {owner} must be printable text of at most 200 "
+            f"characters. Got {dataset[:40]!r} instead.")
+    name = _fold(text)
+    if _HEXLIKE.search(name):
         raise InvalidParameterError(
             f"The 'dataset' parameter of {owner} looks like a content hash ({dataset[:20]}…): "
             "a budget keyed by the data's hash resets when one edge changes. Use a stable "
             "name chosen for the dataset (e.g. 'social-prod').")
-    if any(not c.isprintable() for c in dataset) or len(dataset) > 200:
+    return name
+
+
+def find_dataset(stored: Iterable[str], dataset: str, where: str) -> str | None:
+    """The name under which a ledger already keeps the budget of ``dataset`` (a name
+    :func:`check_dataset_name` returned), or ``None``.
+
+    A ledger written before names were normalized can hold ``GRQC`` or ``grqc\t``: such a
+    name is found for ``grqc``. Two stored names that normalize to one are two budgets of one
+    dataset; they are refused (``InvalidParameterError`` naming ``where``), never merged.
+    """
+    found = [s for s in stored if isinstance(s, str) and _fold(s) == dataset]
+    if len(found) > 1:
         raise InvalidParameterError(
-            f"The 'dataset' parameter of {owner} must be printable text of at most 200 "
-            f"characters. Got {dataset[:40]!r}.")
-    return dataset
+            f"{where} holds {len(found)} budgets for dataset {dataset!r} under the names "
+            f"{', '.join(repr(f) for f in sorted(found))} (one name after Unicode NFKC, "
+            "case folding and blank collapsing); they are not merged silently. Combine them "
+            "into one by hand, keeping every charge and the smallest budget, while no release "
+            "runs.")
+    return found[0] if found else None
 
 
 _ENTRY_KEYS = {"release_id": str, "mechanism": str, "neighbourhood": str, "epsilon": float,
                "composition": str, "created_at": str}
+_CHANGE_KEYS = {"epsilon_total_before", "epsilon_total", "epsilon_spent", "changed_at"}
 
 
 def validate_ledger(data: Any, where: str) -> dict[str, Any]:
@@ -219,10 +270,15 @@ def validate_ledger(data: Any, where: str) -> dict[str, Any]:
 
     Raises ``InvalidParameterError`` naming ``where`` and the first problem: a wrong format
     tag, unknown keys, a budget that is not a finite number > 0, an unknown neighbourhood, an
-    entry with unknown or missing keys, or an entry ε that is not a finite number >= 0.
+    entry with unknown or missing keys, an entry ε that is not a finite number >= 0, or a
+    malformed ``budget_changes`` log (the operator's changes of the budget, optional).
     """
     def bad(msg: str) -> InvalidParameterError:
         return InvalidParameterError(f"privacy ledger {where} is invalid: {msg}")
+
+    def number(x: Any, low_open: bool) -> bool:
+        return (not isinstance(x, bool) and isinstance(x, (int, float)) and math.isfinite(x)
+                and (x > 0 if low_open else x >= 0))
 
     if not isinstance(data, dict) or data.get("format") != LEDGER_FORMAT:
         raise InvalidParameterError(f"privacy ledger {where} is not a {LEDGER_FORMAT} file.")
@@ -232,12 +288,13 @@ def validate_ledger(data: Any, where: str) -> dict[str, Any]:
     if not isinstance(datasets, dict):
         raise bad("'datasets' must be an object.")
     for name, ds in datasets.items():
-        if not isinstance(ds, dict) or set(ds) != {"budget", "neighbourhood", "entries"}:
+        if not isinstance(ds, dict) or not (
+                {"budget", "neighbourhood", "entries"} <= set(ds)
+                <= {"budget", "neighbourhood", "entries", "budget_changes"}):
             raise bad(f"dataset {name!r} must hold exactly 'budget', 'neighbourhood' and "
-                      "'entries'.")
+                      "'entries' (and the optional 'budget_changes').")
         b = ds["budget"]
-        if isinstance(b, bool) or not isinstance(b, (int, float)) or not (
-                math.isfinite(b) and b > 0):
+        if not number(b, True):
             raise bad(f"dataset {name!r}: budget must be a number > 0, got {b!r}.")
         if ds["neighbourhood"] not in ("edge", "node"):
             raise bad(f"dataset {name!r}: neighbourhood must be 'edge' or 'node', got "
@@ -249,14 +306,186 @@ def validate_ledger(data: Any, where: str) -> dict[str, Any]:
                 raise bad(f"dataset {name!r} entry {i} must hold exactly "
                           f"{sorted(_ENTRY_KEYS)}.")
             eps = e["epsilon"]
-            if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not (
-                    math.isfinite(eps) and eps >= 0):
+            if not number(eps, False):
                 raise bad(f"dataset {name!r} entry {i}: epsilon must be a number >= 0, "
                           f"got {eps!r}.")
             for key, typ in _ENTRY_KEYS.items():
                 if typ is str and not isinstance(e[key], str):
                     raise bad(f"dataset {name!r} entry {i}: {key} must be a string.")
+        changes = ds.get("budget_changes", [])
+        if not isinstance(changes, list) or not all(
+                isinstance(c, dict) and set(c) == _CHANGE_KEYS
+                and number(c["epsilon_total_before"], True) and number(c["epsilon_total"], True)
+                and number(c["epsilon_spent"], False) and isinstance(c["changed_at"], str)
+                for c in changes):
+            raise bad(f"dataset {name!r}: budget_changes must be a list of "
+                      f"{sorted(_CHANGE_KEYS)} (totals > 0).")
     return data
+
+
+# ---------------------------------------------------------------------- one budget rule
+@dataclass(frozen=True)
+class Budget:
+    """The budget of one dataset as a ledger holds it.
+
+    ``created`` says what :meth:`BudgetLedger.create_budget` (or a first charge) made:
+    ``"ledger"`` (a new ledger file), ``"dataset"`` (a new budget in an existing ledger) or
+    ``None`` (it was there already).
+    """
+
+    dataset: str
+    neighbourhood: str
+    epsilon_total: float
+    epsilon_spent: float
+    created: str | None = None
+
+
+@dataclass(frozen=True)
+class BudgetChange:
+    """One change of a budget's total by the operator, as the ledger logs it."""
+
+    dataset: str
+    epsilon_total_before: float
+    epsilon_total: float
+    epsilon_spent: float
+    changed_at: str
+
+
+@runtime_checkable
+class BudgetLedger(Protocol):
+    """The one budget rule, offered alike by the JSON ledger (:class:`JsonLedger`) and the
+    Neo4j ledger (:class:`graphanon.io.neo4j.Neo4jSink`).
+
+    - The budget of a dataset is **set once, explicitly** (:meth:`create_budget`, or the
+      budget a first charge states: ``--budget``, a job's ``budget`` / ``budget_total``).
+      Stating the same budget again is a no-op; stating another is refused
+      (``InvalidParameterError``): a release never moves a budget.
+    - **Changing** it is a separate operator action (:meth:`set_budget`; CLI ``graphanon
+      ledger set-budget`` / ``graphanon neo4j set-budget``), logged in the ledger itself
+      (the total before and after, the ε spent then, when) and as a warning.
+    - A budget's neighbourhood never changes.
+    - Dataset names are keys after :func:`check_dataset_name`.
+    """
+
+    def create_budget(self, dataset: str, epsilon_total: float, *,
+                      neighbourhood: str | None = None) -> Budget: ...
+
+    def set_budget(self, dataset: str, epsilon_total: float) -> BudgetChange: ...
+
+
+def _check_budget_args(owner: str, dataset: Any, epsilon_total: Any,
+                       neighbourhood: Any = None) -> tuple[str, float, str | None]:
+    """The arguments of a budget operation, checked (the one rule for both ledgers)."""
+    name = check_dataset_name(dataset, owner)
+    total = check_float(epsilon_total, "epsilon_total", owner, low=0.0, closed="right")
+    if neighbourhood is not None:
+        check_choice(neighbourhood, "neighbourhood", owner, ("edge", "node"))
+    return name, total, neighbourhood
+
+
+def same_budget(where: str, dataset: str, stored_total: float, stored_neighbourhood: str,
+                epsilon_total: float, neighbourhood: str | None, change_command: str) -> None:
+    """Refuse a budget stated for a dataset that has another one (nothing is changed)."""
+    if neighbourhood is not None and neighbourhood != stored_neighbourhood:
+        raise InvalidParameterError(
+            f"{where} holds dataset {dataset!r} with a {stored_neighbourhood}-DP budget; got "
+            f"neighbourhood {neighbourhood!r}. A budget's neighbourhood never changes (a "
+            f"{stored_neighbourhood}-level ε would be charged under other rules): use another "
+            "dataset name.")
+    if not math.isclose(stored_total, epsilon_total):
+        raise InvalidParameterError(
+            f"{where} already holds dataset {dataset!r} with budget ε={stored_total:g}; got "
+            f"ε={epsilon_total:g}. A budget is set once: changing it is a separate, logged "
+            f"operator action ({change_command} {dataset!r} --epsilon-total "
+            f"{epsilon_total:g}).")
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _spent(ds: Mapping[str, Any]) -> float:
+    return math.fsum(e["epsilon"] for e in ds["entries"])
+
+
+class JsonLedger:
+    """A JSON ledger file as a :class:`BudgetLedger` (the budgets of all its datasets).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "ledger.json")
+    >>> JsonLedger(path).create_budget("Social-Prod", 2.0).created
+    'ledger'
+    >>> JsonLedger(path).set_budget("social-prod", 3.0).epsilon_total_before
+    2.0
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+
+    @property
+    def real(self) -> Path:
+        """The ledger's real path (symbolic links and ``..`` resolved now)."""
+        return Path(os.path.realpath(self.path))
+
+    def create_budget(self, dataset: str, epsilon_total: float, *,
+                      neighbourhood: str | None = None) -> Budget:
+        """Set the budget of ``dataset`` once (see :class:`BudgetLedger`)."""
+        name, total, nb = _check_budget_args("JsonLedger.create_budget", dataset,
+                                             epsilon_total, neighbourhood)
+        real = self.real
+        with _locked(real):
+            new_file = not real.exists()
+            data = _read(real)
+            key = find_dataset(data["datasets"], name, f"privacy ledger {real}")
+            if key is not None:
+                ds = data["datasets"][key]
+                same_budget(f"privacy ledger {real}", name, ds["budget"], ds["neighbourhood"],
+                            total, nb, f"graphanon ledger set-budget {real}")
+                return Budget(name, ds["neighbourhood"], float(ds["budget"]), _spent(ds))
+            data["datasets"][name] = {"budget": total, "neighbourhood": nb or "edge",
+                                      "entries": []}
+            _write(real, data)
+        return Budget(name, nb or "edge", total, 0.0,
+                      created="ledger" if new_file else "dataset")
+
+    def set_budget(self, dataset: str, epsilon_total: float) -> BudgetChange:
+        """Change the budget of an existing dataset: a separate operator action, logged in
+        the dataset's ``budget_changes`` and as a warning."""
+        name, total, _ = _check_budget_args("JsonLedger.set_budget", dataset, epsilon_total)
+        real = self.real
+        with _locked(real):
+            data = _read(real) if real.exists() else None
+            key = None if data is None else find_dataset(data["datasets"], name,
+                                                         f"privacy ledger {real}")
+            if data is None or key is None:
+                raise InvalidParameterError(
+                    f"privacy ledger {real} has no budget for dataset {name!r} to change: set "
+                    "it first (--budget on its first charge).")
+            ds = data["datasets"][key]
+            change = BudgetChange(name, float(ds["budget"]), total, _spent(ds), _now())
+            ds.setdefault("budget_changes", []).append(
+                {k: v for k, v in dataclasses.asdict(change).items() if k != "dataset"})
+            ds["budget"] = total
+            _write(real, data)
+        log_budget_change(change, f"privacy ledger {real}")
+        return change
+
+    def budgets(self) -> list[Budget]:
+        """Every dataset's budget in the ledger (by name)."""
+        real = self.real
+        data = _read(real)
+        return [Budget(name, ds["neighbourhood"], float(ds["budget"]), _spent(ds))
+                for name, ds in sorted(data["datasets"].items())]
+
+
+def log_budget_change(change: BudgetChange, where: str) -> None:
+    """The warning every change of a budget logs (both ledgers)."""
+    logging.getLogger("graphanon").warning(
+        "%s: budget of dataset %r changed by the operator from ε=%g to ε=%g (ε=%g spent)",
+        where, change.dataset, change.epsilon_total_before, change.epsilon_total,
+        change.epsilon_spent)
 
 
 class Accountant:
@@ -265,12 +494,15 @@ class Accountant:
     Parameters
     ----------
     budget : float
-        Total ε the dataset may spend (> 0). When the ledger already holds this dataset, its
-        stored budget wins unless they agree (a different value raises).
+        Total ε the dataset may spend (> 0). When the ledger already holds this dataset, the
+        two must agree (a different value raises: changing a budget is
+        :meth:`JsonLedger.set_budget`). Otherwise the dataset is added to the ledger (and the
+        ledger file created) by the first charge, not before: :attr:`created` then says so.
     dataset : str
-        A stable name of the dataset chosen by the operator (``"social-prod"``). Never a
-        content hash: the data changes (by the very edge DP protects, say) and a budget keyed
-        by content would silently reset.
+        A stable name of the dataset chosen by the operator (``"social-prod"``), keyed after
+        :func:`check_dataset_name` (``Social-Prod`` is the same budget). Never a content
+        hash: the data changes (by the very edge DP protects, say) and a budget keyed by
+        content would silently reset.
     neighbourhood : {"edge", "node"}
         The relation the budget is stated for.
     ledger : path, optional
@@ -306,12 +538,12 @@ class Accountant:
         self.dataset = check_dataset_name(dataset)
         self._ledger_arg = None if ledger is None else Path(ledger)
         self._entries: list[LedgerEntry] = []
-        self._locked_path: Path | None = None
-        if self._ledger_arg is not None:
-            with self._locked():
-                data = self._read()
-                self._adopt(data)
-                self._write(data)
+        self._key = self.dataset  # the name the ledger keeps it under (older ledgers: GRQC)
+        #: What this accountant's first charge created: ``"ledger"`` (the file),
+        #: ``"dataset"`` (its budget in an existing file) or ``None``.
+        self.created: str | None = None
+        if self.ledger is not None:  # checked now; nothing is written before a charge
+            self._adopt(_read(self.ledger))
 
     @classmethod
     def open(cls, ledger: str | os.PathLike[str], *, dataset: str,
@@ -328,25 +560,20 @@ class Accountant:
             No budget given for a dataset the ledger does not hold yet; a budget or
             neighbourhood that disagrees with the stored one; a malformed ledger.
         """
-        dataset = check_dataset_name(dataset, "the ledger")
+        dataset = check_dataset_name(dataset)
         if budget is not None:
             return cls(budget, dataset=dataset, neighbourhood=neighbourhood or "edge",
                        ledger=ledger)
         real = Path(os.path.realpath(ledger))
-        probe = cls.__new__(cls)
-        probe._locked_path = None
-        probe._ledger_arg = real
-        stored = probe._read()["datasets"].get(dataset)
-        if stored is None:
+        datasets = _read(real)["datasets"]
+        key = find_dataset(datasets, dataset, f"privacy ledger {real}")
+        if key is None:
             raise InvalidParameterError(
                 f"privacy ledger {real} has no budget for dataset {dataset!r} yet: give one "
                 "on first use (--budget EPSILON, and --budget-neighbourhood edge|node).")
-        if neighbourhood is not None and neighbourhood != stored["neighbourhood"]:
-            raise InvalidParameterError(
-                f"privacy ledger {real} holds dataset {dataset!r} with a "
-                f"{stored['neighbourhood']}-DP budget; got neighbourhood {neighbourhood!r}.")
+        stored = datasets[key]
         return cls(float(stored["budget"]), dataset=dataset,
-                   neighbourhood=stored["neighbourhood"], ledger=ledger)
+                   neighbourhood=neighbourhood or stored["neighbourhood"], ledger=ledger)
 
     @property
     def ledger(self) -> Path | None:
@@ -359,7 +586,7 @@ class Accountant:
     @property
     def entries(self) -> tuple[LedgerEntry, ...]:
         if self.ledger is not None:
-            self._adopt(self._read())
+            self._adopt(_read(self.ledger))
         return tuple(self._entries)
 
     @property
@@ -468,18 +695,16 @@ class Accountant:
     def _charge(
         self, charges: list[tuple[Release, float]], total: float, rule: str
     ) -> list[LedgerEntry]:
-        with self._locked():
-            data = self._read() if self.ledger is not None else None
-            if data is not None:
-                self._adopt(data)
-            spent = math.fsum(e.epsilon for e in self._entries)
-            if not fits_budget(spent, total, self.budget):
-                raise PrivacyBudgetExceeded(
-                    f"privacy budget of dataset {self.dataset!r} exceeded: spent "
-                    f"ε={spent:.6g} of {self.budget:.6g}, this release needs ε={total:.6g} "
-                    f"(remaining {max(self.budget - spent, 0.0):.6g}); nothing was released."
-                )
-            now = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+        real = self.ledger
+        if real is not None:  # refused without taking the lock (nor creating anything)
+            self._adopt(_read(real))
+            self._refuse_over(total)
+        with _locked(real) if real is not None else contextlib.nullcontext():
+            new_file = real is not None and not real.exists()
+            data = _read(real) if real is not None else None
+            stored = data is not None and self._adopt(data)
+            self._refuse_over(total)
+            now = _now()
             # the whole charge sits on the first entry; the others are recorded at 0
             new = [
                 LedgerEntry(r.release_id, r.mechanism, r.neighbourhood,
@@ -489,92 +714,97 @@ class Accountant:
                 for i, (r, eps) in enumerate(charges)
             ]
             self._entries.extend(new)
-            if data is not None:
-                data["datasets"][self.dataset]["entries"] = [e.to_dict() for e in self._entries]
-                self._write(data)
+            if data is not None and real is not None:
+                if not stored:
+                    data["datasets"][self._key] = {
+                        "budget": self.budget, "neighbourhood": self.neighbourhood,
+                        "entries": []}
+                    self.created = "ledger" if new_file else "dataset"
+                data["datasets"][self._key]["entries"] = [e.to_dict() for e in self._entries]
+                _write(real, data)
             return new
 
-    @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
-        real = self.ledger
-        if real is None:
-            yield
-            return
-        from .._locks import lock_file
-
-        if real.exists() and not real.is_file():  # a device, a FIFO: refused, no lock made
-            raise InvalidParameterError(f"privacy ledger {real} is not a regular file.")
-        with contextlib.ExitStack() as stack:
-            try:
-                real.parent.mkdir(parents=True, exist_ok=True)
-                # removed again if this run created it and fails or is refused
-                stack.enter_context(lock_file(real.with_name(real.name + ".lock"), keep=True))
-            except OSError as exc:
-                above = real.parent
-                while not above.exists() and above != above.parent:
-                    above = above.parent
-                why = (f"{str(above)!r} is a file, not a folder" if not above.is_dir()
-                       else exc.strerror or str(exc))
-                raise InvalidParameterError(
-                    f"privacy ledger {real}: cannot create its lock file: {why}.") from None
-            try:
-                self._locked_path = real
-                yield
-            finally:
-                self._locked_path = None
-
-    def _read(self) -> dict[str, Any]:
-        real = self._locked_path if self._locked_path is not None else self.ledger
-        assert real is not None
-        try:
-            st = os.stat(real)
-        except FileNotFoundError:
-            return {"format": LEDGER_FORMAT, "datasets": {}}
-        except OSError as exc:
-            raise InvalidParameterError(
-                f"privacy ledger {real} is unreadable: {exc.strerror or exc}.") from None
-        if not stat.S_ISREG(st.st_mode):
-            raise InvalidParameterError(f"privacy ledger {real} is not a regular file.")
-        if st.st_nlink > 1:
-            raise InvalidParameterError(
-                f"privacy ledger {real} has {st.st_nlink} hard links: each link would become "
-                "a budget of its own. Keep one name (symbolic links are fine).")
-        try:
-            data = loads_json(real.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise InvalidParameterError(
-                f"privacy ledger {real} is unreadable: {exc}") from None
-        return validate_ledger(data, str(real))
-
-    def _adopt(self, data: dict[str, Any]) -> None:
-        ds = data["datasets"].get(self.dataset)
-        if ds is None:
-            data["datasets"][self.dataset] = {
-                "budget": self.budget, "neighbourhood": self.neighbourhood, "entries": [],
-            }
-            self._entries = []
-            return
-        if not math.isclose(ds["budget"], self.budget) or ds["neighbourhood"] != self.neighbourhood:
-            raise InvalidParameterError(
-                f"privacy ledger {self.ledger} already holds dataset {self.dataset!r} with "
-                f"budget ε={ds['budget']} ({ds['neighbourhood']}); got ε={self.budget} "
-                f"({self.neighbourhood}). A budget cannot be changed after the fact."
+    def _refuse_over(self, total: float) -> None:
+        spent = math.fsum(e.epsilon for e in self._entries)
+        if not fits_budget(spent, total, self.budget):
+            raise PrivacyBudgetExceeded(
+                f"privacy budget of dataset {self.dataset!r} exceeded: spent "
+                f"ε={spent:.6g} of {self.budget:.6g}, this release needs ε={total:.6g} "
+                f"(remaining {max(self.budget - spent, 0.0):.6g}); nothing was released."
             )
-        self._entries = [LedgerEntry(**e) for e in ds["entries"]]
 
-    def _write(self, data: dict[str, Any]) -> None:
-        real = self._locked_path
-        assert real is not None
-        tmp = new_temp(real)
+    def _adopt(self, data: dict[str, Any]) -> bool:
+        """Take the stored entries of the dataset (``False``: the ledger has none yet)."""
+        where = f"privacy ledger {self.ledger}"
+        key = find_dataset(data["datasets"], self.dataset, where)
+        if key is None:
+            self._entries = []
+            return False
+        ds = data["datasets"][key]
+        same_budget(where, self.dataset, ds["budget"], ds["neighbourhood"], self.budget,
+                    self.neighbourhood, f"graphanon ledger set-budget {self.ledger}")
+        self._key = key
+        self._entries = [LedgerEntry(**e) for e in ds["entries"]]
+        return True
+
+
+# ---------------------------------------------------------------------- the ledger file
+@contextlib.contextmanager
+def _locked(real: Path) -> Iterator[None]:
+    """Hold the ledger's lock (``REALPATH.lock``, created with its folder if missing; removed
+    again if this run created it and the block fails: :func:`graphanon._locks.lock_file`)."""
+    from .._locks import lock_file
+
+    with contextlib.ExitStack() as stack:
         try:
-            with open(tmp, "w", encoding="utf-8") as fh:
-                json.dump(data, fh, indent=2)
-                fh.flush()
-                os.fsync(fh.fileno())
-            with contextlib.suppress(FileNotFoundError):
-                os.chmod(tmp, os.stat(real).st_mode & 0o7777)
-            os.replace(tmp, real)  # the real file: a symlink to it stays a symlink
-        except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
-            raise
+            real.parent.mkdir(parents=True, exist_ok=True)
+            stack.enter_context(lock_file(real.with_name(real.name + ".lock"), keep=True))
+        except OSError as exc:
+            above = real.parent
+            while not above.exists() and above != above.parent:
+                above = above.parent
+            why = (f"{str(above)!r} is a file, not a folder" if not above.is_dir()
+                   else exc.strerror or str(exc))
+            raise InvalidParameterError(
+                f"privacy ledger {real}: cannot create its lock file: {why}.") from None
+        yield
+
+
+def _read(real: Path) -> dict[str, Any]:
+    """The validated ledger at ``real`` (an empty one if there is no file)."""
+    try:
+        st = os.stat(real)
+    except FileNotFoundError:
+        return {"format": LEDGER_FORMAT, "datasets": {}}
+    except OSError as exc:
+        raise InvalidParameterError(
+            f"privacy ledger {real} is unreadable: {exc.strerror or exc}.") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise InvalidParameterError(f"privacy ledger {real} is not a regular file.")
+    if st.st_nlink > 1:
+        raise InvalidParameterError(
+            f"privacy ledger {real} has {st.st_nlink} hard links: each link would become "
+            "a budget of its own. Keep one name (symbolic links are fine).")
+    try:
+        data = loads_json(real.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InvalidParameterError(
+            f"privacy ledger {real} is unreadable: {exc}") from None
+    return validate_ledger(data, str(real))
+
+
+def _write(real: Path, data: dict[str, Any]) -> None:
+    """Replace the ledger at ``real`` atomically (temporary file, fsync, rename)."""
+    tmp = new_temp(real)
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=2)
+            fh.flush()
+            os.fsync(fh.fileno())
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(tmp, os.stat(real).st_mode & 0o7777)
+        os.replace(tmp, real)  # the real file: a symlink to it stays a symlink
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise

@@ -12,7 +12,9 @@ Neighbouring relations (on :class:`~graphanon.graph.Graph`):
 ``"edge"``
     ``G'`` = ``G`` with one node pair flipped (an edge added or removed); same node set.
 ``"node"``
-    ``G'`` = ``G`` with one node and all its incident edges removed (``G`` is then ``G'``
+    ``G'`` = ``G`` with one node and all its incident edges removed, both with the node set
+    kept and as an edge list would hold it (the neighbours left without an edge, and the
+    isolated nodes, vanish too: :func:`remove_node_from_edge_list`) (``G`` is then ``G'``
     plus that node): by symmetry of ``||·||₁`` removals of every node from every graph in the
     family cover additions to the smaller graphs. For attribute-free graphs the harness also
     adds a new node connected to neighbour subsets (all subsets up to ``exhaustive_max_nodes``
@@ -51,6 +53,7 @@ __all__ = [
     "l1_change",
     "neighbouring_pairs",
     "random_graphs",
+    "remove_node_from_edge_list",
     "small_graphs",
 ]
 
@@ -152,6 +155,18 @@ def _remove_node(G: Graph, x: int) -> Graph:
     return G.subgraph(mask)
 
 
+def remove_node_from_edge_list(G: Graph, x: int) -> Graph:
+    """``G`` without node ``x`` as an edge list holds it: ``x``, its edges, every neighbour
+    whose only edge was to ``x``, and every node that had no edge (an edge list cannot hold
+    an isolated node; a 100-leaf star and the empty file are node neighbours)."""
+    deg = G.degrees
+    mask = deg > 0
+    mask[x] = False
+    nbrs = G.neighbors(x)
+    mask[nbrs[deg[nbrs] == 1]] = False
+    return G.subgraph(mask)
+
+
 def _add_node(G: Graph, nbrs: Any) -> Graph:
     u, v = G.edges()
     nbrs = np.asarray(nbrs, dtype=np.int64)
@@ -209,6 +224,11 @@ def neighbouring_pairs(
             rng.choice(n, size=min(n, n_samples // 2), replace=False).tolist()))
     for x in removals:
         yield _remove_node(G, int(x)), f"remove node {x} (degree {G.degrees[x]})", (int(x),)
+        leaves = int((G.degrees[G.neighbors(int(x))] == 1).sum())
+        if leaves or (G.degrees == 0).any():
+            yield (remove_node_from_edge_list(G, int(x)),
+                   f"remove node {x} (degree {G.degrees[x]}) from an edge list, with its "
+                   f"{leaves} degree-1 neighbour(s)", (int(x),))
     if G.attributes:
         return  # an added node would need attribute values; removals cover the relation
     cap = n if max_added_degree is None else min(n, max_added_degree)

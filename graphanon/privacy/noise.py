@@ -35,7 +35,7 @@ import math
 import os
 import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -50,9 +50,11 @@ __all__ = [
     "NoiseBackend",
     "NumpyInsecureBackend",
     "OpenDPBackend",
+    "bernoulli_positions",
     "continuous_scale",
     "discrete_laplace_pmf",
     "dp_scale",
+    "exact_bernoulli",
     "get_backend",
     "opendp_prelude",
     "secure_binomial",
@@ -209,42 +211,226 @@ def secure_integers(high: int, size: int) -> IntArray:
     return (out % np.uint64(high)).astype(np.int64)
 
 
-def _binomial_by_gaps(n: int, p: float, uniform: Callable[[int], FloatArray]) -> int:
-    """Number of successes of ``n`` Bernoulli(``p``) trials, walking the geometric gaps
-    between successes (inverse CDF of ``uniform`` draws); ``O(n·min(p, 1 − p))`` work."""
+# ---------------------------------------------------------------------- exact coins
+RandomBytes = Callable[[int], bytes]
+"""``random_bytes(n)``: ``n`` uniform random bytes (``os.urandom``, or a seeded generator's
+``bytes`` for the insecure backend)."""
+
+# 1 + the number of trailing zero bits of a nibble b ≠ 0 (where its first 1 bit is, low bit
+# first); 4 for b = 0 (four zero bits: read on into the next nibble)
+_FIRST_ONE = np.array([4] + [(b & -b).bit_length() for b in range(1, 16)], dtype=np.int32)
+# the largest number of trials (cells) the gap samplers walk: keeps every sum in int64
+MAX_TRIALS = 2**62
+
+
+def _nibbles(size: int, random_bytes: RandomBytes) -> npt.NDArray[np.uint8]:
+    raw = np.frombuffer(random_bytes((size + 1) // 2), dtype=np.uint8)
+    out = np.empty(2 * raw.size, dtype=np.uint8)
+    out[0::2], out[1::2] = raw & 15, raw >> 4
+    return out[:size]
+
+
+def _first_one(size: int, random_bytes: RandomBytes) -> npt.NDArray[np.int32]:
+    """``size`` draws of ``K ~ Geometric(1/2)`` on ``{1, 2, …}``: the place of the first 1 in
+    a stream of fair bits (half a byte per draw, more only for the 1/16 that read 4 zeros)."""
+    b = _nibbles(size, random_bytes)
+    k = _FIRST_ONE[b]
+    todo = np.flatnonzero(b == 0)
+    while todo.size:
+        b = _nibbles(todo.size, random_bytes)
+        k[todo] += _FIRST_ONE[b]
+        todo = todo[b == 0]
+    return k
+
+
+class _Digits:
+    """The binary digits ``c₁c₂c₃…`` of a probability ``c = 0.c₁c₂c₃… ∈ [0, 1)``, as many as
+    asked for, all certain.
+
+    ``bounds(P)`` returns integers ``lo ≤ c·2^P ≤ hi`` that are equal only when ``c·2^P`` is an
+    integer; the digits kept are the leading ones that ``lo`` and ``hi`` share (for ``lo ==
+    hi`` all ``P`` of them, the rest being 0), and ``P`` grows until there are enough.
+    """
+
+    def __init__(self, bounds: Callable[[int], tuple[int, int]], guard: int = 0) -> None:
+        self._bounds = bounds
+        self._guard = guard  # digits a bound may lose to rounding (a hint for the first P)
+        self._digits = np.zeros(0, dtype=np.uint8)
+
+    def upto(self, n: int) -> npt.NDArray[np.uint8]:
+        """At least ``n`` certain digits (index ``i`` holds ``c_{i+1}``)."""
+        P = max(n, 64) + self._guard + 64
+        while self._digits.size < n:
+            lo, hi = self._bounds(P)
+            d = P if lo == hi else P - (lo ^ hi).bit_length()
+            if d > self._digits.size:
+                top = lo >> (P - d)
+                self._digits = np.unpackbits(
+                    np.frombuffer(top.to_bytes((d + 7) // 8, "big"), dtype=np.uint8))[-d:]
+            P *= 2
+        return self._digits
+
+
+def _bernoulli(c: _Digits, size: int, random_bytes: RandomBytes) -> npt.NDArray[np.uint8]:
+    """``size`` independent Bernoulli(``c``) coins (0 or 1), exactly.
+
+    With ``U = 0.u₁u₂…`` uniform, ``U < c`` holds iff ``c`` has a 1 at the first place ``K``
+    where the digits of ``U`` and ``c`` differ; the places of difference are fair coins, so
+    ``K ~ Geometric(1/2)`` whatever ``c`` is, and the coin is ``c_K``:
+    ``P(1) = Σ_k 2^−k c_k = c`` with no rounding anywhere. ``K`` is read from a random nibble
+    through a table from nibble to digit; the 1/16 of nibbles that are 0 read on.
+    """
+    if size <= 0:
+        return np.zeros(0, dtype=np.uint8)
+    nib = _nibbles(size, random_bytes)
+    bits = np.append(np.uint8(2), c.upto(4)[_FIRST_ONE[1:] - 1])[nib]  # 2: four 0s, read on
+    more = np.flatnonzero(nib == 0)
+    if more.size:
+        k = 4 + _first_one(more.size, random_bytes)
+        bits[more] = c.upto(int(k.max()))[k - 1]
+    return bits
+
+
+@functools.lru_cache(maxsize=1024)
+def _float_digits(p: float) -> _Digits:
+    """The digits of a float ``p ∈ [0, 1)`` (a dyadic rational: finitely many)."""
+    num, den = p.as_integer_ratio()  # den is a power of 2
+
+    def bounds(P: int) -> tuple[int, int]:
+        return (num << P) // den, -((-num << P) // den)
+
+    return _Digits(bounds)
+
+
+def _exact_bernoulli(p: float, size: int, random_bytes: RandomBytes) -> npt.NDArray[np.bool_]:
+    if p >= 1.0:
+        return np.ones(max(size, 0), dtype=np.bool_)
+    return _bernoulli(_float_digits(p), size, random_bytes).astype(np.bool_)
+
+
+@functools.lru_cache(maxsize=1024)
+def _power_digits(p: float, j: int, as_bit: bool) -> _Digits:
+    """Digits of ``A = (1 − p)^(2^j)`` (``as_bit=False``) or of ``A / (1 + A)`` (``True``),
+    for a float ``p ∈ (0, 1)``: ``1 − p`` exactly, then ``j`` squarings rounded down (lower
+    bound) and up (upper bound) at ``P`` bits."""
+    num, den = p.as_integer_ratio()
+
+    def bounds(P: int) -> tuple[int, int]:
+        one = 1 << P
+        lo, hi = one - -((-num << P) // den), one - (num << P) // den
+        for _ in range(j):
+            lo, hi = (lo * lo) >> P, -((-hi * hi) >> P)
+        if as_bit:  # x ↦ x / (1 + x) is increasing
+            lo, hi = (lo << P) // (one + lo), -((-hi << P) // (one + hi))
+        return lo, hi
+
+    return _Digits(bounds, guard=j + 2)
+
+
+def _geometric(p: float, size: int, random_bytes: RandomBytes, cap: int) -> IntArray:
+    """``size`` draws of ``G`` = failures before the first success of Bernoulli(``p``)
+    trials, ``0 < p < 1``, exactly; values ``≥ cap`` are returned as ``cap``.
+
+    ``P(G = g) ∝ a^g`` with ``a = 1 − p`` factorizes over the binary digits of ``g``, so the
+    digits ``b_j`` of ``G`` are independent with ``P(b_j = 1) = A_j / (1 + A_j)``,
+    ``A_j = a^(2^j)``, and ``G >> J`` is geometric again: a run of Bernoulli(``A_J``)
+    successes. ``J`` is where ``A_J ≤ ½`` (so the run is short) or ``2^J ≥ cap``.
+    """
+    if size <= 0:
+        return np.zeros(0, dtype=np.int64)
+    decay = -math.log1p(-p)  # A_j = e^(−2^j · decay)
+    half = max(0, math.ceil(math.log2(math.log(2.0)) - math.log2(decay)))
+    J = min(half, (cap - 1).bit_length())
+    g = np.zeros(size, dtype=np.int64)
+    for j in range(J):
+        g += _bernoulli(_power_digits(p, j, True), size, random_bytes).astype(np.int64) << j
+    step = min(1 << J, cap)
+    todo = np.flatnonzero(g < cap)
+    while todo.size:
+        todo = todo[_bernoulli(_power_digits(p, J, False), todo.size, random_bytes) == 1]
+        g[todo] = np.minimum(g[todo] + step, cap)
+        todo = todo[g[todo] < cap]
+    return np.minimum(g, cap)
+
+
+def _check_trials(total: int) -> None:
+    if total > MAX_TRIALS:
+        raise InvalidParameterError(
+            f"The number of trials ({total}) exceeds {MAX_TRIALS} (2**62), the most the exact "
+            "Bernoulli sampler walks.")
+
+
+def _success_chunks(total: int, p: float, random_bytes: RandomBytes,
+                    chunk_limit: int = 1 << 20) -> Iterator[IntArray]:
+    """Sorted positions in ``[0, total)`` of the successes of ``total`` independent
+    Bernoulli(``p``) trials, ``0 < p < 1``, in chunks (exact geometric gaps)."""
+    _check_trials(total)
+    expected = total * p
+    chunk = min(int(expected + 6.0 * math.sqrt(expected) + 64), chunk_limit)
+    last = -1
+    while True:
+        # last < total and every gap ≤ total < 2**62: the sums up to the first position
+        # ≥ total stay below 2**63 (later ones may wrap; they are cut off)
+        pos = last + np.cumsum(_geometric(p, chunk, random_bytes, cap=total) + 1)
+        out = np.flatnonzero(pos >= total)
+        if out.size:
+            yield pos[:out[0]]
+            return
+        yield pos
+        last = int(pos[-1])
+        left = (total - last) * p
+        chunk = min(int(left + 6.0 * math.sqrt(left) + 64), chunk_limit)
+
+
+def bernoulli_positions(total: int, p: float,
+                        random_bytes: RandomBytes = os.urandom) -> IntArray:
+    """Sorted positions in ``[0, total)`` of the successes of ``total`` independent
+    Bernoulli(``p``) trials, drawn exactly in ``O(total·p)`` expected time.
+
+    The gaps between successes are exact geometric draws (:func:`_geometric`) made of exact
+    coins (:func:`_bernoulli`) on random bytes: no float enters the sampling, so the process is
+    the Bernoulli(``p``) process of the float ``p`` itself.
+    """
+    p = check_float(p, "p", "bernoulli_positions", low=0.0, high=1.0)
+    if p == 0.0 or total <= 0:
+        return np.zeros(0, dtype=np.int64)
+    if p == 1.0:
+        return np.arange(total, dtype=np.int64)
+    parts = list(_success_chunks(total, p, random_bytes))
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+
+def exact_bernoulli(p: float, size: int,
+                    random_bytes: RandomBytes = os.urandom) -> npt.NDArray[np.bool_]:
+    """``size`` independent Bernoulli(``p``) coins for a float ``p ∈ [0, 1]``, exactly: each is
+    1 with probability ``p`` (the float's exact value), about half a random byte per coin."""
+    p = check_float(p, "p", "exact_bernoulli", low=0.0, high=1.0)
+    return _exact_bernoulli(p, size, random_bytes)
+
+
+def _binomial_by_gaps(n: int, p: float, random_bytes: RandomBytes) -> int:
+    """Number of successes of ``n`` Bernoulli(``p``) trials, exactly, by walking the geometric
+    gaps between successes; ``O(n·min(p, 1 − p))`` work."""
     if n <= 0 or p <= 0.0:
         return 0
     if p >= 1.0:
         return n
-    if p > 0.5:
-        return n - _binomial_by_gaps(n, 1.0 - p, uniform)
-    log_q = math.log1p(-p)
-    count, pos = 0, 0  # pos: trials used so far
-    batch = max(16, int(n * p * 1.1) + 16)
-    while True:
-        u = uniform(batch)
-        gaps = 1 + np.floor(np.log(u) / log_q)  # trials up to and including the next success
-        ends = pos + np.cumsum(gaps)
-        within = int(np.searchsorted(ends, n, side="right"))
-        count += within
-        if within < batch:
-            return count
-        pos = int(ends[-1])
-        batch = max(16, int((n - pos) * p * 1.1) + 16)
+    if p > 0.5:  # 1 − p is exact for p ∈ [½, 1]
+        return n - _binomial_by_gaps(n, 1.0 - p, random_bytes)
+    return sum(int(c.size) for c in _success_chunks(n, p, random_bytes))
 
 
 def secure_binomial(n: int, p: float) -> int:
-    """A Binomial(``n``, ``p``) draw from ``os.urandom`` uniforms (geometric gaps).
+    """A Binomial(``n``, ``p``) draw from ``os.urandom``, exact for the float ``p``.
 
     Notes
     -----
-    The gaps between successes are ``1 + floor(ln U / ln(1 − p))`` with ``U`` on the 53-bit
-    grid of ``(0, 1]`` (:func:`secure_uniform`). The randomness is secure; the *exactness* is
-    not — the same floating-point caveat as :meth:`OpenDPBackend.cauchy`: ``log`` on a finite
-    grid gives gap probabilities that differ from ``(1 − p)^(g−1) p`` by float rounding, and
-    gaps beyond ``53 ln 2 / −ln(1 − p)`` cannot occur.
+    Counts the successes by walking exact geometric gaps (:func:`bernoulli_positions`): every
+    coin compares random bits with the binary digits of its probability, so the draw is
+    Binomial(``n``, ``p``) with no floating-point rounding (``n ≤ 2**62``). Whether ``p`` is the
+    probability a mechanism needs is the caller's computation.
     """
-    return _binomial_by_gaps(int(n), float(p), secure_uniform)
+    return _binomial_by_gaps(int(n), float(p), os.urandom)
 
 
 def _check_binomial(n: Any, p: Any, owner: str) -> tuple[int, float]:
@@ -458,9 +644,9 @@ class OpenDPBackend:
 
         Notes
         -----
-        OpenDP has no binomial sampler. **Floating-point caveat** (as for :meth:`cauchy`):
-        the geometric gaps are inverted from 53-bit uniforms with a float ``log``, so the
-        draw is secure but only approximately Binomial.
+        OpenDP's Python API has no binomial sampler. The draw is exact for the float ``p``:
+        exact geometric gaps built from coins that compare random bits with the binary digits
+        of their probabilities (no ``log``, no 53-bit grid).
         """
         n, p = _check_binomial(n, p, "binomial")
         return secure_binomial(n, p)

@@ -12,8 +12,9 @@ pseudonyms by default.
   the same pseudonym);
 - ``K_p = HMAC-SHA256(K, "graphanon/pseudonym")`` is derived from the operator's secret key
   ``K`` (the key of :func:`graphanon.privacy.release.keyed_fingerprint`:
-  ``GRAPHANON_FINGERPRINT_KEY`` or ``$GRAPHANON_HOME/fingerprint.key``), so it never leaves
-  the operator and is separate from the fingerprint's use of ``K``;
+  ``GRAPHANON_FINGERPRINT_KEY`` or ``$GRAPHANON_HOME/fingerprint.key``, see
+  :mod:`graphanon.privacy.keys`: a damaged key file is refused, never used), so it never
+  leaves the operator and is separate from the fingerprint's use of ``K``;
 - ``scope`` is the release id by default: two releases of the same people use unrelated
   pseudonyms and cannot be joined on them. An operator who *wants* stable pseudonyms across
   releases passes a fixed scope (and accepts that the releases can then be linked).

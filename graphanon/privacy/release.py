@@ -50,13 +50,10 @@ import hmac
 import json
 import logging
 import math
-import os
-import secrets
 import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from .._validation import check_choice
@@ -73,7 +70,6 @@ NOT_PRIVATE_NOTE = (
     "for the operator, not covered by the release's guarantee. Do not publish.")
 
 _log = logging.getLogger(__name__)
-_PROCESS_KEY: bytes | None = None
 _RUN_STARTED: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "graphanon_run_started", default=None)
 
@@ -126,37 +122,11 @@ def run_clock() -> Iterator[str]:
 
 
 def _fingerprint_key() -> bytes:
-    """The operator's secret fingerprint key (see the module docstring)."""
-    env = os.environ.get("GRAPHANON_FINGERPRINT_KEY")
-    if env:
-        return env.encode("utf-8")
-    home = Path(os.environ.get("GRAPHANON_HOME") or Path.home() / ".config" / "graphanon")
-    path = home / "fingerprint.key"
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        pass
-    except OSError as exc:  # unreadable: fall through to a per-process key
-        _log.warning("cannot read %s (%s); fingerprints use a per-process key", path, exc)
-        return _process_key()
-    try:
-        home.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(secrets.token_bytes(32))
-        return path.read_bytes()
-    except FileExistsError:
-        return path.read_bytes()
-    except OSError as exc:
-        _log.warning("cannot create %s (%s); fingerprints use a per-process key", path, exc)
-        return _process_key()
+    """The operator's secret key (:func:`graphanon.privacy.keys.operator_key`: a damaged or
+    unreadable key file is refused, never used or replaced)."""
+    from .keys import operator_key
 
-
-def _process_key() -> bytes:
-    global _PROCESS_KEY
-    if _PROCESS_KEY is None:
-        _PROCESS_KEY = secrets.token_bytes(32)
-    return _PROCESS_KEY
+    return operator_key()
 
 
 def keyed_fingerprint(content_hash: str, release_id: str = "") -> str:

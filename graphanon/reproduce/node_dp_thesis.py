@@ -101,7 +101,7 @@ def theta_dk_release_ser(
         "d": d, "theta": theta, "projection": "ser", "order": proj.order, "key": key,
         "theta_selection": "fixed", "epsilon_release": epsilon,
         "epsilon_theta_selection": 0.0,
-        "domain": "degrees 0..theta" if d == 1 else "cells 1<=i<=j<=theta",
+        "domain": "degrees 1..theta" if d == 1 else "cells 1<=i<=j<=theta",
         "guarantee": "none (SER cascades; see docs)", "epsilon_spent": epsilon,
     }
     release = Release.create(

@@ -2,8 +2,12 @@
 
 ``002_*.txt`` §5 summarizes each region of the private partition by a noisy count (Cauchy
 noise scaled to a smooth bound on the counts' local sensitivity) and places the region's nodes
-at its lower boundary. Both are valid node-DP (the derivation is below; the release keeps its
-claim) but cost utility against the secure path
+at its lower boundary. The lower-boundary summary is post-processing; the Cauchy counts are
+node-DP only where isolated nodes are part of the input (the derivation below): on an edge
+list a node's removal also removes every neighbour whose only edge was theirs, which moves the
+lowest region's count by ``1 + deg`` with no smooth bound, so ``counts="cauchy"`` releases claim
+**no privacy** (``neighbourhood = "none"``, mechanism ``rps-degree-sequence-cauchy-insecure``).
+Both cost utility against the secure path
 (:func:`graphanon.nodedp.degree_sequences.rps_degree_sequence`: every leaf's count is its public
 target share, so the whole budget buys the partition, and the nodes are interpolated): the
 counts take ``1 − partition_fraction`` of ε and have heavy-tailed noise, and the lower boundary
@@ -88,12 +92,14 @@ def rps_degree_sequence_seed(
     summary: str = "lower",
     rank_scale: float | None = None,
     partition_fraction: float = 0.5,
-    count_fraction: float = 0.05,
+    count_fraction: float = 0.1,
+    count_theta: int = 8,
     backend: NoiseBackend | None = None,
     rng: np.random.Generator | None = None,
     seed: int | None = None,
 ) -> DegreeSequenceRelease:
-    """ε-node-DP RPS with the seed's summarization (warns :class:`ReproductionWarning`).
+    """RPS with the seed's summarization (warns :class:`ReproductionWarning`); ε-node-DP with
+    ``counts="partition"``, no privacy claim with ``counts="cauchy"`` (module docstring).
 
     Parameters are those of :func:`graphanon.nodedp.degree_sequences.rps_degree_sequence`, plus:
 
@@ -136,7 +142,7 @@ def rps_degree_sequence_seed(
                        closed="neither")
     setup = rps_setup(G, epsilon=epsilon, max_degree=max_degree, max_nodes=max_nodes,
                       rank_scale=rank_scale, count_fraction=count_fraction, backend=backend,
-                      owner=owner)
+                      owner=owner, count_theta=count_theta, rng=rng)
     warnings.warn(
         f"{owner}(counts={counts!r}, summary={summary!r}) reproduces the RPS seed's "
         "summarization: node-DP as claimed, but the Cauchy counts spend part of ε on "
@@ -168,9 +174,16 @@ def rps_degree_sequence_seed(
     released = largest_remainder(weights, setup.max_nodes)
     seq = (np.repeat(reg[:, 0], released) if summary == "lower"
            else interpolate_summary(reg, released, lam))
+    cauchy = counts == "cauchy"
+    if cauchy:
+        derivation = ("NO PRIVACY CLAIM: the seed's smooth sensitivity assumes isolated nodes "
+                      "are part of the input; on an edge list a node's removal also removes "
+                      "its degree-1 neighbours, so the lowest region's count moves by 1 + deg. "
+                      + derivation)
     release = Release.create(
-        mechanism="rps-degree-sequence", neighbourhood="node", epsilon=setup.epsilon,
-        sensitivity=None if counts == "cauchy" else 1.0, sensitivity_derivation=derivation,
+        mechanism="rps-degree-sequence" + ("-cauchy-insecure" if cauchy else ""),
+        neighbourhood="none" if cauchy else "node", epsilon=None if cauchy else setup.epsilon,
+        sensitivity=None if cauchy else 1.0, sensitivity_derivation=derivation,
         params={**rps_params(setup, depth=d, depth_given=depth is not None, n_regions=k,
                              epsilon_partition=eps_p, epsilon_split=eps_split),
                 "counts": counts, "summary": summary,

@@ -19,6 +19,7 @@ from graphanon.evaluate.audit import (
     audit_mechanism,
     audit_targets,
     clopper_pearson_upper,
+    edge_list_pairs,
     epsilon_lower_bound,
     hub_pairs,
     joined_star_pairs,
@@ -75,6 +76,18 @@ def test_pair_families_reach_the_sensitivities() -> None:
         theta_dk_release(c.D_prime, d=1, epsilon=1.0, theta=theta, key=0, backend=rb)
         changes.append(np.abs(ra.statistic - rb.statistic).sum())
     assert max(changes) == 2 * theta + 1
+    # the edge-list pairs (a 100-leaf star and the empty file: 101 with a degree-0 bin)
+    pairs = edge_list_pairs(theta)
+    assert pairs[0].D.n_nodes == 101 and pairs[0].D_prime.n_nodes == 0
+    for d, bound in ((1, 2 * theta + 1), (2, theta * (2 * theta + 1))):
+        for c in pairs:
+            ra, rb = ReplayBackend(seeded(0)), ReplayBackend(seeded(0))
+            theta_dk_release(c.D, d=d, epsilon=1.0, theta=theta, key=0, backend=ra)
+            theta_dk_release(c.D_prime, d=d, epsilon=1.0, theta=theta, key=0, backend=rb)
+            assert np.abs(ra.statistic - rb.statistic).sum() <= bound, c.description
+    (target,) = audit_targets(1.0, mechanisms=["theta-dk1-ead"], theta=theta)
+    names = {c.description for c in target.candidates()}
+    assert "star with 100 leaves and the empty file" in names
 
 
 # ---------------------------------------------------------------------- replay backend

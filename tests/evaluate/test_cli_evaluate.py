@@ -169,7 +169,7 @@ def test_demo_step(tmp_path: Path) -> None:
     assert (tmp_path / "operator" / "evaluation" / "report.html").exists()
     assert [o[1] for o in ctx.outputs] == ["operator"]  # operator material, never publish/
     for fig, _ in section.figures:
-        assert (tmp_path / fig).exists()
+        assert (tmp_path / "operator" / fig).exists()  # relative to the report, operator/
 
 
 def test_the_readme_evaluate_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

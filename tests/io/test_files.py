@@ -596,3 +596,78 @@ def test_percent_lines_are_data_with_a_warning_or_a_hint(tmp_path: Path) -> None
     p.write_text("% sym unweighted\n% 3 3 3\n1 2\n")
     with pytest.raises(InputFormatError, match=r"line 2: .*turn '%' lines .* into '#' lines"):
         read_graph(p)
+
+
+# ---------------------------------------------------------------------- blanks around ids
+def _blank_inputs(d: Path) -> None:
+    """One graph, 1 – 2 – "x y", spelled with spaces and tabs around its ids in every format
+    that reads ids (the Parquet and GraphML ones as a careless export would write them)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    (d / "g.txt").write_text(" 1\t 2 \n2 \tx\n")
+    (d / "g.csv").write_text("source,target\n 1,2 \n\t2,\"x y \"\n")
+    (d / "g.tsv").write_text("source\ttarget\n 1 \t2\n2 \t x y\n")
+    pq.write_table(pa.table({"source": [" 1", "2\t"], "target": ["2 ", " x y"]}),
+                   d / "g.parquet")
+    (d / "g.graphml").write_text(
+        '<?xml version="1.0"?><graphml xmlns="http://graphml.graphdrawing.org/xmlns">'
+        '<graph edgedefault="undirected"><node id=" 1"/><node id="2 "/><node id="x y\t"/>'
+        '<edge source=" 1" target="2 "/><edge source="2 " target="x y\t"/></graph></graphml>')
+    (d / "b.txt").write_text(" 1 \t x y\n2\t x y \n")  # user<TAB>feature (tab mode)
+    (d / "b2.txt").write_text(" 1  xy\n2 xy \n")  # user feature (whitespace mode)
+    pq.write_table(pa.table({"user": [" 1", "2 "], "feature": ["x y\t", " x y"]}),
+                   d / "b.parquet")
+
+
+def test_blanks_around_ids_are_dropped_by_every_reader(tmp_path: Path) -> None:
+    """A CSV kept the id " 1" where the edge list read 1 and the universe reader stripped
+    the blanks, so a CSV's ids could not always be listed. One rule now
+    (graphanon._ids.trim_id_blanks): every reader drops the spaces and tabs around an id, and
+    keeps everything inside (x y)."""
+    from graphanon.io.preferences import read_preferences
+    from graphanon.io.universe import read_id_list
+
+    _blank_inputs(tmp_path)
+    (tmp_path / "nodes.txt").write_text("1\n \t2\nx y \n")
+    universe = read_id_list(tmp_path / "nodes.txt")
+    assert sorted(map(str, universe.tolist())) == ["1", "2", "x y"]
+    expected = read_graph(tmp_path / "g.csv")
+    assert sorted(expected.node_ids.tolist()) == ["1", "2", "x y"]
+    for name in ("g.csv", "g.tsv", "g.parquet", "g.graphml"):
+        G = read_graph(tmp_path / name)
+        assert sorted(map(str, G.node_ids.tolist())) == ["1", "2", "x y"], name
+        assert G.n_edges == 2 and G.with_nodes(universe).n_edges == 2, name
+    assert sorted(read_graph(tmp_path / "g.txt").node_ids.tolist()) == ["1", "2", "x"]
+    for name, features in (("b.txt", ["x y"]), ("b2.txt", ["xy"]), ("b.parquet", ["x y"])):
+        B = read_bipartite(tmp_path / name)
+        assert B.user_ids.tolist() == [1, 2] and B.feature_ids.tolist() == features, name
+        assert B.n_edges == 2, name
+    (tmp_path / "prefs.tsv").write_text("node\tepsilon\n 1 \t0.5\n\tx y\t 1.0\n")
+    prefs = read_preferences(tmp_path / "prefs.tsv")
+    assert prefs.node_ids.tolist() == ["1", "x y"]
+
+
+@pytest.mark.parametrize(("name", "text", "line"), [
+    ("g.csv", "source,target\n1,2\n \t,3\n", 3),
+    ("b.txt", "u\tf\n  \tf\n", 2),
+])
+def test_an_id_of_blanks_only_is_an_empty_id(tmp_path: Path, name: str, text: str,
+                                             line: int) -> None:
+    (tmp_path / name).write_text(text)
+    reader = read_bipartite if name.startswith("b") else read_graph
+    with pytest.raises(InputFormatError, match=f"line {line}: an empty"):
+        reader(tmp_path / name)
+
+
+@pytest.mark.parametrize("ext", ["txt", "csv", "tsv", "parquet", "graphml", "gml"])
+def test_writers_refuse_ids_with_blank_ends(tmp_path: Path, ext: str) -> None:
+    """An id with a space or tab at an end (only the library can make one) would read back
+    as another id from every format: refused, nothing written."""
+    G = Graph.from_edges([0], [1], node_ids=np.array(["a", "b "], dtype=object))
+    with pytest.raises(InvalidParameterError, match=r"'b ' cannot be written .* as 'b'"):
+        write_graph(G, tmp_path / f"g.{ext}")
+    B = BipartiteGraph.from_pairs(np.array(["\tu"], dtype=object), np.array(["f"], dtype=object))
+    with pytest.raises(InvalidParameterError, match="user id '\\\\tu' cannot be written"):
+        write_bipartite(B, tmp_path / ("b.parquet" if ext == "parquet" else "b.tsv"))
+    assert list(tmp_path.iterdir()) == []

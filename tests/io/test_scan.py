@@ -148,9 +148,11 @@ def test_rules() -> None:
     for engine in ("numba", "python"):
         ok, pairs, ids, kinds, *_ = outcome(data, engine, **MODES[0])
         assert ok == "ok" and pairs == [big, big[::-1]] and kinds == ["i", "i"]
-    # tab mode keeps fields verbatim; an integer column of its own space stays int64
-    ok, pairs, ids, kinds, *_ = outcome(b" u 1\t7\nv\t8\n", "numba", **MODES[2])
-    assert ok == "ok" and pairs == [[" u 1", "v"], [7, 8]] and kinds == ["O", "i"]
+    # tab mode keeps fields verbatim but for the spaces at their ends (not part of an id in
+    # any reader); an integer column of its own space stays int64
+    for engine in ("numba", "python"):
+        ok, pairs, ids, kinds, *_ = outcome(b" u 1 \t 7\nv\t8  \n", engine, **MODES[2])
+        assert ok == "ok" and pairs == [["u 1", "v"], [7, 8]] and kinds == ["O", "i"]
 
 
 @pytest.mark.parametrize(("data", "mode", "skip", "line", "snippet"), [

@@ -87,21 +87,27 @@ def test_node_dp_with_degree_truncation_passes():
     """On graphs of max degree ≤ θ (neighbours too), the histogram changes by ≤ 2θ + 1."""
     theta = 3
 
-    def capped_hist(G):
-        return np.bincount(np.minimum(G.degrees, theta), minlength=theta + 1)
+    def capped_hist(G):  # degrees 1..θ: the node set is the non-isolated nodes
+        return np.bincount(np.minimum(G.degrees, theta), minlength=theta + 1)[1:]
 
     graphs = [g for g in small_graphs() if g.n_nodes == 0 or g.degrees.max() <= theta]
     res = audit_sensitivity(capped_hist, graphs, neighbourhood="node", claimed=2 * theta + 1,
                             max_added_degree=theta)
     assert res.passed
     assert res.max_observed == 2 * theta + 1
+    # with a degree-0 bin, the edge-list pairs (neighbours vanishing with the node) break it
+    res = audit_sensitivity(lambda G: np.bincount(np.minimum(G.degrees, theta),
+                                                  minlength=theta + 1),
+                            graphs, neighbourhood="node", claimed=2 * theta + 1,
+                            max_added_degree=theta)
+    assert not res.passed and "from an edge list" in res.worst_pair[2]
 
 
 def test_exhaustive_neighbours_counts():
     G = Graph.from_edges([0, 1], [1, 2], n_nodes=4)
     assert len(list(neighbouring_pairs(G, neighbourhood="edge"))) == 6
-    # 4 removals + 2**4 additions
-    assert len(list(neighbouring_pairs(G, neighbourhood="node"))) == 4 + 16
+    # 4 removals, each also as an edge list holds it (node 3 has no edge), + 2**4 additions
+    assert len(list(neighbouring_pairs(G, neighbourhood="node"))) == 4 + 4 + 16
     assert sum(1 for _ in all_graphs(4)) == 64
 
 

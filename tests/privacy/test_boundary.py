@@ -29,7 +29,7 @@ from graphanon.datasets import load_polbooks
 from graphanon.errors import InvalidParameterError, PrivacyBudgetExceeded
 from graphanon.io.dk_tables import read_dk_table
 from graphanon.io.files import read_bipartite, write_bipartite, write_graph
-from graphanon.privacy.accountant import Accountant
+from graphanon.privacy.accountant import Accountant, JsonLedger
 from graphanon.privacy.release import Release
 
 #: What may differ between the records of two runs: identities, time, seed, and the keyed hash
@@ -218,7 +218,7 @@ def test_one_ledger_one_budget_through_three_spellings(tmp_path: Path) -> None:
 
 def test_hard_linked_ledger_is_refused(tmp_path: Path) -> None:
     real = tmp_path / "ledger.json"
-    Accountant(2.0, dataset="social", ledger=real)
+    JsonLedger(real).create_budget("social", 2.0)
     os.link(real, tmp_path / "other.json")
     with pytest.raises(InvalidParameterError, match="hard links"):
         Accountant(2.0, dataset="social", ledger=tmp_path / "other.json")
@@ -343,8 +343,8 @@ def test_a_failed_write_costs_no_budget(tmp_path: Path, monkeypatch: pytest.Monk
     assert "No space left on device" in err and "r.json" in err
     assert not (tmp_path / "o.tsv").exists() and not (tmp_path / "r.json").exists()
     assert not list(tmp_path.glob(".*.tmp"))
-    # nothing charged: the ledger this failed run created is removed again (issue 35)
-    assert not ledger.exists() and not ledger.with_name("ledger.json.lock").exists()
+    # no ledger (nor its lock) is left behind by a refused run: it is created by a charge
+    assert not ledger.exists() and not list(tmp_path.glob("ledger.json*"))
 
 
 def test_accountant_open_uses_the_stored_budget(tmp_path: Path) -> None:
@@ -352,9 +352,12 @@ def test_accountant_open_uses_the_stored_budget(tmp_path: Path) -> None:
     with pytest.raises(InvalidParameterError, match="no budget"):
         Accountant.open(ledger, dataset="d")
     Accountant.open(ledger, dataset="d", budget=1.0, neighbourhood="node")
-    acc = Accountant.open(ledger, dataset="d")
+    assert not ledger.exists()  # written by the first charge, not by opening
+    Accountant.open(ledger, dataset="d", budget=1.0, neighbourhood="node").spend_epsilon(
+        0.5, mechanism="m")
+    acc = Accountant.open(ledger, dataset="D")
     assert (acc.budget, acc.neighbourhood) == (1.0, "node")
-    acc.spend_epsilon(1.0, mechanism="m")
+    acc.spend_epsilon(0.5, mechanism="m")
     with pytest.raises(PrivacyBudgetExceeded):
         Accountant.open(ledger, dataset="d").spend_epsilon(0.1, mechanism="m")
 

@@ -40,6 +40,34 @@ def test_release_personalized_from_file(tmp_path):
     assert "l1" in r["not_private"] and "ks" in r["not_private"] and "l1" not in r
 
 
+def test_record_names_the_preference_table_by_keyed_digest_not_path(tmp_path):
+    """The record held the operator's absolute path ("preferences.source": "/…/prefs.tsv"):
+    it names the table by its keyed digest, the same for the same table wherever it lives."""
+    g, prefs = _input(tmp_path)
+    elsewhere = tmp_path / "copy" / "table.tsv"
+    elsewhere.parent.mkdir()
+    header, *rows = prefs.read_text().splitlines()
+    elsewhere.write_text("\n".join([header, *reversed(rows)]) + "\n")  # same table, reordered
+    changed = tmp_path / "changed.tsv"
+    node, eps = rows[0].split("\t")
+    changed.write_text("\n".join([header, f"{node}\t{float(eps) * 0.9}", *rows[1:]]) + "\n")
+    records = []
+    for i, table in enumerate((prefs, elsewhere, changed)):
+        rep = tmp_path / f"r{i}.json"
+        rc = main(["release-personalized", str(g), "--d", "2", "--privacy", "node",
+                   "--method", "min", "--prefs", str(table), "--theta", "6", "--noise",
+                   "numpy-insecure", "--seed", "3", "--out", str(tmp_path / f"t{i}.tsv"),
+                   "--report", str(rep)])
+        assert rc == 0
+        records.append(json.loads(rep.read_text())["release"])
+    for rec in records:
+        assert str(tmp_path) not in json.dumps(rec) and "prefs.tsv" not in json.dumps(rec)
+        assert rec["params"]["preferences"]["source"] == "file"
+        assert rec["params"]["preferences"]["digest"].startswith("hmac-sha256:")
+    digests = [rec["params"]["preferences"]["digest"] for rec in records]
+    assert digests[0] == digests[1] != digests[2]
+
+
 def test_release_personalized_scheme_and_thesis(tmp_path):
     g, _ = _input(tmp_path)
     out, rep = tmp_path / "t.tsv", tmp_path / "r.json"

@@ -231,3 +231,113 @@ def test_integers_uniform_and_validation(name, insecure):
     with pytest.raises(InvalidParameterError, match="'n' parameter of binomial"):
         b.binomial(-1, 0.5)
     assert isinstance(b, NoiseBackend)
+
+
+# ---------------------------------------------------------------------- exact coins
+def _then_random(zero_calls: int, first: bytes = b"\0", seed: int = 0):
+    """A random-bytes source whose first ``zero_calls`` calls repeat the byte ``first``; the
+    later calls are seeded random bytes."""
+    rng = np.random.default_rng(seed)
+    calls = [0]
+
+    def source(n: int) -> bytes:
+        calls[0] += 1
+        return first * n if calls[0] <= zero_calls else rng.bytes(n)
+
+    return source
+
+
+@pytest.mark.parametrize("p", [0.3, 0.5, 1e-3, 2.0**-40, 8.5e-17, 3.7e-44, 5e-324])
+def test_float_digits_are_the_exact_value(p):
+    """The coin reads the binary digits of the float itself: they sum back to it exactly."""
+    from fractions import Fraction
+
+    digits = noise_mod._float_digits(p).upto(1200)
+    value = sum(Fraction(int(d), 2 ** (i + 1)) for i, d in enumerate(digits[:1200]) if d)
+    assert value == Fraction(p)
+
+
+@pytest.mark.parametrize(("p", "j"), [(0.3, 0), (0.3, 3), (1e-3, 7), (2.0**-30, 5)])
+def test_power_digits_match_exact_fractions(p, j):
+    """Digits of A = (1 − p)^(2^j) and A/(1+A) agree with exact rational arithmetic."""
+    from fractions import Fraction
+
+    A = (1 - Fraction(p)) ** (2**j)
+    for as_bit, exact in ((False, A), (True, A / (1 + A))):
+        digits = noise_mod._power_digits(p, j, as_bit).upto(300)[:300]
+        assert int("".join(map(str, digits)), 2) == math.floor(exact * 2**300)
+
+
+def test_first_one_is_geometric_half():
+    k = noise_mod._first_one(400_000, np.random.default_rng(3).bytes)
+    observed = np.bincount(k, minlength=13)[1:13].astype(float)
+    observed[-1] += (k > 12).sum()
+    expected = 0.5 ** np.arange(1, 13) * k.size
+    expected[-1] = 0.5**11 * k.size  # P(K ≥ 12)
+    assert stats.chisquare(observed, expected).pvalue > 1e-3
+
+
+@pytest.mark.parametrize("p", [0.5, 0.3, 1e-3, 1 / 3])
+def test_exact_bernoulli_rate(p):
+    n = 400_000
+    x = noise_mod.exact_bernoulli(p, n, np.random.default_rng(11).bytes)
+    assert x.dtype == np.bool_ and x.size == n
+    assert stats.binomtest(int(x.sum()), n, p).pvalue > 1e-3
+    assert not noise_mod.exact_bernoulli(0.0, 1000).any()
+    assert noise_mod.exact_bernoulli(1.0, 1000).all()
+
+
+def test_exact_bernoulli_far_digits():
+    """A tiny p is honoured in the digits a 53-bit uniform cannot see: given 52 leading zero
+    bits (13 zero nibbles) the coin is 1 with probability p·2⁵², not 0."""
+    p = 8.5e-17  # below 2⁻⁵³: a 53-bit uniform never falls under it
+    x = noise_mod.exact_bernoulli(p, 20_000, _then_random(13, seed=5))
+    assert stats.binomtest(int(x.sum()), x.size, p * 2.0**52).pvalue > 1e-3
+
+
+@pytest.mark.parametrize(("p", "cap"), [(0.3, 10**9), (0.02, 10**9), (0.7, 10**9), (0.02, 40)])
+def test_geometric_pmf(p, cap):
+    g = noise_mod._geometric(p, 200_000, np.random.default_rng(17).bytes, cap=cap)
+    assert g.min() >= 0 and g.max() <= cap
+    top = min(int(4 / p), cap)
+    observed = np.bincount(np.minimum(g, top), minlength=top + 1).astype(float)
+    expected = stats.geom.pmf(np.arange(1, top + 2), p) * g.size
+    expected[-1] = stats.geom.sf(top, p) * g.size  # P(G ≥ top)
+    keep = expected >= 5
+    obs = np.append(observed[keep], observed[~keep].sum())
+    exp = np.append(expected[keep], expected[~keep].sum())
+    assert stats.chisquare(obs[obs + exp > 0], exp[obs + exp > 0]).pvalue > 1e-3
+
+
+def test_bernoulli_positions_rate_and_uniformity():
+    rng = np.random.default_rng(23)
+    pos = noise_mod.bernoulli_positions(10**7, 1e-3, rng.bytes)
+    assert np.all(np.diff(pos) > 0) and pos.min() >= 0 and pos.max() < 10**7
+    assert stats.binomtest(pos.size, 10**7, 1e-3).pvalue > 1e-3
+    assert stats.chisquare(np.bincount(pos // 10**6, minlength=10)).pvalue > 1e-3
+    assert noise_mod.bernoulli_positions(5, 1.0).tolist() == [0, 1, 2, 3, 4]
+    assert noise_mod.bernoulli_positions(5, 0.0).size == 0
+
+
+@pytest.mark.parametrize("p", [1e-300, 5e-324, 1e-17])
+def test_binomial_boundary_uniform_of_one(monkeypatch, p):
+    """The old sampler turned a uniform of exactly 1.0 (2⁻⁵³ of the draws) into a success on
+    the first trial whatever p was. A stream that starts with all-ones bytes (the words that
+    made 1.0) must not give a success to a tiny p."""
+    monkeypatch.setattr(noise_mod.os, "urandom", _then_random(1, first=b"\xff", seed=2))
+    assert get_backend().binomial(10, p) == 0
+    monkeypatch.setattr(noise_mod.os, "urandom", _then_random(1, first=b"\xff", seed=3))
+    assert noise_mod.secure_binomial(10**6, p) == 0
+
+
+def test_binomial_large_and_symmetric():
+    b = get_backend()
+    draws = np.array([b.binomial(10**6, 0.999) for _ in range(200)])
+    assert abs(draws.mean() - 999_000) < 5 * math.sqrt(999 / 200)
+    with pytest.raises(InvalidParameterError, match="2\\*\\*62"):
+        noise_mod.bernoulli_positions(2**62 + 1, 0.5)
+    for bad in (-0.1, 1.5, float("nan")):
+        with pytest.raises(InvalidParameterError, match="'p' parameter of exact_bernoulli"):
+            noise_mod.exact_bernoulli(bad, 3)
+        with pytest.raises(InvalidParameterError, match="'p' parameter of bernoulli_positions"):
+            noise_mod.bernoulli_positions(3, bad)

@@ -87,6 +87,60 @@ def test_large_sample_rates_and_uniform_positions(secure):
     assert res.release.backend == ("os-urandom" if secure else "numpy-insecure")
 
 
+@pytest.mark.parametrize(("eps", "n", "F"), [(0.5, 300, 300), (4.0, 2000, 1000),
+                                            (12.0, 10_000, 10_000)])
+def test_flip_and_creation_rates(eps, n, F):
+    """Binomial tests of both coins at a few ε: 1-cells turn 0 and 0-cells turn 1 with q."""
+    rng = np.random.default_rng(int(eps * 10))
+    cells = rng.choice(n * F, size=min(n * F // 3, 200_000), replace=False)
+    B = BipartiteGraph.from_indices(cells // F, cells % F, n_users=n, n_features=F)
+    res = _rr(B, epsilon=eps, rng=np.random.default_rng(int(eps * 10) + 1))
+    q = _flip_probability(eps, level="edge", n_features=1)
+    ones, zeros = B.n_edges, n * F - B.n_edges
+    assert stats.binomtest(ones - res.kept, ones, q).pvalue > 1e-3
+    assert stats.binomtest(res.created, zeros, q).pvalue > 1e-3
+
+
+def _then_random(calls: int, first: bytes, seed: int):
+    """Stands in for os.urandom: ``calls`` calls of the byte ``first`` repeated, then seeded
+    random bytes."""
+    rng = np.random.default_rng(seed)
+    made = [0]
+
+    def source(size: int) -> bytes:
+        made[0] += 1
+        return first * size if made[0] <= calls else rng.bytes(size)
+
+    return source
+
+
+def test_one_cells_flip_at_epsilon_37(monkeypatch):
+    """At ε = 37 per cell, q ≈ 8.5·10⁻¹⁷ < 2⁻⁵³: the old keep coin (uniform > q on the 2⁻⁵³
+    grid) never flipped a 1-cell, an infinite loss. The exact coin flips with probability q;
+    given 52 leading zero bits in its stream (13 zero nibbles, forced here) with q·2⁵²."""
+    import os
+
+    n = 20_000
+    B = BipartiteGraph.from_indices(np.arange(n), np.zeros(n, dtype=np.int64), n_users=n,
+                                    n_features=1)
+    monkeypatch.setattr(os, "urandom", _then_random(13, b"\0", seed=9))
+    res = _rr(B, epsilon=37.0)
+    q = _flip_probability(37.0, level="edge", n_features=1)
+    assert q < 2.0**-53 and res.release.backend == "os-urandom"
+    assert stats.binomtest(n - res.kept, n, q * 2.0**52).pvalue > 1e-3
+
+
+def test_zero_cells_need_more_than_one_extreme_draw(monkeypatch):
+    """The old gap sampler made cell 0 a 1 whenever its first uniform was exactly 1.0
+    (probability 2⁻⁵³ ≫ q at ε = 37): one all-ones draw must not create a cell."""
+    import os
+
+    B = BipartiteGraph.from_indices([], [], n_users=1, n_features=50)
+    for seed in range(5):
+        monkeypatch.setattr(os, "urandom", _then_random(1, b"\xff", seed=seed))
+        assert _rr(B, epsilon=37.0).created == 0
+
+
 def test_reproducible_with_rng_and_release_record():
     B = load_adult_sample()
     a = _rr(B, epsilon=5.0, rng=np.random.default_rng(3))

@@ -5,9 +5,19 @@ dataset, with one ``(:PrivacyCharge {charge_id, epsilon, release_id})-[:CHARGED_
 per release, under the same rules as the JSON accountant
 (:func:`graphanon.privacy.accountant.charge_epsilon`; sequential composition: spent = Σ ε of
 the charges). A release that would take ``epsilon_spent`` above ``epsilon_total`` is refused
-with :class:`~graphanon.errors.PrivacyBudgetExceeded`; the total only changes through
-:func:`set_budget`. Re-writing the *identical* release (same record, same data) is not
-charged twice; any other re-run is a new release and is charged.
+with :class:`~graphanon.errors.PrivacyBudgetExceeded`. Re-writing the *identical* release
+(same record, same data) is not charged twice; any other re-run is a new release and is
+charged.
+
+The budget rule is the JSON ledger's (:class:`graphanon.privacy.accountant.BudgetLedger`):
+a budget is set once (:func:`create_budget`; stating the same total again changes nothing,
+another one is refused), and changed only by :func:`set_budget`, an operator action logged
+as a ``(:PrivacyBudgetChange {dataset, epsilon_total_before, epsilon_total, epsilon_spent,
+changed_at})-[:CHANGED]->`` node. Dataset names are keys after
+:func:`~graphanon.privacy.accountant.check_dataset_name`; a budget stored under a name that
+normalizes to the one asked for (written before names were normalized) is never merged nor
+shadowed by a new budget: creating or changing the budget is refused until it is renamed (and
+a release finds no budget under the normalized name until then).
 
 The charge is made in the transaction that completes the release, whose first statement
 (:func:`lock_budget`) takes the budget node's write lock: concurrent releases of one dataset
@@ -16,15 +26,25 @@ are serialized there, so no update is lost; :func:`record_charge` then adds the 
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from typing import Any
 
 from ...errors import InvalidParameterError, PrivacyBudgetExceeded
-from ...privacy.accountant import charge_epsilon, fits_budget
+from ...privacy.accountant import (
+    Budget,
+    BudgetChange,
+    charge_epsilon,
+    find_dataset,
+    fits_budget,
+    log_budget_change,
+    same_budget,
+)
 from ..cypher import load
 
-__all__ = ["check_budget", "lock_budget", "peek_budget", "record_charge", "set_budget"]
+__all__ = ["check_budget", "create_budget", "lock_budget", "peek_budget", "record_charge",
+           "set_budget"]
+
+_WHERE = "the Neo4j ledger"
 
 
 def check_budget(row: Mapping[str, Any] | None, dataset: str,
@@ -42,40 +62,69 @@ def check_budget(row: Mapping[str, Any] | None, dataset: str,
     if not fits_budget(spent, epsilon, total):
         raise PrivacyBudgetExceeded(
             f"release needs ε={epsilon:g} but dataset {dataset!r} has {total - spent:g} of "
-            f"{total:g} left (spent {spent:g}); raise the budget explicitly to proceed."
+            f"{total:g} left (spent {spent:g}); changing a budget is a separate operator "
+            "action (graphanon neo4j set-budget)."
         )
     return epsilon
 
 
-def set_budget(session: Any, dataset: str, epsilon_total: float, neighbourhood: str | None,
-               now: str) -> dict[str, float]:
-    """Create the ledger of ``dataset`` or set its total ε (in ``session``).
+def check_stored_name(tx: Any, dataset: str) -> None:
+    """Refuse when the ledger keeps ``dataset``'s budget under another spelling (``GRQC``
+    for ``grqc``, stored before names were normalized), or under several."""
+    names = [r["dataset"] for r in tx.run(load("list_budgets"), {})]
+    key = find_dataset(names, dataset, _WHERE)
+    if key is not None and key != dataset:
+        raise InvalidParameterError(
+            f"{_WHERE} keeps the budget of dataset {dataset!r} under the name {key!r} (stored "
+            "before dataset names were normalized); rename it once, with its charges, as "
+            "docs/neo4j.md ('Dataset names') shows. Nothing was written.")
 
-    ``neighbourhood`` is set when the budget is created (``None``: ``"edge"``) and never
-    changed: a different one for an existing budget is refused, ``None`` keeps it."""
+
+def create_budget(session: Any, dataset: str, epsilon_total: float,
+                  neighbourhood: str | None, now: str) -> Budget:
+    """Set the budget of ``dataset`` once (in ``session``): created if missing; an existing
+    one with the same total (and neighbourhood, if given) is left as it is; another total or
+    neighbourhood is refused (``InvalidParameterError``, nothing changed)."""
     session.run(load("schema_budget_dataset"), {}).consume()
 
-    def work(tx: Any) -> list[dict[str, Any]]:
-        rows = [dict(r) for r in tx.run(load("ledger_set_budget"), {
-            "dataset": dataset, "epsilon_total": float(epsilon_total),
-            "neighbourhood": neighbourhood or "edge", "now": now})]
-        stored = rows[0].get("neighbourhood") if rows else None
-        if neighbourhood is not None and stored != neighbourhood:
-            # raised inside the transaction function: the driver rolls the change back
-            raise InvalidParameterError(
-                f"the budget of dataset {dataset!r} is stated for the {stored} neighbourhood; "
-                f"it cannot be changed to {neighbourhood!r} (a {stored}-level ε would be "
-                "charged under other rules). Use another dataset name.")
-        return rows
+    def work(tx: Any) -> Budget:
+        check_stored_name(tx, dataset)
+        old = [dict(r) for r in tx.run(load("ledger_peek"),
+                                       {"dataset": dataset, "charge_id": ""})]
+        rows = old if old and old[0].get("found") else [dict(r) for r in tx.run(
+            load("ledger_create_budget"), {
+                "dataset": dataset, "epsilon_total": float(epsilon_total),
+                "neighbourhood": neighbourhood or "edge", "now": now})]
+        row = rows[0]
+        # raised inside the transaction function: nothing is changed
+        same_budget(_WHERE, dataset, float(row["epsilon_total"]), row["neighbourhood"],
+                    float(epsilon_total), neighbourhood, "graphanon neo4j set-budget")
+        return Budget(dataset, row["neighbourhood"], float(row["epsilon_total"]),
+                      float(row["epsilon_spent"]), created=None if rows is old else "dataset")
 
-    row = session.execute_write(work)[0]
-    if not fits_budget(row["epsilon_spent"], 0.0, row["epsilon_total"]):
-        logging.getLogger("graphanon").warning(
-            "budget of %s set to %g but %g is already spent: further DP releases are refused",
-            dataset, row["epsilon_total"], row["epsilon_spent"],
-        )
-    return {"epsilon_total": float(row["epsilon_total"]),
-            "epsilon_spent": float(row["epsilon_spent"])}
+    result: Budget = session.execute_write(work)
+    return result
+
+
+def set_budget(session: Any, dataset: str, epsilon_total: float, now: str) -> BudgetChange:
+    """Change the total ε of an existing budget (in ``session``): the operator's action,
+    logged in the ledger (a ``PrivacyBudgetChange`` node) and as a warning."""
+
+    def work(tx: Any) -> BudgetChange:
+        check_stored_name(tx, dataset)
+        rows = [dict(r) for r in tx.run(load("ledger_set_budget"), {
+            "dataset": dataset, "epsilon_total": float(epsilon_total), "now": now})]
+        if not rows:
+            raise InvalidParameterError(
+                f"{_WHERE} has no budget for dataset {dataset!r} to change: set it first "
+                f"(graphanon neo4j budget {dataset} --epsilon-total EPSILON).")
+        r = rows[0]
+        return BudgetChange(dataset, float(r["epsilon_total_before"]),
+                            float(r["epsilon_total"]), float(r["epsilon_spent"]), now)
+
+    change: BudgetChange = session.execute_write(work)
+    log_budget_change(change, _WHERE)
+    return change
 
 
 def peek_budget(session: Any, dataset: str, charge_id: str,

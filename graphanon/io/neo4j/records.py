@@ -105,19 +105,21 @@ def record_properties(record: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def validate_budget(dataset: Any, epsilon_total: Any, neighbourhood: str | None = None) -> None:
-    """Check the arguments of a budget change (before any connection)."""
-    check_dataset(dataset)
+def validate_budget(dataset: Any, epsilon_total: Any, neighbourhood: str | None = None) -> str:
+    """Check the arguments of a budget operation (before any connection); return the
+    dataset's budget key (:func:`check_dataset`)."""
+    name = check_dataset(dataset)
     if neighbourhood not in ("edge", "node", None):
         raise InvalidParameterError(
             f"The 'neighbourhood' parameter must be 'edge' or 'node'. Got {neighbourhood!r}."
         )
     if (isinstance(epsilon_total, bool) or not isinstance(epsilon_total, (int, float))
-            or not math.isfinite(epsilon_total) or epsilon_total < 0):
+            or not math.isfinite(epsilon_total) or epsilon_total <= 0):
         raise InvalidParameterError(
-            f"The 'epsilon_total' parameter must be a finite number >= 0. "
+            f"The 'epsilon_total' parameter must be a finite number > 0. "
             f"Got {epsilon_total!r} instead."
         )
+    return name
 
 
 def validate_release_id(release_id: Any) -> None:
@@ -134,8 +136,9 @@ def validate_release_id(release_id: Any) -> None:
         )
 
 
-def check_dataset(dataset: Any) -> None:
-    """A budget key: the same rule as the JSON ledger's (a stable name, never a hash)."""
+def check_dataset(dataset: Any) -> str:
+    """The budget key of ``dataset``: the same function as the JSON ledger's (a stable name,
+    never a hash; Unicode NFKC, case-folded)."""
     from ...privacy.accountant import check_dataset_name
 
-    check_dataset_name(dataset, "the Neo4j ledger")
+    return check_dataset_name(dataset, "the Neo4j ledger")

@@ -51,7 +51,7 @@ from ..._ids import ids_as_text
 from ..._progress import ProgressFn, log_progress
 from ...errors import InvalidParameterError, Neo4jError, PrivacyBudgetExceeded
 from ...graph import BipartiteGraph, Graph
-from ...privacy.accountant import charge_epsilon
+from ...privacy.accountant import Budget, BudgetChange, charge_epsilon
 from ...privacy.release import keyed_fingerprint, unpublishable_reason
 from ..cypher import load, validate_identifier
 from ..masked import MaskedRelease
@@ -274,18 +274,27 @@ class Neo4jSink:
                                                   "timeout_seconds": timeout_seconds}).consume()
 
     # ------------------------------------------------------------------ ledger
-    def set_budget(self, dataset: str, epsilon_total: float, *,
-                   neighbourhood: str | None = None) -> dict[str, float]:
-        """Create the ledger of ``dataset`` or set its total ε (an explicit decision).
+    def create_budget(self, dataset: str, epsilon_total: float, *,
+                      neighbourhood: str | None = None) -> Budget:
+        """Set the budget (total ε) of ``dataset`` once: the one rule of both ledgers
+        (:class:`~graphanon.privacy.accountant.BudgetLedger`).
 
         ``neighbourhood`` (``"edge"`` or ``"node"``) is the relation the budget is stated
         for, as for :class:`~graphanon.privacy.accountant.Accountant`: fixed when the budget
-        is created (``None``: ``"edge"``); an existing budget keeps its own (``None``) and a
-        different one is refused (``InvalidParameterError``, nothing changed).
+        is created (``None``: ``"edge"``). An existing budget with this total is left as it
+        is (``None`` keeps its neighbourhood); another total or neighbourhood is refused
+        (``InvalidParameterError``, nothing changed): see :meth:`set_budget`.
         """
-        validate_budget(dataset, epsilon_total, neighbourhood)
+        dataset = validate_budget(dataset, epsilon_total, neighbourhood)
         with wrap_driver_errors("setting the privacy budget"), self._session() as session:
-            return ledger.set_budget(session, dataset, epsilon_total, neighbourhood, _now())
+            return ledger.create_budget(session, dataset, epsilon_total, neighbourhood, _now())
+
+    def set_budget(self, dataset: str, epsilon_total: float) -> BudgetChange:
+        """Change the budget (total ε) of an existing dataset: a separate operator action,
+        logged in the ledger (``PrivacyBudgetChange``) and as a warning."""
+        dataset = validate_budget(dataset, epsilon_total)
+        with wrap_driver_errors("changing the privacy budget"), self._session() as session:
+            return ledger.set_budget(session, dataset, epsilon_total, _now())
 
     # ------------------------------------------------------------------ releases
     def write_release(
@@ -338,7 +347,9 @@ class Neo4jSink:
             (generalized) features each person was published with. Ids that look like
             ``elementId()`` values are refused: they name source nodes.
         budget_total
-            If given, set the dataset's total ε to this value first (an explicit raise).
+            The dataset's total ε, set if the ledger has no budget for it yet; an existing
+            budget must have this total (:meth:`create_budget`): a write never changes a
+            budget (that is :meth:`set_budget`).
         operator_only
             Write a release that may not be published — no privacy claim (neighbourhood
             ``"none"``: exact statistics) or noise from the seeded ``numpy-insecure`` backend,
@@ -384,7 +395,7 @@ class Neo4jSink:
                     "the source data (a content hash would reset the budget whenever the data "
                     "changes)."
                 )
-            check_dataset(dataset)
+            dataset = check_dataset(dataset)
         if graph is not None:
             kind, payload_fp = "graph", graph.content_hash
             for name in graph.attributes:
@@ -429,7 +440,7 @@ class Neo4jSink:
         with wrap_driver_errors(f"writing release {release_id!r}"):
             if budget_total is not None:
                 assert dataset is not None or not charged
-                self.set_budget(dataset or "", budget_total)
+                self.create_budget(dataset or "", budget_total)
             self.ensure_schema()
             with self._session() as session:
                 if charged:
