@@ -1,12 +1,13 @@
-// Starts one write attempt: creates the record, or resets an existing one, to status
-// "pending" with this attempt's random $write_token. Every later transaction of the attempt
-// starts with lock_release and goes on only while the record still holds its token, so a
-// later attempt that resets the record makes this one fail before it writes anything more.
-// The previous status, token and charge id are returned: the caller refuses (and so rolls
-// back) replacing a complete release of other content unless told to replace it.
+// Starts one write attempt, first statement of its transaction. MERGE creates the record if
+// it is missing (status null) but takes no lock on an existing one, so the SET takes the
+// record's write lock *before* anything is read: the status, token and charge id returned
+// are current, and stay so until the transaction ends. The caller's guard decides on them
+// (an identical complete release: nothing to do; a complete release of other content: refused
+// unless replacing), then claim_release_write records the attempt in the same transaction.
 MERGE (r:AnonRelease {release_id: $release_id})
-WITH r, r.status AS previous_status, r.write_token AS previous_token,
-     r.charge_id AS previous_charge_id
-SET r = $properties, r.release_id = $release_id, r.status = 'pending',
-    r.write_token = $write_token
-RETURN previous_status, previous_token, previous_charge_id
+SET r.graphanon_lock = true
+REMOVE r.graphanon_lock
+RETURN r.status AS previous_status, r.write_token AS previous_token,
+       r.charge_id AS previous_charge_id,
+       r {.written_nodes, .written_relationships, .written_statistics, .written_masked}
+         AS previous_counts

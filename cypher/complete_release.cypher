@@ -1,8 +1,11 @@
-// Last statement of the completing transaction (after ledger_lock and lock_release):
-// pending -> complete, only for the attempt that still holds the record's token.
-// $counts are the counts of released rows the database confirmed (written_nodes, ...);
-// $epsilon_charged the ε the ledger charged under the budget's neighbourhood (null: none).
-MATCH (r:AnonRelease {release_id: $release_id, status: 'pending', write_token: $write_token})
-SET r += $counts, r.status = 'complete', r.epsilon_charged = $epsilon_charged
-REMOVE r.write_token
+// Last statement of the completing transaction (after ledger_lock, lock_release and the
+// charge): the flip. Only for the attempt that still holds the record's token, the record
+// takes this attempt's $properties and confirmed $counts, status "complete" and
+// current_attempt = this attempt's token, so readers move from the previous attempt's rows to
+// this one's in one commit; SET r = ... also removes the token. $epsilon_charged is the ε the
+// ledger charged under the budget's neighbourhood (null: none). Rows of earlier attempts are
+// removed after the commit (delete_release_*, in batches).
+MATCH (r:AnonRelease {release_id: $release_id, write_token: $write_token})
+SET r = $properties, r += $counts, r.release_id = $release_id, r.status = 'complete',
+    r.current_attempt = $write_token, r.epsilon_charged = $epsilon_charged
 RETURN r.release_id AS release_id

@@ -1,7 +1,7 @@
-// One batch of the delete phase, in a managed write transaction after lock_release.
+// One batch of a clean-up or of a drop, in a managed write transaction after lock_release.
 // Placeholder: {label} (AnonNode or AnonUser: the start nodes of release relationships).
-// The uid predicate lets the composite (release_id, uid) index serve the lookup.
+// Deletes the relationships of attempts not in $keep (see delete_release_nodes).
 MATCH (a:{label} {release_id: $release_id})-[e:ANON_EDGE|ANON_HAS_FEATURE|ANON_MASKED]->()
-WHERE a.uid IS NOT NULL
+WHERE a.attempt IS NOT NULL AND a.uid IS NOT NULL AND NOT a.attempt IN $keep
 WITH e LIMIT $batch_size
 DELETE e

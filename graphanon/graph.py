@@ -569,8 +569,8 @@ class Graph(_InputNotes):
         (:func:`graphanon.privacy.release.keyed_fingerprint`); budgets use a stable name.
         """
         h = hashlib.sha256()
-        h.update(np.ascontiguousarray(self._indptr, dtype=np.int64).tobytes())
-        h.update(np.ascontiguousarray(self._indices, dtype=np.int64).tobytes())
+        _hash_int64(h, self._indptr)
+        _hash_int64(h, self._indices)
         _hash_ids(h, self._node_ids)
         return h.hexdigest()
 
@@ -937,14 +937,19 @@ class BipartiteGraph(_InputNotes):
     def content_hash(self) -> str:
         """SHA-256 over ids and CSR (operator-only; see :attr:`Graph.content_hash`)."""
         h = hashlib.sha256(b"bipartite")
-        h.update(np.ascontiguousarray(self._indptr, dtype=np.int64).tobytes())
-        h.update(np.ascontiguousarray(self._indices, dtype=np.int64).tobytes())
+        _hash_int64(h, self._indptr)
+        _hash_int64(h, self._indices)
         _hash_ids(h, self._user_ids)
         _hash_ids(h, self._feature_ids)
         return h.hexdigest()
 
     def with_cells(self, rows: Any, cols: Any) -> BipartiteGraph:
-        """Same users, features and attributes; the 1-cells replaced by ``(rows, cols)``."""
+        """Same users and features; the 1-cells replaced by ``(rows, cols)``.
+
+        The user attributes are not kept: the new cells are a mechanism's output (randomized
+        response, smooth-k), and a column read with the input is no part of it (issue 34:
+        publication by allow-list, :mod:`graphanon.privacy.publish`).
+        """
         return BipartiteGraph.from_indices(
             rows,
             cols,
@@ -952,7 +957,6 @@ class BipartiteGraph(_InputNotes):
             n_features=self.n_features,
             user_ids=self._user_ids,
             feature_ids=self._feature_ids,
-            user_attributes=self._user_attributes,
         )
 
     def with_universe(self, *, users: Any = None, features: Any = None) -> BipartiteGraph:
@@ -1204,6 +1208,14 @@ def _lookup(ids: np.ndarray[Any, Any], query: Any, what: str) -> npt.NDArray[np.
         missing = q[~found][:1].tolist()[0]
         raise InvalidParameterError(f"unknown {what} id {missing!r}.")
     return order[pos_c].astype(np.int64)
+
+
+def _hash_int64(h: Any, values: IntArray) -> None:
+    """Feed the bytes of ``values`` as int64 to ``h``, a block at a time (the digest of the
+    whole array, without an int64 copy of it)."""
+    block = 1 << 16
+    for start in range(0, values.size, block):
+        h.update(np.ascontiguousarray(values[start:start + block], dtype=np.int64))
 
 
 def _hash_ids(h: Any, ids: np.ndarray[Any, Any]) -> None:

@@ -35,7 +35,8 @@ __all__ = ["Call", "FakeDB", "FakeDriver", "Interleaver"]
 
 _WRITES = {
     "begin_release", "lock_release", "claim_release_drop", "delete_release_relationships",
-    "delete_release_nodes", "delete_release_statistics", "delete_release_record",
+    "claim_release_write", "delete_release_nodes", "delete_release_statistics",
+    "delete_release_record",
     "write_nodes", "write_relationships", "write_statistics", "ledger_lock", "ledger_charge",
     "ledger_unlock", "ledger_set_budget", "ledger_create_budget", "complete_release",
     "schema_release_id", "schema_budget_dataset", "schema_charge_id", "schema_release_index",
@@ -144,6 +145,8 @@ class FakeDB:
     schema: set[str] = field(default_factory=set)
     indexes: set[str] = field(default_factory=set)
     custom: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: GDS graphs projected by gds_project_release: name -> {nodes, relationships, config}
+    gds_graphs: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: what the statement being executed did (its summary counters)
     counters: Counters = field(default_factory=Counters)
 
@@ -174,7 +177,8 @@ class FakeDB:
         name = call.name
         if name in _SCHEMA:
             self.schema.add(call.query)
-            index = ids.get("index") or ids.get("constraint")
+            named = re.match(r"CREATE (?:CONSTRAINT|INDEX) `?(\w+)", call.query)
+            index = ids.get("index") or ids.get("constraint") or (named and named.group(1))
             if name == "schema_drop_index":
                 self.indexes.discard(ids["index"])
             elif index:
@@ -232,28 +236,38 @@ class FakeDB:
                     for u, f in self._bip(ids)]
         rid = p.get("release_id")
         c = self.counters
-        if name == "begin_release":
-            old = self.records.get(rid, {})
-            rec = dict(p["properties"])
-            rec.update(release_id=rid, status="pending", write_token=p["write_token"])
-            self.records[rid] = rec
+        if name == "begin_release":  # MERGE: a new record holds only its release_id
+            old = self.records.setdefault(rid, {"release_id": rid})
+            keys = ("written_nodes", "written_relationships", "written_statistics",
+                    "written_masked")
             return [{"previous_status": old.get("status"),
                      "previous_token": old.get("write_token"),
-                     "previous_charge_id": old.get("charge_id")}]
+                     "previous_charge_id": old.get("charge_id"),
+                     "previous_counts": {k: old.get(k) for k in keys}}]
+        if name == "claim_release_write":
+            rec = self.records[rid]
+            rec["write_token"] = p["write_token"]
+            if rec.get("status") != "complete":
+                self.records[rid] = {**p["properties"], "release_id": rid, "status": "pending",
+                                     "write_token": p["write_token"]}
+            return []
         if name == "lock_release":
             rec = self.records.get(rid)
             if rec is None:
                 return []
-            return [{"write_token": rec.get("write_token"), "status": rec.get("status")}]
+            return [{"write_token": rec.get("write_token"), "status": rec.get("status"),
+                     "current_attempt": rec.get("current_attempt")}]
         if name == "claim_release_drop":
             rec = self.records.get(rid)
             if rec is None:
                 return []
             rec.update(status="dropping", write_token=p["write_token"])
             return [{"release_id": rid}]
+        keep = p.get("keep", [])
         if name == "delete_release_relationships":
             mine = [r for r in self.rels if r["release_id"] == rid
-                    and r["source_label"] == ids["label"]][:p["batch_size"]]
+                    and r["source_label"] == ids["label"]
+                    and r["attempt"] not in keep][:p["batch_size"]]
             gone = {id(r) for r in mine}
             self.rels = [r for r in self.rels if id(r) not in gone]
             c.relationships_deleted = len(mine)
@@ -261,22 +275,24 @@ class FakeDB:
         if name == "delete_release_nodes":
             label = ids["label"]
             bucket = self.nodes.get(label, [])
-            mine = [n for n in bucket if n["release_id"] == rid
-                    and n.get("uid") is not None][:p["batch_size"]]
-            uids = {n["uid"] for n in mine}
+            mine = [n for n in bucket if n["release_id"] == rid and n.get("uid") is not None
+                    and n.get("attempt") is not None
+                    and n["attempt"] not in keep][:p["batch_size"]]
+            ends = {(n["attempt"], n["uid"]) for n in mine}
             gone = {id(n) for n in mine}
             self.nodes[label] = [n for n in bucket if id(n) not in gone]
             before = len(self.rels)
             self.rels = [r for r in self.rels if not (
-                r["release_id"] == rid and ((r["source_label"] == label and r["source"] in uids)
-                                            or (r["target_label"] == label
-                                                and r["target"] in uids)))]
+                r["release_id"] == rid and (
+                    (r["source_label"] == label and (r["attempt"], r["source"]) in ends)
+                    or (r["target_label"] == label and (r["attempt"], r["target"]) in ends)))]
             c.nodes_deleted = len(mine)
             c.relationships_deleted = before - len(self.rels)
             return []
         if name == "delete_release_statistics":
             mine = [s for s in self.stats if s[0] == ids["label"]
-                    and s[1]["release_id"] == rid][:p["batch_size"]]
+                    and s[1]["release_id"] == rid and s[1].get("attempt") is not None
+                    and s[1]["attempt"] not in keep][:p["batch_size"]]
             gone = {id(s) for s in mine}
             self.stats = [s for s in self.stats if id(s) not in gone]
             c.nodes_deleted = c.relationships_deleted = len(mine)
@@ -284,24 +300,36 @@ class FakeDB:
         if name == "delete_release_record":
             rec = self.records.get(rid)
             if rec is None or rec.get("write_token") != p["write_token"]:
+                return [{"deleted": 0}]  # count(*) over no row is one row
+            del rec["write_token"]
+            if rec.get("status") == "complete":
                 return [{"deleted": 0}]
             del self.records[rid]
             c.nodes_deleted = 1
             return [{"deleted": 1}]
-        if name == "write_nodes":
+        if name == "write_nodes":  # CREATE then SET, evaluated from the statement's text
             bucket = self.nodes.setdefault(ids["label"], [])
+            create = re.search(r"^CREATE \(n:`\w+`(?: \{(.*)\})?\)$", call.query, re.M)
+            assignments = re.search(r"^SET (.*)$", call.query, re.M)
+            assert create and assignments, call.query
             for row in p["rows"]:
-                bucket.append({**row["properties"], "release_id": rid, "uid": row["uid"]})
+                env = {"row": row, "$": p}
+                node = {k: evaluate(e, env)
+                        for k, e in (map_items(create.group(1)) if create.group(1) else [])}
+                apply_set(node, "n", assignments.group(1), env)
+                bucket.append(node)
             c.nodes_created = len(p["rows"])
             return []
         if name == "write_relationships":
             sources = {n["uid"] for n in self.nodes.get(ids["source_label"], [])
-                       if n["release_id"] == rid}
+                       if n["release_id"] == rid and n.get("attempt") == p["attempt"]}
             targets = {n["uid"] for n in self.nodes.get(ids["target_label"], [])
-                       if n["release_id"] == rid}
+                       if n["release_id"] == rid and n.get("attempt") == p["attempt"]}
             for row in p["rows"]:
                 if row["source"] in sources and row["target"] in targets:
+                    # "attempt": that of its end nodes (the model's; not a stored property)
                     self.rels.append({"type": ids["rel_type"], "release_id": rid,
+                                      "attempt": p["attempt"],
                                       "source": row["source"], "target": row["target"],
                                       "source_label": ids["source_label"],
                                       "target_label": ids["target_label"]})
@@ -310,7 +338,8 @@ class FakeDB:
         if name == "write_statistics":
             if rid in self.records:
                 for row in p["rows"]:
-                    self.stats.append((ids["label"], {**row, "release_id": rid}))
+                    self.stats.append((ids["label"], {**row, "release_id": rid,
+                                                      "attempt": p["attempt"]}))
                 c.nodes_created = c.relationships_created = len(p["rows"])
             return []
         ds = p.get("dataset")
@@ -356,16 +385,20 @@ class FakeDB:
             b["epsilon_total"] = p["epsilon_total"]
             return [{"epsilon_total_before": self.budget_changes[-1]["epsilon_total_before"],
                      "epsilon_total": b["epsilon_total"], "epsilon_spent": b["epsilon_spent"]}]
-        if name == "complete_release":
+        if name == "complete_release":  # the flip: SET r = $properties, ... (token gone)
             rec = self.records.get(rid)
-            if (rec is None or rec["status"] != "pending"
-                    or rec.get("write_token") != p["write_token"]):
+            if rec is None or rec.get("write_token") != p["write_token"]:
                 return []
-            rec.update(p["counts"], status="complete", epsilon_charged=p["epsilon_charged"])
-            if rec["epsilon_charged"] is None:
-                del rec["epsilon_charged"]
-            del rec["write_token"]
+            new = {**p["properties"], **p["counts"], "release_id": rid, "status": "complete",
+                   "current_attempt": p["write_token"]}
+            if p["epsilon_charged"] is not None:
+                new["epsilon_charged"] = p["epsilon_charged"]
+            self.records[rid] = new
             return [{"release_id": rid}]
+        if name == "schema_state":
+            return [{"name": n, "state": "ONLINE"} for n in p["names"] if n in self.indexes]
+        if name == "gds_project_release":
+            return self._gds_project(rid, p["graph_name"])
         if name == "list_releases":
             keys = ["release_id", "status", "kind", "mechanism", "neighbourhood", "epsilon", "k",
                     "dataset", "created_at", "written_nodes", "written_relationships",
@@ -383,6 +416,27 @@ class FakeDB:
             return self.custom[call.query]
         raise AssertionError(f"the fake has no model of statement {name!r}")
 
+    def _gds_project(self, rid: str, graph_name: str) -> list[dict[str, Any]]:
+        """gds.graph.project over the statement's rows: the current attempt's nodes of a
+        complete release, each with its outgoing release relationships (or a null target)."""
+        rec = self.records.get(rid)
+        if rec is None or rec.get("status") != "complete":  # no row to aggregate: no graph
+            return [{"graph_name": None, "node_count": None, "relationship_count": None}]
+        attempt = rec.get("current_attempt")
+        nodes = {(label, n["uid"]) for label in ("AnonNode", "AnonUser", "AnonFeature")
+                 for n in self.nodes.get(label, [])
+                 if n["release_id"] == rid and n.get("attempt") == attempt
+                 and n.get("uid") is not None}
+        rels = [((r["source_label"], r["source"]), (r["target_label"], r["target"]), r["type"])
+                for r in self.rels if r["release_id"] == rid and r["attempt"] == attempt
+                and r["type"] in ("ANON_EDGE", "ANON_HAS_FEATURE", "ANON_MASKED")]
+        assert graph_name not in self.gds_graphs, "a GDS graph of this name exists already"
+        self.gds_graphs[graph_name] = {"nodes": nodes, "relationships": rels,
+                                       "undirected": ["*"]}
+        # an undirected relationship is held in both directions, and counted so
+        return [{"graph_name": graph_name, "node_count": len(nodes),
+                 "relationship_count": 2 * len(rels)}]
+
     def _bip(self, ids: dict[str, str]) -> list[tuple[tuple[str, int], tuple[str, int]]]:
         out = []
         for t, a, b in self.source_rels:
@@ -393,6 +447,101 @@ class FakeDB:
             elif b[0] == ids["user_label"] and a[0] == ids["feature_label"]:
                 out.append((b, a))
         return out
+
+
+# ----------------------------------------------------------------------- Cypher semantics
+# The few Cypher 5 rules the fake evaluates from a statement's own text (rather than
+# restating what a statement does), checked against the documented semantics by
+# tests/test_neo4j_fake.py: SET items apply left to right; ``e = map`` replaces every
+# property, ``e += map`` merges (a key of the map overwrites, a null value removes) and
+# ``e.key = value`` sets one (null removes it); MERGE matches a node holding every property of
+# its pattern, else creates one with exactly those, then runs ON CREATE SET or ON MATCH SET.
+
+def _split_top(text: str) -> list[str]:
+    """``text`` split at the commas outside brackets, braces and quotes."""
+    out, depth, quote, start = [], 0, "", 0
+    for i, ch in enumerate(text):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append(text[start:i].strip())
+            start = i + 1
+    out.append(text[start:].strip())
+    return [x for x in out if x]
+
+
+def map_items(text: str) -> list[tuple[str, str]]:
+    """``key: expr, ...`` (a map literal's inside) as ``[(key, expr), ...]``."""
+    return [(k.strip(), e.strip()) for k, _, e in
+            (item.partition(":") for item in _split_top(text))]
+
+
+def evaluate(expr: str, env: dict[str, Any]) -> Any:
+    """A Cypher expression of the forms the statements use: ``$param``, ``var``,
+    ``var.key``, ``'text'``, an integer, ``null`` or a map literal ``{k: expr}``."""
+    expr = expr.strip()
+    if expr.startswith("$"):
+        return env["$"][expr[1:]]
+    if expr == "null":
+        return None
+    if expr.startswith("'") and expr.endswith("'"):
+        return expr[1:-1]
+    if re.fullmatch(r"-?\d+", expr):
+        return int(expr)
+    if expr.startswith("{") and expr.endswith("}"):
+        return {k: evaluate(e, env) for k, e in map_items(expr[1:-1])}
+    var, _, key = expr.partition(".")
+    value = env[var]
+    return value.get(key) if key else value
+
+
+def apply_set(entity: dict[str, Any], var: str, items: str, env: dict[str, Any]) -> None:
+    """Apply the items of one ``SET`` clause to ``entity`` (bound to ``var``), left to
+    right."""
+    for item in _split_top(items):
+        m = re.fullmatch(r"(\w+)(?:\.(\w+))?\s*(\+=|=)\s*(.+)", item, re.S)
+        assert m and m.group(1) == var, f"unsupported SET item {item!r}"
+        _, key, op, expr = m.groups()
+        value = evaluate(expr, env)
+        if key is not None:
+            assert op == "=", item
+            if value is None:
+                entity.pop(key, None)
+            else:
+                entity[key] = value
+            continue
+        assert isinstance(value, dict), f"SET {var} {op} needs a map; got {value!r}"
+        if op == "=":
+            entity.clear()
+        for k, v in value.items():
+            if v is None:
+                entity.pop(k, None)
+            else:
+                entity[k] = v
+
+
+def merge(bucket: list[dict[str, Any]], pattern: dict[str, Any], *, var: str = "n",
+          on_create: str | None = None, on_match: str | None = None,
+          env: dict[str, Any] | None = None) -> tuple[dict[str, Any], bool]:
+    """``MERGE (var {pattern}) [ON CREATE SET ...] [ON MATCH SET ...]`` over ``bucket``:
+    the node and whether it was created."""
+    env = env or {"$": {}}
+    found = next((n for n in bucket if all(k in n and n[k] == v for k, v in pattern.items())),
+                 None)
+    created = found is None
+    node = dict(pattern) if created else found
+    if created:
+        bucket.append(node)
+    clause = on_create if created else on_match
+    if clause:
+        apply_set(node, var, clause, {**env, var: node})
+    return node, created
 
 
 class FakeTx:

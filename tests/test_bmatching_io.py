@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from bound import bound
 from neo4j_fake import FakeDB, FakeDriver
 
 from graphanon.anonymity.bmatching import MASKED, b_matching_anonymity
@@ -97,23 +98,23 @@ def test_masked_release_exact_statements_and_batches() -> None:
     drv = FakeDriver(FakeDB())
     sink = Neo4jSink(drv, batch_size=2)
     rec = record()
-    s = sink.write_release(rec, release_id="m1", masked=tiny())
+    s = sink.write_release(bound(rec, tiny()), release_id="m1", masked=tiny())
     assert (s.status, s.kind, s.n_nodes, s.n_relationships, s.n_masked) == (
         "complete", "masked", 5, 4, 2)
     assert s.epsilon_charged == 0.0  # syntactic anonymity: nothing charged
     names = [c.name for c in drv.calls
              if not c.name.startswith("schema_") and c.name not in ("await_index", "lock_release")]
-    assert names == (["begin_release"] + ["delete_release_relationships"] * 2
-                     + ["delete_release_nodes"] * 3 + ["delete_release_statistics"] * 3
+    assert names == (["begin_release", "claim_release_write"]
                      + ["write_nodes"] * 3 + ["write_relationships"] * 2
-                     + ["complete_release"])
+                     + ["complete_release"])  # stage, then flip (a new release: no clean-up)
+    attempt = drv.named("claim_release_write")[0].params["write_token"]
     users, feats = drv.named("write_nodes")[:2], drv.named("write_nodes")[2:]
     assert {c.query for c in users} == {load("write_nodes", label="AnonUser")}
     assert [c.params["rows"] for c in users] == [
         [{"uid": 0, "properties": {}}, {"uid": 1, "properties": {}}],
         [{"uid": 2, "properties": {}}]]
     assert feats[0].query == load("write_nodes", label="AnonFeature")
-    assert feats[0].params == {"release_id": "m1", "rows": [
+    assert feats[0].params == {"release_id": "m1", "attempt": attempt, "rows": [
         {"uid": "a", "properties": {}}, {"uid": "b", "properties": {}}]}
     ones, stars = drv.named("write_relationships")
     assert ones.query == load("write_relationships", source_label="AnonUser",
@@ -121,10 +122,10 @@ def test_masked_release_exact_statements_and_batches() -> None:
     assert stars.query == load("write_relationships", source_label="AnonUser",
                                target_label="AnonFeature", rel_type=MASKED_REL_TYPE)
     assert "`ANON_MASKED`" in stars.query
-    assert ones.params == {"release_id": "m1", "rows": [{"source": 0, "target": "a"},
-                                                        {"source": 2, "target": "b"}]}
-    assert stars.params == {"release_id": "m1", "rows": [{"source": 0, "target": "b"},
-                                                         {"source": 1, "target": "a"}]}
+    assert ones.params == {"release_id": "m1", "attempt": attempt,
+                           "rows": [{"source": 0, "target": "a"}, {"source": 2, "target": "b"}]}
+    assert stars.params == {"release_id": "m1", "attempt": attempt,
+                            "rows": [{"source": 0, "target": "b"}, {"source": 1, "target": "a"}]}
     assert all(c.mode == "write" for c in users + feats + [ones, stars])
     db_rec = drv.db.records["m1"]
     assert db_rec["status"] == "complete" and db_rec["kind"] == "masked"
@@ -149,13 +150,13 @@ def test_masked_release_failure_leaves_pending_and_rerun_replaces() -> None:
     sink = Neo4jSink(drv, batch_size=2)
     rec = record()
     with pytest.raises(RuntimeError):
-        sink.write_release(rec, release_id="m2", masked=tiny())
+        sink.write_release(bound(rec, tiny()), release_id="m2", masked=tiny())
     assert drv.db.records["m2"]["status"] == "pending"
     drv.fail = None
-    sink.write_release(rec, release_id="m2", masked=tiny())
+    sink.write_release(bound(rec, tiny()), release_id="m2", masked=tiny())
     assert drv.db.records["m2"]["status"] == "complete" and len(drv.db.rels) == 4
     with pytest.raises(InvalidParameterError, match="exactly one"):
-        sink.write_release(rec, release_id="m3", masked=tiny(),
+        sink.write_release(bound(rec, tiny()), release_id="m3", masked=tiny(),
                            bipartite=small_bipartite())
     with pytest.raises(InvalidParameterError, match="MaskedRelease"):
         sink.write_release(rec, release_id="m3", masked=np.zeros((2, 2)))  # type: ignore[arg-type]

@@ -41,10 +41,11 @@ def test_from_import_of_a_moved_name_warns() -> None:
 
 def test_privacy_holds_the_core_only() -> None:
     """Every module of graphanon.privacy is core (noise, records, ledger, audits, pseudonyms,
-    the operator key) or a deprecation alias: no mechanism defines a function there."""
+    the operator key, the published view and payload binding) or a deprecation alias: no
+    mechanism defines a function there."""
     import graphanon.privacy as core
 
-    core_modules = {"noise", "release", "accountant", "audit", "pseudonyms", "keys"}
+    core_modules = {"noise", "release", "accountant", "audit", "pseudonyms", "keys", "publish"}
     for info in pkgutil.iter_modules(core.__path__):
         name = f"graphanon.privacy.{info.name}"
         if name in MOVED:  # an alias module: nothing but the forwarding __getattr__

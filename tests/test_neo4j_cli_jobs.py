@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from bound import bound
 from neo4j_fake import FakeDriver
 from test_neo4j_io import RELEASE, bipartite_db, other, ring, social_db
 
@@ -20,6 +21,7 @@ from graphanon.cli import main
 from graphanon.errors import InvalidParameterError
 from graphanon.graph import Graph
 from graphanon.io import neo4j as io_neo4j
+from graphanon.io.dk_tables import read_dk_table
 from graphanon.io.files import read_bipartite, read_graph, write_graph
 from graphanon.privacy.release import Release
 
@@ -85,9 +87,10 @@ def test_unreachable_database_exits_4_with_one_line(tmp_path: Path,
     assert code == 4 and err.count("\n") == 1
 
 
-def _report(tmp_path: Path, record: dict) -> Path:
+def _report(tmp_path: Path, record: dict, payload: object) -> Path:
+    """A report holding ``record`` bound to ``payload`` (what the test writes)."""
     p = tmp_path / "report.json"
-    p.write_text(json.dumps({"title": "x", "release": record}))
+    p.write_text(json.dumps({"title": "x", "release": bound(record, payload)}))
     return p
 
 
@@ -95,7 +98,7 @@ def test_write_release_releases_and_drop(fake: FakeDriver, tmp_path: Path,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     g = tmp_path / "anon.graphml"
     write_graph(ring(8), g)
-    rep = _report(tmp_path, RELEASE)
+    rep = _report(tmp_path, RELEASE, ring(8))
     assert main(["-q", "neo4j", "budget", "fp-source", "--epsilon-total", "1"]) == 0
     assert main(["neo4j", "write-release", "--release-id", "rel-1", "--graph", str(g),
                  "--report", str(rep)]) == 2  # a DP release needs its dataset name
@@ -111,12 +114,12 @@ def test_write_release_releases_and_drop(fake: FakeDriver, tmp_path: Path,
     assert main(["neo4j", "releases"]) == 0
     assert "rel-1" in capsys.readouterr().out
     # a second, different release exceeds the budget: exit 3, nothing written
-    rep2 = _report(tmp_path, other(epsilon=0.75))
+    rep2 = _report(tmp_path, other(epsilon=0.75), ring(8))
     assert main(["neo4j", "write-release", "--release-id", "rel-2", "--graph", str(g),
                  "--report", str(rep2), "--dataset", "fp-source"]) == 3
     assert "rel-2" not in fake.db.records
     # another release under a complete release's id: refused, then replaced on request
-    rep3 = _report(tmp_path, other(epsilon=0.25))
+    rep3 = _report(tmp_path, other(epsilon=0.25), ring(8))
     args = ["-q", "neo4j", "write-release", "--release-id", "rel-1", "--graph", str(g),
             "--report", str(rep3), "--dataset", "fp-source"]
     assert main(args) == 2
@@ -142,7 +145,7 @@ def test_neo4j_budget_is_set_once_and_changed_by_set_budget(
     assert main(["neo4j", "budget", "fp-source", "--epsilon-total", "5"]) == 2
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and "graphanon neo4j set-budget" in err
-    rep = _report(tmp_path, RELEASE)
+    rep = _report(tmp_path, RELEASE, ring(8))
     assert main(["-q", "neo4j", "write-release", "--release-id", "rel-1", "--graph", str(g),
                  "--report", str(rep), "--dataset", "fp-source", "--budget-total", "5"]) == 2
     assert "rel-1" not in fake.db.records and fake.db.budgets["fp-source"]["epsilon_total"] == 1
@@ -161,7 +164,7 @@ def test_write_release_table_and_bad_report(fake: FakeDriver, tmp_path: Path) ->
     t.write_text("# graphanon dK table: kind=degree\ndegree1\tcount\n0\t3.5\n1\t2\n")
     rec = other(neighbourhood="k-anonymity", epsilon=None)
     assert main(["-q", "neo4j", "write-release", "--table", str(t), "--report",
-                 str(_report(tmp_path, rec))]) == 0
+                 str(_report(tmp_path, rec, read_dk_table(t)))]) == 0
     assert fake.db.records[rec["release_id"]]["written_statistics"] == 2
     bad = tmp_path / "bad.json"
     bad.write_text('{"title": "no release here"}')
@@ -178,14 +181,14 @@ def test_write_release_refuses_what_may_not_be_published(
     exact = other(neighbourhood="none", epsilon=None)
     insecure = other(backend="numpy-insecure", seed=1)
     for rec, why in ((exact, "no privacy claim"), (insecure, "numpy-insecure")):
-        rep = _report(tmp_path, rec)
+        rep = _report(tmp_path, rec, read_dk_table(t))
         assert main(["-q", "neo4j", "write-release", "--table", str(t), "--report", str(rep),
                      "--dataset", "fp-source"]) == 2
         err = capsys.readouterr().err
         assert why in err and "--operator-only" in err and err.count("\n") == 1
         assert fake.calls == []  # refused before connecting
     assert main(["-q", "neo4j", "write-release", "--table", str(t), "--operator-only",
-                 "--report", str(_report(tmp_path, exact))]) == 0
+                 "--report", str(_report(tmp_path, exact, read_dk_table(t)))]) == 0
     assert fake.db.records[exact["release_id"]]["publishable"] is False
 
 
@@ -501,13 +504,14 @@ def test_a_writer_taken_over_exits_4(fake: FakeDriver, tmp_path: Path,
     g = tmp_path / "anon.graphml"
     write_graph(ring(8), g)
     rec = other(neighbourhood="k-anonymity", epsilon=None)
-    rep = _report(tmp_path, rec)
+    rep = _report(tmp_path, rec, ring(8))
     state = {"done": False}
 
     def competing_writer() -> None:  # another writer begins between our batches
         if fake.named("write_nodes") and not state["done"]:
             state["done"] = True
-            io_neo4j.Neo4jSink(fake).write_release(rec, release_id="rel", graph=ring(5))
+            io_neo4j.Neo4jSink(fake).write_release(bound(rec, ring(5)),
+                                                   release_id="rel", graph=ring(5))
 
     fake.before_tx = competing_writer
     code = main(["neo4j", "write-release", "--release-id", "rel", "--graph", str(g),
@@ -751,3 +755,72 @@ def test_valid_uris_pass_the_check(uri: str) -> None:
     from graphanon.io.neo4j.connection import connection_settings
 
     assert connection_settings(uri=uri, environ={"NEO4J_PASSWORD": "pw"}).uri == uri
+
+
+def test_releases_shows_how_to_project_a_release_into_gds(
+        fake: FakeDriver, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from graphanon.io.cypher import load
+
+    g = tmp_path / "anon.graphml"
+    write_graph(ring(8), g)
+    rep = _report(tmp_path, other(neighbourhood="k-anonymity", epsilon=None), ring(8))
+    assert main(["-q", "neo4j", "write-release", "--release-id", "rel-g", "--graph", str(g),
+                 "--report", str(rep)]) == 0
+    capsys.readouterr()
+    assert main(["neo4j", "releases"]) == 0
+    out = capsys.readouterr().out
+    assert ':param release_id => "rel-g";' in out
+    assert load("gds_project_release") + ";" in out
+    assert main(["neo4j", "releases", "--json"]) == 0
+    gds = json.loads(capsys.readouterr().out)["gds_projection"]
+    assert gds["parameters"] == {"release_id": "rel-g", "graph_name": "graphanon-rel-g"}
+    # the printed command projects exactly that release, through the fake
+    row = io_neo4j.Neo4jSink(fake).project_gds(**gds["parameters"])
+    assert row == {"graph_name": "graphanon-rel-g", "node_count": 8, "relationship_count": 16}
+
+
+def test_init_creates_the_schema_once_and_writes_then_create_none(
+        fake: FakeDriver, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["neo4j", "init"]) == 0
+    assert "schema ready" in capsys.readouterr().out
+    created = len(fake.named("schema_uid_index"))
+    g = tmp_path / "anon.graphml"
+    write_graph(ring(8), g)
+    rep = _report(tmp_path, other(neighbourhood="k-anonymity", epsilon=None), ring(8))
+    assert main(["-q", "neo4j", "write-release", "--release-id", "r", "--graph", str(g),
+                 "--report", str(rep)]) == 0
+    assert len(fake.named("schema_uid_index")) == created == 3
+    # the identical write again: nothing written, nothing charged, and the CLI says so
+    assert main(["neo4j", "write-release", "--release-id", "r", "--graph", str(g),
+                 "--report", str(rep)]) == 0
+    assert "already complete with this content" in capsys.readouterr().out
+
+
+def test_an_unknown_commit_outcome_exits_4_with_one_line(
+        fake: FakeDriver, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from neo4j import exceptions as nx
+
+    g = tmp_path / "anon.graphml"
+    write_graph(ring(8), g)
+    rep = _report(tmp_path, other(neighbourhood="k-anonymity", epsilon=None), ring(8))
+    fake.fail = lambda c: nx.IncompleteCommit("gone") if c.name == "complete_release" else None
+    code = main(["neo4j", "write-release", "--release-id", "r", "--graph", str(g),
+                 "--report", str(rep)])
+    err = capsys.readouterr().err
+    assert code == 4 and "Traceback" not in err
+    assert ("the commit may or may not have happened: check `graphanon neo4j releases`"
+            in err)
+
+
+def test_a_source_that_keeps_changing_exits_4_with_one_line(
+        fake: FakeDriver, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from test_neo4j_io import grow_during_reads
+
+    fake.db = social_db()
+    fake.fail = grow_during_reads(fake.db, 10)
+    code = main(["neo4j", "read-graph", "--label", "Person", "--rel", "KNOWS", "--id-prop",
+                 "uid", "--out", str(tmp_path / "g.txt")])
+    err = capsys.readouterr().err
+    assert code == 4 and "Traceback" not in err
+    assert "the source changed while the :Person graph was read" in err
+    assert not (tmp_path / "g.txt").exists()

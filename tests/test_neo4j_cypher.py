@@ -109,6 +109,7 @@ def exercise_every_call_site(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     import importlib.util
 
     import numpy as np
+    from bound import bound
     from neo4j_fake import FakeDB, FakeDriver
 
     from graphanon.anonymity.bmatching import b_matching_anonymity
@@ -135,20 +136,25 @@ def exercise_every_call_site(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     dp = Release.create(mechanism="m", neighbourhood="edge", epsilon=1.0, params={"k": 2})
     u = np.arange(5)
     G = Graph.from_edges(u, (u + 1) % 5)
-    sink.write_release(dp, release_id="r1", graph=G, dataset="ds")
-    sink.write_release(dp, release_id="r1", graph=G, dataset="ds")  # identical: ledger_unlock
+    sink.write_release(bound(dp, G), release_id="r1", graph=G, dataset="ds")
+    sink.write_release(bound(dp, G), release_id="r1", graph=G,
+                       dataset="ds")  # identical: a no-op
+    sink.write_release(bound(dp, G), release_id="r1b", graph=G,
+                       dataset="ds")  # charged: ledger_unlock
+    sink.project_gds("r1", "graphanon-r1")
     k = Release.create(mechanism="k", neighbourhood="k-anonymity", params={"k": 2})
     B = BipartiteGraph.from_pairs(["u1", "u1", "u2"], ["x", "y", "x"])
-    sink.write_release(k, release_id="r2", bipartite=B)
-    sink.write_release(k, release_id="r3", statistics=DKDistribution(
-        "degree", np.array([[0], [1]]), np.array([1.0, 2.0])))
-    sink.write_release(k, release_id="r4", statistics=DKDistribution(
-        "joint_degree", np.array([[1, 2]]), np.array([1.0])))
-    sink.write_release(k, release_id="r5", statistics=DK3Distribution(
-        DKDistribution("wedge", np.array([[1, 2, 1]]), np.array([1.0])),
-        DKDistribution("triangle", np.array([[2, 2, 2]]), np.array([1.0]))))
+    sink.write_release(bound(k, B), release_id="r2", bipartite=B)
+    tables = {"r3": DKDistribution("degree", np.array([[0], [1]]), np.array([1.0, 2.0])),
+              "r4": DKDistribution("joint_degree", np.array([[1, 2]]), np.array([1.0])),
+              "r5": DK3Distribution(
+                  DKDistribution("wedge", np.array([[1, 2, 1]]), np.array([1.0])),
+                  DKDistribution("triangle", np.array([[2, 2, 2]]), np.array([1.0])))}
+    for rid, table in tables.items():
+        sink.write_release(bound(k, table), release_id=rid, statistics=table)
     res = b_matching_anonymity(np.eye(4, dtype=int), delta=2, rng=np.random.default_rng(0))
-    sink.write_release(res.release(), release_id="r6", masked=MaskedRelease.from_result(res))
+    sink.write_release(bound(res.release(), MaskedRelease.from_result(res)),
+                       release_id="r6", masked=MaskedRelease.from_result(res))
     sink.releases()
     sink.drop_release("r2")
     # the sample loaders
@@ -199,8 +205,9 @@ def test_lint_manifest_lists_exactly_the_calls_the_code_makes(
     # the schema the sink relies on, rendered for every label it uses
     ids = {(e["name"], tuple(e["identifiers"].values())) for e in manifest["statements"]}
     for label in ("AnonNode", "AnonUser", "AnonFeature"):
-        assert ("schema_uid_index", (f"graphanon_{label}_uid", label)) in ids
+        assert ("schema_uid_index", (f"graphanon_{label}_key", label)) in ids
         assert ("schema_drop_index", (f"graphanon_{label}_release",)) in ids
+        assert ("schema_drop_index", (f"graphanon_{label}_uid",)) in ids
         assert ("schema_release_index", (f"graphanon_{label}_release", label)) not in ids
         assert ("delete_release_nodes", (label,)) in ids
     for label in ("DegreeCount", "JointDegreeCount", "DegreeTupleCount"):

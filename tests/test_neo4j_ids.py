@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from bound import bound
 from neo4j_fake import FakeDB, FakeDriver
 
 import graphanon.universe as graphanon_universe
@@ -111,7 +112,7 @@ def test_features_read_by_element_id_are_pseudonymized_in_a_release() -> None:
         user_label="User", feature_label="Topic", rel_type="LIKES", user_id_property="key")
     assert contains_element_ids(B.feature_ids)
     drv = FakeDriver(FakeDB())
-    Neo4jSink(drv).write_release(K_ANON, release_id="r", bipartite=B)
+    Neo4jSink(drv).write_release(bound(K_ANON, B), release_id="r", bipartite=B)
     sent = json.dumps([c.params for c in drv.calls], default=str)
     assert all(x not in sent for x in B.feature_ids.tolist())  # no element id is sent
     feats = sorted(n["uid"] for n in drv.db.nodes["AnonFeature"])
@@ -124,7 +125,7 @@ def test_features_read_by_element_id_are_pseudonymized_in_a_release() -> None:
 def test_business_key_features_are_kept_in_sorted_order() -> None:
     B = BipartiteGraph.from_pairs(["u1", "u2", "u2"], ["zeta", "alpha", "mid"])
     drv = FakeDriver(FakeDB())
-    Neo4jSink(drv).write_release(K_ANON, release_id="r", bipartite=B)
+    Neo4jSink(drv).write_release(bound(K_ANON, B), release_id="r", bipartite=B)
     rows = [r["uid"] for c in drv.named("write_nodes")
             if c.identifiers["label"] == "AnonFeature" for r in c.params["rows"]]
     assert rows == ["alpha", "mid", "zeta"]  # not the input's first-seen order
@@ -138,11 +139,12 @@ def test_keep_ids_never_publishes_element_ids() -> None:
         user_label="User", feature_label="Topic", rel_type="LIKES", feature_id_property="key")
     for payload in ({"graph": G}, {"bipartite": B}):
         drv = FakeDriver(FakeDB())
+        rec = bound(K_ANON, next(iter(payload.values())))
         with pytest.raises(InvalidParameterError, match="elementId"):
-            Neo4jSink(drv).write_release(K_ANON, release_id="r", keep_ids=True, **payload)
+            Neo4jSink(drv).write_release(rec, release_id="r", keep_ids=True, **payload)
         assert drv.calls == []  # refused before anything is written
         # without keep_ids they become keyed pseudonyms
-        Neo4jSink(drv).write_release(K_ANON, release_id="r", **payload)
+        Neo4jSink(drv).write_release(rec, release_id="r", **payload)
         sent = json.dumps([c.params for c in drv.calls], default=str)
         ids = (G if "graph" in payload else B)
         source_ids = ids.node_ids if isinstance(ids, Graph) else ids.user_ids

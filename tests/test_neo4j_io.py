@@ -7,6 +7,7 @@ import uuid
 
 import numpy as np
 import pytest
+from bound import bound
 from neo4j import exceptions as nx
 from neo4j_fake import Call, FakeDB, FakeDriver
 
@@ -198,12 +199,13 @@ DELETES = (["delete_release_relationships"] * 2 + ["delete_release_nodes"] * 3
 def test_write_graph_release_exact_statements_and_batches() -> None:
     sink = sink_with_budget(batch_size=4)
     drv = sink.driver
-    summary = sink.write_release(RELEASE, dataset="fp-source",
+    summary = sink.write_release(bound(RELEASE, ring(10)), dataset="fp-source",
                                  release_id="r1", graph=ring(10), keep_ids=True)
     assert summary.status == "complete" and summary.n_nodes == 10
     assert summary.n_relationships == 10 and summary.epsilon_charged == 0.5
+    # stage, then flip: the attempt's rows, then the flip (a new release: nothing to clean)
     assert data_calls(drv) == (
-        ["ledger_peek", "begin_release"] + DELETES
+        ["ledger_peek", "begin_release", "claim_release_write"]
         + ["write_nodes"] * 3 + ["write_relationships"] * 3
         + ["ledger_lock", "ledger_charge", "complete_release"]
     )
@@ -211,27 +213,25 @@ def test_write_graph_release_exact_statements_and_batches() -> None:
     assert {c.query for c in nodes} == {load("write_nodes", label="AnonNode")}
     assert [len(c.params["rows"]) for c in nodes] == [4, 4, 2]
     assert nodes[0].params["rows"][0] == {"uid": 1000, "properties": {}}
+    token = drv.named("claim_release_write")[0].params["write_token"]
+    assert all(c.params["attempt"] == token for c in nodes)
     rels = drv.named("write_relationships")
     assert rels[0].query == load("write_relationships", source_label="AnonNode",
                                  target_label="AnonNode", rel_type="ANON_EDGE")
     assert rels[0].params["rows"][0] == {"source": 1000, "target": 1001}
     assert all(c.mode == "write" for c in nodes + rels)
     deletes = [c for c in drv.calls if c.name.startswith("delete_release_")]
-    assert all(c.mode == "write" and c.params == {"release_id": "r1", "batch_size": 4}
-               for c in deletes)
-    assert {(c.name, c.identifiers["label"]) for c in deletes} == {
-        ("delete_release_relationships", "AnonNode"), ("delete_release_relationships", "AnonUser"),
-        *(("delete_release_nodes", lab) for lab in ("AnonNode", "AnonUser", "AnonFeature")),
-        *(("delete_release_statistics", lab) for lab in
-          ("DegreeCount", "JointDegreeCount", "DegreeTupleCount"))}
+    assert not deletes
     rec = drv.db.records["r1"]
     assert rec["status"] == "complete" and rec["mechanism"] == "test_mechanism"
     assert rec["k"] == 3 and rec["epsilon"] == 0.5 and rec["written_relationships"] == 10
     assert rec["written_nodes"] == 10 and rec["written_statistics"] == 0
     assert "write_token" not in rec  # the attempt's token leaves with completion
+    assert rec["current_attempt"] == token
     assert drv.db.budgets["fp-source"]["epsilon_spent"] == 0.5
     assert "locked_by" not in drv.db.budgets["fp-source"]
     assert len(drv.db.rels) == 10
+    assert {n["attempt"] for n in drv.db.nodes["AnonNode"]} == {token}
     # constraints and indexes come first, and the write waits for its indexes to be online
     first_write = next(i for i, c in enumerate(drv.calls) if c.name == "begin_release")
     before = drv.calls[:first_write]
@@ -243,19 +243,47 @@ def test_write_graph_release_exact_statements_and_batches() -> None:
     assert all(c.mode == "auto" for c in before if c.name != "ledger_peek")
     last_index = max(i for i, c in enumerate(before) if c.name.startswith("schema_"))
     assert all(c.name != "await_index" for c in before[:last_index])  # await after creating
-
+    # written again (another draw, replaced): the clean-up after the flip removes the first
+    # attempt's rows in batches, and keeps the attempt it just made current
+    drv.calls.clear()
+    sink.set_budget("fp-source", 2.0)
+    sink.write_release(bound(other(), ring(10)), dataset="fp-source", release_id="r1",
+                       graph=ring(10),
+                       keep_ids=True, replace=True)
+    token2 = drv.named("claim_release_write")[0].params["write_token"]
+    calls = data_calls(drv)
+    after = calls[calls.index("complete_release") + 1:]
+    assert sorted(set(after)) == sorted(set(DELETES)) and len(after) > len(DELETES)
+    deletes = [c for c in drv.calls if c.name.startswith("delete_release_")]
+    assert all(c.mode == "write" and c.params == {"release_id": "r1", "batch_size": 4,
+                                                  "keep": [token2]}
+               for c in deletes)
+    assert {(c.name, c.identifiers["label"]) for c in deletes} == {
+        ("delete_release_relationships", "AnonNode"), ("delete_release_relationships", "AnonUser"),
+        *(("delete_release_nodes", lab) for lab in ("AnonNode", "AnonUser", "AnonFeature")),
+        *(("delete_release_statistics", lab) for lab in
+          ("DegreeCount", "JointDegreeCount", "DegreeTupleCount"))}
+    assert {n["attempt"] for n in drv.db.nodes["AnonNode"]} == {token2}
 
 def test_every_transaction_of_a_write_takes_the_record_lock_first() -> None:
     """The protocol: each delete and write batch runs lock_release as its first statement,
     and the completing transaction locks the budget node, then the record."""
     sink = sink_with_budget(batch_size=3)
     drv = sink.driver
-    sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(7))
+    sink.write_release(bound(RELEASE, ring(7)), dataset="fp-source", release_id="r1", graph=ring(7))
     data = {"write_nodes", "write_relationships", "write_statistics", "complete_release",
             *(n for n in cypher_names() if n.startswith("delete_release_"))}
     txs = drv.transactions_of()
     touching = [calls for calls in txs.values() if any(c.name in data for c in calls)]
-    assert len(touching) == 8 + 3 + 3 + 1
+    assert len(touching) == 3 + 3 + 1
+    # a replacement: its clean-up batches after the flip take the lock first too
+    sink.set_budget("fp-source", 2.0)  # room for the second charge (a logged change)
+    sink.write_release(bound(other(), ring(7)), dataset="fp-source", release_id="r1",
+                       graph=ring(7),
+                       replace=True)
+    txs = drv.transactions_of()
+    touching = [calls for calls in txs.values() if any(c.name in data for c in calls)]
+    assert len(touching) == 2 * (3 + 3 + 1) + 8 + 4  # (7 nodes, 7 edges: 3 batches each)
     for calls in touching:
         assert all(c.mode == "write" for c in calls)
         names = [c.name for c in calls]
@@ -275,7 +303,7 @@ def cypher_names() -> list[str]:
 def test_pseudonymized_ids_by_default() -> None:
     sink = sink_with_budget()
     G = ring(10)
-    sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=G)
+    sink.write_release(bound(RELEASE, G), dataset="fp-source", release_id="r1", graph=G)
     written = [row["uid"] for c in sink.driver.named("write_nodes") for row in c.params["rows"]]
     # keyed per-release pseudonyms, in pseudonym order, scoped by the record's random id
     expected = pseudonymize(G.node_ids, scope=RELEASE["release_id"], prefix="n").tolist()
@@ -290,7 +318,7 @@ def test_pseudonymized_ids_by_default() -> None:
     assert {frozenset(e) for e in edges} == {
         frozenset((name[1000 + i], name[1000 + (i + 1) % 10])) for i in range(10)}
     # another release: unrelated pseudonyms (releases cannot be joined on them)
-    sink.write_release(other(), dataset="fp-source", release_id="r2", graph=G)
+    sink.write_release(bound(other(), G), dataset="fp-source", release_id="r2", graph=G)
     other_ids = {n["uid"] for n in sink.driver.db.nodes["AnonNode"] if n["release_id"] == "r2"}
     assert not other_ids & set(written)
 
@@ -304,7 +332,8 @@ def test_pseudonyms_follow_the_record_not_the_release_id_written_under() -> None
     for _ in range(2):
         rel = Release.create(mechanism="m", neighbourhood="edge", epsilon=0.1,
                              source_fingerprint="fp")
-        sink.write_release(rel, dataset="fp-source", release_id="daily", graph=G, replace=True)
+        sink.write_release(bound(rel, G),
+                           dataset="fp-source", release_id="daily", graph=G, replace=True)
         uids.append({n["uid"] for n in sink.driver.db.nodes["AnonNode"]
                      if n["release_id"] == "daily"})
     assert len(uids[0]) == len(uids[1]) == 10 and not uids[0] & uids[1]
@@ -324,14 +353,14 @@ def test_failure_in_batch_3_of_5_leaves_nothing_complete_and_rerun_succeeds() ->
 
     drv.fail = fail
     with pytest.raises(DatabaseUnavailableError):
-        sink.write_release(RELEASE, dataset="fp-source",
+        sink.write_release(bound(RELEASE, ring(10)), dataset="fp-source",
                            release_id="r1", graph=ring(10), keep_ids=True)
     assert drv.db.complete_looking() == []
     assert drv.db.records["r1"]["status"] == "pending"
     assert len(drv.db.nodes["AnonNode"]) == 4  # batches 1 and 2 committed, 3 rolled back
     assert drv.db.budgets["fp-source"]["epsilon_spent"] == 0.0  # nothing charged
     drv.fail = None
-    summary = sink.write_release(RELEASE, dataset="fp-source",
+    summary = sink.write_release(bound(RELEASE, ring(10)), dataset="fp-source",
                                  release_id="r1", graph=ring(10), keep_ids=True)
     assert summary.status == "complete"
     assert drv.db.complete_looking() == ["r1"]
@@ -344,45 +373,91 @@ def test_failure_in_the_completing_transaction_rolls_back_the_charge() -> None:
     drv = sink.driver
     drv.fail = lambda c: RuntimeError("crash") if c.name == "complete_release" else None
     with pytest.raises(RuntimeError):
-        sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(5))
+        sink.write_release(bound(RELEASE, ring(5)),
+                           dataset="fp-source", release_id="r1", graph=ring(5))
     assert drv.db.complete_looking() == [] and drv.db.charges == {}
     assert drv.db.budgets["fp-source"]["epsilon_spent"] == 0.0
 
 
-def test_replacing_a_complete_release_goes_through_pending() -> None:
+def visible(db: FakeDB, rid: str) -> tuple[set[object], int]:
+    """What a reader of release ``rid`` sees: the uids of its current attempt and its
+    relationship count (none unless the record is complete)."""
+    rec = db.records.get(rid, {})
+    if rec.get("status") != "complete":
+        return set(), 0
+    cur = rec["current_attempt"]
+    return ({n["uid"] for n in db.nodes.get("AnonNode", [])
+             if n["release_id"] == rid and n["attempt"] == cur},
+            sum(1 for r in db.rels if r["release_id"] == rid and r["attempt"] == cur))
+
+
+def test_replacing_a_complete_release_stages_then_flips() -> None:
     sink = sink_with_budget(total=2.0)
     drv = sink.driver
-    sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(10))
+    sink.write_release(bound(RELEASE, ring(10)), dataset="fp-source", release_id="r1",
+                       graph=ring(10))
+    before, record = visible(drv.db, "r1"), dict(drv.db.records["r1"])
     drv.fail = lambda c: RuntimeError("crash") if c.name == "write_relationships" else None
     second = other(seed=8)
     # a complete release of other content is not replaced without replace=True
     with pytest.raises(InvalidParameterError, match="exists and is complete"):
-        sink.write_release(second, dataset="fp-source", release_id="r1", graph=ring(6))
-    assert drv.db.complete_looking() == ["r1"] and len(drv.db.nodes["AnonNode"]) == 10
+        sink.write_release(bound(second, ring(6)), dataset="fp-source", release_id="r1",
+                           graph=ring(6))
+    assert drv.db.records["r1"] == record and visible(drv.db, "r1") == before
     with pytest.raises(RuntimeError):
-        sink.write_release(second, dataset="fp-source", release_id="r1", graph=ring(6),
+        sink.write_release(bound(second, ring(6)),
+                           dataset="fp-source", release_id="r1", graph=ring(6),
                            replace=True)
-    assert drv.db.complete_looking() == []  # the old complete release is not left looking so
+    # the failed attempt left the complete release as it was (only its token on the record)
+    assert drv.db.complete_looking() == ["r1"] and visible(drv.db, "r1") == before
+    assert {k: v for k, v in drv.db.records["r1"].items() if k != "write_token"} == record
+    assert drv.db.budgets["fp-source"]["epsilon_spent"] == 0.5
+    listed = sink.releases()[0][0]  # the listing shows the complete release, unchanged
+    assert (listed["status"], listed["written_nodes"], listed["created_at"]) == (
+        "complete", 10, record["created_at"])
     drv.fail = None
-    # the failed attempt left a pending record: taken over without replace
-    sink.write_release(second, dataset="fp-source", release_id="r1", graph=ring(6))
+    # still complete: a retry must ask to replace it again
+    with pytest.raises(InvalidParameterError, match="exists and is complete"):
+        sink.write_release(bound(second, ring(6)), dataset="fp-source", release_id="r1",
+                           graph=ring(6))
+    sink.write_release(bound(second, ring(6)), dataset="fp-source", release_id="r1",
+                       graph=ring(6), replace=True)
+    assert len(visible(drv.db, "r1")[0]) == 6 and visible(drv.db, "r1")[1] == 6
+    assert drv.db.records["r1"]["seed"] == 8
+    # the clean-up removed every earlier attempt's rows, the failed one's too
     assert len(drv.db.nodes["AnonNode"]) == 6 and len(drv.db.rels) == 6
     assert drv.db.budgets["fp-source"]["epsilon_spent"] == 1.0  # a new draw is a new charge
 
 
-def test_identical_rewrite_is_not_charged_twice() -> None:
+def test_identical_rewrite_of_a_complete_release_is_a_no_op() -> None:
     sink = sink_with_budget(total=1.0)
-    sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(10))
-    again = sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(10))
-    assert sink.driver.db.budgets["fp-source"]["epsilon_spent"] == 0.5
-    assert len(sink.driver.db.charges) == 1
-    assert len(sink.driver.db.nodes["AnonNode"]) == 10
+    drv = sink.driver
+    first = sink.write_release(bound(RELEASE, ring(10)), dataset="fp-source",
+                               release_id="r1", graph=ring(10))
+    record, nodes = dict(drv.db.records["r1"]), list(drv.db.nodes["AnonNode"])
+    drv.calls.clear()
+    again = sink.write_release(bound(RELEASE, ring(10)), dataset="fp-source",
+                               release_id="r1", graph=ring(10))
+    # nothing written, nothing charged, nothing changed: one transaction that read the record
+    assert not {c.name for c in drv.calls} & {"claim_release_write", "write_nodes",
+                                               "ledger_lock", "complete_release"}
+    assert drv.db.records["r1"] == record and drv.db.nodes["AnonNode"] == nodes
+    assert again.unchanged and not first.unchanged
+    assert (again.n_nodes, again.n_relationships) == (10, 10)
+    assert drv.db.budgets["fp-source"]["epsilon_spent"] == 0.5
+    assert len(drv.db.charges) == 1
     # the rewrite charged nothing now; the record still says what the release was charged
     assert again.epsilon_charged == 0.0
-    assert sink.driver.db.records["r1"]["epsilon_charged"] == 0.5
+    assert drv.db.records["r1"]["epsilon_charged"] == 0.5
+    # the same content under another release id is written, and not charged twice
+    copy = sink.write_release(bound(RELEASE, ring(10)), dataset="fp-source",
+                              release_id="r1-copy", graph=ring(10))
+    assert copy.epsilon_charged == 0.0 and not copy.unchanged
+    assert drv.db.budgets["fp-source"]["epsilon_spent"] == 0.5
     # the same record and graph with real ids is other content: not replaced silently
     with pytest.raises(InvalidParameterError, match="exists and is complete"):
-        sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(10),
+        sink.write_release(bound(RELEASE, ring(10)),
+                           dataset="fp-source", release_id="r1", graph=ring(10),
                            keep_ids=True)
     assert sink.driver.db.records["r1"]["ids"] == "pseudonymized"
 
@@ -390,16 +465,17 @@ def test_identical_rewrite_is_not_charged_twice() -> None:
 def test_budget_refusal_writes_nothing() -> None:
     sink = sink_with_budget(total=0.8)
     drv = sink.driver
-    sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(5))
+    sink.write_release(bound(RELEASE, ring(5)), dataset="fp-source", release_id="r1", graph=ring(5))
     drv.calls.clear()
     with pytest.raises(PrivacyBudgetExceeded, match=r"0\.3 of 0\.8 left") as info:
-        sink.write_release(other(seed=9), dataset="fp-source", release_id="r2", graph=ring(5))
+        sink.write_release(bound(other(seed=9), ring(5)),
+                           dataset="fp-source", release_id="r2", graph=ring(5))
     assert info.value.exit_code == 3
     assert "r2" not in drv.db.records
     assert not drv.named("begin_release")
     # a write never moves the budget (the old sink re-set it to budget_total on every write)
     with pytest.raises(InvalidParameterError, match=r"set once.*graphanon neo4j set-budget"):
-        sink.write_release(other(seed=9), dataset="fp-source", release_id="r2",
+        sink.write_release(bound(other(seed=9), ring(5)), dataset="fp-source", release_id="r2",
                            graph=ring(5), budget_total=1.0)
     assert drv.db.budgets["fp-source"]["epsilon_total"] == 0.8
     assert "r2" not in drv.db.records and not drv.named("begin_release")
@@ -409,7 +485,7 @@ def test_budget_refusal_writes_nothing() -> None:
             change.epsilon_spent) == ("fp-source", 0.8, 1.0, 0.5)
     assert [(c["dataset"], c["epsilon_total_before"], c["epsilon_total"])
             for c in drv.db.budget_changes] == [("fp-source", 0.8, 1.0)]
-    sink.write_release(other(seed=9), dataset="fp-source",
+    sink.write_release(bound(other(seed=9), ring(5)), dataset="fp-source",
                        release_id="r2", graph=ring(5), budget_total=1.0)  # the same: fine
     assert drv.db.budgets["fp-source"]["epsilon_spent"] == 1.0
 
@@ -452,7 +528,7 @@ def test_neo4j_budgets_stored_under_an_unnormalized_name_are_not_shadowed() -> N
     sink.driver.db.budgets["GRQC"] = {"epsilon_spent": 2.0, "neighbourhood": "edge",
                                       "epsilon_total": 2.0}
     for act in (lambda: sink.create_budget("grqc", 5.0), lambda: sink.set_budget("grqc", 5.0),
-                lambda: sink.write_release(RELEASE, graph=ring(4), dataset="grqc",
+                lambda: sink.write_release(bound(RELEASE, ring(4)), graph=ring(4), dataset="grqc",
                                            budget_total=5.0)):
         with pytest.raises(InvalidParameterError, match="under the name 'GRQC'"):
             act()
@@ -469,7 +545,8 @@ def test_budget_checked_again_under_lock_at_completion() -> None:
 
     drv.before_tx = spend_meanwhile
     with pytest.raises(PrivacyBudgetExceeded):
-        sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(5))
+        sink.write_release(bound(RELEASE, ring(5)),
+                           dataset="fp-source", release_id="r1", graph=ring(5))
     assert drv.db.complete_looking() == [] and drv.db.charges == {}
     # the refused release's rows are gone with its record: nothing uncharged stays readable
     assert "r1" not in drv.db.records
@@ -480,14 +557,16 @@ def test_budget_checked_again_under_lock_at_completion() -> None:
 def test_dp_release_without_a_budget_is_refused() -> None:
     sink = Neo4jSink(FakeDriver())
     with pytest.raises(PrivacyBudgetExceeded, match="no privacy budget"):
-        sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(5))
+        sink.write_release(bound(RELEASE, ring(5)),
+                           dataset="fp-source", release_id="r1", graph=ring(5))
 
 
 def test_non_dp_release_needs_no_budget() -> None:
     sink = Neo4jSink(FakeDriver())
     rec = other(mechanism="smooth_k_anonymity", neighbourhood="k-anonymity", epsilon=None)
     B = BipartiteGraph.from_pairs(["a", "a", "b"], ["x", "y", "x"])
-    s = sink.write_release(rec, dataset="fp-source", release_id="k1", bipartite=B, keep_ids=True)
+    s = sink.write_release(bound(rec, B),
+                           dataset="fp-source", release_id="k1", bipartite=B, keep_ids=True)
     db = sink.driver.db
     assert s.epsilon_charged == 0 and db.records["k1"]["status"] == "complete"
     assert sorted(n["uid"] for n in db.nodes["AnonUser"]) == ["a", "b"]
@@ -503,7 +582,8 @@ def test_statistics_release(tmp_path) -> None:
     table = read_dk_table(path)
     assert isinstance(table, DKDistribution) and table.kind == "joint_degree"
     sink = sink_with_budget()
-    sink.write_release(RELEASE, dataset="fp-source", release_id="s1", statistics=table)
+    sink.write_release(bound(RELEASE, table),
+                       dataset="fp-source", release_id="s1", statistics=table)
     call = sink.driver.named("write_statistics")[0]
     assert call.query == load("write_statistics", label="JointDegreeCount")
     assert call.params["rows"] == [{"degree_a": 1, "degree_b": 2, "count": 3.5},
@@ -521,9 +601,11 @@ def test_3k_statistics_are_degree_tuple_counts() -> None:
     sink = sink_with_budget()
     rec = other(neighbourhood="none", epsilon=None)
     with pytest.raises(InvalidParameterError, match=r"may not be published.*no privacy claim"):
-        sink.write_release(rec, release_id="t3", statistics=DK3Distribution(wedges, triangles))
+        sink.write_release(bound(rec, DK3Distribution(wedges, triangles)),
+                           release_id="t3", statistics=DK3Distribution(wedges, triangles))
     assert sink.driver.calls == [] or "t3" not in sink.driver.db.records
-    sink.write_release(rec, dataset="fp-source", operator_only=True,
+    sink.write_release(bound(rec, DK3Distribution(wedges, triangles)),
+                       dataset="fp-source", operator_only=True,
                        release_id="t3", statistics=DK3Distribution(wedges, triangles))
     assert sink.driver.db.records["t3"]["publishable"] is False
     call = sink.driver.named("write_statistics")[0]
@@ -535,7 +617,8 @@ def test_3k_statistics_are_degree_tuple_counts() -> None:
     # half a 3K distribution is refused before anything is written
     calls = len(sink.driver.calls)
     with pytest.raises(InvalidParameterError, match="half of a 3K"):
-        sink.write_release(rec, dataset="fp-source", release_id="w", statistics=wedges,
+        sink.write_release(bound(rec, wedges),
+                           dataset="fp-source", release_id="w", statistics=wedges,
                            operator_only=True)
     assert len(sink.driver.calls) == calls
 
@@ -572,7 +655,7 @@ def test_statistics_table_needs_a_dk_header(tmp_path) -> None:
 
 def test_drop_and_list_releases() -> None:
     sink = sink_with_budget()
-    sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(5))
+    sink.write_release(bound(RELEASE, ring(5)), dataset="fp-source", release_id="r1", graph=ring(5))
     releases, budgets = sink.releases()
     assert [r["release_id"] for r in releases] == ["r1"] and releases[0]["status"] == "complete"
     assert budgets == [{"dataset": "fp-source", "neighbourhood": "edge", "epsilon_total": 1.0,
@@ -588,10 +671,41 @@ def test_drop_and_list_releases() -> None:
 
 def test_hostile_attribute_names_are_refused() -> None:
     G = ring(4).with_attribute("bad name`", np.zeros(4))
+    rec = bound(other(released_attributes=["bad name`"]), G, ("bad name`",))
     sink = sink_with_budget()
     with pytest.raises(InvalidParameterError, match="node attribute"):
-        sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=G)
+        sink.write_release(rec, dataset="fp-source", release_id="r1", graph=G,
+                           publish=["bad name`"])
     assert sink.driver.calls == []
+
+
+@pytest.mark.parametrize("name", ["uid", "release_id"])
+def test_attributes_named_like_the_writers_keys_are_refused(name: str) -> None:
+    """Issue 34, point 2: a published column named uid / release_id would have replaced the
+    pseudonym (or moved the node into another release) through SET n += row.properties."""
+    B = BipartiteGraph.from_pairs(["a", "b"], ["x", "y"], all_users=["a", "b"],
+                                  user_attributes={name: np.array(["alice", "bob"], dtype=object)})
+    rec = bound(other(neighbourhood="k-anonymity", epsilon=None, released_attributes=[name]),
+                B, (name,))
+    sink = sink_with_budget()
+    with pytest.raises(InvalidParameterError, match=f"'{name}' cannot be written"):
+        sink.write_release(rec, release_id="r1", bipartite=B, publish=[name])
+    assert sink.driver.calls == []
+
+
+def test_no_source_attribute_is_written_unless_released_and_published() -> None:
+    """Issue 34, point 1: a column read from the source (a salary) is dropped by the
+    published view; naming it to publish is refused unless the mechanism released it."""
+    B = BipartiteGraph.from_pairs(["a", "a", "b"], ["x", "y", "x"], all_users=["a", "b"],
+                                  user_attributes={"salary": np.array([52000, 61000])})
+    rec = bound(other(neighbourhood="k-anonymity", epsilon=None), B)
+    sink = sink_with_budget()
+    sink.write_release(rec, release_id="r1", bipartite=B)
+    sent = [c.params for c in sink.driver.calls if c.name == "write_nodes"]
+    assert sent and all(r["properties"] == {} for p in sent for r in p["rows"])
+    assert all("salary" not in n for n in sink.driver.db.nodes["AnonUser"])
+    with pytest.raises(InvalidParameterError, match=r"'salary'.*did not release"):
+        sink.write_release(rec, release_id="r2", bipartite=B, publish=["salary"])
 
 
 def test_release_record_validation() -> None:
@@ -619,22 +733,24 @@ def test_ledger_mirrors_the_accountant_rules() -> None:
     sink = Neo4jSink(FakeDriver())
     sink.create_budget("fp-source", 1.0, neighbourhood="node")
     with pytest.raises(InvalidParameterError, match="node-DP budget"):
-        sink.write_release(RELEASE, graph=ring(4), dataset="fp-source")
+        sink.write_release(bound(RELEASE, ring(4)), graph=ring(4), dataset="fp-source")
     assert sink.driver.db.complete_looking() == []
-    sink.write_release(personalized | {"neighbourhood": "personalized-node"}, graph=ring(4),
+    sink.write_release(bound(personalized | {"neighbourhood": "personalized-node"}, ring(4)),
+                       graph=ring(4),
                        dataset="fp-source")
     assert sink.driver.db.budgets["fp-source"]["epsilon_spent"] == 0.4
     assert sink.driver.db.complete_looking() == [personalized["release_id"]]
     edge = Neo4jSink(FakeDriver())
     edge.create_budget("fp-source", 1.0, neighbourhood="edge")
     node_rel = other(neighbourhood="node", epsilon=0.3)
-    assert edge.write_release(node_rel, graph=ring(4), dataset="fp-source").epsilon_charged == 0.6
+    assert edge.write_release(bound(node_rel, ring(4)),
+                              graph=ring(4), dataset="fp-source").epsilon_charged == 0.6
     assert edge.driver.db.budgets["fp-source"]["epsilon_spent"] == 0.6
     assert edge.driver.db.records[node_rel["release_id"]]["epsilon_charged"] == 0.6
     with pytest.raises(InvalidParameterError, match="exactly one"):
         Neo4jSink(FakeDriver()).write_release(RELEASE)
     with pytest.raises(InvalidParameterError, match="release_id"):
-        Neo4jSink(FakeDriver()).write_release(RELEASE, release_id="", graph=ring(3))
+        Neo4jSink(FakeDriver()).write_release(bound(RELEASE, ring(3)), release_id="", graph=ring(3))
 
 
 def test_connection_settings_from_env_and_file(tmp_path) -> None:
@@ -664,7 +780,8 @@ def test_a_budget_keeps_the_neighbourhood_it_was_created_with() -> None:
     with pytest.raises(InvalidParameterError, match="neighbourhood never changes"):
         sink.create_budget("ds", 2.0, neighbourhood="edge")
     with pytest.raises(InvalidParameterError, match="node-DP budget"):
-        sink.write_release(RELEASE, graph=ring(4), dataset="ds", budget_total=2.0)
+        sink.write_release(bound(RELEASE, ring(4)), graph=ring(4), dataset="ds",
+                           budget_total=2.0)
     assert sink.driver.db.budgets["ds"]["neighbourhood"] == "node"
     assert sink.driver.db.complete_looking() == []
 
@@ -672,13 +789,54 @@ def test_a_budget_keeps_the_neighbourhood_it_was_created_with() -> None:
 def test_release_ids_must_be_printable() -> None:
     for bad in ("a\u202eb", "a\u2028b", "a\x7fb", "a\u200bb", " ", " a", "a "):
         with pytest.raises(InvalidParameterError, match="release_id"):
-            Neo4jSink(FakeDriver()).write_release(RELEASE, release_id=bad, graph=ring(3))
+            Neo4jSink(FakeDriver()).write_release(bound(RELEASE, ring(3)),
+                                                  release_id=bad, graph=ring(3))
 
 
 def test_a_sinks_sessions_are_causally_chained() -> None:
     """On a cluster the budget check must see the budget just set (another session)."""
     sink = sink_with_budget()
-    sink.write_release(RELEASE, dataset="fp-source", release_id="r1", graph=ring(4))
+    sink.write_release(bound(RELEASE, ring(4)), dataset="fp-source", release_id="r1", graph=ring(4))
     managers = {id(s.get("bookmark_manager")) for s in sink.driver.sessions}
     assert len(sink.driver.sessions) > 2 and len(managers) == 1
     assert sink.driver.sessions[0]["bookmark_manager"] is not None
+
+
+# ----------------------------------------------------------------------- consistent reads
+def grow_during_reads(db: FakeDB, times: int):
+    """A fail hook: a writer creates a :Person and a KNOWS relationship to it between the
+    node read and the relationship read of a transaction (read committed lets the second
+    query see what the first did not), ``times`` times."""
+    state = {"n": 0}
+
+    def hook(call: Call) -> None:
+        if call.name == "read_graph_edges" and state["n"] < times:
+            state["n"] += 1
+            people = db.source_nodes["Person"]
+            people.append({"uid": 100 + state["n"]})
+            db.source_rels.append(("KNOWS", ("Person", 0), ("Person", len(people) - 1)))
+        return None
+
+    return hook
+
+
+def test_a_read_that_meets_a_concurrent_change_is_retried_as_a_whole(caplog) -> None:
+    db = social_db()
+    drv = FakeDriver(db, fail=grow_during_reads(db, 1))
+    with caplog.at_level("WARNING", logger="graphanon"):
+        G = Neo4jSource(drv).read_graph(label="Person", rel_type="KNOWS", id_property="uid")
+    assert G.n_nodes == 7 and 101 in G.node_ids.tolist()  # the second read saw it all
+    assert G.has_edge(0, int(G.index_of([101])[0]))
+    assert len(drv.named("read_nodes")) == 2 and "reading it again" in caplog.text
+
+
+def test_a_source_that_keeps_changing_fails_with_one_line() -> None:
+    db = social_db()
+    drv = FakeDriver(db, fail=grow_during_reads(db, 10))
+    with pytest.raises(Neo4jError) as info:
+        Neo4jSource(drv).read_graph(label="Person", rel_type="KNOWS", id_property="uid")
+    msg = str(info.value)
+    assert info.value.exit_code == 4 and "\n" not in msg
+    assert msg.startswith("the source changed while the :Person graph was read, 3 times")
+    assert "a :Person node with id 103 appeared" in msg
+    assert len(drv.named("read_nodes")) == 3

@@ -461,6 +461,34 @@ def resolve_noise(noise: str, seed: int | None) -> tuple[Any, np.random.Generato
     return get_backend("opendp"), rng, used
 
 
+def read_record(path: str) -> dict[str, Any]:
+    """The Release record of the JSON report ``path`` (an input: bounded, regular files and
+    pipes only), checked as :func:`graphanon.io.neo4j.release_record` checks it."""
+    from .._validation import loads_json
+    from ..io._input import read_input_text
+    from ..io.neo4j.records import release_record
+
+    try:  # bounded, regular files and pipes only, like every input
+        report = loads_json(read_input_text(path, what="release report"))
+    except InvalidParameterError as exc:
+        raise InvalidParameterError(
+            str(exc).replace("input file", "report", 1).replace("input path", "report", 1)
+            .replace("input ", "report ", 1)) from None
+    except ValueError as exc:
+        raise InvalidParameterError(f"report {path!r} is not JSON: {exc}.") from None
+    return release_record(report)
+
+
+def bound(report: dict[str, Any], release: Any, payload: Any) -> Any:
+    """``release`` bound to the ``payload`` the command writes (its published view,
+    :func:`graphanon.privacy.publish.bind`), also put into ``report["release"]``."""
+    from ..privacy.publish import bind
+
+    release = bind(release, payload)
+    report["release"] = release.to_dict()
+    return release
+
+
 def write_json(path: str | Path, payload: Any) -> None:
     """Write a JSON report atomically.
 

@@ -10,6 +10,7 @@ import click
 from ..errors import GraphAnonError, InvalidParameterError
 from ._common import (
     FLOAT,
+    bound,
     distributed_options,
     echo,
     load_bipartite,
@@ -73,9 +74,14 @@ def _write_release(B: Any, out: str, report: str, payload: dict[str, Any],
                    clusters_path: str | None, clusters: Any, *, keep_ids: bool,
                    pseudonym_map: str | None) -> None:
     from ..io.files import write_bipartite
+    from ..privacy.publish import published_view
+    from ..privacy.release import Release
 
-    published = pseudonymized(B, release_id=payload["release"]["release_id"],
-                              keep_ids=keep_ids, out=out, pseudonym_map=pseudonym_map)
+    release = Release.from_dict(payload["release"])
+    published = published_view(pseudonymized(B, release_id=release.release_id,
+                                              keep_ids=keep_ids, out=out,
+                                              pseudonym_map=pseudonym_map), release)
+    bound(payload, release, published)
     payload["user_ids"] = ("real (--keep-ids)" if keep_ids
                            else "keyed per-release pseudonyms")
     if clusters_path:

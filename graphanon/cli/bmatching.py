@@ -191,8 +191,11 @@ def b_anonymize(
     write_masked(cells, out_path)
     summary = res.summary()
     public = {k: summary.pop(k) for k in _PUBLIC_SUMMARY}
+    from ..privacy.publish import bind
+
+    release = bind(res.release(source_fingerprint=B.content_hash, seed=seed), cells)
     write_json(report_path, {
-        "release": res.release(source_fingerprint=B.content_hash, seed=seed).to_dict(),
+        "release": release.to_dict(),
         **public, "seed": seed, "cells_written": cells.n_cells, "masked_cells": cells.n_masked,
         "not_private": {"note": NOT_PRIVATE_NOTE, **summary, "input": input_path,
                         "seconds_total": time.perf_counter() - t0}})

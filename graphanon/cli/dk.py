@@ -14,6 +14,7 @@ from ._common import (
     FLOAT,
     FORMAT_CHOICE,
     OUT_FORMAT_CHOICE,
+    bound,
     charge_on_commit,
     distributed_options,
     echo,
@@ -25,6 +26,7 @@ from ._common import (
     open_ledger,
     progress_bar,
     progress_task,
+    read_record,
     read_universe,
     refuse_skip_bad_rows,
     resolve_noise,
@@ -249,9 +251,11 @@ def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
     _echo_warnings(caught)
     with progress_task(f"writing {out}"):
         write_dk_table(rel.distribution, out)
+    payload = rel.to_dict()
+    release = bound(payload, rel.release, rel.distribution)
     if report is not None:
-        write_json(report, rel.to_dict())
-    charge_on_commit(acc, rel.release)
+        write_json(report, payload)
+    charge_on_commit(acc, release)
     ev = rel.evaluation
     claim = (f"ε={epsilon:g} ({rel.neighbourhood})" if rel.neighbourhood != "none"
              else "NOT differentially private (a paper's variant)")
@@ -277,9 +281,16 @@ def _form_note(rel: Any) -> str:
                    "--out-format).")
 @click.option("--out-format", type=OUT_FORMAT_CHOICE, help="Output format (default: extension).")
 @click.option("--report", "report", type=click.Path(dir_okay=False), default=None,
-              help="JSON: method, exactness and deviation from the target.")
+              help="JSON: method, exactness and deviation from the target; with "
+                   "--parent-report also the graph's own Release record.")
+@click.option("--parent-report", "parent_report", type=click.Path(dir_okay=False),
+              default=None,
+              help="The report of the release that published TABLE (release-dk, ...): the "
+                   "table must be exactly its payload, and --report then holds the graph's "
+                   "own record, naming that release as its parent (the graph can then be "
+                   "written with neo4j write-release).")
 def generate(table: str, d: int, seed: int | None, out: str, out_format: str | None,
-             report: str | None) -> None:
+             report: str | None, parent_report: str | None) -> None:
     """Generate a simple graph realizing a 1K or 2K table (e.g. a release-dk output)."""
     from ..dk.extract import DKDistribution
     from ..dk.generate import dk_graph
@@ -306,6 +317,16 @@ def generate(table: str, d: int, seed: int | None, out: str, out_format: str | N
             f"{key[0] if d == 1 else tuple(key)} is {values[bad[0]]:g}; generate needs "
             "non-negative integer counts (post-process a noisy release first: release-dk "
             "writes post-processed tables).")
+    parent = None
+    if parent_report is not None:
+        from ..privacy.publish import check_payload
+
+        if report is None:
+            raise InvalidParameterError(
+                "The '--parent-report' option needs '--report' (where the graph's own record "
+                "goes).")
+        parent = read_record(parent_report)
+        check_payload(parent, dist, what=f"the table {table!r}")
     rng, used_seed = make_rng(seed)
     t0 = time.perf_counter()
     with progress_bar() as bar:
@@ -316,6 +337,12 @@ def generate(table: str, d: int, seed: int | None, out: str, out_format: str | N
                                "deviation": S.deviation, "nodes": S.graph.n_nodes,
                                "edges": S.graph.n_edges, "seed": used_seed,
                                "seconds": time.perf_counter() - t0}
+    if parent is not None:  # the graph's own record: post-processing of the parent release
+        from ..privacy.publish import derived_release
+
+        payload = {"release": derived_release(
+            parent, S.graph, mechanism="generate", params={"d": d, "method": S.method},
+            seed=used_seed).to_dict(), **payload}
     if report is not None:
         write_json(report, payload)
     dev = ", ".join(f"{k} {v:g}" for k, v in S.deviation.items())

@@ -16,7 +16,15 @@ from typing import Any
 import click
 
 from ..errors import InvalidParameterError
-from ._common import FLOAT, FORMAT_CHOICE, echo, load_bipartite, load_graph, progress_bar
+from ._common import (
+    FLOAT,
+    FORMAT_CHOICE,
+    echo,
+    load_bipartite,
+    load_graph,
+    progress_bar,
+    read_record,
+)
 
 __all__ = ["COMMANDS", "neo4j"]
 
@@ -134,7 +142,7 @@ def neo4j() -> None:
     Credentials come from NEO4J_USER and NEO4J_PASSWORD (or a password file), never from
     the command line. Exit codes: 2 bad input, 3 privacy budget refused, 4 database
     unavailable or database error (also: another writer took the release over while this
-    one wrote it).
+    one wrote it, the source changed during a read, or the outcome of a commit is unknown).
     """
 
 
@@ -344,17 +352,24 @@ def read_bipartite(user_label: str | None, feature_label: str | None, rel: str |
 @click.option("--replace", is_flag=True,
               help="Replace a complete release of other content that has this release id "
                    "(refused without it: its readers would lose it).")
+@click.option("--publish", default=None,
+              help="Comma-separated attribute columns of --graph / --bipartite to write as "
+                   "node properties: only columns the record's mechanism released "
+                   "(released_attributes). Every other column read from a source is dropped.")
 @click.option("--batch-size", type=click.IntRange(1), default=10_000, show_default=True)
 @_connection_options
 def write_release(release_id: str | None, graph_path: str | None, bipartite_path: str | None,
                   table_path: str | None, masked_path: str | None, fmt: str | None,
                   report_path: str,
                   dataset: str | None, budget_total: float | None, keep_ids: bool,
-                  operator_only: bool, replace: bool, batch_size: int, uri: str | None,
-                  password_file: str | None, database: str | None) -> None:
-    """Write a release produced by any other command into Neo4j (atomic, idempotent)."""
+                  operator_only: bool, replace: bool, publish: str | None, batch_size: int,
+                  uri: str | None, password_file: str | None, database: str | None) -> None:
+    """Write a release produced by any other command into Neo4j (atomic, idempotent).
+
+    The payload must be exactly what the record released (its kind, shape and keyed
+    digest): anything else, the raw input say, is refused before connecting."""
     from ..io.dk_tables import read_dk_table
-    from ..io.neo4j import Neo4jSink, release_record
+    from ..io.neo4j import Neo4jSink
 
     given = [p for p in (graph_path, bipartite_path, table_path, masked_path) if p]
     if len(given) != 1:
@@ -365,18 +380,7 @@ def write_release(release_id: str | None, graph_path: str | None, bipartite_path
     if keep_ids and not (graph_path or bipartite_path):
         raise InvalidParameterError(
             "The '--keep-ids' option applies to --graph and --bipartite (the ids they hold).")
-    from .._validation import loads_json
-    from ..io._input import read_input_text
-
-    try:  # bounded, regular files and pipes only, like every input
-        report = loads_json(read_input_text(report_path, what="release report"))
-    except InvalidParameterError as exc:
-        raise InvalidParameterError(
-            str(exc).replace("input file", "report", 1).replace("input path", "report", 1)
-            .replace("input ", "report ", 1)) from None
-    except ValueError as exc:
-        raise InvalidParameterError(f"report {report_path!r} is not JSON: {exc}.") from None
-    record = release_record(report)
+    record = read_record(report_path)
     from ..io.neo4j import validate_budget, validate_release_id
 
     validate_release_id(record.get("release_id") if release_id is None else release_id)
@@ -412,11 +416,23 @@ def write_release(release_id: str | None, graph_path: str | None, bipartite_path
     else:
         assert table_path
         payload["statistics"] = read_dk_table(table_path)
+    from ..privacy.publish import check_payload, published_view
+
+    names = _props(publish, "--publish")
+    given_path = next(p for p in (graph_path, bipartite_path, masked_path, table_path) if p)
+    # before connecting: only what the record released, and exactly its payload
+    check_payload(record, published_view(next(iter(payload.values())), record, names),
+                  what=f"the payload {given_path!r}")
     with _driver(uri, password_file, database) as (drv, db), progress_bar() as bar:
         sink = Neo4jSink(drv, database=db, batch_size=batch_size, progress=bar)
         s = sink.write_release(record, release_id=release_id, dataset=dataset,
                                keep_ids=keep_ids, budget_total=budget_total,
-                               operator_only=operator_only, replace=replace, **payload)
+                               operator_only=operator_only, replace=replace, publish=names,
+                               **payload)
+    if s.unchanged:
+        echo(f"release {s.release_id} is already complete with this content: nothing "
+             "written, nothing charged")
+        return
     echo(f"release {s.release_id} complete: {s.n_nodes} nodes, {s.n_relationships} "
          f"relationships, {s.n_statistics} statistics; ε charged {s.epsilon_charged:g}"
          + (f" to {s.dataset}" if s.dataset and s.epsilon_charged else ""))
@@ -428,13 +444,22 @@ def write_release(release_id: str | None, graph_path: str | None, bipartite_path
 def releases(as_json: bool, uri: str | None, password_file: str | None,
              database: str | None) -> None:
     """List the releases and the privacy-budget ledger."""
+    from ..io.cypher import load
     from ..io.neo4j import Neo4jSink
     from ..report import to_jsonable
 
     with _driver(uri, password_file, database) as (drv, db):
         rel, bud = Neo4jSink(drv, database=db).releases()
+    projectable = [r["release_id"] for r in rel if r.get("status") == "complete"
+                   and r.get("kind") in ("graph", "bipartite", "masked")]
+    example = projectable[-1] if projectable else None  # the newest complete one
+    parameters = {"release_id": example or "<release id>",
+                  "graph_name": f"graphanon-{example}" if example else "<graph name>"}
+    query = load("gds_project_release")
     if as_json:
-        click.echo(json.dumps(to_jsonable({"releases": rel, "budgets": bud}), indent=2))
+        click.echo(json.dumps(to_jsonable({
+            "releases": rel, "budgets": bud,
+            "gds_projection": {"query": query, "parameters": parameters}}), indent=2))
         return
     click.echo(f"{'release_id':<36} {'status':<9} {'kind':<10} {'mechanism':<24} epsilon")
     for r in rel:
@@ -446,6 +471,25 @@ def releases(as_json: bool, uri: str | None, password_file: str | None,
     for b in bud:
         click.echo(f"{b['dataset']!s:<36} {b.get('neighbourhood')!s:<13} "
                    f"{b['epsilon_spent']:>8g} {b['epsilon_total']:>8g} {b['charges']}")
+    click.echo("")
+    click.echo("Project a complete release into Graph Data Science (undirected, its current "
+               "rows only), e.g. in cypher-shell:")
+    for key, value in parameters.items():
+        click.echo(f":param {key} => {json.dumps(value)};")
+    click.echo(query + ";")
+
+
+@neo4j.command("init")
+@_connection_options
+def init(uri: str | None, password_file: str | None, database: str | None) -> None:
+    """Create the constraints and indexes releases rely on and wait until they are online
+    (once per database, by a user with schema rights; otherwise the first write does it)."""
+    from ..io.neo4j import Neo4jSink
+
+    with _driver(uri, password_file, database) as (drv, db):
+        sink = Neo4jSink(drv, database=db)
+        sink.ensure_schema()
+    echo(f"schema ready: {len(sink.index_names()) + 3} constraints and indexes online")
 
 
 @neo4j.command("drop-release")

@@ -19,6 +19,7 @@ from ._common import (
     EPSILON,
     FORMAT_CHOICE,
     OUT_FORMAT_CHOICE,
+    bound,
     charge_on_commit,
     echo,
     ledger_options,
@@ -137,11 +138,12 @@ def release_dk_node(input_path: str, *, d: int, epsilon: float, theta: int | str
     payload = {"release": rel.release.to_dict(), "theta": rel.theta, "d": d,
                "n_rows": rel.table.n_tuples,
                "not_private": {"note": NOT_PRIVATE_NOTE, "seconds": rel.seconds, **utility}}
+    release = bound(payload, rel.release, rel.table)
     with progress_task(f"writing {out}"):
         write_dk_table(rel.table, out)
     if report:
         write_json(report, payload)
-    charge_on_commit(accountant, rel.release)
+    charge_on_commit(accountant, release)
     echo(f"{out}: θ-dKε node-DP ε={epsilon:g}, θ={rel.theta}, sensitivity "
          f"{rel.release.sensitivity:g}; L1 {utility.get('l1', float('nan')):.0f} vs truth "
          "(not private)")
@@ -250,10 +252,12 @@ def release_degrees(input_path: str, method: str, epsilon: float, max_degree: in
                "not_private": {"note": NOT_PRIVATE_NOTE, "seconds": rel.seconds}}
     # a 1K dK table, so it can be written to Neo4j (neo4j write-release --table) or fed to
     # generate like any other released statistic; both writes are atomic
-    write_dk_table(rel.histogram(), out)
+    table = rel.histogram()
+    release = bound(payload, rel.release, table)
+    write_dk_table(table, out)
     if report:
         write_json(report, payload)
-    charge_on_commit(acc, rel.release)
+    charge_on_commit(acc, release)
     echo(f"{method}: released {rel.degrees.size} degrees (ε={epsilon}, "
          f"{rel.release.neighbourhood}-DP) -> {out}")
 

@@ -10,6 +10,7 @@ import click
 from ..errors import InvalidParameterError
 from ._common import (
     EPSILON,
+    bound,
     charge_on_commit,
     echo,
     ledger_options,
@@ -114,9 +115,11 @@ def release_personalized_cmd(input_path: str, d: str, privacy: str, method: str,
     for w in caught:
         click.echo(f"graphanon: warning: {w.message}", err=True)
     write_dk_table(rel.table, out)
+    payload = rel.to_dict()
+    release = bound(payload, rel.release, rel.table)
     if report:
-        write_json(report, rel.to_dict())
-    charge_on_commit(acc, rel.release)
+        write_json(report, payload)
+    charge_on_commit(acc, release)
     s = rel.release.epsilon_summary
     claim = ("no privacy claim (thesis calibration)" if s is None else
              f"per-node ε in [{s['min']:.3g}, {s['max']:.3g}]")

@@ -90,9 +90,12 @@ def randomized_response_cmd(
     release = dataclasses.replace(res.release, seed=seed)
     metrics = edge_set_metrics(B, res.graph)
     from ..io.files import write_bipartite
+    from ..privacy.publish import bind, published_view
 
-    published = pseudonymized(res.graph, release_id=release.release_id, keep_ids=keep_ids,
-                              out=out_path, pseudonym_map=pseudonym_map)
+    published = published_view(pseudonymized(
+        res.graph, release_id=release.release_id, keep_ids=keep_ids, out=out_path,
+        pseudonym_map=pseudonym_map), release)
+    release = bind(release, published)
     write_bipartite(published, out_path)
     write_json(report_path, {
         "release": release.to_dict(),

@@ -20,7 +20,7 @@ import numpy as np
 from ..errors import GraphAnonError, InvalidParameterError
 from ..graph import BipartiteGraph, Graph
 from .schema import is_distributed, load_job, render_release_id, validate_job
-from .sinks import check_sinks, probe_file_sinks, write_sink
+from .sinks import bind_outputs, check_sinks, probe_file_sinks, write_sink
 from .sources import default_driver, read_source, read_universe, shape
 from .state import UNIVERSE_KEYS, JobLockedError, JobResult, JobState, resolve_path
 from .steps import STEPS
@@ -211,6 +211,8 @@ def _run_loaded(
                     names.append(st["name"])
                     event("step_done", job=name, step=st["name"],
                            seconds=round(time.perf_counter() - t, 3))
+                state.publish = tuple(job.get("publish", ()))
+                bind_outputs(state)
                 check_sinks(cfg["sinks"], state, name, release_id=release_id,
                             base=Path(cfg["path"]).parent, keep=set(tx.inputs))
                 for sink in cfg["sinks"]:  # connect (and verify) before the ε is charged

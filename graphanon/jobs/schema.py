@@ -23,7 +23,7 @@ __all__ = ["is_distributed", "load_job", "render_release_id", "render_sink_path"
 _TEMPLATE_KEYS = ("job", "date", "datetime", "uuid")
 
 _JOB_KEYS = frozenset({"name", "release_id", "seed", "ledger", "budget",
-                       "budget_neighbourhood", "dataset"})
+                       "budget_neighbourhood", "dataset", "publish"})
 
 
 _RELEASE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,199}")
@@ -114,6 +114,11 @@ def validate_job(cfg: dict[str, Any], p: Path) -> dict[str, Any]:
             f"job file {str(p)!r}: [job] name must be 1-100 letters, digits, '.', '_' or '-' "
             f"(it names the job's lock file). Got {job['name']!r}.")
     render_release_id(job["release_id"], job=job["name"])  # validates the template
+    publish = job.setdefault("publish", [])
+    if not isinstance(publish, list) or not all(isinstance(x, str) for x in publish):
+        raise InvalidParameterError(
+            f"job file {str(p)!r}: [job] publish must be a list of attribute names (columns a "
+            f"mechanism released, to publish next to it). Got {publish!r}.")
     seed = job.get("seed")
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
         raise InvalidParameterError(f"job file {str(p)!r}: seed must be an int >= 0.")

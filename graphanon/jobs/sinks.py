@@ -11,7 +11,7 @@ from ..graph import Graph
 from .schema import render_sink_path
 from .state import JobState, resolve_path
 
-__all__ = ["check_sinks", "is_publishable", "write_sink"]
+__all__ = ["bind_outputs", "check_bound", "check_sinks", "is_publishable", "write_sink"]
 
 def not_private_note() -> str:
     from ..privacy.release import NOT_PRIVATE_NOTE
@@ -33,6 +33,43 @@ def is_publishable(state: JobState) -> tuple[bool, str]:
     return True, f"{rel.mechanism}: {rel.neighbourhood} guarantee with secure randomness"
 
 
+def bind_outputs(state: JobState) -> None:
+    """The job's published view, and its record bound to it (:mod:`graphanon.privacy.publish`),
+    once every step has run and before any sink sees the data.
+
+    Released data keeps no column read from the source but those ``[job] publish`` names and
+    the release released; the release's record is bound to its own payload (the masked
+    cells, the released table, else the released data). A generated graph is bound to its
+    own derived record (``generate``).
+    """
+    from ..privacy.publish import bind, published_view
+
+    if state.release is None:
+        return
+    if state.released_data:
+        state.data = published_view(state.data, state.derived or state.release, state.publish)
+    payload = (state.masked if state.masked is not None
+               else state.statistics if state.statistics is not None
+               else state.data if state.released_data else None)
+    if payload is not None:  # (a table too: a column named to publish is refused)
+        state.release = bind(state.release, published_view(payload, state.release,
+                                                           state.publish))
+
+
+def check_bound(state: JobState) -> None:
+    """Refuse every output a sink would write next to a release that is not exactly what
+    its record released (:func:`graphanon.privacy.publish.check_payload`)."""
+    from ..privacy.publish import check_payload
+
+    if state.release is None:
+        return
+    if state.released_data:
+        check_payload(state.derived or state.release, state.data, what="the job's data")
+    for table in (state.statistics, state.masked):
+        if table is not None:
+            check_payload(state.release, table, what="the job's released table")
+
+
 def write_sink(sink: dict[str, Any], state: JobState, release_id: str, job: str,
                 driver: Callable[[dict[str, Any]], Any], base: Path) -> str:
     """Write one sink. File sinks write through :func:`graphanon.io._atomic.atomic_path`
@@ -44,9 +81,11 @@ def write_sink(sink: dict[str, Any], state: JobState, release_id: str, job: str,
     ``publish/``
         The release's output (``statistics.tsv``, ``masked.tsv``, the anonymized
         ``bipartite.tsv`` with keyed per-release user pseudonyms unless ``keep_ids = true``,
-        or a generated ``graph.graphml``) and ``release.json``, its Release record — only when
-        the release is secure (a DP release with secure noise, or a verified k-anonymity
-        release).
+        or a generated ``graph.graphml`` with its own record ``graph.graphml.release.json``
+        naming its parent) and ``release.json``, its Release record — only when the release
+        is secure (a DP release with secure noise, or a verified k-anonymity release). Every
+        output is the published view its record is bound to (:func:`bind_outputs`): no
+        column read from the source but those published on purpose.
     ``operator/``
         ``report.json`` (every step's numbers, including those computed against the private
         input) and, when there is nothing publishable, the data itself: a job without a
@@ -61,6 +100,7 @@ def write_sink(sink: dict[str, Any], state: JobState, release_id: str, job: str,
         from ..report import to_jsonable
 
         target = resolve_path(base, render_sink_path(sink["path"], release_id=release_id, job=job))
+        check_bound(state)
         keep_ids = bool(sink.get("keep_ids", False))
         publishable, why = is_publishable(state)
         folder = target / ("publish" if publishable else "operator")
@@ -83,6 +123,10 @@ def write_sink(sink: dict[str, Any], state: JobState, release_id: str, job: str,
                         f"hold the {lost} nodes without edges of the graph's "
                         f"{state.data.n_nodes}; name a .graphml or .parquet graph_name to keep "
                         "them.", stacklevel=2)
+                if state.derived is not None:
+                    atomic_write_text(folder / f"{fname}.release.json", json.dumps(
+                        to_jsonable(state.derived.to_dict()), indent=2) + "\n")
+                    written.append(f"{folder.name}/{fname}.release.json")
             else:
                 data = state.data
                 if state.release is not None and keep_ids:
@@ -126,10 +170,12 @@ def write_sink(sink: dict[str, Any], state: JobState, release_id: str, job: str,
 
     payload = neo4j_payload(sink, state, job)
     assert state.release is not None  # (neo4j_payload refuses a job without one)
+    # a generated graph is written under its own record, which names the table's release
+    record = state.derived if "graph" in payload and state.derived else state.release
     out = Neo4jSink(driver(sink), database=sink.get("database"),
                     batch_size=int(sink.get("batch_size", 10_000)))
     summary = out.write_release(
-        state.release, release_id=release_id, dataset=sink.get("dataset"),
+        record, release_id=release_id, dataset=sink.get("dataset"), publish=state.publish,
         keep_ids=bool(sink.get("keep_ids", False)), budget_total=sink.get("budget_total"),
         replace=bool(sink.get("replace", False)), **payload,
     )
@@ -208,6 +254,7 @@ def check_sinks(sinks: list[dict[str, Any]], state: JobState, job: str, *,
     not spent on a job that stops at its sinks."""
     import os
 
+    check_bound(state)
     folders: list[tuple[int, str]] = []
     for i, sink in enumerate(sinks):
         if sink["type"] == "neo4j":

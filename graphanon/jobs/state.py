@@ -30,6 +30,11 @@ class JobState:
     rng: np.random.Generator
     seed: int | None  # seeds ``rng``; recorded in the release
     release: Any = None  # graphanon.privacy.release.Release of the job's one release
+    #: The record of a graph generated from the released table (``generate``): it names
+    #: ``release`` as its parent (graphanon.privacy.publish.derived_release).
+    derived: Any = None
+    #: Attribute columns the operator publishes ([job] publish; graphanon.privacy.publish).
+    publish: tuple[str, ...] = ()
     statistics: Any = None  # released dK table: graphanon.dk.DKDistribution / DK3Distribution
     #: Released masked rows of ``b-anonymize`` (graphanon.io.masked.MaskedRelease): only
     #: the public cells, never the secret row permutation.

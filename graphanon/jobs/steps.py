@@ -121,9 +121,13 @@ def generate_step(state: JobState, params: dict[str, Any]) -> None:
             "step 'generate' builds a graph from a released 1K or 2K table: put a release-dk, "
             "release-dk-node or release-degrees step before it."
         )
+    from ..privacy.publish import derived_release
+
     S = dk_graph(table, rng=state.rng)
     state.data = S.graph
     state.released_data = True  # post-processing of the release
+    state.derived = derived_release(state.release, S.graph, mechanism="generate",
+                                    params={"d": S.d, "method": S.method}, seed=state.seed)
     state.report["generate"] = {"d": S.d, "method": S.method, "exact": S.exact,
                                 "deviation": S.deviation, "nodes": S.graph.n_nodes,
                                 "edges": S.graph.n_edges}

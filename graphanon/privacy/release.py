@@ -19,7 +19,14 @@ A release record is written next to every private output (``*.release.json`` / t
   post-processing); it seeds the noise too only with the ``numpy-insecure`` backend, and only
   then is the output reproducible and **not** a secure release (:attr:`Release.reproducible`);
 - ``graphanon_version``, ``source_fingerprint``, ``created_at`` (UTC ISO 8601, when the run
-  *started*: see below) and ``release_id`` (a UUID4).
+  *started*: see below) and ``release_id`` (a UUID4);
+- ``released_attributes``: attribute columns the mechanism itself released (none today: no
+  column read from the source is ever published, :mod:`graphanon.privacy.publish`);
+- ``payload_kind``, ``payload_shape``, ``payload_digest``: what was published — its kind, the
+  counts of its released rows and a keyed digest of exactly those rows
+  (:func:`graphanon.privacy.publish.bind`); every sink refuses a payload that does not match;
+- ``parent_release``: for an output derived from a release by post-processing (a graph
+  generated from a released table), the release it was derived from.
 
 A record holds only things that are public or protected by the release's own guarantee: no
 wall time and no count read from the input (how long a run took, or how many nodes it read,
@@ -146,6 +153,10 @@ def keyed_fingerprint(content_hash: str, release_id: str = "") -> str:
     digest = hmac.new(_fingerprint_key(), message, hashlib.sha256)
     return "hmac-sha256:" + digest.hexdigest()
 
+#: Release fields added after records were first written (optional when reading one).
+_LATER_FIELDS = frozenset({"released_attributes", "payload_kind", "payload_shape",
+                           "payload_digest", "parent_release"})
+
 NEIGHBOURHOODS = (
     "edge",
     "node",
@@ -186,6 +197,16 @@ class Release:
     source_fingerprint: str
     created_at: str
     release_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    #: Attribute columns the mechanism itself released (generalised or noised) and a sink
+    #: may publish when the operator names them (:mod:`graphanon.privacy.publish`); none today.
+    released_attributes: list[str] = field(default_factory=list)
+    #: What the release published, bound by :func:`graphanon.privacy.publish.bind`: its kind,
+    #: its shape (counts of released rows) and a keyed digest of exactly those rows.
+    payload_kind: str | None = None
+    payload_shape: dict[str, int] | None = None
+    payload_digest: str | None = None
+    #: The release this one was derived from by post-processing (a generated graph's table).
+    parent_release: str | None = None
 
     def __post_init__(self) -> None:
         check_choice(self.neighbourhood, "neighbourhood", "Release", NEIGHBOURHOODS)
@@ -296,12 +317,13 @@ class Release:
         """Inverse of :meth:`to_dict`; unknown keys are an error (a record is a contract).
 
         Records written by graphanon 0.1 carried ``seconds`` (the wall time, which is not
-        public); it is dropped on reading.
+        public); it is dropped on reading. Records written before payloads were bound lack
+        the fields :data:`_LATER_FIELDS` (they read as unbound: no sink writes their payload).
         """
         data = {k: v for k, v in data.items() if k != "seconds"}
         names = {f.name for f in dataclasses.fields(cls)}
         unknown = set(data) - names
-        missing = names - set(data)
+        missing = names - set(data) - _LATER_FIELDS
         if unknown or missing:
             raise InvalidParameterError(
                 "Release.from_dict got "

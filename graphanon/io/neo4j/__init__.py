@@ -10,9 +10,10 @@ One module per responsibility; this package re-exports the public names.
 - :mod:`~graphanon.io.neo4j.source` — :class:`Neo4jSource` (read transactions only; the
   source is never modified); with ``universe="label"`` a read also returns the label's
   public :class:`graphanon.universe.Universe` (re-exported here).
-- :mod:`~graphanon.io.neo4j.sink` — :class:`Neo4jSink`: one writer per release (a token per
-  attempt, checked under the record's lock in every transaction), counts the database
-  confirms, keyed pseudonyms instead of source ids.
+- :mod:`~graphanon.io.neo4j.sink` — :class:`Neo4jSink`: stage, then flip (an attempt writes
+  rows keyed by its token, the completing transaction charges and flips the record), one
+  writer per release (the token checked under the record's lock in every transaction),
+  counts the database confirms, rows built per batch, keyed pseudonyms instead of source ids.
 - :mod:`~graphanon.io.neo4j.ledger` — the ``(:PrivacyBudget)`` ledger.
 - :mod:`~graphanon.io.neo4j.statistics` — dK tables as ``:DegreeCount`` /
   ``:JointDegreeCount`` / ``:DegreeTupleCount`` rows.
@@ -27,6 +28,7 @@ from __future__ import annotations
 from ...privacy.accountant import charge_epsilon  # noqa: F401  (the ledger's one rule set)
 from ...universe import Universe
 from .connection import (
+    CommitOutcomeUnknown,
     ConnectionSettings,
     connect,
     connection_settings,
@@ -71,6 +73,7 @@ __all__ = [
     "MASKED_REL_TYPE",
     "RELEASE_LABELS",
     "STATISTIC_LABELS",
+    "CommitOutcomeUnknown",
     "ConnectionSettings",
     "IdMap",
     "Neo4jSink",

@@ -19,6 +19,7 @@ from typing import Any
 from ...errors import DatabaseUnavailableError, GraphAnonError, InvalidParameterError, Neo4jError
 
 __all__ = [
+    "CommitOutcomeUnknown",
     "ConnectionSettings",
     "connect",
     "connection_settings",
@@ -26,6 +27,11 @@ __all__ = [
     "rust_extension_active",
     "wrap_driver_errors",
 ]
+
+
+class CommitOutcomeUnknown(Neo4jError):
+    """The connection was lost while a commit was under way (the driver's
+    ``IncompleteCommit``): the commit may or may not have happened (exit code 4)."""
 
 
 @dataclass(frozen=True)
@@ -189,6 +195,11 @@ def wrap_driver_errors(context: str) -> Iterator[None]:
             from neo4j import exceptions as nx
         except ImportError:  # pragma: no cover
             raise
+        if isinstance(exc, nx.IncompleteCommit):  # (a ServiceUnavailable: checked first)
+            raise CommitOutcomeUnknown(
+                f"Neo4j lost the connection during a commit while {context}: the commit may "
+                "or may not have happened: check `graphanon neo4j releases`."
+            ) from exc
         if isinstance(exc, (nx.ServiceUnavailable, nx.SessionExpired)):
             raise DatabaseUnavailableError(
                 f"Neo4j is unavailable while {context}: {_first_line(exc)}"

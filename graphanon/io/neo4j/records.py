@@ -4,9 +4,11 @@ The ``(:AnonRelease)`` node holds the :class:`~graphanon.privacy.release.Release
 fields written generically from ``Release.to_dict()`` (scalars under their own name, maps and
 lists as canonical JSON under ``<field>_json``, the whole record as ``release_json``) plus
 the sink's own bookkeeping (``kind``, ``dataset``, ``ids``, ``feature_ids``,
-``epsilon_charged``, ``charge_id``, ``status``, and the ``written_*`` counts of *released*
-rows that the database confirmed). Nothing the record does not carry is added: no wall
-time (``created_at`` is the run's start, from the record) and no count read from the input.
+``epsilon_charged``, ``charge_id``, ``status``, the ``written_*`` counts of *released*
+rows that the database confirmed, and the random tokens of the write protocol:
+``current_attempt``, whose rows readers see, and ``write_token``, the attempt writing now).
+Nothing the record does not carry is added: no wall time (``created_at`` is the run's start,
+from the record) and no count read from the input.
 """
 
 from __future__ import annotations
@@ -76,8 +78,8 @@ def scalar(value: Any) -> Any:
 #: be a contract violation (Release has none of these).
 SINK_PROPERTIES = frozenset({
     "release_id", "kind", "dataset", "ids", "feature_ids", "epsilon_charged", "charge_id",
-    "status", "write_token", "release_json", "k", "written_nodes", "written_relationships",
-    "written_statistics", "written_masked",
+    "status", "write_token", "current_attempt", "release_json", "k", "written_nodes",
+    "written_relationships", "written_statistics", "written_masked",
 })
 
 

@@ -8,16 +8,29 @@ graph as ``(:AnonNode)-[:ANON_EDGE]->(:AnonNode)`` or
 statistics as ``(:AnonRelease)-[:HAS_STATISTIC]->(:DegreeCount | :JointDegreeCount |
 :DegreeTupleCount)``. Anonymized nodes never link to source nodes.
 
-**One writer per release.** Every write (and every drop) is an *attempt* with a random token.
-``begin_release`` sets the record to ``pending`` with the attempt's token; every later
-transaction of the attempt — each delete batch, each write batch, the completing one — first
-runs ``lock_release``, which takes the record's write lock and reads the token back, and the
-attempt stops with :class:`ReleaseConflictError` (exit code 4) as soon as the token is no
-longer its own. Because each of these transactions holds the record's lock from its first
-statement, the transactions of two attempts on one release are serialized; an attempt that
-was taken over writes nothing more, deletes nothing of the new attempt's data, and marks
-nothing complete. The last attempt to begin wins (a re-run replaces a release, also one whose
-writer died).
+**Stage, then flip.** Every write (and every drop) is an *attempt* with a random token.
+``begin_release`` takes the record's write lock, *then* reads it (the guard: an identical
+complete release is left as it is and nothing is written or charged; a complete release of
+other content is replaced only when asked), and puts the attempt's token on the record. The
+attempt writes its rows keyed by its token (``attempt``); a complete release keeps its status
+and its ``current_attempt`` meanwhile, so its readers see it unchanged. The completing
+transaction charges the ledger and flips the record: its properties, ``status = "complete"``
+and ``current_attempt`` = this attempt, in one commit. The rows of earlier attempts are
+removed after the flip, in batches (a clean-up that stops early leaves only rows no reader
+sees, removed by the next write or drop). A failed or interrupted attempt leaves the previous
+complete release exactly as it was, only its token stays on the record.
+
+**One writer per release.** Every later transaction of an attempt — each write batch, each
+delete batch of a drop, the completing one — first runs ``lock_release``, which takes the
+record's write lock and reads the token back, and the attempt stops with
+:class:`ReleaseConflictError` (exit code 4) as soon as the token is no longer its own.
+Because each of these transactions holds the record's lock from its first statement, the
+transactions of two attempts on one release are serialized; an attempt that was taken over
+writes nothing more, deletes nothing of the new attempt's rows, and flips nothing. The last
+attempt to begin wins (a re-run replaces a release, also one whose writer died).
+
+**Streaming.** Rows are built batch by batch from the payload's CSR slices as they are sent:
+a write holds the payload, the per-node order and names, and one batch of row dicts.
 
 **Counts the database confirms.** Every batch compares the summary counters of its statement
 (``nodes_created``, ``relationships_created``) with the rows it sent and refuses a short
@@ -52,6 +65,7 @@ from ..._progress import ProgressFn, log_progress
 from ...errors import InvalidParameterError, Neo4jError, PrivacyBudgetExceeded
 from ...graph import BipartiteGraph, Graph
 from ...privacy.accountant import Budget, BudgetChange, charge_epsilon
+from ...privacy.publish import check_payload, published_view
 from ...privacy.release import keyed_fingerprint, unpublishable_reason
 from ..cypher import load, validate_identifier
 from ..masked import MaskedRelease
@@ -76,6 +90,7 @@ __all__ = [
     "INDEX_TIMEOUT_SECONDS",
     "MASKED_REL_TYPE",
     "RELEASE_LABELS",
+    "RESERVED_NODE_PROPERTIES",
     "Neo4jSink",
     "ReleaseConflictError",
     "ReleaseSummary",
@@ -94,6 +109,10 @@ FEATURE_REL_TYPE = "ANON_HAS_FEATURE"
 MASKED_REL_TYPE = "ANON_MASKED"
 
 _log = logging.getLogger("graphanon")
+
+#: Keys ``write_nodes`` sets on every release node itself (after the properties): a payload
+#: attribute of one of these names is refused, never written over them.
+RESERVED_NODE_PROPERTIES = ("release_id", "uid", "attempt")
 
 
 class ReleaseConflictError(Neo4jError):
@@ -123,9 +142,12 @@ class ReleaseSummary:
     dataset: str | None
     seconds: float
     n_masked: int = 0  # of n_relationships: ANON_MASKED cells of a masked release
+    #: the release was already complete with this very content: nothing written or charged
+    unchanged: bool = False
 
 
 def _batches(rows: Sequence[Any], size: int) -> Iterator[list[Any]]:
+    """Batches of ``rows`` (a list, or lazy rows built per slice as it is sent)."""
     for start in range(0, len(rows), size):
         yield list(rows[start:start + size])
 
@@ -134,30 +156,37 @@ def _counter(summary: Any, name: str) -> int:
     return int(getattr(summary.counters, name))
 
 
+def _lock(tx: Any, release_id: str) -> dict[str, Any] | None:
+    """``lock_release``: the record's write lock, then its token, status and current attempt
+    (``None``: no record)."""
+    rows = [dict(r) for r in tx.run(load("lock_release"), {"release_id": release_id})]
+    return rows[0] if rows else None
+
+
 class _Attempt:
     """One write or drop attempt on a release: its token and its locked transactions."""
 
-    def __init__(self, session: Any, release_id: str, token: str, status: str) -> None:
+    def __init__(self, session: Any, release_id: str, token: str) -> None:
         self.session = session
         self.release_id = release_id
         self.token = token
-        self.status = status
 
-    def check(self, tx: Any) -> None:
-        """Take the record's write lock and verify that this attempt still holds it."""
-        rows = [dict(r) for r in tx.run(load("lock_release"), {"release_id": self.release_id})]
-        if not rows:
+    def check(self, tx: Any) -> dict[str, Any]:
+        """Take the record's write lock and verify that this attempt still holds it; return
+        what ``lock_release`` read."""
+        row = _lock(tx, self.release_id)
+        if row is None:
             raise ReleaseConflictError(
                 f"release {self.release_id!r} was dropped by another attempt while this one "
                 "was writing it; this attempt stopped without writing more and marked "
                 "nothing complete.")
-        row = rows[0]
-        if row.get("write_token") != self.token or row.get("status") != self.status:
+        if row.get("write_token") != self.token:
             raise ReleaseConflictError(
                 f"release {self.release_id!r} was taken over by another attempt (its record "
                 f"is now {row.get('status')!r} under another writer) while this one was "
                 "writing it; this attempt stopped without writing more, deleted nothing of "
                 "the other attempt's data and marked nothing complete.")
+        return row
 
     def transaction(self, work: Callable[[Any], Any]) -> Any:
         """Run ``work(tx)`` in a managed write transaction that starts with :meth:`check`."""
@@ -174,11 +203,118 @@ class _Rows:
     """One group of rows to write and what the database must confirm for it."""
 
     query: str
-    rows: list[dict[str, Any]]
+    rows: Sequence[dict[str, Any]]  # a list, or rows built per slice (_NodeRows, _EdgeRows)
     task: str  # unique within a release, shown in progress and errors
     category: str  # the record count it adds to: "nodes", "relationships" or "statistics"
     counters: tuple[str, ...]  # summary counters that must each equal len(batch)
     masked: bool = False  # ANON_MASKED cells (also counted as written_masked)
+
+
+class _NodeRows(Sequence[dict[str, Any]]):
+    """``{"uid", "properties"}`` rows of nodes ``order[k]``, built per slice."""
+
+    def __init__(self, uids: np.ndarray[Any, Any], order: np.ndarray[Any, Any],
+                 attrs: Mapping[str, np.ndarray[Any, Any]]) -> None:
+        self.uids, self.order, self.attrs = uids, order, attrs
+
+    def __len__(self) -> int:
+        return int(self.order.size)
+
+    def __getitem__(self, item: Any) -> Any:
+        if not isinstance(item, slice):
+            return self[item:item + 1][0] if item >= 0 else self[len(self) + item]
+        idx = self.order[item]
+        uids = _take(self.uids, idx)
+        if not self.attrs:
+            return [{"uid": u, "properties": {}} for u in uids]
+        cols = {k: [scalar(x) for x in col[idx].tolist()] for k, col in self.attrs.items()}
+        return [{"uid": u, "properties": {k: c[i] for k, c in cols.items() if c[i] is not None}}
+                for i, u in enumerate(uids)]
+
+
+#: CSR entries a write looks at in one go (its temporary arrays stay small)
+_BLOCK = 1 << 16
+
+
+class _EdgeRows(Sequence[dict[str, Any]]):
+    """``{"source", "target"}`` rows of a CSR's edges, built per slice.
+
+    Rows go out in the written order of their source (``order``), then of their target
+    (``right_rank``). With ``forward`` (a graph's CSR holds each edge twice) an edge is
+    written once, from the endpoint written first, so neither the order of the rows nor an
+    edge's direction follows the input. ``self.starts[k]`` is the first row of the ``k``-th
+    source written: a slice needs one binary search and the CSR rows it covers.
+    """
+
+    def __init__(self, indptr: np.ndarray[Any, Any], indices: np.ndarray[Any, Any],
+                 order: np.ndarray[Any, Any], left: np.ndarray[Any, Any],
+                 right: np.ndarray[Any, Any], right_rank: np.ndarray[Any, Any],
+                 forward: bool) -> None:
+        self.indptr, self.indices, self.order = indptr, indices, order
+        self.left, self.right, self.right_rank, self.forward = left, right, right_rank, forward
+        counts = np.diff(indptr).astype(np.int64)
+        if forward:  # neighbours written after the node, counted a block of the CSR at a time
+            lo = 0
+            while lo < order.size:
+                hi = max(lo + 1, int(np.searchsorted(indptr, indptr[lo] + _BLOCK, "right")) - 1)
+                a, b = int(indptr[lo]), int(indptr[hi])
+                own = np.repeat(right_rank[lo:hi], counts[lo:hi])
+                later = np.zeros(b - a + 1, dtype=np.int64)
+                np.cumsum(right_rank[indices[a:b]] > own, out=later[1:])
+                counts[lo:hi] = later[indptr[lo + 1:hi + 1] - a] - later[indptr[lo:hi] - a]
+                lo = hi
+        self.starts = np.zeros(order.size + 1, dtype=np.int64)
+        np.cumsum(counts[order], out=self.starts[1:])
+        self._row_of: tuple[int, np.ndarray[Any, Any] | None] = (-1, None)
+
+    def __len__(self) -> int:
+        return int(self.starts[-1])
+
+    def _row(self, node: int) -> np.ndarray[Any, Any]:
+        """The targets of ``node``'s rows in written order, kept for the next slice: a node
+        with more rows than a batch (a hub) is sorted once, not once per batch."""
+        if self._row_of[0] != node:
+            targets = self.indices[self.indptr[node]:self.indptr[node + 1]]
+            if self.forward:
+                targets = targets[self.right_rank[targets] > self.right_rank[node]]
+            self._row_of = (node, targets[np.argsort(self.right_rank[targets], kind="stable")])
+        row = self._row_of[1]
+        assert row is not None
+        return row
+
+    def __getitem__(self, item: Any) -> Any:
+        if not isinstance(item, slice):
+            return self[item:item + 1][0] if item >= 0 else self[len(self) + item]
+        start, stop, _ = item.indices(len(self))
+        if stop <= start:
+            return []
+        first = int(np.searchsorted(self.starts, start, side="right")) - 1
+        last = int(np.searchsorted(self.starts, stop, side="left"))
+        skip = start - int(self.starts[first])
+        if last - first == 1:  # inside one node's rows
+            node = int(self.order[first])
+            targets = self._row(node)[skip:skip + stop - start]
+            sources = _take(self.left, np.full(targets.size, node))
+            names = _take(self.right, targets)
+            return [{"source": s, "target": t} for s, t in zip(sources, names, strict=True)]
+        self._row_of = (-1, None)
+        nodes = self.order[first:last]
+        lo, hi = self.indptr[nodes], self.indptr[nodes + 1]
+        lengths = hi - lo
+        pos = np.repeat(np.arange(nodes.size), lengths)  # k - first of each CSR entry
+        flat = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        targets = self.indices[np.repeat(lo, lengths) + flat]
+        if self.forward:
+            keep = self.right_rank[targets] > self.right_rank[nodes][pos]
+            pos, targets = pos[keep], targets[keep]
+        # by source, then by the target's written order (one sort of a combined key)
+        order = np.argsort(pos * self.right_rank.size + self.right_rank[targets])
+        pick = order[skip:skip + stop - start]
+        per_node = np.empty(nodes.size, dtype=object)  # each source's name made once
+        per_node[:] = _take(self.left, nodes)
+        sources = per_node[pos[pick]].tolist()
+        names = _take(self.right, targets[pick])
+        return [{"source": s, "target": t} for s, t in zip(sources, names, strict=True)]
 
 
 class Neo4jSink:
@@ -211,6 +347,7 @@ class Neo4jSink:
         self.batch_size = batch_size
         self.progress = progress
         self._bookmarks: Any = None
+        self._schema_ready = False  # checked (or created) once per sink
 
     @contextlib.contextmanager
     def _session(self, *, read: bool = False) -> Iterator[Any]:
@@ -238,19 +375,22 @@ class Neo4jSink:
     # ------------------------------------------------------------------ schema
     @staticmethod
     def index_names() -> list[str]:
-        """The indexes a write relies on (awaited before its first batch)."""
-        return ([f"graphanon_{label}_uid" for label in RELEASE_LABELS]
+        """The indexes a write relies on (the uniqueness constraints' indexes and the
+        statistics' release indexes), which must be online before its first batch."""
+        return ([f"graphanon_{label}_key" for label in RELEASE_LABELS]
                 + [f"graphanon_{label}_release" for label in STATISTIC_LABELS])
 
     def ensure_schema(self, *, timeout_seconds: int = INDEX_TIMEOUT_SECONDS) -> None:
         """Create the constraints and indexes the writer relies on and wait until they are
-        online (idempotent).
+        online (idempotent; ``graphanon neo4j init``, or the first write to a database).
 
         - unique ``AnonRelease.release_id``, ``PrivacyBudget.dataset``,
           ``PrivacyCharge.charge_id``;
-        - ``(release_id, uid)`` on ``AnonNode``, ``AnonUser``, ``AnonFeature`` (it also serves
-          lookups by ``release_id`` alone, so the single-property ``release_id`` indexes of
-          these labels, made by earlier versions, are dropped);
+        - unique ``(release_id, attempt, uid)`` on ``AnonNode``, ``AnonUser``,
+          ``AnonFeature``: a uid is unique within each attempt of a release (two attempts'
+          rows coexist until the earlier one is removed after the flip). Its index also
+          serves lookups by ``release_id`` alone, so the indexes of earlier versions on these
+          labels (``(release_id)``, ``(release_id, uid)``) are dropped;
         - ``(release_id)`` on the statistics labels (they have no ``uid``).
 
         A new index populates in the background; ``db.awaitIndex`` waits for each of them
@@ -258,20 +398,37 @@ class Neo4jSink:
         """
         with wrap_driver_errors("creating constraints and indexes"), \
                 self._session() as session:
+            for label in RELEASE_LABELS:  # replaced by the uniqueness constraint's index
+                for legacy in (f"graphanon_{label}_release", f"graphanon_{label}_uid"):
+                    session.run(load("schema_drop_index", index=legacy), {}).consume()
             for name in ("schema_release_id", "schema_budget_dataset", "schema_charge_id"):
                 session.run(load(name), {}).consume()
             for label in RELEASE_LABELS:
-                session.run(load("schema_uid_index", index=f"graphanon_{label}_uid",
+                session.run(load("schema_uid_index", index=f"graphanon_{label}_key",
                                  label=label), {}).consume()
             for label in STATISTIC_LABELS:
                 session.run(load("schema_release_index", index=f"graphanon_{label}_release",
                                  label=label), {}).consume()
-            for label in RELEASE_LABELS:  # covered by the composite index
-                session.run(load("schema_drop_index", index=f"graphanon_{label}_release"),
-                            {}).consume()
             for index in self.index_names():
                 session.run(load("await_index"), {"index_name": index,
                                                   "timeout_seconds": timeout_seconds}).consume()
+        self._schema_ready = True
+
+    def _ensure_schema_once(self) -> None:
+        """Schema statements run once per database: when the constraints and indexes a write
+        relies on are all there and online (``SHOW INDEXES``), nothing is created."""
+        if self._schema_ready:
+            return
+        names = ["graphanon_release_id", "graphanon_budget_dataset", "graphanon_charge_id",
+                 *self.index_names()]
+        with wrap_driver_errors("checking constraints and indexes"), \
+                self._session(read=True) as session:
+            states = {r["name"]: r["state"]
+                      for r in session.run(load("schema_state"), {"names": names})}
+        if all(states.get(name) == "ONLINE" for name in names):
+            self._schema_ready = True
+        else:
+            self.ensure_schema()
 
     # ------------------------------------------------------------------ ledger
     def create_budget(self, dataset: str, epsilon_total: float, *,
@@ -311,8 +468,10 @@ class Neo4jSink:
         budget_total: float | None = None,
         operator_only: bool = False,
         replace: bool = False,
+        publish: Sequence[str] = (),
     ) -> ReleaseSummary:
-        """Write one release idempotently, visible as ``complete`` all at once.
+        """Write one release idempotently, visible as ``complete`` all at once (stage, then
+        flip: see the module docstring).
 
         Parameters
         ----------
@@ -321,9 +480,11 @@ class Neo4jSink:
         release_id
             The id of the release subgraph (default: the record's ``release_id``). An
             unfinished release with this id (``pending``: its writer stopped or is still
-            running) is taken over; the same release written again (same record and
-            payload) is rewritten without a second charge; a ``complete`` release of other
-            content is replaced only with ``replace=True``.
+            running) is taken over; the same release written again (same record, payload and
+            dataset) when it is complete is left as it is, nothing written or charged
+            (``ReleaseSummary.unchanged``); a ``complete`` release of other content is
+            replaced only with ``replace=True``, and stays readable until the replacement
+            is complete.
         graph, bipartite, statistics, masked
             Exactly one payload: an anonymized social graph, an anonymized bipartite graph,
             a released dK table (:class:`~graphanon.dk.DKDistribution` 1K / 2K, or a
@@ -359,17 +520,30 @@ class Neo4jSink:
         replace
             Replace a complete release of other content that has this ``release_id`` (see
             ``release_id``).
+        publish
+            Attribute columns of ``graph`` / ``bipartite`` to write as node properties: only
+            columns the release's record lists in ``released_attributes``. Every other
+            column is dropped (:func:`graphanon.privacy.publish.published_view`).
 
         Raises
         ------
+        InvalidParameterError
+            Bad arguments; a payload that is not exactly what the record released (its
+            kind, shape or keyed digest differs, or the record names no digest:
+            :func:`graphanon.privacy.publish.check_payload`); an attribute named like a key
+            the writer sets (:data:`RESERVED_NODE_PROPERTIES`). Nothing is written.
         PrivacyBudgetExceeded
             The release's ε does not fit the remaining budget (nothing is written).
         ReleaseConflictError
             Another attempt began writing (or dropping) the same release id meanwhile; this
             attempt stopped without touching the other's data (exit code 4).
+        CommitOutcomeUnknown
+            The connection was lost during a commit: it may or may not have happened
+            (exit 4); check ``graphanon neo4j releases`` (re-running the write is safe).
         DatabaseUnavailableError, Neo4jError
-            Driver failures, or a batch the database did not fully confirm; at most a
-            ``pending`` record is left behind.
+            Driver failures, or a batch the database did not fully confirm: the release
+            under this id stays as it was (at most a ``pending`` record of a new release,
+            and staged rows no reader sees, are left behind).
         """
         t0 = time.perf_counter()
         record = release_record(release)
@@ -387,6 +561,13 @@ class Neo4jSink:
             raise InvalidParameterError(
                 "write_release needs exactly one of graph, bipartite, statistics or masked."
             )
+        # the published view (allow-list: nothing read from the source but what the release
+        # released) of exactly the payload the record is bound to; the file sink writes the
+        # same view (graphanon.privacy.publish)
+        graph, bipartite = (None if p is None else published_view(p, record, publish)
+                            for p in (graph, bipartite))
+        check_payload(record, next(p for p in (graph, bipartite, statistics, masked)
+                                   if p is not None))
         epsilon = charge_epsilon(record, "edge")  # None: no ε, written uncharged
         if epsilon is not None:
             if not dataset:
@@ -398,12 +579,10 @@ class Neo4jSink:
             dataset = check_dataset(dataset)
         if graph is not None:
             kind, payload_fp = "graph", graph.content_hash
-            for name in graph.attributes:
-                validate_identifier(name, "node attribute")
+            _check_property_names(graph.attributes, "node attribute")
         elif bipartite is not None:
             kind, payload_fp = "bipartite", bipartite.content_hash
-            for name in bipartite.user_attributes:
-                validate_identifier(name, "user attribute")
+            _check_property_names(bipartite.user_attributes, "user attribute")
         elif masked is not None:
             if not isinstance(masked, MaskedRelease):
                 raise InvalidParameterError(
@@ -414,7 +593,7 @@ class Neo4jSink:
         else:
             assert statistics is not None
             kind, payload_fp = "statistics", table_fingerprint(statistics)
-        # every row is built (and every id checked) before anything is written
+        # every id is checked and named before anything is written; rows are built per batch
         # pseudonyms are scoped by the record's random release id, never by the given one (a
         # job's template or a --release-id repeats: two releases would share pseudonyms)
         groups, id_modes = self._payload_rows(record["release_id"], graph, bipartite,
@@ -441,24 +620,37 @@ class Neo4jSink:
             if budget_total is not None:
                 assert dataset is not None or not charged
                 self.create_budget(dataset or "", budget_total)
-            self.ensure_schema()
+            self._ensure_schema_once()
             with self._session() as session:
                 if charged:
                     assert dataset is not None
                     ledger.peek_budget(session, dataset, charge_id, record)
-                attempt = self._begin(session, release_id, properties, status="pending",
-                                      replace=replace)
-                self._delete_data(attempt)
+                attempt, previous = self._begin(session, release_id, properties,
+                                                replace=replace)
+                if attempt is None:  # this very release is complete: nothing to do
+                    counts = {k: int(previous.get(k) or 0) for k in (
+                        "written_nodes", "written_relationships", "written_statistics",
+                        "written_masked")}
+                    return ReleaseSummary(
+                        release_id=release_id, kind=kind, status="complete",
+                        n_nodes=counts["written_nodes"],
+                        n_relationships=counts["written_relationships"],
+                        n_statistics=counts["written_statistics"], epsilon_charged=0.0,
+                        dataset=dataset, seconds=time.perf_counter() - t0,
+                        n_masked=counts["written_masked"], unchanged=True)
                 written = {group.task: self._write_rows(attempt, group) for group in groups}
                 counts = self._counts(groups, written)
                 try:
                     spent = self._complete(attempt, dataset if charged else None, record,
-                                           charge_id, counts)
+                                           charge_id, properties, counts)
                 except PrivacyBudgetExceeded:
                     # refused by the final check under the budget's lock (another release
-                    # spent the budget meanwhile): nothing uncharged may stay readable
-                    self._remove(attempt)
+                    # spent the budget meanwhile): the staged rows go, a complete release
+                    # under this id stays as it was, a new one is removed
+                    self._end(attempt)
                     raise
+                if previous.get("previous_status") is not None:  # (a new record has no rows)
+                    self._clean_up(session, release_id)
         return ReleaseSummary(
             release_id=release_id, kind=kind, status="complete",
             n_nodes=counts["written_nodes"], n_relationships=counts["written_relationships"],
@@ -468,36 +660,48 @@ class Neo4jSink:
 
     # ------------------------------------------------------------------ protocol
     def _begin(self, session: Any, release_id: str, properties: Mapping[str, Any], *,
-               status: str, replace: bool) -> _Attempt:
+               replace: bool) -> tuple[_Attempt | None, dict[str, Any]]:
+        """Begin an attempt: lock the record, read it, decide, claim it (one transaction).
+
+        Returns ``(None, counts)`` when the record is this very release, complete (same
+        charge id: same record, payload, dataset and id modes): nothing is written."""
         token = secrets.token_hex(16)
-        query = load("begin_release")
+        begin, claim = load("begin_release"), load("claim_release_write")
         params = {"release_id": release_id, "properties": dict(properties),
                   "write_token": token}
 
-        def work(tx: Any) -> list[dict[str, Any]]:
-            rows = [dict(r) for r in tx.run(query, params)]
-            old = rows[0] if rows else {}
-            if (old.get("previous_status") == "complete" and not replace
-                    and old.get("previous_charge_id") != properties.get("charge_id")):
-                # raised inside the transaction: the record is left as it was
-                raise InvalidParameterError(
-                    f"release {release_id!r} exists and is complete with other content (another "
-                    "record or payload); it is not replaced silently, since its readers would "
-                    "lose it. Choose another release id, or pass replace=True (CLI --replace, "
-                    "job sink replace = true).")
-            return rows
+        def work(tx: Any) -> dict[str, Any]:
+            rows = [dict(r) for r in tx.run(begin, {"release_id": release_id})]
+            old = rows[0]  # read under the record's lock (begin_release takes it first)
+            if old.get("previous_status") == "complete":
+                if old.get("previous_charge_id") == properties.get("charge_id"):
+                    return old
+                if not replace:
+                    # raised inside the transaction: the record is left as it was
+                    raise InvalidParameterError(
+                        f"release {release_id!r} exists and is complete with other content "
+                        "(another record or payload); it is not replaced silently, since its "
+                        "readers would lose it. Choose another release id, or pass "
+                        "replace=True (CLI --replace, job sink replace = true).")
+            tx.run(claim, params).consume()
+            old["claimed"] = True
+            return old
 
-        rows = list(session.execute_write(work))
-        previous = rows[0] if rows else {}
-        if previous.get("previous_status") in ("pending", "dropping"):
+        previous = dict(session.execute_write(work))
+        if not previous.get("claimed"):
+            return None, dict(previous.get("previous_counts") or {})
+        if previous.get("previous_token") is not None:
             _log.warning(
-                "release %s was %s under another attempt (still running, or one that "
-                "stopped); this attempt takes it over and the other one stops at its next "
+                "release %s had another attempt (%s; still running, or one that stopped); "
+                "this attempt takes it over and the other one stops at its next "
                 "transaction", release_id, previous["previous_status"])
-        return _Attempt(session, release_id, token, status)
+        return _Attempt(session, release_id, token), previous
 
-    def _delete_data(self, attempt: _Attempt) -> int:
-        """Delete the release's data in locked batches: relationships, nodes, statistics."""
+    def _delete_data(self, run: Callable[[Callable[[Any, dict[str, Any]], int]], int | None],
+                     keep: Callable[[dict[str, Any]], list[str]]) -> int:
+        """Delete rows of the attempts not in ``keep(lock row)``, in batches: relationships,
+        nodes, statistics. ``run(work)`` runs ``work(tx, lock row)`` in a locked write
+        transaction, or returns ``None`` to stop."""
         steps = ([("delete_release_relationships", label, "relationships_deleted")
                   for label in _RELATIONSHIP_START_LABELS]
                  + [("delete_release_nodes", label, "nodes_deleted")
@@ -507,26 +711,70 @@ class Neo4jSink:
         total = 0
         for name, label, counter in steps:
             query = load(name, label=label)
-            params = {"release_id": attempt.release_id, "batch_size": self.batch_size}
-            def work(tx: Any, q: str = query, p: dict[str, Any] = params,
-                     c: str = counter) -> int:
-                return _counter(tx.run(q, p).consume(), c)
+
+            def work(tx: Any, row: dict[str, Any], q: str = query, c: str = counter) -> int:
+                params = {"release_id": row["release_id"], "keep": keep(row),
+                          "batch_size": self.batch_size}
+                return _counter(tx.run(q, params).consume(), c)
 
             while True:
-                deleted = int(attempt.transaction(work))
+                deleted = run(work)
+                if deleted is None:
+                    return total
                 total += deleted
                 if deleted < self.batch_size:
                     break
         return total
 
+    @staticmethod
+    def _attempt_run(attempt: _Attempt) -> Callable[[Callable[[Any, dict[str, Any]], int]], int]:
+        """Delete batches of ``attempt`` itself (a drop, or a write refused at the end)."""
+
+        def run(work: Callable[[Any, dict[str, Any]], int]) -> int:
+            def locked(tx: Any) -> int:
+                row = attempt.check(tx)
+                return work(tx, {**row, "release_id": attempt.release_id})
+
+            return int(attempt.session.execute_write(locked))
+
+        return run
+
+    def _clean_up(self, session: Any, release_id: str) -> None:
+        """After the flip: remove the rows of every attempt that is neither the release's
+        current one nor one staging now (both read under the record's lock in each batch).
+        It stops when the release is being dropped (the drop removes everything) and, on a
+        driver error, leaves the rest — rows no reader sees — to the next write or drop."""
+
+        def run(work: Callable[[Any, dict[str, Any]], int]) -> int | None:
+            def locked(tx: Any) -> int | None:
+                row = _lock(tx, release_id)
+                if row is None or row.get("status") != "complete":
+                    return None
+                return work(tx, {**row, "release_id": release_id})
+
+            return session.execute_write(locked)  # type: ignore[no-any-return]
+
+        def keep(row: dict[str, Any]) -> list[str]:
+            return [t for t in (row.get("current_attempt"), row.get("write_token")) if t]
+
+        try:
+            with wrap_driver_errors(f"removing earlier attempts of release {release_id!r}"):
+                self._delete_data(run, keep)
+        except Neo4jError as exc:
+            _log.warning("release %s is complete; removing the rows of its earlier attempts "
+                         "stopped (%s): no reader sees them, and the next write or drop of "
+                         "the release removes them", release_id, exc)
+
     def _write_rows(self, attempt: _Attempt, group: _Rows) -> int:
-        """Write ``group`` in locked batches; return the count the database confirmed."""
+        """Write ``group`` in locked batches, each built as it is sent; return the count the
+        database confirmed."""
         total = len(group.rows)
         done = confirmed = 0
         for number, batch in enumerate(_batches(group.rows, self.batch_size), start=1):
 
             def work(tx: Any, batch: list[dict[str, Any]] = batch, number: int = number) -> int:
                 summary = tx.run(group.query, {"release_id": attempt.release_id,
+                                               "attempt": attempt.token,
                                                "rows": batch}).consume()
                 created = [_counter(summary, name) for name in group.counters]
                 for name, n in zip(group.counters, created, strict=True):
@@ -541,6 +789,7 @@ class Neo4jSink:
 
             confirmed += int(attempt.transaction(work))
             done += len(batch)
+            del batch, work  # (before the next batch is built: one batch at a time)
             self.progress(group.task, done, total)
         return confirmed
 
@@ -559,7 +808,9 @@ class Neo4jSink:
         return counts
 
     def _complete(self, attempt: _Attempt, dataset: str | None, record: Mapping[str, Any],
-                  charge_id: str, counts: Mapping[str, int]) -> float:
+                  charge_id: str, properties: Mapping[str, Any],
+                  counts: Mapping[str, int]) -> float:
+        """The completing transaction: charge the ledger and flip the record."""
         # the charge is stamped with the release's created_at (the start of its run), not
         # the wall clock: a completion time minus the start would tell how long the read
         # and the mechanism took, which depends on the data
@@ -579,13 +830,13 @@ class Neo4jSink:
                                      epsilon=spent, now=now)
             done = [dict(r) for r in tx.run(complete_q, {
                 "release_id": attempt.release_id, "write_token": attempt.token,
-                "counts": dict(counts),
+                "properties": dict(properties), "counts": dict(counts),
                 # the release's charge (an identical rewrite charges 0 now, not in total)
                 "epsilon_charged": cost if dataset is not None else None})]
             if not done:
                 raise ReleaseConflictError(
-                    f"release {attempt.release_id!r} was no longer this attempt's pending "
-                    "release when it was completed; nothing was marked complete.")
+                    f"release {attempt.release_id!r} was no longer this attempt's when it was "
+                    "completed; nothing was marked complete.")
             return spent
 
         return float(attempt.session.execute_write(work))
@@ -595,6 +846,7 @@ class Neo4jSink:
                       bipartite: BipartiteGraph | None, statistics: StatisticsTable | None,
                       masked: MaskedRelease | None,
                       keep_ids: bool) -> tuple[list[_Rows], dict[str, str]]:
+        """The rows of the payload: ids are checked and named now, rows built per batch."""
         nodes_q = {label: load("write_nodes", label=label) for label in RELEASE_LABELS}
 
         def rels_q(source: str, target: str, rel_type: str) -> str:
@@ -603,34 +855,28 @@ class Neo4jSink:
 
         if graph is not None:
             uids, order = _published_ids(graph.node_ids, scope, keep_ids, "n", "node")
-            attrs = {k: v.tolist() for k, v in graph.attributes.items()}
-            node_rows = [_node_row(uids[i], attrs, i) for i in order.tolist()]
-            u, v = graph.edges()
             rank = _rank(order)
             # each edge points from the endpoint written first: its direction, like the
             # order of the rows, says nothing about the input
-            swap = rank[u] > rank[v]
-            u, v = np.where(swap, v, u), np.where(swap, u, v)
-            edge_rows = _edge_rows(u, v, uids, rank, uids, rank)
-            return ([_Rows(nodes_q["AnonNode"], node_rows, "release nodes", "nodes",
-                           ("nodes_created",)),
-                     _Rows(rels_q("AnonNode", "AnonNode", EDGE_REL_TYPE), edge_rows,
+            edges = _EdgeRows(graph.indptr, graph.indices, order, uids, uids, rank,
+                              forward=True)
+            return ([_Rows(nodes_q["AnonNode"], _NodeRows(uids, order, graph.attributes),
+                           "release nodes", "nodes", ("nodes_created",)),
+                     _Rows(rels_q("AnonNode", "AnonNode", EDGE_REL_TYPE), edges,
                            "release relationships", "relationships",
                            ("relationships_created",))],
                     {"ids": "kept" if keep_ids else "pseudonymized"})
         if bipartite is not None:
             uids, order = _published_ids(bipartite.user_ids, scope, keep_ids, "u", "user")
             fids, forder, feature_mode = _feature_ids(bipartite.feature_ids, scope)
-            attrs = {k: v.tolist() for k, v in bipartite.user_attributes.items()}
-            user_rows = [_node_row(uids[i], attrs, i) for i in order.tolist()]
-            feat_rows = [{"uid": fids[j], "properties": {}} for j in forder.tolist()]
-            r, c = bipartite.edges()
-            edge_rows = _edge_rows(r, c, uids, _rank(order), fids, _rank(forder))
-            return ([_Rows(nodes_q["AnonUser"], user_rows, "release users", "nodes",
-                           ("nodes_created",)),
-                     _Rows(nodes_q["AnonFeature"], feat_rows, "release features", "nodes",
-                           ("nodes_created",)),
-                     _Rows(rels_q("AnonUser", "AnonFeature", FEATURE_REL_TYPE), edge_rows,
+            edges = _EdgeRows(bipartite.indptr, bipartite.indices, order, uids, fids,
+                              _rank(forder), forward=False)
+            return ([_Rows(nodes_q["AnonUser"],
+                           _NodeRows(uids, order, bipartite.user_attributes),
+                           "release users", "nodes", ("nodes_created",)),
+                     _Rows(nodes_q["AnonFeature"], _NodeRows(fids, forder, {}),
+                           "release features", "nodes", ("nodes_created",)),
+                     _Rows(rels_q("AnonUser", "AnonFeature", FEATURE_REL_TYPE), edges,
                            "release relationships", "relationships",
                            ("relationships_created",))],
                     {"ids": "kept" if keep_ids else "pseudonymized", "feature_ids": feature_mode})
@@ -649,7 +895,8 @@ class Neo4jSink:
         from ..._ids import canonical_ids
 
         attr_ids = canonical_ids(np.asarray(masked.attribute_ids), "attribute ids")
-        fids, forder, feature_mode = _feature_ids(attr_ids, scope)
+        names, forder, feature_mode = _feature_ids(attr_ids, scope)
+        fids = _take(names, slice(None))
         user_rows = [{"uid": r, "properties": {}} for r in range(masked.n_rows)]
         feat_rows = [{"uid": fids[j], "properties": {}} for j in forder.tolist()]
         order = np.lexsort((masked.cols, masked.rows))
@@ -673,9 +920,9 @@ class Neo4jSink:
 
     # ------------------------------------------------------------------ drop and list
     def drop_release(self, release_id: str) -> bool:
-        """Delete a release (data in locked batches, then the record). Ledger charges are
-        kept. A write attempt still running on the release fails at its next transaction.
-        Returns whether the release existed."""
+        """Delete a release (the rows of every attempt in locked batches, then the record).
+        Ledger charges are kept. A write attempt still running on the release fails at its
+        next transaction. Returns whether the release existed."""
         validate_release_id(release_id)
         with wrap_driver_errors(f"dropping release {release_id!r}"), \
                 self._session() as session:
@@ -684,16 +931,36 @@ class Neo4jSink:
                                       {"release_id": release_id, "write_token": token})
             if not claimed:
                 return False
-            return self._remove(_Attempt(session, release_id, token, "dropping"))
+            return self._end(_Attempt(session, release_id, token), keep_current=False)
 
-    def _remove(self, attempt: _Attempt) -> bool:
-        """Delete the release's data, then its record, under ``attempt``'s lock; whether the
-        record was deleted."""
-        self._delete_data(attempt)
+    def _end(self, attempt: _Attempt, *, keep_current: bool = True) -> bool:
+        """End an attempt that completes nothing, under its lock: delete its rows (and, for a
+        drop, those of every attempt), then take its token off the record and delete a record
+        that holds no complete release. Whether the record was deleted."""
+        self._delete_data(self._attempt_run(attempt), lambda row: (
+            [row["current_attempt"]] if keep_current and row.get("current_attempt") else []))
         query = load("delete_release_record")
         rows = attempt.transaction(lambda tx: [dict(r) for r in tx.run(
             query, {"release_id": attempt.release_id, "write_token": attempt.token})])
         return bool(rows and rows[0].get("deleted"))
+
+    def project_gds(self, release_id: str, graph_name: str) -> dict[str, Any]:
+        """Project one complete release into the Graph Data Science catalog as
+        ``graph_name`` (an undirected graph of its current attempt's rows only; the
+        statement is ``cypher/gds_project_release.cypher``, which ``graphanon neo4j
+        releases`` prints). Needs the GDS plugin. Returns the graph's name, node count and
+        relationship count (GDS counts an undirected relationship twice); the values are
+        ``None`` when no complete release has this id."""
+        validate_release_id(release_id)
+        with wrap_driver_errors(f"projecting release {release_id!r}"), \
+                self._session(read=True) as session:
+
+            def work(tx: Any) -> list[dict[str, Any]]:
+                return [dict(r) for r in tx.run(load("gds_project_release"), {
+                    "release_id": release_id, "graph_name": graph_name})]
+
+            rows = session.execute_read(work)
+        return dict(rows[0]) if rows else {}
 
     def releases(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """All release records and all budget ledgers."""
@@ -709,13 +976,44 @@ class Neo4jSink:
 
 
 # ----------------------------------------------------------------------- published ids
-def _plain_ids(ids: np.ndarray[Any, Any]) -> list[Any]:
-    return [x if isinstance(x, str) else int(x) for x in ids.tolist()]
+#: Ids pseudonymized at a time (keeps the transient strings of a large graph small).
+_PSEUDONYM_CHUNK = 1 << 14
+
+
+def _take(names: np.ndarray[Any, Any], idx: Any) -> list[Any]:
+    """The uids ``names[idx]`` as a row carries them: ``str`` (pseudonyms, held as ASCII
+    bytes, or text ids) or ``int``."""
+    values = names[idx]
+    if values.dtype.kind == "S":
+        return [b.decode() for b in values.tolist()]
+    if values.dtype.kind in "iu":
+        return values.tolist()  # type: ignore[no-any-return]
+    return [x if isinstance(x, str) else int(x) for x in values.tolist()]
+
+
+def _pseudonyms(ids: np.ndarray[Any, Any], scope: str,
+                prefix: str) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """Keyed pseudonyms of ``ids`` as ASCII bytes (a few bytes per id instead of a Python
+    string each), made a chunk at a time, and their sorted order."""
+    from ...errors import GraphAnonError
+    from ...privacy.pseudonyms import PSEUDONYM_HEX, pseudonymize_with_key, scope_key
+
+    key = scope_key(scope)
+    names = np.empty(ids.size, dtype=f"S{len(prefix) + PSEUDONYM_HEX}")
+    for start in range(0, ids.size, _PSEUDONYM_CHUNK):
+        chunk = ids[start:start + _PSEUDONYM_CHUNK]
+        names[start:start + chunk.size] = pseudonymize_with_key(chunk, key, prefix=prefix)
+    order = np.argsort(names, kind="stable")
+    if ids.size and np.any(names[order[1:]] == names[order[:-1]]):
+        raise GraphAnonError(
+            "two ids received the same pseudonym (an 80-bit collision); nothing was written. "
+            "Run again: the next release id gives fresh pseudonyms.")
+    return names, order
 
 
 def _published_ids(ids: np.ndarray[Any, Any], scope: str, keep_ids: bool, prefix: str,
-                   what: str) -> tuple[list[Any], np.ndarray[Any, Any]]:
-    """The uids written for ``ids`` and the order to write them in.
+                   what: str) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """The uids written for ``ids`` (read with :func:`_take`) and the order to write them in.
 
     Pseudonyms are keyed and per release; rows go out in pseudonym order. Kept ids are
     refused when they look like ``elementId()`` values.
@@ -729,29 +1027,30 @@ def _published_ids(ids: np.ndarray[Any, Any], scope: str, keep_ids: bool, prefix
         from ...privacy.pseudonyms import warn_real_ids
 
         warn_real_ids(f"keep_ids ({what} ids)")
-        return _plain_ids(ids), np.arange(ids.size)
-    from ...privacy.pseudonyms import pseudonymize
-
-    names = pseudonymize(ids, scope=scope, prefix=prefix)
-    return names.tolist(), np.argsort(names, kind="stable")
+        return ids, np.arange(ids.size)
+    return _pseudonyms(ids, scope, prefix)
 
 
 def _feature_ids(ids: np.ndarray[Any, Any],
-                 scope: str) -> tuple[list[Any], np.ndarray[Any, Any], str]:
-    """Feature uids (business keys, or keyed pseudonyms of element ids), their write order
-    (by canonical text, not by first appearance in the input) and the record's mode."""
+                 scope: str) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], str]:
+    """Feature uids (business keys, or keyed pseudonyms of element ids; read with
+    :func:`_take`), their write order (by canonical text, not by first appearance in the
+    input) and the record's mode."""
     if contains_element_ids(ids):
-        from ...privacy.pseudonyms import pseudonymize
-
-        names = pseudonymize(ids, scope=scope, prefix="f")
-        return names.tolist(), np.argsort(names, kind="stable"), "pseudonymized"
+        return (*_pseudonyms(ids, scope, "f"), "pseudonymized")
     text = ids_as_text(ids)
-    return _plain_ids(ids), np.argsort(text.astype(str), kind="stable"), "kept"
+    return ids, np.argsort(text.astype(str), kind="stable"), "kept"
 
 
-def _node_row(uid: Any, attrs: Mapping[str, list[Any]], i: int) -> dict[str, Any]:
-    props = {k: scalar(col[i]) for k, col in attrs.items()}
-    return {"uid": uid, "properties": {k: v for k, v in props.items() if v is not None}}
+def _check_property_names(names: Any, what: str) -> None:
+    """Refuse attribute names that are no identifier or that the writer sets itself."""
+    for name in names:
+        validate_identifier(name, what)
+        if name in RESERVED_NODE_PROPERTIES:
+            raise InvalidParameterError(
+                f"The {what} {name!r} cannot be written: {', '.join(RESERVED_NODE_PROPERTIES)} "
+                "are the keys the writer sets on every release node itself. Rename the "
+                "attribute.")
 
 
 def _rank(order: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -759,14 +1058,3 @@ def _rank(order: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     rank = np.empty(order.size, dtype=np.int64)
     rank[order] = np.arange(order.size)
     return rank
-
-
-def _edge_rows(a: np.ndarray[Any, Any], b: np.ndarray[Any, Any], left: list[Any],
-               left_rank: np.ndarray[Any, Any], right: list[Any],
-               right_rank: np.ndarray[Any, Any]) -> list[dict[str, Any]]:
-    """Relationship rows in the written order of their source, then of their target."""
-    if not a.size:
-        return []
-    order = np.lexsort((right_rank[b], left_rank[a]))
-    return [{"source": left[x], "target": right[y]}
-            for x, y in zip(a[order].tolist(), b[order].tolist(), strict=True)]

@@ -8,6 +8,10 @@ dictionary entry per *node* and two integers per relationship. A count query fir
 memory estimate; a read above ``memory_limit`` is refused unless ``force=True``. The source
 data is only read, never modified.
 
+Nodes, then relationships, are read in one read-committed transaction: a relationship to a
+node created meanwhile can be seen without its node. Such a read is retried as a whole (at
+most ``READ_ATTEMPTS`` times), then refused with one line saying what changed (exit code 4).
+
 Edge-DP treats the node set as public, randomized response the user and feature sets
 (:mod:`graphanon.universe`). A file cannot say which nodes exist; a label can: with
 ``universe="label"`` a read also returns a :class:`graphanon.universe.Universe` of every node
@@ -19,6 +23,7 @@ decision; the ``source`` string names it.
 from __future__ import annotations
 
 import contextlib
+import logging
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -57,6 +62,10 @@ BYTES_PER_PROPERTY = 128
 BYTES_PER_RELATIONSHIP = 240
 
 UNIVERSE_CHOICES = ("label",)
+#: Times a read that meets a concurrent change of the source is run before it is refused.
+READ_ATTEMPTS = 3
+
+_log = logging.getLogger("graphanon")
 
 
 @dataclass(frozen=True)
@@ -111,6 +120,12 @@ def _batched_codes(
     return np.concatenate(blocks_a), np.concatenate(blocks_b)
 
 
+class _SourceChanged(Exception):
+    """A relationship's endpoint is not among the nodes read before it in the same
+    transaction: the node was created (or got its label or id) during the read, which a
+    read-committed transaction lets the relationship query see."""
+
+
 def _known(ids: IdMap, label: str) -> Callable[[Any], int]:
     """Code of a relationship endpoint that must be a node read before."""
 
@@ -118,10 +133,30 @@ def _known(ids: IdMap, label: str) -> Callable[[Any], int]:
         code = ids.lookup(value)
         if code is None:
             ids.check_type(value)
-            raise Neo4jError(f"relationship endpoint {value!r} is not a :{label} node.")
+            raise _SourceChanged(
+                f"a :{label} node with id {value!r} appeared (or got its label or id) after "
+                f"the :{label} nodes were read, and a relationship to it was read")
         return code
 
     return lookup
+
+
+def _read_consistently(session: Any, work: Callable[[Any], Any], what: str) -> Any:
+    """Run the read ``work`` in a managed read transaction; a read that meets a concurrent
+    change (:class:`_SourceChanged`) is retried as a whole, up to :data:`READ_ATTEMPTS`
+    times, then refused with one line saying what changed (exit code 4)."""
+    for attempt in range(1, READ_ATTEMPTS + 1):
+        try:
+            return session.execute_read(work)
+        except _SourceChanged as exc:
+            if attempt == READ_ATTEMPTS:
+                raise Neo4jError(
+                    f"the source changed while {what} was read, {READ_ATTEMPTS} times in a "
+                    f"row (last: {exc}); nothing was read. Read again when the writes to it "
+                    "have stopped.") from None
+            _log.warning("the source changed while %s was read (%s); reading it again",
+                         what, exc)
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def _column(values: list[Any]) -> np.ndarray[Any, Any]:
@@ -297,7 +332,7 @@ class Neo4jSource:
                 )
                 return ids, columns, u, v
 
-            ids, columns, u, v = session.execute_read(work)
+            ids, columns, u, v = _read_consistently(session, work, f"the :{label} graph")
         attrs = {name: _column(values) for name, values in zip(props, columns, strict=True)}
         node_ids = ids.ids()
         G = Graph.from_edges(u, v, n_nodes=node_ids.size, node_ids=node_ids,
@@ -386,7 +421,8 @@ class Neo4jSource:
                 )
                 return users, feats, every_feature, columns, r, c
 
-            users, feats, every_feature, columns, r, c = session.execute_read(work)
+            users, feats, every_feature, columns, r, c = _read_consistently(
+                session, work, f"the :{user_label}-:{feature_label} graph")
         attrs = {name: _column(values) for name, values in zip(props, columns, strict=True)}
         uids, fids = users.ids(), feats.ids()
         B = BipartiteGraph.from_indices(
