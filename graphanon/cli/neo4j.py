@@ -400,7 +400,6 @@ def write_release(release_id: str | None, graph_path: str | None, bipartite_path
     if dataset is not None:
         check_dataset_name(dataset, "neo4j write-release (--dataset)")
     if budget_total is not None:
-        _positive_total("--budget-total", budget_total)
         validate_budget(dataset or "-", budget_total)
     payload: dict[str, Any] = {}
     if graph_path:
@@ -510,15 +509,6 @@ def drop_release(release_id: str, uri: str | None, password_file: str | None,
     return 0
 
 
-def _positive_total(option: str, value: float) -> None:
-    """A dataset's total ε, refused before connecting unless > 0, as the JSON ledger's: a
-    budget of 0 would allow no release."""
-    if not value > 0:  # (nan too)
-        raise InvalidParameterError(
-            f"The '{option}' option must be a total ε > 0 (a budget of 0 allows no "
-            f"release). Got {value!r}.")
-
-
 @neo4j.command("budget")
 @click.argument("dataset")
 @click.option("--epsilon-total", type=FLOAT, required=True, help="Total ε of the dataset.")
@@ -536,7 +526,6 @@ def budget(dataset: str, epsilon_total: float, neighbourhood: str | None, uri: s
     """
     from ..io.neo4j import Neo4jSink, validate_budget
 
-    _positive_total("--epsilon-total", epsilon_total)
     validate_budget(dataset, epsilon_total, neighbourhood)
     with _driver(uri, password_file, database) as (drv, db):
         b = Neo4jSink(drv, database=db).create_budget(dataset, epsilon_total,
