@@ -65,11 +65,16 @@ class DemoContext:
         self.outputs.append((f"operator/{rel}", "operator", why))
         return self.outdir / "operator" / rel
 
-    def write_record(self, path: Path, release: Any) -> None:
-        """Write ``release``'s record next to the output ``path`` (``NAME.release.json``)."""
+    def write_record(self, path: Path, release: Any, payload: Any) -> None:
+        """Write ``release``'s record, bound to the ``payload`` written at ``path``
+        (:func:`graphanon.privacy.publish.bind`, so ``neo4j write-release`` takes the pair),
+        next to it (``NAME.release.json``)."""
 
         from .io._atomic import atomic_write_text
+        from .privacy.publish import bind
 
+        if not release.payload_digest:
+            release = bind(release, payload)
         atomic_write_text(path.with_name(path.name + ".release.json"), release.to_json() + "\n")
 
     def rng(self, salt: int) -> np.random.Generator:

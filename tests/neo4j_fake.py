@@ -42,7 +42,7 @@ _WRITES = {
     "schema_release_id", "schema_budget_dataset", "schema_charge_id", "schema_release_index",
     "schema_uid_index",
     "schema_drop_index", "sample_constraint", "sample_load_nodes",
-    "sample_load_relationships",
+    "sample_load_relationships", "migrate_legacy_rows", "migrate_legacy_records",
 }
 _SCHEMA = {n for n in _WRITES if n.startswith("schema_")} | {"sample_constraint"}
 #: Statements that must run in an auto-commit transaction (schema commands and waiting
@@ -395,6 +395,22 @@ class FakeDB:
                 new["epsilon_charged"] = p["epsilon_charged"]
             self.records[rid] = new
             return [{"release_id": rid}]
+        if name == "migrate_legacy_rows":  # MATCH (n:{label}) WHERE ... attempt IS NULL SET
+            rows = ([n for lab, n in self.stats if lab == ids["label"]]
+                    if ids["label"] in ("DegreeCount", "JointDegreeCount", "DegreeTupleCount")
+                    else self.nodes.get(ids["label"], []))
+            for n in rows:
+                if n.get("release_id") is not None and n.get("attempt") is None:
+                    n["attempt"] = "legacy"
+                    c.properties_set += 1
+            return []
+        if name == "migrate_legacy_records":
+            migrated = 0
+            for rec in self.records.values():
+                if rec.get("status") == "complete" and rec.get("current_attempt") is None:
+                    rec["current_attempt"] = "legacy"
+                    migrated += 1
+            return [{"migrated": migrated}]
         if name == "schema_state":
             return [{"name": n, "state": "ONLINE"} for n in p["names"] if n in self.indexes]
         if name == "gds_project_release":

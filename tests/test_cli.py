@@ -90,6 +90,23 @@ def test_demo_writes_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     assert (rep / "plots" / "polbooks_degrees.png").stat().st_size > 1000
     leftovers = [p for p in out.rglob("*.tmp")]
     assert leftovers == []
+    # every published file's record names exactly it (neo4j write-release takes the pair);
+    # the generated graph has its own record, naming the release it was generated from
+    from graphanon.io.dk_tables import read_dk_table
+    from graphanon.io.files import read_bipartite, read_graph
+    from graphanon.privacy.publish import check_payload
+
+    records = sorted((out / "publish").rglob("*.release.json"))
+    assert records
+    for rec_path in records:
+        data = out / "publish" / rec_path.parent / rec_path.name[:-len(".release.json")]
+        rec = json.loads(rec_path.read_text())
+        payload = (read_dk_table(data) if data.suffix == ".tsv" and "dk" in data.parts
+                   else read_graph(data) if rec["payload_kind"] == "graph"
+                   else read_bipartite(data))
+        check_payload(rec, payload)
+        if rec["mechanism"] == "generate":
+            assert rec["parent_release"] and rec["parent_release"] != rec["release_id"]
     # the reader's orientation comes first: how to read it (operator material), what may
     # leave the house; the glossary last
     titles = [s["title"] for s in report["sections"]]

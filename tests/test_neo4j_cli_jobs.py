@@ -824,3 +824,30 @@ def test_a_source_that_keeps_changing_exits_4_with_one_line(
     assert code == 4 and "Traceback" not in err
     assert "the source changed while the :Person graph was read" in err
     assert not (tmp_path / "g.txt").exists()
+
+
+def test_init_migrates_releases_of_an_earlier_version(
+        fake: FakeDriver, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Rows written before staged writes have no attempt: readers, the clean-up and drop
+    could not see them until init gives them the attempt 'legacy' (made current)."""
+    g = tmp_path / "anon.graphml"
+    write_graph(ring(8), g)
+    rep = _report(tmp_path, other(neighbourhood="k-anonymity", epsilon=None), ring(8))
+    assert main(["-q", "neo4j", "write-release", "--release-id", "old", "--graph", str(g),
+                 "--report", str(rep)]) == 0
+    db = fake.db
+    for n in db.nodes["AnonNode"]:  # as an earlier version left them
+        del n["attempt"]
+    del db.records["old"]["current_attempt"]
+    db.records["pend"] = {"release_id": "pend", "status": "pending"}
+    capsys.readouterr()
+    assert main(["neo4j", "init"]) == 0
+    assert "1 release(s) of an earlier version migrated" in capsys.readouterr().out
+    db = fake.db
+    assert db.records["old"]["current_attempt"] == "legacy"
+    assert "current_attempt" not in db.records["pend"]
+    assert {n["attempt"] for n in db.nodes["AnonNode"]} == {"legacy"}
+    assert main(["neo4j", "init"]) == 0  # idempotent: nothing left to migrate
+    assert "migrated" not in capsys.readouterr().out
+    assert main(["-q", "neo4j", "drop-release", "old"]) == 0
+    assert not fake.db.nodes["AnonNode"]  # drop finds the migrated rows

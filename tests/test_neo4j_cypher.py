@@ -157,6 +157,7 @@ def exercise_every_call_site(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
                        release_id="r6", masked=MaskedRelease.from_result(res))
     sink.releases()
     sink.drop_release("r2")
+    sink.migrate_legacy_releases()
     # the sample loaders
     monkeypatch.setattr(io_neo4j, "connect", lambda settings, verify=True: drv)
     for k_, v in {"NEO4J_URI": "bolt://fake:7687", "NEO4J_PASSWORD": "pw"}.items():

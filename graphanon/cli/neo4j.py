@@ -482,13 +482,16 @@ def releases(as_json: bool, uri: str | None, password_file: str | None,
 @_connection_options
 def init(uri: str | None, password_file: str | None, database: str | None) -> None:
     """Create the constraints and indexes releases rely on and wait until they are online
-    (once per database, by a user with schema rights; otherwise the first write does it)."""
+    (once per database, by a user with schema rights; otherwise the first write does it);
+    releases written by earlier versions (rows without an attempt) are migrated."""
     from ..io.neo4j import Neo4jSink
 
     with _driver(uri, password_file, database) as (drv, db):
         sink = Neo4jSink(drv, database=db)
         sink.ensure_schema()
-    echo(f"schema ready: {len(sink.index_names()) + 3} constraints and indexes online")
+        migrated = sink.migrate_legacy_releases()
+    echo(f"schema ready: {len(sink.index_names()) + 3} constraints and indexes online"
+         + (f"; {migrated} release(s) of an earlier version migrated" if migrated else ""))
 
 
 @neo4j.command("drop-release")

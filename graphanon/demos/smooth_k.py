@@ -45,7 +45,7 @@ def step_smooth_k(ctx: DemoContext) -> Section:
                                 f"{mechanism}, k={k}, verified; a comparison, not published "
                                 "beside the smooth release")
         write_bipartite(published, path)
-        ctx.write_record(path, record)
+        ctx.write_record(path, record, published)
         secs = res.seconds["total"] if isinstance(res.seconds, dict) else res.seconds
         rows.append([name, res.jaccard, res.suppressed, res.created, res.n_clusters,
                      res.min_cluster_size, check.ok, secs])

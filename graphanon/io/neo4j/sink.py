@@ -414,6 +414,18 @@ class Neo4jSink:
                                                   "timeout_seconds": timeout_seconds}).consume()
         self._schema_ready = True
 
+    def migrate_legacy_releases(self) -> int:
+        """Give the rows of releases written before staged writes the attempt ``'legacy'``
+        and make it current on their complete records, so readers, the clean-up and
+        ``drop-release`` find them again (idempotent; ``graphanon neo4j init``). Returns the
+        number of records migrated. Runs after :meth:`ensure_schema`."""
+        with wrap_driver_errors("migrating releases of earlier versions"), \
+                self._session() as session:
+            for label in (*RELEASE_LABELS, *STATISTIC_LABELS):
+                session.run(load("migrate_legacy_rows", label=label), {}).consume()
+            row = session.run(load("migrate_legacy_records"), {}).single()
+        return int(row["migrated"]) if row is not None else 0
+
     def _ensure_schema_once(self) -> None:
         """Schema statements run once per database: when the constraints and indexes a write
         relies on are all there and online (``SHOW INDEXES``), nothing is created."""
