@@ -16,6 +16,7 @@ user's process keeps its own handlers: nothing here is installed unless the CLI 
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import threading
 from collections.abc import Iterator
@@ -44,12 +45,36 @@ def _raise(signum: int) -> None:
     raise Terminated(signum)
 
 
-def on_signal(signum: int, _frame: Any) -> None:
-    """The handler: raise now, or remember the signal for the end of the critical section."""
+#: Folders of the packages whose code cannot take an exception raised by a signal handler:
+#: numba's compiler and llvmlite run Python code called back from C, where a ``ctypes``
+#: callback prints and drops it (the run would go on) and a dispatcher turns it into
+#: ``SystemError: CPUDispatcher(...) returned a result with an exception set``.
+_UNINTERRUPTIBLE = tuple(f"{os.sep}{name}{os.sep}" for name in ("numba", "llvmlite"))
+#: How long a stop that arrived inside them waits before it is delivered again.
+REDELIVER_S = 0.05
+
+
+def _in_compiler(frame: Any) -> bool:
+    while frame is not None:
+        if any(part in frame.f_code.co_filename for part in _UNINTERRUPTIBLE):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def on_signal(signum: int, frame: Any) -> None:
+    """The handler: raise now, or remember the signal for the end of the critical section.
+    A signal that arrives while numba compiles or loads a kernel is sent again a moment
+    later (:data:`REDELIVER_S`), until it finds the command's own code running."""
     global _pending
     if _depth:
         if _pending is None:
             _pending = signum
+        return
+    if _in_compiler(frame):
+        timer = threading.Timer(REDELIVER_S, os.kill, (os.getpid(), signum))
+        timer.daemon = True
+        timer.start()
         return
     _raise(signum)
 

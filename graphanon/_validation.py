@@ -109,10 +109,39 @@ def check_float(
     return fvalue
 
 
+#: How deeply a structured input (a job or suite TOML file, a ledger or report JSON file)
+#: may nest its arrays and tables: far beyond any real one, and far below the depth at which
+#: a parser (or the code walking the result) would exceed Python's recursion limit.
+MAX_NESTING = 64
+
+
+def nesting_depth(value: Any) -> int:
+    """How deeply ``value`` nests lists and dicts (a scalar: 0), counted without recursion."""
+    depth, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        children = (item.values() if isinstance(item, dict)
+                    else item if isinstance(item, list) else None)
+        if children is None:
+            continue
+        depth = max(depth, level)
+        if level <= MAX_NESTING:  # deeper is refused anyway: no need to walk it all
+            stack.extend((c, level + 1) for c in children)
+    return depth
+
+
+def check_nesting(value: Any) -> Any:
+    """``value``, or ``ValueError`` if it nests deeper than :data:`MAX_NESTING` levels."""
+    if nesting_depth(value) > MAX_NESTING:
+        raise ValueError(f"it nests arrays or tables more than {MAX_NESTING} levels deep")
+    return value
+
+
 def loads_json(text: str) -> Any:
     """:func:`json.loads`, but an object that holds a key twice is an error (``ValueError``):
     the standard module keeps the last value silently, so a ledger with a second
-    ``"datasets"`` would hide every charge of the first."""
+    ``"datasets"`` would hide every charge of the first. Nesting deeper than
+    :data:`MAX_NESTING` levels is an error too (``ValueError``), not a ``RecursionError``."""
     import json
 
     def unique(items: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -123,7 +152,11 @@ def loads_json(text: str) -> Any:
             out[key] = value
         return out
 
-    return json.loads(text, object_pairs_hook=unique)
+    try:
+        return check_nesting(json.loads(text, object_pairs_hook=unique))
+    except RecursionError:
+        raise ValueError(
+            f"it nests arrays or tables more than {MAX_NESTING} levels deep") from None
 
 
 #: The ε every mechanism accepts. Below 1e-6 the noise scale is astronomically large (and

@@ -69,15 +69,21 @@ def test_info_matches_manifest(dataset, capsys: pytest.CaptureFixture[str],
     assert (stats["nodes"], stats["edges"]) == (nodes, edges)
 
 
-def test_demo_writes_report(tmp_path: Path) -> None:
-    out = tmp_path / "out"
-    assert main(["--quiet", "demo", "--out", str(out), "--seed", "7"]) == 0
+def test_demo_writes_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's demo line exactly as written (``graphanon demo --seed 1 --out
+    results/``), in an empty folder."""
+    from test_readme import readme_command
+
+    argv = readme_command("graphanon demo ")
+    monkeypatch.chdir(tmp_path)
+    assert main(argv[1:]) == 0
+    out = tmp_path / argv[argv.index("--out") + 1]
     # publishable releases and operator material, nothing beside them: the report and its
     # exact-degree plot are operator material
     assert sorted(p.name for p in out.iterdir()) == ["operator", "publish"]
     rep = out / "operator"
     report = json.loads((rep / "report.json").read_text())
-    assert report["meta"]["seed"] == 7
+    assert report["meta"]["seed"] == int(argv[argv.index("--seed") + 1])
     sections = {s["title"]: s for s in report["sections"]}
     assert sections["Input data"]["data"]["polbooks"]["edges"] == 441
     assert (rep / "report.html").exists() and (rep / "report.md").exists()

@@ -8,7 +8,9 @@ Every case runs a command in-process and asserts the contract of the CLI:
   on success every stderr line is a ``graphanon:`` warning or note;
 * every input is unchanged (same bytes);
 * no temporary file (``.NAME.graphanon-*.tmp``, probes, staging folders) is left behind, and
-  a failed command leaves none of its outputs.
+  a failed command leaves none of its outputs;
+* a failed or refused command leaves no file or folder it created, lock files included
+  (issue 35).
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ def check(args: list[str], root: Path, capsys: pytest.CaptureFixture[str], *,
     """Run ``graphanon -q ARGS`` under the contract above; return its exit code."""
     inputs = [root / a for a in os.listdir(root)]
     before = _digest(inputs)
+    existed = set(root.rglob("*"))
     code = main(["-q", *args])
     err = capsys.readouterr().err
     lines = [ln for ln in err.splitlines() if ln.strip()]
@@ -60,6 +63,8 @@ def check(args: list[str], root: Path, capsys: pytest.CaptureFixture[str], *,
         assert len(lines) == 1 and lines[0].startswith("graphanon: error:"), (args, err)
         for o in outputs:
             assert not (root / o).exists(), (args, o)
+        created = sorted(set(root.rglob("*")) - existed)
+        assert created == [], (args, created)
     else:
         assert all(ln.startswith("graphanon: ") for ln in lines), err
     assert _digest(list(before)) == before, f"an input changed: {args}"

@@ -36,6 +36,18 @@ def readme_blocks() -> list[tuple[str, str, str | None]]:
     return out
 
 
+def readme_command(prefix: str) -> list[str]:
+    """The arguments of the README's command line that starts with ``prefix`` (its comment
+    dropped), for a test that runs a skipped block's command exactly as written."""
+    import shlex
+
+    for _lang, code, _skip in readme_blocks():
+        for line in code.splitlines():
+            if line.startswith(prefix):
+                return shlex.split(line, comments=True)
+    raise AssertionError(f"no README line starts with {prefix!r}")
+
+
 def test_every_block_is_run_or_says_where_it_runs() -> None:
     blocks = readme_blocks()
     assert len(blocks) >= 10
@@ -45,6 +57,9 @@ def test_every_block_is_run_or_says_where_it_runs() -> None:
             assert lang in ("bash", "python"), f"a {lang} block must say where it is tested"
         else:
             assert len(skip) > 10, skip
+            # a test named file::function exists
+            for path, name in re.findall(r"(tests/[\w/]+\.py)::(\w+)", skip):
+                assert f"def {name}(" in (ROOT / path).read_text(), (path, name)
 
 
 @pytest.fixture

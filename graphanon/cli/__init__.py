@@ -173,6 +173,7 @@ def _own_process() -> None:
     them again in full collections as they arrive, 0.05 to 0.15 s of a light command. Cycles
     are still collected; a young collection comes every 50,000 new containers.
     """
+    _open_closed_std_streams()
     gc.set_threshold(*GC_THRESHOLDS)
     if "numba.np.arraymath" not in sys.modules and _SkipBlasProbe not in sys.meta_path:
         sys.meta_path.insert(0, _SkipBlasProbe)
@@ -180,6 +181,28 @@ def _own_process() -> None:
 
     _igraph.cli_process()  # igraph without matplotlib.pyplot: 0.7 s of a command's start
     _interrupts.install()  # SIGTERM / SIGHUP stop a command as Ctrl-C does
+
+
+def _open_closed_std_streams() -> None:
+    """A command started with stdin, stdout or stderr closed (``graphanon ... >&-``) gets
+    ``/dev/null`` there: what it would print is dropped (its exit code still tells the
+    outcome), and no file it opens can take descriptor 0, 1 or 2 and receive its messages."""
+    import os
+
+    for fd, name, mode in ((0, "stdin", "r"), (1, "stdout", "w"), (2, "stderr", "w")):
+        try:
+            os.fstat(fd)
+            continue
+        except OSError:
+            pass
+        from ..io import _atomic
+
+        _atomic.CLOSED_AT_START.add(fd)  # no output may be written through it
+        null = os.open(os.devnull, os.O_RDWR)  # the lowest free descriptor: fd itself
+        if null != fd:
+            os.dup2(null, fd)
+            os.close(null)
+        setattr(sys, name, open(fd, mode, encoding="utf-8", closefd=False))
 
 
 def _show_warning(seen: set[str]) -> Any:
@@ -199,9 +222,13 @@ def _show_warning(seen: set[str]) -> Any:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: run the CLI and map errors to exit codes."""
+    from ._common import start_clock
+
+    start_clock()
     if argv is None:
         _own_process()
     try:
+        _check_environment()
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning(set())
             rv = cli.main(args=list(argv) if argv is not None else None,
@@ -249,6 +276,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _exit(2, argv)
     except Terminated as exc:
         return _terminated(exc, argv)
+    except SystemError as exc:
+        # a stop signal raised while a compiled kernel's dispatcher ran comes out as
+        # "SystemError: CPUDispatcher(...) returned a result with an exception set"
+        cause = _stop_in(exc)
+        if isinstance(cause, Terminated):
+            return _terminated(cause, argv)
+        if cause is None:
+            raise
+        click.echo("graphanon: interrupted", err=True)
+        return _exit(130, argv)
     except KeyboardInterrupt:
         click.echo("graphanon: interrupted", err=True)
         return _exit(130, argv)
@@ -262,6 +299,41 @@ def main(argv: Sequence[str] | None = None) -> int:
         click.echo(f"graphanon: note: {signal.Signals(stop).name} arrived while the outputs "
                    "were being put in place; the run completed first.", err=True)
     return _exit(code, argv)
+
+
+#: The environment variables graphanon reads: their names' prefixes.
+ENV_PREFIXES = ("GRAPHANON_", "NEO4J_")
+
+
+def _check_environment() -> None:
+    """Refuse a graphanon or Neo4j environment variable that is not UTF-8 text (its bytes
+    decode to lone surrogates): one line naming it, before anything is read or written."""
+    import os
+
+    from ..errors import InvalidParameterError
+
+    for name, value in sorted(os.environ.items()):
+        if not name.startswith(ENV_PREFIXES):
+            continue
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidParameterError(
+                f"the environment variable {name} holds bytes that are not UTF-8 text "
+                f"({value!a}); "
+                "set it to UTF-8 text.") from None
+
+
+def _stop_in(exc: BaseException) -> KeyboardInterrupt | None:
+    """The stop (Ctrl-C, SIGTERM, SIGHUP) an exception was raised from, if any."""
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return cause
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return None
 
 
 def _terminated(exc: Terminated, argv: Sequence[str] | None) -> int:

@@ -89,6 +89,24 @@ OUT_FORMAT_CHOICE = click.Choice(
 )
 
 
+_STARTED: list[float] = []
+
+
+def start_clock() -> None:
+    """Mark the command's start (:func:`main`), for :func:`wall_seconds`."""
+    import time
+
+    _STARTED[:] = [time.perf_counter()]
+
+
+def wall_seconds() -> float:
+    """Seconds since the command started: the time its user waited, reading the input and
+    compiling kernels included (a mechanism's own ``seconds`` count its work only)."""
+    import time
+
+    return time.perf_counter() - (_STARTED[0] if _STARTED else time.perf_counter())
+
+
 def quiet() -> bool:
     return bool(_option("quiet"))
 
@@ -143,6 +161,17 @@ def cleaning_report(data: Any) -> dict[str, int]:
     return {CLEANING_LABELS.get(k, k): int(v) for k, v in data.input_cleaning.items()}
 
 
+#: What a count of duplicate edges equal to the number of edges means (SNAP's lists).
+BOTH_WAYS = "one per edge: the file lists every edge in both directions, as SNAP does"
+
+
+def both_ways(data: Any) -> bool:
+    """Whether reading dropped exactly one duplicate per edge: an undirected graph whose
+    file lists every edge both ways (``a b`` and ``b a``), as SNAP's edge lists do."""
+    dup = int(getattr(data, "input_cleaning", {}).get("duplicate_edges", 0))
+    return dup > 0 and dup == int(getattr(data, "n_edges", -1))
+
+
 def _noted(data: Any, path: str | Path) -> None:
     """Say on stderr what reading ``path`` dropped, and keep it for the command's report."""
     ctx = click.get_current_context(silent=True)
@@ -150,15 +179,51 @@ def _noted(data: Any, path: str | Path) -> None:
         ctx.find_root().ensure_object(dict)
         ctx.find_root().obj.setdefault("input_cleaning", {})[str(path)] = cleaning_report(
             data)
+        if both_ways(data):
+            ctx.find_root().obj.setdefault("both_ways", set()).add(str(path))
 
 
 def _echo_input_notes() -> None:
-    """One stderr note per input from which reading dropped something."""
+    """One stderr note per input from which reading dropped something, then the warnings
+    about the outputs (:func:`warn_after_success`)."""
     for path, counts in (_option("input_cleaning") or {}).items():
         dropped = {k: v for k, v in counts.items() if v}
         if dropped:
-            what = ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in dropped.items())
+            what = ", ".join(
+                f"{k.replace('_', ' ')}: {v}"
+                + (f" ({BOTH_WAYS})" if k == "duplicate_edges_dropped"
+                   and path in (_option("both_ways") or ()) else "")
+                for k, v in dropped.items())
             click.echo(f"graphanon: note: {path}: {what}.", err=True)
+    for message in _option("output_warnings") or ():
+        click.echo(f"graphanon: warning: {message}", err=True)
+
+
+def warn_after_success(message: str) -> None:
+    """A warning about what the command wrote, printed once its outputs are in place (a run
+    that fails prints its one error line only)."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        import warnings
+
+        warnings.warn(message, stacklevel=2)
+        return
+    ctx.find_root().ensure_object(dict)
+    ctx.find_root().obj.setdefault("output_warnings", []).append(message)
+
+
+def write_graph_output(G: Graph, out: str, out_format: str | None) -> None:
+    """Write a command's graph output; warn when its format cannot hold every node (an edge
+    list has no line for a node without edges: it reads back without them)."""
+    from ..io.files import nodes_not_written, write_graph
+
+    write_graph(G, out, format=out_format)
+    lost = nodes_not_written(G, out, out_format)
+    if lost:
+        warn_after_success(
+            f"{out}: {lost} of the {G.n_nodes} nodes have no edge, and an edge list cannot "
+            f"hold them: the file reads back with {G.n_nodes - lost} nodes. Write .parquet or "
+            ".graphml to keep them.")
 
 
 def load_graph(path: str | Path, fmt: str | None = None) -> Graph:
@@ -229,21 +294,30 @@ STATE_PARAMS = frozenset({"ledger"})
 
 
 def check_outputs(outputs: Mapping[str, str], inputs: Mapping[str, str],
-                  where: Callable[[str], str], input_name: Callable[[str], str] = str) -> None:
+                  where: Callable[[str], str], input_name: Callable[[str], str] = str,
+                  folders: frozenset[str] = frozenset()) -> None:
     """The checks :func:`guard_paths` makes before a command runs, for ``outputs`` (name ->
     path): none is an input, no two are one file, each can be written. ``where(name)`` says
-    which option names an output (``"The '--out' option"``), ``input_name`` an input's."""
+    which option names an output (``"The '--out' option"``), ``input_name`` an input's;
+    ``folders`` the outputs that are folders (``demo --out results/``: a trailing separator
+    is what a folder's name may well end with)."""
     import os
 
     from ..io._atomic import can_write_in_place, creatable_reason, writes_in_place
 
     seen: dict[str, str] = {}
     for name, value in outputs.items():
+        if name in folders:
+            value = value.rstrip(os.sep) or value
         real = os.path.realpath(value)
         if not os.path.isdir(value) and writes_in_place(value):
             # /dev/null, a FIFO, /dev/stdout: written in place, never renamed over
             if not can_write_in_place(value):
-                raise InvalidParameterError(f"{where(name)} cannot write {value!r}.")
+                from ..io._atomic import own_descriptor
+
+                why = ("the descriptor is closed or open for reading only"
+                       if own_descriptor(value) is not None else "this user may not write it")
+                raise InvalidParameterError(f"{where(name)} cannot write {value!r}: {why}.")
             continue
         for iname, ivalue in inputs.items():
             if real == os.path.realpath(ivalue):
@@ -282,6 +356,8 @@ def guard_paths(cmd: click.Command) -> click.Command:
     flags = {p.name: (p.opts[0] if isinstance(p, click.Option) else p.human_readable_name)
              for p in cmd.params}
     paths = {p.name for p in cmd.params if isinstance(p.type, click.Path)}
+    folders = frozenset(p.name for p in cmd.params
+                        if isinstance(p.type, click.Path) and not p.type.file_okay and p.name)
 
     def where(name: str) -> str:
         return f"The '{flags.get(name, name)}' option"
@@ -307,7 +383,7 @@ def guard_paths(cmd: click.Command) -> click.Command:
                   if k not in outputs and isinstance(v, str) and v
                   and (os.path.isfile(v) or k in STATE_PARAMS)}
         check_outputs(outputs, inputs, where,
-                      lambda n: str(flags.get(n, n)))
+                      lambda n: str(flags.get(n, n)), folders)
         for state in STATE_PARAMS:  # the ledger is no input either, existing or not
             value = kwargs.get(state)
             if not isinstance(value, str) or not value:
@@ -338,14 +414,28 @@ def guard_paths(cmd: click.Command) -> click.Command:
     return cmd
 
 
-def noise_options(func: Any) -> Any:
+#: ``--seed`` of a command whose only randomness is its DP noise (randomized response's
+#: coin flips): refused with the secure default noise, which cannot be seeded.
+SEED_OF_NOISE_ONLY = ("Seed of the coin flips, only with --noise numpy-insecure (recorded in "
+                      "the release); refused with the default opendp noise, whose secure "
+                      "coin flips cannot be seeded.")
+
+
+def noise_options_seeding(seed_help: str) -> Callable[[Any], Any]:
+    """:func:`noise_options` whose ``--seed`` help is ``seed_help``, for a command whose seed
+    does something else than seeding sampling and post-processing
+    (:data:`SEED_OF_NOISE_ONLY`): the help says what the option does."""
+    return lambda func: noise_options(func, seed_help=seed_help)
+
+
+def noise_options(func: Any, *, seed_help: str | None = None) -> Any:
     """Add ``--noise`` and ``--seed``: the one way every private command picks its noise."""
     func = click.option(
         "--seed",
         type=int,
         default=None,
-        help="Seed for sampling and post-processing (recorded in the release). It seeds the DP "
-        "noise only with --noise numpy-insecure.",
+        help=seed_help or "Seed for sampling and post-processing (recorded in the release). "
+        "It seeds the DP noise only with --noise numpy-insecure.",
     )(func)
     return click.option(
         "--noise",

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidParameterError
-from ._common import echo, progress_bar, write_json
+from ._common import echo, progress_bar, wall_seconds, write_json
 
 __all__ = ["dk_on_cluster", "smooth_k_on_cluster"]
 
@@ -75,7 +75,7 @@ def smooth_k_on_cluster(input_path: str, *, k: int, rng: np.random.Generator, se
     echo(f"smooth-k ({variant}) k={k} on {res.n_workers} Dask workers: jaccard "
          f"{res.jaccard:.4f}, suppressed {res.suppressed:.4f}, created {res.created:.4f}, "
          f"{res.n_clusters} clusters (min size {res.min_cluster_size}) in "
-         f"{res.seconds['total']:.2f} s -> {out}/ ({len(res.parts)} parts)")
+         f"{wall_seconds():.1f} s -> {out}/ ({len(res.parts)} parts)")
 
 
 def dk_on_cluster(input_path: str, d: int, *, scheduler: str | None,

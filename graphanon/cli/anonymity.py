@@ -20,6 +20,7 @@ from ._common import (
     pseudonym_options,
     pseudonymized,
     refuse_skip_bad_rows,
+    wall_seconds,
     write_json,
 )
 
@@ -179,7 +180,7 @@ def smooth_k(input_path: str, k: int, variant: str, postprocess: str, alpha: flo
                    keep_ids=keep_ids, pseudonym_map=pseudonym_map)
     echo(f"smooth-k ({variant}) k={k}: jaccard {res.jaccard:.4f}, suppressed "
          f"{res.suppressed:.4f}, created {res.created:.4f}, {res.n_clusters} clusters "
-         f"(min size {res.min_cluster_size}) in {res.seconds['total']:.2f} s -> {out}")
+         f"(min size {res.min_cluster_size}) in {wall_seconds():.1f} s -> {out}")
 
 
 @click.command("mondrian")
@@ -212,7 +213,7 @@ def mondrian_cmd(input_path: str, k: int, split: str, out: str, report_path: str
     _write_release(res.anonymized, out, report_path, payload, None, None, keep_ids=keep_ids,
                    pseudonym_map=pseudonym_map)
     echo(f"mondrian k={k}: jaccard {res.jaccard:.4f}, suppressed {res.suppressed:.4f}, "
-         f"{res.n_clusters} partitions in {res.seconds:.2f} s -> {out}")
+         f"{res.n_clusters} partitions in {wall_seconds():.1f} s -> {out}")
 
 
 @click.command("bipartite-from-table")

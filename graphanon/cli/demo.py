@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from ._common import echo, make_rng, progress_bar
@@ -32,7 +34,8 @@ def demo(outdir: str, seed: int | None) -> None:
     _, seed = make_rng(seed)
     with progress_bar() as progress:
         report = run_demo(outdir, seed=seed, progress=progress)
-    echo(f"wrote {len(report.sections)} report sections to {outdir}/operator/report.html "
+    echo(f"wrote {len(report.sections)} report sections to "
+         f"{os.path.join(outdir, 'operator', 'report.html')} "
          f"(also report.md, report.json); seed {seed}")
 
 

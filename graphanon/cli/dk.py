@@ -30,6 +30,8 @@ from ._common import (
     read_universe,
     refuse_skip_bad_rows,
     resolve_noise,
+    wall_seconds,
+    write_graph_output,
     write_json,
 )
 
@@ -76,18 +78,15 @@ def dk(input_path: str, d: int, out: str, fmt: str | None, scheduler: str | None
         del G
     with progress_task(f"writing {out}"):
         write_dk_table(dist, out)
-    echo(f"{out}: {dist.n_tuples} distinct {d}K tuples ({dist.seconds:.3f} s)")
+    echo(f"{out}: {dist.n_tuples} distinct {d}K tuples ({wall_seconds():.1f} s)")
 
 
 def _write_3k_stream(G: Any, out: str) -> None:
     """``dk --d 3`` in memory: the size bound first, then the partitions of
     :func:`graphanon.dk.extract.iter_three_k` written as they come."""
-    import time
-
     from ..dk.extract import iter_three_k, three_k_rows_bound
     from ..io.dk_tables import write_3k_chunks
 
-    t0 = time.perf_counter()
     bound = three_k_rows_bound(G)
     # a 3K row is about 20 bytes of text; the bound can be far above the real count
     echo(f"3K of {G.n_nodes:,} nodes and {G.n_edges:,} edges: at most {bound:,} rows "
@@ -95,7 +94,7 @@ def _write_3k_stream(G: Any, out: str) -> None:
     with progress_bar() as bar:
         wedges, triangles = write_3k_chunks(iter_three_k(G, progress=bar), out)
     echo(f"{out}: {wedges + triangles} distinct 3K tuples ({wedges} wedge, {triangles} "
-         f"triangle rows; {time.perf_counter() - t0:.3f} s)")
+         f"triangle rows; {wall_seconds():.1f} s)")
 
 
 @click.command("release-dk")
@@ -226,6 +225,11 @@ def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
             "release-dk --privacy edge needs a public degree bound (--max-degree H) or the "
             "public node set (--nodes FILE, which makes H = |nodes| - 1 public): the default "
             "n - 1 would read the node count off the private input.")
+    if domain == "observed" and ledger is not None:
+        raise InvalidParameterError(
+            "The '--ledger' option charges a differentially private release; --domain "
+            "observed (the thesis's variant) is NOT differentially private and carries no ε "
+            "to charge: drop --ledger, or use --domain public.")
     acc = open_ledger(ledger, dataset, budget, budget_neighbourhood, neighbourhood="edge",
                       epsilon=epsilon if domain == "public" else None)
     nodes = read_universe(nodes_path, "node")
@@ -291,7 +295,7 @@ def generate(table: str, d: int, seed: int | None, out: str, out_format: str | N
     from ..dk.extract import DKDistribution
     from ..dk.generate import dk_graph
     from ..io.dk_tables import read_dk_table
-    from ..io.files import graph_output_format, write_graph
+    from ..io.files import graph_output_format
 
     out_format = graph_output_format(out, out_format)
     refuse_skip_bad_rows(f"the dK table {table!r}")
@@ -328,7 +332,7 @@ def generate(table: str, d: int, seed: int | None, out: str, out_format: str | N
     with progress_bar() as bar:
         S = dk_graph(dist, rng=rng, progress=bar)
     with progress_task(f"writing {out}"):
-        write_graph(S.graph, out, format=out_format)
+        write_graph_output(S.graph, out, out_format)
     payload: dict[str, Any] = {"d": d, "method": S.method, "exact": S.exact,
                                "deviation": S.deviation, "nodes": S.graph.n_nodes,
                                "edges": S.graph.n_edges, "seed": used_seed,

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
+
 import click
 
-from ._common import echo, make_rng, progress_bar
+from ._common import echo, make_rng, progress_bar, wall_seconds
 
 __all__ = ["COMMANDS"]
 
@@ -50,9 +52,10 @@ def evaluate(input_path: str | None, suite: str, quick: bool, outdir: str, seed:
         report = run_suite(config, outdir, progress=progress)
     audits = report.results.get("audit", [])
     over = [a for a in audits if a.exceeds_claim and not a.control]
-    echo(f"wrote {outdir}/report.html (also report.md, report.json); seed {config.seed}; "
-         f"{len(audits)} audits, {len(over)} above their claim; "
-         f"{report.timings.get('total', 0.0):.0f} s")
+    controls = sum(1 for a in audits if a.control)  # counted apart, as the report does
+    echo(f"wrote {os.path.join(outdir, 'report.html')} (also report.md, report.json); "
+         f"seed {config.seed}; {len(audits) - controls} audits and {controls} controls, "
+         f"{len(over)} audits above their claim; {wall_seconds():.0f} s")
 
 
 COMMANDS = [evaluate]

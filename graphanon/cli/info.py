@@ -8,7 +8,15 @@ from typing import Any
 
 import click
 
-from ._common import FORMAT_CHOICE, cleaning_report, load_bipartite, load_graph, progress_task
+from ._common import (
+    BOTH_WAYS,
+    FORMAT_CHOICE,
+    both_ways,
+    cleaning_report,
+    load_bipartite,
+    load_graph,
+    progress_task,
+)
 
 
 @click.command("info")
@@ -65,6 +73,8 @@ def info(path: str, fmt: str | None, bipartite: bool, preset: str | None, as_jso
     click.echo(path)
     for k, v in stats.items():
         val = f"{v:.6g}" if isinstance(v, float) else str(v)
+        if k == "duplicate_edges_dropped" and both_ways(data):
+            val += f" ({BOTH_WAYS})"
         click.echo(f"  {k.replace('_', ' '):<{width}}  {val}")
 
 

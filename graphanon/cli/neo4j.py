@@ -191,8 +191,8 @@ def read_graph(label: str | None, rel: str | None, id_prop: str | None, node_pro
                database: str | None) -> None:
     """Export a social graph from Neo4j to a file; report the read's throughput."""
     from ..graph import Graph
-    from ..io.files import write_graph
     from ..io.neo4j import Neo4jSource
+    from ._common import write_graph_output
 
     if query is None:
         if not label or not rel:
@@ -228,7 +228,7 @@ def read_graph(label: str | None, rel: str | None, id_prop: str | None, node_pro
     assert isinstance(G, Graph)
     if src.last_read is not None:
         echo(src.last_read.describe())
-    write_graph(G, out, format=fmt)
+    write_graph_output(G, out, fmt)
     echo(f"wrote {out}: {G.n_nodes} nodes, {G.n_edges} edges")
     if found is not None:
         assert universe_out is not None

@@ -32,6 +32,7 @@ from ._common import (
     progress_task,
     read_universe,
     resolve_noise,
+    write_graph_output,
     write_json,
 )
 
@@ -57,7 +58,7 @@ __all__ = ["COMMANDS", "release_dk_node"]
 def project_cmd(input_path: str, theta: int, method: str, order: str | None, seed: int | None,
                 out: str, report: str | None, fmt: str | None, out_format: str | None) -> None:
     """Project INPUT to maximum degree θ (no privacy by itself: a preprocessing step)."""
-    from ..io.files import graph_output_format, write_graph
+    from ..io.files import graph_output_format
     from ..metrics import describe_graph
     from ..nodedp.projection import project
 
@@ -72,7 +73,7 @@ def project_cmd(input_path: str, theta: int, method: str, order: str | None, see
         click.echo(f"graphanon: warning: {w.message}", err=True)
     del G
     with progress_task(f"writing {out}"):
-        write_graph(P.graph, out, format=out_format)
+        write_graph_output(P.graph, out, out_format)
     payload: dict[str, Any] = {
         "input": input_path, "method": P.method, "order": P.order, "theta": P.theta,
         "key": P.key, "n_edges_before": P.n_edges_before, "n_edges_after": P.n_edges_after,

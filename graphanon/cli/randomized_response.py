@@ -10,12 +10,13 @@ from ..errors import InvalidParameterError
 from ..privacy.release import NOT_PRIVATE_NOTE
 from ._common import (
     RR_EPSILON,
+    SEED_OF_NOISE_ONLY,
     charge_on_commit,
     echo,
     ledger_options,
     load_bipartite,
     make_rng,
-    noise_options,
+    noise_options_seeding,
     open_ledger,
     progress_bar,
     pseudonym_options,
@@ -46,7 +47,7 @@ __all__ = ["COMMANDS"]
               help="PUBLIC user universe: one user id per line (every user that may appear).")
 @click.option("--features", "features_path", type=click.Path(dir_okay=False), required=True,
               help="PUBLIC feature universe: one feature id per line.")
-@noise_options
+@noise_options_seeding(SEED_OF_NOISE_ONLY)
 @ledger_options
 @pseudonym_options
 def randomized_response_cmd(

@@ -18,7 +18,9 @@ Targets that exist and are not regular files (``/dev/null``, a FIFO, a terminal,
 substitution ``/dev/fd/N``) and the process's own descriptors (``/dev/stdout``, ``/dev/fd/N``,
 ``/proc/self/fd/N``, whatever they are open on: a regular file too) are never renamed over:
 the finished temporary file, kept in the system's temporary folder, is copied into them at
-commit time (an own descriptor is written through, sharing its offset with the process's
+commit time (opened before the ``before_commit`` hooks, so that a pipe's reader is waited
+for before the ledger is charged; written after them, and a write that fails then says that
+the charge was made) (an own descriptor is written through, sharing its offset with the process's
 other writes to it). A symbolic link to a file is written through: the file it points to is
 replaced, the link stays. A target that is an existing directory is refused. Missing parent
 folders of a target are created (documented behaviour of every ``--out`` option).
@@ -36,12 +38,18 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from .._tempfiles import OutputError, new_temp, temp_name_pattern
 from ..errors import InvalidParameterError
 
 __all__ = ["OutputError", "atomic_path", "atomic_write_text", "can_write_in_place", "new_temp",
            "output_transaction", "own_descriptor", "temp_name_pattern", "writes_in_place"]
+
+
+#: The standard descriptors that were closed when the command started (reopened on
+#: /dev/null by the CLI): ``--out /dev/stdout`` then has no reader, and is refused.
+CLOSED_AT_START: set[int] = set()
 
 
 class _Transaction:
@@ -59,13 +67,27 @@ class _Transaction:
         renamed into place or after all of it."""
         from .._interrupts import deferred
 
-        for hook in self.before_commit:
-            hook()
-        # copies into non-regular targets (/dev/full, a pipe) can still fail: do them first,
-        # then the renames, which do not fail on one file system
-        for tmp, target in [st for st in self.staged if writes_in_place(st[1])]:
-            _install(tmp, target)
-            self.staged.remove((tmp, target))
+        in_place = [st for st in self.staged if writes_in_place(st[1])]
+        with contextlib.ExitStack() as stack:
+            # a device or pipe is opened before the hooks (a pipe waits for its reader here:
+            # a run stopped while it waits has charged nothing) and written after them
+            opened = {target: stack.enter_context(_open_in_place(target))
+                      for _, target in in_place}
+            for hook in self.before_commit:
+                hook()
+            # copies into non-regular targets (/dev/full, a pipe) can still fail: do them
+            # first, then the renames, which do not fail on one file system
+            try:
+                for tmp, target in in_place:
+                    _install(tmp, target, opened[target])
+                    self.staged.remove((tmp, target))
+            except OutputError as exc:
+                if not self.before_commit:
+                    raise
+                raise OutputError(
+                    f"{exc} The privacy ledger was charged before it failed (a device or "
+                    "pipe is written only after the charge, so that a refused charge "
+                    "publishes nothing): the ε stays spent.") from None
         with deferred():
             for tmp, target in list(self.staged):
                 _install(tmp, target)
@@ -174,6 +196,8 @@ def can_write_in_place(target: str | os.PathLike[str]) -> bool:
     fd = own_descriptor(target)
     if fd is None:
         return os.access(target, os.W_OK)
+    if fd in CLOSED_AT_START:
+        return False
     import fcntl
 
     try:
@@ -222,9 +246,33 @@ def creatable_reason(target: str | os.PathLike[str]) -> str | None:
     return None
 
 
-def _install(tmp: Path, target: Path) -> None:
-    """Put the finished temporary file in place: rename, or copy into a non-regular file."""
+@contextlib.contextmanager
+def _open_in_place(target: Path) -> Iterator[Any]:
+    """An in-place target (:func:`writes_in_place`) opened for writing; ``None`` for one of
+    the process's own descriptors, which is written through as it is."""
+    if _own_fd(target) is not None:
+        yield None
+        return
     try:
+        fh = open(target, "wb", buffering=0)  # (a failed write is not retried at close)
+    except OSError as exc:
+        raise OutputError(f"cannot write {str(target)!r}: {exc.strerror or exc}.") from None
+    with contextlib.closing(fh):
+        yield fh
+
+
+def _install(tmp: Path, target: Path, opened: Any = None) -> None:
+    """Put the finished temporary file in place: rename, or copy into a non-regular file
+    (``opened``: that file, already opened by :func:`_open_in_place`)."""
+    try:
+        if opened is not None:
+            with open(tmp, "rb") as src:
+                while chunk := src.read(1 << 20):
+                    view = memoryview(chunk)
+                    while view:
+                        view = view[opened.write(view):]
+            tmp.unlink()
+            return
         fd = _own_fd(target)
         if fd is not None:  # through the descriptor, after what the process wrote to it
             for stream in (sys.stdout, sys.stderr):

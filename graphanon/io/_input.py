@@ -235,10 +235,19 @@ def read_toml(path: str | os.PathLike[str], *, what: str) -> dict[str, Any]:
     except InvalidParameterError as exc:  # one message per kind of file
         raise InvalidParameterError(str(exc).replace("input file", what, 1)
                                     .replace("input path", what, 1)) from None
+    from .._validation import check_nesting
+
     try:
-        return tomllib.loads(text.removeprefix("\ufeff"))  # a byte order mark, as elsewhere
+        data = check_nesting(tomllib.loads(text.removeprefix("\ufeff")))  # a BOM, as elsewhere
     except tomllib.TOMLDecodeError as exc:
         raise InvalidParameterError(f"{what} {str(p)!r} is not valid TOML: {exc}.") from None
+    except (RecursionError, ValueError):
+        from .._validation import MAX_NESTING
+
+        raise InvalidParameterError(
+            f"{what} {str(p)!r} nests arrays or tables more than {MAX_NESTING} levels deep."
+        ) from None
+    return dict(data)
 
 
 def csv_records(raw: bytes | bytearray, delimiter: str) -> Any:

@@ -13,7 +13,9 @@ Formats
 ``csv`` / ``tsv``  delimited with a header; columns chosen by name (``source``/``target``).
 ``parquet``  columns ``source``, ``target`` (integers or text, dictionary-encoded too); a row
               with a null target is an isolated node.
-``graphml`` / ``gml``  through igraph; node attributes are kept.
+``graphml`` / ``gml``  through igraph; node attributes are kept. Integer ids of 16 digits or
+              more (igraph prints 15) and text ids GraphML (control characters) or GML (NUL)
+              cannot hold are refused before writing.
 ``mtx``  Matrix Market (with banner) or the NetworkRepository ``n m`` header variant.
 ``mat``  MATLAB file with an adjacency ``A`` (Facebook100), attributes from ``local_info``.
 ``bipartite``  ``user<TAB>feature`` lines (string ids allowed, ``#`` comments).
@@ -22,6 +24,7 @@ Formats
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import itertools
 import os
@@ -422,16 +425,17 @@ def _refuse_doctype(path: Path) -> None:
 
 
 def _check_graphml_shape(path: Path, vcount: int) -> None:
-    """igraph reads the first ``<graph>`` of a GraphML file and makes a node of every edge
-    end it has not seen declared: refuse both instead of dropping a graph or inventing
-    nodes silently. An XML parser counts the ``<graph>`` elements and the distinct ids of the
-    ``<node>`` elements directly inside one (comments, CDATA, entities and the encoding are
-    the parser's business), streaming, one element at a time."""
+    """igraph reads the first ``<graph>`` of a GraphML file, makes a node of every edge end
+    it has not seen declared, and drops ``<hyperedge>`` elements: refuse all three instead of
+    dropping a graph or edges or inventing nodes silently. An XML parser counts the
+    ``<graph>`` and ``<hyperedge>`` elements and the distinct ids of the ``<node>`` elements
+    directly inside a graph (comments, CDATA, entities and the encoding are the parser's
+    business), streaming, one element at a time."""
     import io as _io
     import xml.etree.ElementTree as ET
 
-    def count(source: Any) -> tuple[int, int]:
-        graphs = 0
+    def count(source: Any) -> tuple[int, int, int]:
+        graphs = hyperedges = 0
         ids: set[str | None] = set()
         stack: list[str] = []
         for event, elem in ET.iterparse(source, events=("start", "end")):
@@ -439,17 +443,19 @@ def _check_graphml_shape(path: Path, vcount: int) -> None:
             if event == "start":
                 if tag == "graph":
                     graphs += 1
+                elif tag == "hyperedge":
+                    hyperedges += 1
                 elif tag == "node" and stack and stack[-1] == "graph":
                     ids.add(elem.get("id"))
                 stack.append(tag)
             else:
                 stack.pop()
                 elem.clear()
-        return graphs, len(ids)
+        return graphs, len(ids), hyperedges
 
     try:
         try:
-            graphs, nodes = count(path)
+            graphs, nodes, hyperedges = count(path)
         except (ValueError, LookupError):  # an encoding expat cannot read (Shift_JIS, GBK)
             raw = path.read_bytes()
             head = re.match(rb"<\?xml[^>]*encoding=[\"']([A-Za-z0-9._-]+)[\"']", raw)
@@ -457,7 +463,7 @@ def _check_graphml_shape(path: Path, vcount: int) -> None:
                 raise
             text = raw.decode(head.group(1).decode("ascii"))
             text = text.replace(head.group(1).decode("ascii"), "UTF-8", 1)
-            graphs, nodes = count(_io.BytesIO(text.encode("utf-8")))
+            graphs, nodes, hyperedges = count(_io.BytesIO(text.encode("utf-8")))
     except (ET.ParseError, ValueError, LookupError, UnicodeDecodeError) as exc:
         raise InputFormatError(f"{str(path)!r} is not a valid GRAPHML file: {exc}",
                                path=str(path)) from None
@@ -465,6 +471,11 @@ def _check_graphml_shape(path: Path, vcount: int) -> None:
         raise InputFormatError(
             f"{str(path)!r} holds {graphs} <graph> elements; graphanon reads one graph per "
             "file (split the file).", path=str(path))
+    if hyperedges:
+        raise InputFormatError(
+            f"{str(path)!r} holds {hyperedges} <hyperedge> element(s), which a graph cannot "
+            "hold (igraph would drop them); replace each by the edges it stands for.",
+            path=str(path))
     if vcount > nodes:
         raise InputFormatError(
             f"{str(path)!r}: {vcount - nodes} edge end(s) name a node that no <node> "
@@ -699,7 +710,11 @@ _TEXT_RULES = {
     # a newline
     "graphml": (r"[\x00-\x08\x0b\x0c\x0e-\x1f\r\x{fffe}\x{ffff}]",
                 "XML holds no control characters and reads a carriage return as a newline"),
+    "gml": (r"\x00", "igraph's GML reader ends a string at a NUL character"),
 }
+#: igraph's GraphML and GML writers print a number with 15 significant digits: larger
+#: integer ids would read back as other numbers.
+_IGRAPH_EXACT = 10**15
 #: Rules under which an id starting with '#' would read back as a comment line.
 _COMMENT_RULES = frozenset({"edgelist", "tsv-raw"})
 
@@ -719,7 +734,7 @@ def _check_writable_ids(ids: np.ndarray[Any, Any], what: str, rule: str, fmt: st
         x = text[int(pc.index(bad, True).as_py())].as_py()
         comment = rule in _COMMENT_RULES and x.lstrip(" \t").startswith("#")
         reason = "'#' starts a comment line" if comment else why
-        instead = ".parquet or .gml" if rule == "graphml" else ".parquet or .graphml"
+        instead = ".parquet or .csv" if rule in ("graphml", "gml") else ".parquet or .graphml"
         article = "an" if fmt[:1].lower() in "aeiou" else "a"
         raise InvalidParameterError(
             f"the {what} id {x!r} cannot be written to {article} {fmt} file ({reason}); "
@@ -749,6 +764,22 @@ def _refuse_blank_ends(ids: np.ndarray[Any, Any], what: str, fmt: str) -> None:
             "reader drops the "
             f"spaces and tabs around an id, so it would read back as {trim_id_blanks(x)!r}; "
             "strip the ids first.")
+
+
+def _check_igraph_ids(ids: np.ndarray[Any, Any], fmt: str) -> None:
+    """Refuse, before writing, an id that a GraphML or GML file would not give back exactly:
+    an integer of 16 digits or more (printed with 15), a text id with a character the
+    format cannot hold."""
+    name = "GraphML" if fmt == "graphml" else "GML"
+    if ids.dtype == object:
+        _check_writable_ids(ids, "node", fmt, name)
+        return
+    big = np.flatnonzero((ids <= -_IGRAPH_EXACT) | (ids >= _IGRAPH_EXACT))
+    if big.size:
+        raise InvalidParameterError(
+            f"the node id {ids[big[0]].item()} cannot be written exactly to a {name} file "
+            "(igraph writes numbers with 15 significant digits: it would read back as "
+            f"another number); write .parquet or an edge list instead, which hold any id.")
 
 
 def _check_positional_ids(ids: np.ndarray[Any, Any]) -> None:
@@ -811,6 +842,36 @@ def _write_csv(tmp: Path, a: Any, b: Any, delimiter: str, names: Sequence[str]) 
                                                    quoting_style="needed"))
 
 
+#: Output formats that list edges only: a node without edges cannot be written to them.
+EDGE_ONLY_FORMATS = frozenset({"edgelist", "csv", "tsv"})
+
+
+def nodes_not_written(G: Graph, path: str | os.PathLike[str], format: str | None = None) -> int:
+    """How many nodes of ``G`` a file ``path`` in ``format`` cannot hold: its isolated nodes,
+    in an edge-only format (:data:`EDGE_ONLY_FORMATS`), which reads back without them."""
+    if graph_output_format(Path(path), format) not in EDGE_ONLY_FORMATS:
+        return 0
+    return int(np.count_nonzero(G.degrees == 0))
+
+
+def _igraph_write(write: Any, tmp: Path) -> None:
+    """``write(tmp)`` with igraph's writer, whose C code reports a failed write (a full disk)
+    as ``InternalError: ... Write failed``, with no errno: raised as the ``OSError`` every
+    other writer raises (``ENOSPC`` when the file system is full), which
+    :func:`~graphanon.io._atomic.atomic_path` turns into its one-line error."""
+    try:
+        write(str(tmp))
+    except Exception as exc:
+        try:
+            full = os.statvfs(tmp.parent).f_bavail == 0
+        except OSError:
+            full = False
+        if full:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(tmp)) from None
+        message = str(exc).split(" -- ")[0].rpartition(": ")[2] or type(exc).__name__
+        raise OSError(errno.EIO, f"igraph could not write it ({message})", str(tmp)) from None
+
+
 def write_graph(G: Graph, path: str | os.PathLike[str], *, format: str | None = None) -> Path:
     """Write ``G`` atomically in ``format`` (detected from the extension if omitted).
 
@@ -859,15 +920,12 @@ def write_graph(G: Graph, path: str | os.PathLike[str], *, format: str | None = 
             )
             pq.write_table(pa.table({"source": src, "target": dst}), tmp)
         elif fmt in ("graphml", "gml"):
-            if fmt == "graphml" and ids.dtype == object:  # integer ids are always writable
-                _check_writable_ids(ids, "node", "graphml", "GraphML")
+            _check_igraph_ids(ids, fmt)
             g = G.to_igraph()
             if fmt == "gml":
                 # GML needs numeric ids; keep the external id in 'name'
                 g.vs["id"] = list(range(G.n_nodes))
-                g.write_gml(str(tmp))
-            else:
-                g.write_graphml(str(tmp))
+            _igraph_write(g.write_gml if fmt == "gml" else g.write_graphml, tmp)
         elif fmt == "mtx":
             _check_positional_ids(ids)
             import scipy.io

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import fcntl
 import logging
 import os
 import secrets
@@ -33,20 +32,36 @@ log = logging.getLogger("graphanon.jobs")
 
 @contextlib.contextmanager
 def job_lock(path: Path, name: str) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    """The job's lock file ``.NAME.graphanon.lock`` (holding the pid of its run), removed when
+    the run ends, whatever the outcome (:func:`graphanon._locks.lock_file`)."""
+    from .._locks import lock_file
+
+    missing = [d for d in reversed(path.parents) if not d.exists()]
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise JobLockedError(
-                f"another run of job {name!r} is in progress (lock {str(path)!r} is held)."
-            ) from None
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
-        yield
+        with contextlib.ExitStack() as stack:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                fd = stack.enter_context(lock_file(path, wait=False))
+            except BlockingIOError:
+                raise JobLockedError(
+                    f"another run of job {name!r} is in progress (lock {str(path)!r} is "
+                    "held).") from None
+            except OSError as exc:
+                raise InvalidParameterError(
+                    f"job {name!r}: cannot create its lock file {str(path)!r}: "
+                    f"{exc.strerror or exc}.") from None
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+            yield
     finally:
-        os.close(fd)
+        _remove_empty(missing)
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    """Remove the folders a run created for its lock (deepest first), if still empty."""
+    for folder in reversed(folders):
+        with contextlib.suppress(OSError):
+            folder.rmdir()
 
 
 def event(event: str, **fields: Any) -> None:

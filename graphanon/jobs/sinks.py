@@ -112,6 +112,17 @@ def write_sink(sink: dict[str, Any], state: JobState, release_id: str, job: str,
             if isinstance(state.data, Graph):
                 fname = sink.get("graph_name", "graph.graphml")
                 write_graph(state.data, folder / fname)
+                from ..io.files import nodes_not_written
+
+                lost = nodes_not_written(state.data, folder / fname)
+                if lost:
+                    import warnings
+
+                    warnings.warn(
+                        f"file sink {sink['path']!r}: {fname} is an edge list, which cannot "
+                        f"hold the {lost} nodes without edges of the graph's "
+                        f"{state.data.n_nodes}; name a .graphml or .parquet graph_name to keep "
+                        "them.", stacklevel=2)
                 if state.derived is not None:
                     atomic_write_text(folder / f"{fname}.release.json", json.dumps(
                         to_jsonable(state.derived.to_dict()), indent=2) + "\n")

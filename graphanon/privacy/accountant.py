@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import fcntl
 import json
 import logging
 import math
@@ -752,25 +751,23 @@ class Accountant:
 # ---------------------------------------------------------------------- the ledger file
 @contextlib.contextmanager
 def _locked(real: Path) -> Iterator[None]:
-    """Hold the ledger's lock (``REALPATH.lock``, created with its folder if missing)."""
-    try:
-        real.parent.mkdir(parents=True, exist_ok=True)
-        lock = real.with_name(real.name + ".lock")
-        fh = open(lock, "a")  # closed below, after unlocking
-    except OSError as exc:
-        above = real.parent
-        while not above.exists() and above != above.parent:
-            above = above.parent
-        why = (f"{str(above)!r} is a file, not a folder" if not above.is_dir()
-               else exc.strerror or str(exc))
-        raise InvalidParameterError(
-            f"privacy ledger {real}: cannot create its lock file: {why}.") from None
-    with fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
+    """Hold the ledger's lock (``REALPATH.lock``, created with its folder if missing; removed
+    again if this run created it and the block fails: :func:`graphanon._locks.lock_file`)."""
+    from .._locks import lock_file
+
+    with contextlib.ExitStack() as stack:
         try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+            real.parent.mkdir(parents=True, exist_ok=True)
+            stack.enter_context(lock_file(real.with_name(real.name + ".lock"), keep=True))
+        except OSError as exc:
+            above = real.parent
+            while not above.exists() and above != above.parent:
+                above = above.parent
+            why = (f"{str(above)!r} is a file, not a folder" if not above.is_dir()
+                   else exc.strerror or str(exc))
+            raise InvalidParameterError(
+                f"privacy ledger {real}: cannot create its lock file: {why}.") from None
+        yield
 
 
 def _read(real: Path) -> dict[str, Any]:

@@ -170,3 +170,22 @@ def test_demo_step(tmp_path: Path) -> None:
     assert [o[1] for o in ctx.outputs] == ["operator"]  # operator material, never publish/
     for fig, _ in section.figures:
         assert (tmp_path / "operator" / fig).exists()  # relative to the report, operator/
+
+
+def test_the_readme_evaluate_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's evaluate line exactly as written (``graphanon evaluate --suite adult
+    --quick --out eval/``), in an empty folder; its summary counts the audits and the
+    controls apart, as the report does."""
+    import re
+
+    from test_readme import readme_command
+
+    argv = readme_command("graphanon evaluate ")
+    monkeypatch.chdir(tmp_path)
+    assert main(argv[1:]) == 0
+    out = tmp_path / argv[argv.index("--out") + 1]
+    report = json.loads((out / "report.json").read_text())
+    assert report["sections"] and (out / "report.html").exists()
+    said = re.search(r"(\d+) audits and (\d+) controls", capsys.readouterr().out)
+    assert said is not None and int(said.group(2)) > 0
