@@ -164,7 +164,7 @@ def test_synthetic_dk_table_columns_hold_what_their_headers_say(ctx: Any) -> Non
     original = col["original"]
     exact = next(i for h, i in col.items() if "exact 2K" in h)
     private = next(i for h, i in col.items() if "MPDC" in h)
-    published = read_graph(ctx.outdir / "publish" / "dk" / "polbooks_2k_graph_mpdc_private.txt")
+    published = read_graph(ctx.outdir / "publish" / "dk" / "polbooks_synthetic_from_mpdc_2k.txt")
     for j, truth in ((original, _stats(ctx.graph)), (private, _stats(published))):
         for stat, value in truth.items():
             assert rows[stat][j] == pytest.approx(value, abs=1e-3), (header[j], stat)

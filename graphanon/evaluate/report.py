@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -25,16 +26,87 @@ __all__ = ["EvaluationReport"]
 
 _STYLES = ["-o", "--s", ":^", "-.D", "-v", "--P", ":X", "-.*", "-h", "--<"]
 
+#: Every mechanism keeps one colour and marker in every figure of a report (and of the demo's):
+#: the known names in a fixed order over a colour-blind-safe palette (Paul Tol's), distinct
+#: within each family that shares a figure (user × feature; graph releases); the social
+#: suite's names are the audit's mechanisms under other names; the rest by a stable hash.
+_KNOWN_MECHANISMS = (
+    ("smooth-k", "suppress", "mondrian", "b-anonymize", "randomized-response"),
+    ("dk1-laplace", "dk2-laplace", "dk2-mdav", "dk2-mpdc", "theta-dk1-ead", "theta-dk2-ead",
+     "hay-constrained-inference", "pdp-min-dk1", "pdp-ll-dk1", "pdp-ag-dk1",
+     "pdp-min-dk1-node", "dk2-edge-thresholded", "pdp-st-dk2"),
+)
+_ALIASES = {"dk1-edge": "dk1-laplace", "dk2-edge": "dk2-laplace", "dk2-mpdc-edge": "dk2-mpdc",
+            "theta-dk1-node": "theta-dk1-ead", "theta-dk2-node": "theta-dk2-ead",
+            "randomized response": "randomized-response"}
+_PALETTE = ("#4477aa", "#ee6677", "#228833", "#ccbb44", "#66ccee", "#aa3377", "#332288",
+            "#117733", "#882255", "#44aa99", "#999933", "#cc6677", "#88ccee", "#ddcc77",
+            "#000000", "#bbbbbb")
+_MARKERS = "osD^vP<X>hp*d8"
+
+
+def mechanism_style(name: str) -> dict[str, Any]:
+    """``{"color", "marker"}`` of a mechanism, the same in every figure: the name before
+    ``" ("``, ``" ε="`` or ``", "`` (its setting) counts; a control is red crosses."""
+    base = name.split(" (")[0].split(" ε=")[0].split(", ")[0].strip()
+    base = _ALIASES.get(base, base)
+    if "CONTROL" in base:
+        return {"color": "red", "marker": "x"}
+    for family in _KNOWN_MECHANISMS:
+        if base in family:
+            i = family.index(base)
+            return {"color": _PALETTE[i], "marker": _MARKERS[i % len(_MARKERS)]}
+    h = zlib.crc32(base.encode("utf-8"))
+    return {"color": _PALETTE[h % len(_PALETTE)], "marker": _MARKERS[h % len(_MARKERS)]}
+
+
+def release_verdict(r: Any, original: dict[str, Any], *, max_degree: int, theta: int) -> str:
+    """One sentence on whether a synthetic graph is still useful (evaluation only: it reads
+    the original's statistics): its size against the input's, and whether a public degree
+    bound below the input's largest degree caps the degree distribution (then more ε does
+    not help: top-coding, not noise, is the error)."""
+    if not r.n_nodes:
+        return "no graph generated"
+    m0, n0 = max(int(original["n_edges"]), 1), max(int(original["n_nodes"]), 1)
+    dmax = max(len(original.get("degree_histogram", [])) - 1, 0)
+    bound = None if r.epsilon is None else theta if r.neighbourhood == "node" else max_degree
+    out = []
+    ratio = r.n_edges / m0
+    if not 1 / 1.5 <= ratio <= 1.5:
+        out.append(f"{r.n_nodes:,} nodes and {r.n_edges:,} edges for the input's {n0:,} and "
+                   f"{m0:,} ({ratio:.2g}× the edges): counts and paths are off")
+    if bound is not None and dmax > bound and r.degree_ks >= 0.2:
+        out.append(f"degrees above the public bound {bound} are cut (input maximum {dmax}): "
+                   "more ε will not fix the degree distribution; raise the bound")
+    if not out:
+        out.append("close to the input in size"
+                   + (" and degrees" if r.degree_ks < 0.1 else "; degrees differ (KS "
+                      f"{r.degree_ks:.2g})"))
+    return "; ".join(out) + "."
+
+
+def _distinct_colors(n: int) -> list[Any]:
+    """``n`` colours of one hue ramp, all distinct (one per ε of a sweep)."""
+    import matplotlib
+
+    cmap = matplotlib.colormaps["viridis"]
+    return [cmap(x) for x in np.linspace(0.1, 0.85, max(n, 1))]
+
 
 def _panels(report: Report, name: str, n: int, draw: Callable[[Sequence[Any]], None], *,
-            size: tuple[float, float]) -> str:
-    """A figure of ``n`` side-by-side panels through :meth:`Report.figure`."""
+            size: tuple[float, float], columns: int | None = None) -> str:
+    """A figure of ``n`` panels (in rows of ``columns``, default all in one row) through
+    :meth:`Report.figure`."""
+    cols = n if columns is None else columns
+    rows = -(-n // cols)
 
     def inner(ax: Any) -> None:
         fig = ax.get_figure()
         fig.delaxes(ax)
-        axes = fig.subplots(1, n)
-        draw(list(np.atleast_1d(axes)))
+        axes = np.atleast_1d(fig.subplots(rows, cols)).ravel()
+        for extra in axes[n:]:
+            extra.axis("off")
+        draw(list(axes[:n]))
 
     return report.figure(name, inner, size=size)
 
@@ -130,21 +202,21 @@ class EvaluationReport(Report):
 
         subset = next((r.mechanism for r in rows if r.mechanism.startswith("original (")),
                       None)
-        colors = ["C0", "C1", "C2", "C3"]
-        rr_colors = ["#cc6677", "#aa4499", "#882255", "#44aa99", "#999933"]
+        rr_colors = _distinct_colors(len(cfg.rr_epsilons))
 
         def draw_k(ax: Any) -> None:
             for i, mech in enumerate(("smooth-k", "suppress", "mondrian", "b-anonymize")):
                 key = "δ" if mech == "b-anonymize" else "k"
                 ys = [by[(mech, f"{key}={k}", qmax)].mean_link_probability
                       if (mech, f"{key}={k}", qmax) in by else np.nan for k in ks]
-                ax.plot(ks, ys, _STYLES[i], color=colors[i], label=mech)
+                ax.plot(ks, ys, _STYLES[i][:-1], label=mech, **mechanism_style(mech))
             ax.plot(ks, [1.0 / k for k in ks], "k--", lw=1, label="bound 1/k")
             if ("original", "-", qmax) in by:
                 ax.axhline(by[("original", "-", qmax)].mean_link_probability, color="black",
                            lw=1, label="original data")
             if subset is not None and (subset, "-", qmax) in by:
-                ax.axhline(by[(subset, "-", qmax)].mean_link_probability, color=colors[3],
+                ax.axhline(by[(subset, "-", qmax)].mean_link_probability,
+                           color=mechanism_style("b-anonymize")["color"],
                            lw=1, ls="--", label=f"{subset} (b-anonymize's baseline)")
             for j, e in enumerate(cfg.rr_epsilons):
                 r = by.get(("randomized-response", f"ε={e:g}", qmax))
@@ -218,14 +290,12 @@ class EvaluationReport(Report):
             names = sorted({r.mechanism for r in results})
             top = max([r.claimed_epsilon for r in results] + [1.0])
             ax.plot([0, top], [0, top], "k--", lw=1, label="claimed ε (y = x)")
-            palette = ["C0", "C1", "C2", "C4", "C5", "C6", "C7", "C8", "C9"]  # red: control
             for i, name in enumerate(names):
                 pts = sorted((r.claimed_epsilon, r.empirical_epsilon_lower_bound)
                              for r in results if r.mechanism == name)
-                style = _STYLES[i % len(_STYLES)]
-                color = "red" if "CONTROL" in name else palette[i % len(palette)]
-                ax.plot([p[0] for p in pts], [p[1] for p in pts], style, label=name,
-                        color=color, ms=4)
+                ax.plot([p[0] for p in pts], [p[1] for p in pts],
+                        _STYLES[i % len(_STYLES)][:-1], label=name, ms=4,
+                        **mechanism_style(name))
             ax.set_xlabel("claimed ε")
             ax.set_ylabel("empirical ε lower bound")
             ax.set_title("Empirical vs claimed ε (OpenDP noise)" if results
@@ -301,7 +371,8 @@ class EvaluationReport(Report):
                     pts = [(int(s.parameter.split("=")[1]), getattr(s, metric)) for s in scores
                            if s.mechanism == mech and s.classifier == classifiers[0]]
                     pts.sort()
-                    ax.plot([p[0] for p in pts], [p[1] for p in pts], _STYLES[i], label=mech)
+                    ax.plot([p[0] for p in pts], [p[1] for p in pts], _STYLES[i][:-1],
+                            label=mech, **mechanism_style(mech))
                 b = base[classifiers[0]]
                 if b is not None:
                     ax.axhline(getattr(b, metric), color="grey", lw=1, label="original")
@@ -375,8 +446,9 @@ class EvaluationReport(Report):
                 for i, m in enumerate(mechs):
                     pts = sorted((r.epsilon, value(r, key)) for r in rows
                                  if r.mechanism == m and r.epsilon is not None)
-                    ax.plot([p[0] for p in pts], [p[1] for p in pts], _STYLES[i], label=m,
-                            ms=4)
+                    ax.plot([p[0] for p in pts], [p[1] for p in pts],
+                            _STYLES[i % len(_STYLES)][:-1], label=m, ms=4,
+                            **mechanism_style(m))
                 if key == "size":
                     ax.set_yscale("log")
                     ax.axhline(1.0, color="black", lw=1, label="original")
@@ -390,10 +462,11 @@ class EvaluationReport(Report):
                 ax.set_title(label, fontsize=9)
             handles, labels = axes[2].get_legend_handles_labels()
             axes[-1].axis("off")  # the last panel holds the legend
-            axes[-1].legend(handles, labels, fontsize=8, loc="center")
+            axes[-1].legend(handles, labels, fontsize=9, loc="center")
 
+        # two rows of four: readable at page width (one row of seven was not)
         fig = _panels(self, "utility_social_vs_epsilon", len(metrics) + 1,
-                      draw, size=(21, 3.8))
+                      draw, size=(13, 6.4), columns=4)
         table = [["original", "–", "–", orig["n_nodes"], orig["n_edges"], 0.0,
                   _r(orig["avg_clustering"]), _r(orig["assortativity"]),
                   _r(orig["avg_path_length"], 2), _r(orig["lcc_fraction"]), ""]]
@@ -401,7 +474,8 @@ class EvaluationReport(Report):
             table.append([r.mechanism, r.neighbourhood, "–" if r.epsilon is None else r.epsilon,
                           r.n_nodes, r.n_edges, _r(r.degree_ks), _r(r.avg_clustering),
                           _r(r.assortativity), _r(r.avg_path_length, 2), _r(r.lcc_fraction),
-                          r.notes])
+                          release_verdict(r, orig, max_degree=cfg.max_degree,
+                                          theta=cfg.theta), r.notes])
         self.add(Section(
             "Downstream utility: synthetic graphs from released 1K / 2K",
             text=[
@@ -421,7 +495,7 @@ class EvaluationReport(Report):
             ],
             tables=[Table(["release", "neighbourhood", "ε", "nodes", "edges", "degree KS",
                            "avg clustering", "assortativity", "avg path", "LCC share",
-                           "notes"], table,
+                           "verdict", "notes"], table,
                           lead="One synthetic graph per release and ε, compared with the "
                                "original (first row): the closer each statistic is to the "
                                "original's, the more useful the release; degree KS 0 = same "

@@ -189,3 +189,33 @@ def test_the_readme_evaluate_command(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert report["sections"] and (out / "report.html").exists()
     said = re.search(r"(\d+) audits and (\d+) controls", capsys.readouterr().out)
     assert said is not None and int(said.group(2)) > 0
+
+
+def test_one_style_per_mechanism_and_a_verdict_per_release() -> None:
+    from types import SimpleNamespace
+
+    from graphanon.evaluate.report import mechanism_style, release_verdict
+
+    # the same mechanism looks the same in every figure, whatever its setting
+    assert mechanism_style("dk2-mpdc (h=4, τ=2)") == mechanism_style("dk2-mpdc")
+    assert mechanism_style("randomized response ε=2") == mechanism_style("randomized-response")
+    assert mechanism_style("dk2-mpdc-edge") == mechanism_style("dk2-mpdc (h=4, τ=2)")
+    from graphanon.evaluate.audit import AUDIT_MECHANISMS
+    from graphanon.evaluate.utility import SOCIAL_MECHANISMS
+
+    for family in (["smooth-k", "suppress", "mondrian", "b-anonymize", "randomized-response"],
+                   [m for m in AUDIT_MECHANISMS if not m.startswith(("control", "random"))],
+                   list(SOCIAL_MECHANISMS)):  # the mechanisms that share a figure
+        assert len({mechanism_style(m)["color"] for m in family}) == len(family), family
+    assert mechanism_style("CONTROL dk1 with half sensitivity")["color"] == "red"
+    orig = {"n_nodes": 105, "n_edges": 441, "degree_histogram": [0] * 25 + [1]}
+    big = SimpleNamespace(n_nodes=464, n_edges=1477, degree_ks=0.05, epsilon=1.0,
+                          neighbourhood="edge")
+    assert "3.3× the edges" in release_verdict(big, orig, max_degree=64, theta=8)
+    capped = SimpleNamespace(n_nodes=105, n_edges=450, degree_ks=0.42, epsilon=10.0,
+                             neighbourhood="edge")
+    v = release_verdict(capped, orig, max_degree=10, theta=8)
+    assert "more ε will not fix" in v and "bound 10" in v
+    fine = SimpleNamespace(n_nodes=105, n_edges=440, degree_ks=0.05, epsilon=1.0,
+                           neighbourhood="node")
+    assert release_verdict(fine, orig, max_degree=10, theta=32).startswith("close to the input")
