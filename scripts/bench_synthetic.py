@@ -203,8 +203,12 @@ def plots(outdir: Path, med: list[dict[str, Any]]) -> None:
                 else:
                     ax.plot(*zip(*pts, strict=True), marker="o", label=name)
             ax.set_xscale("log", base=2)
+            ticks = sorted({m["epsilon"] for m in med if math.isfinite(m["epsilon"])})
+            ax.set_xticks(ticks, [f"{e:g}" for e in ticks])
+            ax.minorticks_off()
             if key in ("edges_rel", "degree_kl", "evc_mae"):
                 ax.set_yscale("symlog", linthresh=1e-2 if key != "evc_mae" else 1e-4)
+                ax.set_ylim(bottom=0)
             ax.set_title(ds)
             ax.set_xlabel("ε")
         axes[0][0].set_ylabel(col)
