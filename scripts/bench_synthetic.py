@@ -227,7 +227,7 @@ def main() -> None:
     ap.add_argument("--epsilons", help="comma-separated ε values (default 0.5,1,2,4)")
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--sources", type=int, default=200, help="BFS sources of the path length")
-    ap.add_argument("--max-edges", type=int, default=300_000,
+    ap.add_argument("--max-edges", type=int, default=2_000_000,
                     help="releases asking for more edges are not generated")
     ap.add_argument("--quick", action="store_true",
                     help=f"1 seed, ε ∈ {QUICK_EPSILONS}, {', '.join(QUICK_DATASETS)}")
