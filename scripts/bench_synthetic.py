@@ -165,7 +165,7 @@ def fmt(x: float, aligned_only: bool) -> str:
 
 
 def markdown(med: list[dict[str, Any]], n_seeds: int) -> str:
-    head = ["dataset", "ε", "pipeline", *[c for c, _ in METRICS.values()]]
+    head = ["dataset", "ε", "pipeline", *[c.replace("|", "\\|") for c, _ in METRICS.values()]]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for m in med:
         lines.append("| " + " | ".join([m["dataset"], f"{m['epsilon']:g}".replace(
@@ -192,13 +192,18 @@ def plots(outdir: Path, med: list[dict[str, Any]]) -> None:
     for key, (col, _) in METRICS.items():
         if not any(math.isfinite(m[key]) for m in med):
             continue  # node-aligned metrics without a node-aligned pipeline
-        fig, axes = plt.subplots(1, len(datasets), figsize=(3.6 * len(datasets), 3.2),
-                                 squeeze=False)
-        for ax, ds in zip(axes[0], datasets, strict=True):
+        cols = min(3, len(datasets))
+        rows = -(-len(datasets) // cols)
+        fig, axes = plt.subplots(rows, cols, figsize=(3.8 * cols, 3.0 * rows), squeeze=False)
+        for ax in axes.flat[len(datasets):]:
+            ax.set_visible(False)
+        for ax, ds in zip(axes.flat, datasets, strict=False):
             for name in names:
                 pts = sorted((m["epsilon"], m[key]) for m in med
                              if m["dataset"] == ds and m["pipeline"] == name)
-                if name in NO_EPSILON and pts:
+                if not pts:
+                    continue
+                if name in NO_EPSILON:
                     ax.axhline(pts[0][1], color="k", ls="--", lw=1, label=name)
                 else:
                     ax.plot(*zip(*pts, strict=True), marker="o", label=name)
@@ -211,8 +216,8 @@ def plots(outdir: Path, med: list[dict[str, Any]]) -> None:
                 ax.set_ylim(bottom=0)
             ax.set_title(ds)
             ax.set_xlabel("ε")
-        axes[0][0].set_ylabel(col)
-        axes[0][-1].legend(fontsize=6)
+            ax.set_ylabel(col)
+        axes.flat[0].legend(fontsize=6)
         fig.tight_layout()
         fig.savefig(outdir / f"synthetic_{key}.png", dpi=100)
         plt.close(fig)
