@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import random
 import sys
 
 import networkx as nx
@@ -13,12 +15,19 @@ from graphanon.errors import InvalidParameterError
 from graphanon.evaluate.utility import (
     adult_utility,
     classifier_scores,
+    compare_structure,
+    double_sweep_diameter,
+    eigenvector_centrality,
     graph_statistics,
     load_adult_labeled,
+    louvain_communities,
     require_sklearn,
     social_utility,
     split_users,
+    structure_statistics,
 )
+from graphanon.graph import Graph
+from graphanon.metrics import KL_SMOOTHING, kl_divergence, relative_error
 from graphanon.privacy.noise import get_backend
 
 
@@ -109,3 +118,120 @@ def test_social_utility_rows() -> None:
                                                  rng=np.random.default_rng(3)),
                              rng=np.random.default_rng(4))
     assert all("not generated" in r.notes for r in tiny)
+
+
+# ---------------------------------------------------------------------- synthetic-graph metrics
+def _two_triangles() -> Graph:
+    """Triangles {0,1,2} and {3,4,5} joined by the edge 2-3: 7 edges, 2 triangles, 10
+    connected triples (transitivity 0.6), diameter 3 (0-2-3-5)."""
+    return Graph.from_edges([0, 1, 0, 3, 4, 3, 2], [1, 2, 2, 4, 5, 5, 3], n_nodes=6)
+
+
+def _cycle(n: int) -> Graph:
+    return Graph.from_edges(np.arange(n), (np.arange(n) + 1) % n, n_nodes=n)
+
+
+def test_kl_divergence_and_relative_error_known_values() -> None:
+    assert kl_divergence([3, 1, 2], [3, 1, 2]) == 0.0
+    assert kl_divergence([3, 1, 2], [6, 2, 4]) == pytest.approx(0.0, abs=1e-12)  # normalized
+    # P = (1/2, 1/2), Q = (1/4, 3/4)
+    assert kl_divergence([1, 1], [1, 3]) == pytest.approx(0.5 * math.log(2) + 0.5 * math.log(2 / 3))
+    # a bin that Q lacks: P_i ln((P_i + s) / s), s = machine epsilon
+    s = KL_SMOOTHING
+    want = 0.5 * math.log((0.5 + s) / (1 + s)) + 0.5 * math.log((0.5 + s) / s)
+    assert kl_divergence([1, 1], [2]) == pytest.approx(want)
+    assert kl_divergence([1, 1], [2]) > 17  # large: the release misses half the mass
+    assert kl_divergence([2], [1, 1]) == pytest.approx(math.log(2))  # zero-padded domain
+    assert math.isnan(kl_divergence([], [1]))
+    assert relative_error(4.0, 5.0) == 0.25 and relative_error(-2.0, -1.0) == 0.5
+    assert relative_error(0.0, 0.0) == 0.0
+    assert math.isnan(relative_error(0.0, 1.0)) and math.isnan(relative_error(1.0, math.nan))
+
+
+def test_structure_statistics_match_networkx() -> None:
+    G = load_polbooks()
+    st = structure_statistics(G, rng=np.random.default_rng(0), n_sources=G.n_nodes)
+    nxg = nx.convert_node_labels_to_integers(G.to_networkx(), ordering="default")
+    assert st.transitivity == pytest.approx(nx.transitivity(nxg))
+    assert st.diameter == nx.diameter(nxg)
+    assert st.avg_path_length == pytest.approx(nx.average_shortest_path_length(nxg))
+    parts = [set(np.flatnonzero(st.membership == c).tolist())
+             for c in np.unique(st.membership)]
+    assert st.modularity == pytest.approx(nx.community.modularity(nxg, parts))
+    assert st.modularity > 0.4  # polbooks has clear communities
+    ref = nx.eigenvector_centrality_numpy(nxg)
+    assert st.centrality == pytest.approx(np.array([ref[i] for i in range(G.n_nodes)]),
+                                          abs=1e-6)
+
+
+def test_louvain_is_seeded_and_leaves_random_alone() -> None:
+    g = load_polbooks().to_igraph()
+    a, qa = louvain_communities(g, seed=7)
+    random.seed(123)
+    x = random.random()
+    b, qb = louvain_communities(g, seed=7)
+    assert np.array_equal(a, b) and qa == qb
+    random.seed(123)
+    assert random.random() == x  # Python's generator is not the one igraph was given
+    m, q = louvain_communities(Graph.from_edges([], [], n_nodes=3).to_igraph())
+    assert m.size == 3 and math.isnan(q)
+
+
+def test_double_sweep_diameter_takes_the_largest_component() -> None:
+    rng = np.random.default_rng(0)
+    path = Graph.from_edges(np.arange(9), np.arange(1, 10), n_nodes=10)
+    assert double_sweep_diameter(path.to_igraph(), rng=rng) == 9
+    # a long path (diameter 6) beside a triangle and an isolated node
+    G = Graph.from_edges([0, 1, 2, 3, 4, 5, 7, 8, 9], [1, 2, 3, 4, 5, 6, 8, 9, 7], n_nodes=11)
+    assert double_sweep_diameter(G.to_igraph(), rng=rng, sweeps=1) == 6
+    assert double_sweep_diameter(Graph.from_edges([], [], n_nodes=4).to_igraph(), rng=rng) == 0
+
+
+def test_eigenvector_centrality_has_unit_norm() -> None:
+    c = eigenvector_centrality(_two_triangles().to_igraph())
+    assert np.linalg.norm(c) == pytest.approx(1.0)
+    assert c[2] == pytest.approx(c[3]) and c[2] > c[0]  # the bridge ends are central
+    assert not eigenvector_centrality(Graph.from_edges([], [], n_nodes=2).to_igraph()).any()
+
+
+def test_compare_structure_of_a_graph_with_itself() -> None:
+    G = load_polbooks()
+    a = structure_statistics(G, rng=np.random.default_rng(0))
+    b = structure_statistics(G, rng=np.random.default_rng(1))  # other BFS sources
+    m = compare_structure(a, b, aligned=True)
+    for k in ("edges_rel", "degree_ks", "degree_kl", "transitivity_rel",
+              "avg_clustering_rel", "modularity_rel", "assortativity_abs", "diameter_rel"):
+        assert m[k] == pytest.approx(0.0, abs=1e-12), k
+    assert m["nmi"] == pytest.approx(1.0) and m["evc_overlap"] == 1.0
+    assert m["evc_mae"] == pytest.approx(0.0, abs=1e-12)
+    assert m["path_length_rel"] < 0.05  # sampled sources differ
+    un = compare_structure(a, b, aligned=False)
+    assert math.isnan(un["nmi"]) and math.isnan(un["evc_overlap"])
+    assert un["evc_mae"] == m["evc_mae"]
+
+
+def test_compare_structure_known_values() -> None:
+    rng = np.random.default_rng(0)
+    orig = structure_statistics(_two_triangles(), rng=rng)
+    star = Graph.from_edges([0, 0, 0, 0, 0], [1, 2, 3, 4, 5], n_nodes=6)
+    syn = structure_statistics(star, rng=rng)
+    assert orig.transitivity == pytest.approx(0.6) and orig.diameter == 3
+    m = compare_structure(orig, syn, aligned=True)
+    assert m["edges_rel"] == pytest.approx(2 / 7)
+    assert m["transitivity_rel"] == pytest.approx(1.0)  # a star has no triangle
+    assert m["avg_clustering_rel"] == pytest.approx(1.0)
+    assert m["diameter_rel"] == pytest.approx(1 / 3)  # 2 against 3
+    # degree histograms (0, 0, 4, 2) and (0, 5, 0, 0, 0, 1): CDFs 0 and 5/6 at degree 1
+    assert m["degree_ks"] == pytest.approx(5 / 6)
+    s = KL_SMOOTHING
+    assert m["degree_kl"] == pytest.approx(2 / 3 * math.log((2 / 3 + s) / s)
+                                           + 1 / 3 * math.log((1 / 3 + s) / s))
+    # the top 1 % of 6 nodes is one node: a bridge end (2 or 3) against the star's centre 0,
+    # whose unit-norm centrality is 1/sqrt(2)
+    assert m["evc_overlap"] == 0.0
+    assert m["evc_mae"] == pytest.approx(abs(orig.centrality.max() - 1 / math.sqrt(2)))
+    assert 0.0 <= m["nmi"] < 1.0
+    same = compare_structure(syn, structure_statistics(star, rng=rng), aligned=True)
+    assert same["evc_overlap"] == 1.0 and same["nmi"] == pytest.approx(1.0)
+    with pytest.raises(InvalidParameterError, match="node-aligned"):
+        compare_structure(orig, structure_statistics(_cycle(5), rng=rng), aligned=True)

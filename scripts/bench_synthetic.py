@@ -1,0 +1,295 @@
+"""Benchmark: synthetic graphs from graphanon's DP releases against the original (issue 36).
+
+Usage::
+
+    python scripts/bench_synthetic.py [--datasets polbooks,ca-GrQc] [--pipelines 1k,hay-1k]
+        [--epsilons 0.5,1,2,4] [--seeds 3] [--quick] [--json PATH] [--plots DIR]
+
+Every pipeline releases a table under DP and generates a graph from it (new, anonymous node
+ids): ``1k`` (edge-DP 1K at the public bound h = 64, then :func:`generate_1k`), ``hay-1k``
+(Hay et al.'s constrained-inference degree sequence, edge-DP, as a 1K table), ``2k`` (edge-DP
+2K, h = 64), ``2k-mpdc-h64`` / ``2k-mpdc-h256`` (MPDC-dK, box side τ = 4, h = 64 / 256),
+``theta-2k`` (node-DP θ-2K, EAD projection, θ = 16), plus ``2k-exact`` (the true 2K, no
+privacy: what dK-2 keeps at ε = ∞). The public bounds are ``graphanon evaluate``'s defaults
+(``h = 64, θ = 16, τ = 4``) and 256; edge-DP releases get the input's node set as their
+public universe. Each (dataset, ε, pipeline, seed) compares the generated graph with the
+original on the metrics of :func:`graphanon.evaluate.utility.compare_structure` and the
+script prints their medians over the seeds. A release asking for more than ``--max-edges``
+edges is not generated: only its edge-count error is reported.
+
+Noise is the seeded numpy backend (``numpy-insecure``): reproducible, NOT private; every
+number is computed from the private input (evaluation only, never for publication).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+import warnings
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from graphanon.dk.generate import generate_1k, generate_2k
+from graphanon.evaluate.utility import (
+    _release_for,
+    compare_structure,
+    structure_statistics,
+)
+from graphanon.graph import Graph
+from graphanon.io.files import read_graph
+from graphanon.nodedp.degree_sequences import hay_degree_sequence
+from graphanon.privacy.noise import get_backend
+
+DATASETS = {
+    "polbooks": "polbooks/polbooks.gml",
+    "ca-GrQc": "ca-GrQc/CA-GrQc.txt",
+    "ego-Facebook": "facebook_combined/facebook_combined.txt",
+    "Wiki-Vote": "wiki-Vote/Wiki-Vote.txt",
+    "Reed98": "facebook100/Reed98.mat",
+    "Caltech36": "facebook100/socfb-Caltech36.mtx",
+}
+QUICK_DATASETS = ("polbooks", "Caltech36")
+EPSILONS = (0.5, 1.0, 2.0, 4.0)
+QUICK_EPSILONS = (1.0, 4.0)
+H, THETA, TAU = 64, 16, 4
+Table = Any
+Pipeline = Callable[[Graph, float, Any, np.random.Generator], Table]
+
+
+def _social(name: str, h: int = H) -> Pipeline:
+    def run(G: Graph, eps: float, backend: Any, rng: np.random.Generator) -> Table:
+        return _release_for(name, G, eps, h=h, theta=THETA, mpdc_tau=TAU, backend=backend,
+                            rng=rng)[0]
+    return run
+
+
+def _hay(G: Graph, eps: float, backend: Any, rng: np.random.Generator) -> Table:
+    return hay_degree_sequence(G, epsilon=eps, nodes=G.node_ids, backend=backend,
+                               rng=rng).histogram()
+
+
+def _exact(G: Graph, eps: float, backend: Any, rng: np.random.Generator) -> Table:
+    from graphanon.dk import dk_distribution
+
+    return dk_distribution(G, 2)
+
+
+# name -> (release: (G, ε, noise backend, rng) -> 1K/2K table, keeps the node ids)
+PIPELINES: dict[str, tuple[Pipeline, bool]] = {
+    "1k": (_social("dk1-edge"), False),
+    "hay-1k": (_hay, False),
+    "2k": (_social("dk2-edge"), False),
+    "2k-mpdc-h64": (_social("dk2-mpdc-edge", 64), False),
+    "2k-mpdc-h256": (_social("dk2-mpdc-edge", 256), False),
+    "theta-2k": (_social("theta-dk2-node"), False),
+    "2k-exact": (_exact, False),
+}
+NO_EPSILON = ("2k-exact",)  # no noise: run at ε = ∞ (inf in the JSON)
+METRICS = {  # key -> (column, node-aligned only)
+    "edges_rel": ("edges rel", False),
+    "degree_ks": ("deg KS", False),
+    "degree_kl": ("deg KL", False),
+    "transitivity_rel": ("GCC rel", False),
+    "avg_clustering_rel": ("ACC rel", False),
+    "modularity_rel": ("mod rel", False),
+    "nmi": ("NMI", True),
+    "assortativity_abs": ("|Δ assort|", False),
+    "path_length_rel": ("APL rel", False),
+    "diameter_rel": ("diam rel", False),
+    "evc_overlap": ("EVC top-1% overlap", True),
+    "evc_mae": ("EVC top-1% MAE", False),
+}
+
+
+def implied_edges(table: Table) -> int:
+    """Edges a 1K / 2K table asks for (1K: half the degree sum)."""
+    if table.d == 2:
+        return int(table.total)
+    return int((table.degrees[:, 0] * table.counts).sum() // 2)
+
+
+def seeded(*parts: object) -> np.random.Generator:
+    """A generator determined by the run's coordinates (independent of the filters)."""
+    return np.random.default_rng([zlib.crc32(str(p).encode()) for p in parts])
+
+
+def run_one(G: Graph, orig: Any, name: str, eps: float, seed: int, dataset: str,
+            args: argparse.Namespace) -> dict[str, Any]:
+    release, aligned = PIPELINES[name]
+    rng = seeded(dataset, name, eps, seed)
+    backend = get_backend("numpy-insecure", rng=seeded("noise", dataset, name, eps, seed))
+    t0 = time.perf_counter()
+    table = release(G, eps, backend, rng)
+    want = implied_edges(table)
+    row: dict[str, Any] = {"dataset": dataset, "pipeline": name, "epsilon": eps,
+                           "seed": seed, "release_edges": want, "generated": False}
+    if want > args.max_edges:
+        row["edges_rel"] = abs(want - G.n_edges) / G.n_edges
+        row["note"] = f"not generated: asks for {want} edges (> --max-edges {args.max_edges})"
+    else:
+        gen = generate_1k if table.d == 1 else generate_2k
+        S = gen(table, rng=rng).graph
+        syn = structure_statistics(S, rng=rng, n_sources=args.sources)
+        row.update(compare_structure(orig, syn, aligned=aligned), generated=True,
+                   nodes=syn.n_nodes, edges=syn.n_edges)
+    row["seconds"] = time.perf_counter() - t0
+    return row
+
+
+def medians(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    keys = dict.fromkeys((r["dataset"], r["epsilon"], r["pipeline"]) for r in rows)
+    for ds, eps, name in keys:
+        rs = [r for r in rows if (r["dataset"], r["epsilon"], r["pipeline"]) == (ds, eps, name)]
+        m: dict[str, Any] = {"dataset": ds, "epsilon": eps, "pipeline": name, "runs": len(rs),
+                             "generated": sum(r["generated"] for r in rs)}
+        for k in METRICS:
+            vals = np.array([r.get(k, math.nan) for r in rs], dtype=np.float64)
+            vals = vals[np.isfinite(vals)]
+            m[k] = float(np.median(vals)) if vals.size else math.nan
+        out.append(m)
+    return out
+
+
+def fmt(x: float, aligned_only: bool) -> str:
+    if not math.isfinite(x):
+        return "—" if aligned_only else "n/g"
+    return f"{x:.3g}" if abs(x) < 1000 else f"{x:.0f}"
+
+
+def markdown(med: list[dict[str, Any]], n_seeds: int) -> str:
+    head = ["dataset", "ε", "pipeline", *[c.replace("|", "\\|") for c, _ in METRICS.values()]]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for m in med:
+        lines.append("| " + " | ".join([m["dataset"], f"{m['epsilon']:g}".replace(
+            "inf", "∞"), m["pipeline"], *[
+            fmt(m[k], only) for k, (_, only) in METRICS.items()]]) + " |")
+    return "\n".join([
+        f"Medians over {n_seeds} seed(s). rel = |synthetic − original| / |original|; "
+        "GCC = global clustering (transitivity), ACC = average local clustering, APL = "
+        "average shortest path (200 sampled BFS sources), EVC = eigenvector centrality. "
+        "— = the release has new node ids (no node alignment); n/g = not generated "
+        "(--max-edges). Noise: seeded numpy-insecure backend (reproducible, not private).",
+        "", *lines])
+
+
+def plots(outdir: Path, med: list[dict[str, Any]]) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    outdir.mkdir(parents=True, exist_ok=True)
+    datasets = list(dict.fromkeys(m["dataset"] for m in med))
+    names = list(dict.fromkeys(m["pipeline"] for m in med))
+    for key, (col, _) in METRICS.items():
+        if not any(math.isfinite(m[key]) for m in med):
+            continue  # node-aligned metrics without a node-aligned pipeline
+        cols = min(3, len(datasets))
+        rows = -(-len(datasets) // cols)
+        fig, axes = plt.subplots(rows, cols, figsize=(3.8 * cols, 3.0 * rows), squeeze=False)
+        for ax in axes.flat[len(datasets):]:
+            ax.set_visible(False)
+        for ax, ds in zip(axes.flat, datasets, strict=False):
+            for name in names:
+                pts = sorted((m["epsilon"], m[key]) for m in med
+                             if m["dataset"] == ds and m["pipeline"] == name)
+                if not pts:
+                    continue
+                if name in NO_EPSILON:
+                    ax.axhline(pts[0][1], color="k", ls="--", lw=1, label=name)
+                else:
+                    ax.plot(*zip(*pts, strict=True), marker="o", label=name)
+            ax.set_xscale("log", base=2)
+            ticks = sorted({m["epsilon"] for m in med if math.isfinite(m["epsilon"])})
+            ax.set_xticks(ticks, [f"{e:g}" for e in ticks])
+            ax.minorticks_off()
+            if key in ("edges_rel", "degree_kl", "evc_mae"):
+                ax.set_yscale("symlog", linthresh=1e-2 if key != "evc_mae" else 1e-4)
+                ax.set_ylim(bottom=0)
+            ax.set_title(ds)
+            ax.set_xlabel("ε")
+            ax.set_ylabel(col)
+        axes.flat[0].legend(fontsize=6)
+        fig.tight_layout()
+        fig.savefig(outdir / f"synthetic_{key}.png", dpi=100)
+        plt.close(fig)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--root", type=Path,
+                    default=Path(__file__).resolve().parents[2] / "shared" / "datasets")
+    ap.add_argument("--datasets", help=f"comma-separated subset of {', '.join(DATASETS)}")
+    ap.add_argument("--pipelines", help=f"comma-separated subset of {', '.join(PIPELINES)}")
+    ap.add_argument("--epsilons", help="comma-separated ε values (default 0.5,1,2,4)")
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--sources", type=int, default=200, help="BFS sources of the path length")
+    ap.add_argument("--max-edges", type=int, default=2_000_000,
+                    help="releases asking for more edges are not generated")
+    ap.add_argument("--quick", action="store_true",
+                    help=f"1 seed, ε ∈ {QUICK_EPSILONS}, {', '.join(QUICK_DATASETS)}")
+    ap.add_argument("--json", type=Path)
+    ap.add_argument("--plots", type=Path)
+    args = ap.parse_args()
+    root = args.root if args.root.exists() else Path("/work/shared/datasets")
+
+    def pick(given: str | None, quick: tuple[Any, ...], full: Any) -> list[str]:
+        if given:
+            chosen = given.split(",")
+            bad = [c for c in chosen if c not in full]
+            if bad:
+                ap.error(f"unknown: {', '.join(bad)} (choose from {', '.join(full)})")
+            return chosen
+        return list(quick if args.quick else full)
+
+    datasets = pick(args.datasets, QUICK_DATASETS, DATASETS)
+    pipelines = pick(args.pipelines, tuple(PIPELINES), PIPELINES)
+    epsilons = ([float(e) for e in args.epsilons.split(",")] if args.epsilons else
+                list(QUICK_EPSILONS if args.quick else EPSILONS))
+    seeds = list(range(1 if args.quick else args.seeds))
+    warnings.simplefilter("ignore")  # insecure-backend, degree-bound and igraph warnings
+    print("Noise: seeded numpy-insecure backend (reproducible, NOT private).", file=sys.stderr)
+    t_start = time.perf_counter()
+    rows: list[dict[str, Any]] = []
+    originals: dict[str, Any] = {}
+    steps = [(ds, name, eps, s) for ds in datasets for name in pipelines
+             for eps in ([math.inf] if name in NO_EPSILON else epsilons) for s in seeds]
+    for i, (ds, name, eps, s) in enumerate(steps, 1):
+        if ds not in originals:
+            G = read_graph(root / DATASETS[ds])
+            st = structure_statistics(G, rng=seeded("original", ds), n_sources=args.sources)
+            originals[ds] = (G, st)
+        G, orig = originals[ds]
+        row = run_one(G, orig, name, eps, s, ds, args)
+        rows.append(row)
+        print(f"[{i}/{len(steps)}] {ds} {name} ε={eps:g} seed={s}: {row['seconds']:.1f} s"
+              f"{' (not generated)' if not row['generated'] else ''}", file=sys.stderr)
+    med = medians(sorted(rows, key=lambda r: (datasets.index(r["dataset"]), r["epsilon"],
+                                              pipelines.index(r["pipeline"]))))
+    print(markdown(med, len(seeds)))
+    elapsed = time.perf_counter() - t_start
+    print(f"\n{len(steps)} runs in {elapsed:.0f} s (shared machine: noisy).", file=sys.stderr)
+    if args.json:
+        orig_out = {ds: {k: v for k, v in st.__dict__.items()
+                         if k not in ("membership", "centrality", "degree_histogram")}
+                    for ds, (_, st) in originals.items()}
+        args.json.write_text(json.dumps(
+            {"noise": "numpy-insecure (seeded; reproducible, not private)",
+             "public_bounds": {"h": H, "theta": THETA, "tau": TAU},
+             "seeds": seeds, "epsilons": epsilons, "seconds": elapsed,
+             "original": orig_out, "medians": med, "runs": rows},
+            indent=1, default=str) + "\n")
+    if args.plots:
+        plots(args.plots, med)
+
+
+if __name__ == "__main__":
+    main()
