@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from bench_dk import DATASETS  # the graphs of ../shared/datasets (scripts/ is on sys.path)
 
 from graphanon.dk.generate import generate_1k, generate_2k
 from graphanon.evaluate.utility import (
@@ -47,14 +48,6 @@ from graphanon.io.files import read_graph
 from graphanon.nodedp.degree_sequences import hay_degree_sequence
 from graphanon.privacy.noise import get_backend
 
-DATASETS = {
-    "polbooks": "polbooks/polbooks.gml",
-    "ca-GrQc": "ca-GrQc/CA-GrQc.txt",
-    "ego-Facebook": "facebook_combined/facebook_combined.txt",
-    "Wiki-Vote": "wiki-Vote/Wiki-Vote.txt",
-    "Reed98": "facebook100/Reed98.mat",
-    "Caltech36": "facebook100/socfb-Caltech36.mtx",
-}
 QUICK_DATASETS = ("polbooks", "Caltech36")
 EPSILONS = (0.5, 1.0, 2.0, 4.0)
 QUICK_EPSILONS = (1.0, 4.0)

@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
+from fake_random import then_random
 from scipy import stats
 
 from graphanon.errors import InvalidParameterError
@@ -234,17 +235,6 @@ def test_integers_uniform_and_validation(name, insecure):
 
 
 # ---------------------------------------------------------------------- exact coins
-def _then_random(zero_calls: int, first: bytes = b"\0", seed: int = 0):
-    """A random-bytes source whose first ``zero_calls`` calls repeat the byte ``first``; the
-    later calls are seeded random bytes."""
-    rng = np.random.default_rng(seed)
-    calls = [0]
-
-    def source(n: int) -> bytes:
-        calls[0] += 1
-        return first * n if calls[0] <= zero_calls else rng.bytes(n)
-
-    return source
 
 
 @pytest.mark.parametrize("p", [0.3, 0.5, 1e-3, 2.0**-40, 8.5e-17, 3.7e-44, 5e-324])
@@ -291,7 +281,7 @@ def test_exact_bernoulli_far_digits():
     """A tiny p is honoured in the digits a 53-bit uniform cannot see: given 52 leading zero
     bits (13 zero nibbles) the coin is 1 with probability p·2⁵², not 0."""
     p = 8.5e-17  # below 2⁻⁵³: a 53-bit uniform never falls under it
-    x = noise_mod.exact_bernoulli(p, 20_000, _then_random(13, seed=5))
+    x = noise_mod.exact_bernoulli(p, 20_000, then_random(13, seed=5))
     assert stats.binomtest(int(x.sum()), x.size, p * 2.0**52).pvalue > 1e-3
 
 
@@ -324,9 +314,9 @@ def test_binomial_boundary_uniform_of_one(monkeypatch, p):
     """The old sampler turned a uniform of exactly 1.0 (2⁻⁵³ of the draws) into a success on
     the first trial whatever p was. A stream that starts with all-ones bytes (the words that
     made 1.0) must not give a success to a tiny p."""
-    monkeypatch.setattr(noise_mod.os, "urandom", _then_random(1, first=b"\xff", seed=2))
+    monkeypatch.setattr(noise_mod.os, "urandom", then_random(1, first=b"\xff", seed=2))
     assert get_backend().binomial(10, p) == 0
-    monkeypatch.setattr(noise_mod.os, "urandom", _then_random(1, first=b"\xff", seed=3))
+    monkeypatch.setattr(noise_mod.os, "urandom", then_random(1, first=b"\xff", seed=3))
     assert noise_mod.secure_binomial(10**6, p) == 0
 
 

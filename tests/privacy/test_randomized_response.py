@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from fake_random import then_random
 from scipy import stats
 
 from graphanon.anonymity.randomized_response import (
@@ -101,17 +102,6 @@ def test_flip_and_creation_rates(eps, n, F):
     assert stats.binomtest(res.created, zeros, q).pvalue > 1e-3
 
 
-def _then_random(calls: int, first: bytes, seed: int):
-    """Stands in for os.urandom: ``calls`` calls of the byte ``first`` repeated, then seeded
-    random bytes."""
-    rng = np.random.default_rng(seed)
-    made = [0]
-
-    def source(size: int) -> bytes:
-        made[0] += 1
-        return first * size if made[0] <= calls else rng.bytes(size)
-
-    return source
 
 
 def test_one_cells_flip_at_epsilon_37(monkeypatch):
@@ -123,7 +113,7 @@ def test_one_cells_flip_at_epsilon_37(monkeypatch):
     n = 20_000
     B = BipartiteGraph.from_indices(np.arange(n), np.zeros(n, dtype=np.int64), n_users=n,
                                     n_features=1)
-    monkeypatch.setattr(os, "urandom", _then_random(13, b"\0", seed=9))
+    monkeypatch.setattr(os, "urandom", then_random(13, b"\0", seed=9))
     res = _rr(B, epsilon=37.0)
     q = _flip_probability(37.0, level="edge", n_features=1)
     assert q < 2.0**-53 and res.release.backend == "os-urandom"
@@ -137,7 +127,7 @@ def test_zero_cells_need_more_than_one_extreme_draw(monkeypatch):
 
     B = BipartiteGraph.from_indices([], [], n_users=1, n_features=50)
     for seed in range(5):
-        monkeypatch.setattr(os, "urandom", _then_random(1, b"\xff", seed=seed))
+        monkeypatch.setattr(os, "urandom", then_random(1, b"\xff", seed=seed))
         assert _rr(B, epsilon=37.0).created == 0
 
 
