@@ -421,11 +421,8 @@ def _groups(req: npt.NDArray[np.float64], got: npt.NDArray[np.float64] | None
 
 
 def _table(d: int, counts: npt.NDArray[np.int64], h: int) -> DKDistribution:
-    c = np.clip(counts, 0, None)
-    keep = np.flatnonzero(c)
-    if d == 1:
-        return DKDistribution("degree", keep[:, None], c[keep])
-    return DKDistribution("joint_degree", domain_cells(h)[keep], c[keep])
+    """The table of a noisy vector over degrees ``0..h`` / the 2K cells (edge-PDP)."""
+    return node_dk_table(d, counts, h, lowest=0)
 
 
 @dataclass(frozen=True)

@@ -185,13 +185,16 @@ def node_dk_query(G: Graph, d: int, h: int) -> npt.NDArray[np.int64]:
     return x[1:] if d == 1 else x
 
 
-def node_dk_table(d: int, counts: npt.NDArray[np.int64], h: int) -> DKDistribution:
-    """The table of a noisy :func:`node_dk_query` vector: negative counts clipped, zero rows
-    dropped (post-processing)."""
+def node_dk_table(d: int, counts: npt.NDArray[np.int64], h: int, *,
+                  lowest: int = 1) -> DKDistribution:
+    """The table of a noisy dK vector: negative counts clipped, zero rows dropped
+    (post-processing). 1K entry ``i`` is degree ``lowest + i`` (1 for node-level releases,
+    :func:`node_dk_query`; 0 where degree 0 is part of the domain); 2K entries are the cells
+    of :func:`~graphanon.dk.extract.domain_cells`."""
     c = np.clip(counts, 0, None)
     keep = np.flatnonzero(c)
     if d == 1:
-        return DKDistribution("degree", (keep + 1)[:, None], c[keep])
+        return DKDistribution("degree", (keep + lowest)[:, None], c[keep])
     return DKDistribution("joint_degree", domain_cells(h)[keep], c[keep])
 
 
