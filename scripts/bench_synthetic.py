@@ -9,7 +9,9 @@ Every pipeline releases a table under DP and generates a graph from it (new, ano
 ids): ``1k`` (edge-DP 1K at the public bound h = 64, then :func:`generate_1k`), ``hay-1k``
 (Hay et al.'s constrained-inference degree sequence, edge-DP, as a 1K table), ``2k`` (edge-DP
 2K, h = 64), ``2k-mpdc-h64`` / ``2k-mpdc-h256`` (MPDC-dK, box side τ = 4, h = 64 / 256),
-``theta-2k`` (node-DP θ-2K, EAD projection, θ = 16), plus ``2k-exact`` (the true 2K, no
+``theta-2k`` (node-DP θ-2K, EAD projection, θ = 16), ``2k-total``, ``2k-mpdc-h64-total``,
+``2k-mpdc-h256-total`` (the same 2K releases with a private edge total, 10 % of ε, that the
+cells are projected onto: ``release_dk(edge_total=0.1)``), plus ``2k-exact`` (the true 2K, no
 privacy: what dK-2 keeps at ε = ∞). The public bounds are ``graphanon evaluate``'s defaults
 (``h = 64, θ = 16, τ = 4``) and 256; edge-DP releases get the input's node set as their
 public universe. Each (dataset, ε, pipeline, seed) compares the generated graph with the
@@ -63,6 +65,18 @@ def _social(name: str, h: int = H) -> Pipeline:
     return run
 
 
+def _with_total(h: int, micro: str = "none") -> Pipeline:
+    """2K with a private edge total (10 % of ε) the cells are projected onto (issue 36)."""
+    def run(G: Graph, eps: float, backend: Any, rng: np.random.Generator) -> Table:
+        from graphanon.dk.release import release_dk
+
+        kw: dict[str, Any] = {"tau": TAU} if micro == "mpdc" else {}
+        return release_dk(G, d=2, epsilon=eps, max_degree=h, microaggregation=micro,
+                          form="dense", nodes=G.node_ids, edge_total=0.1, backend=backend,
+                          rng=rng, **kw).distribution
+    return run
+
+
 def _hay(G: Graph, eps: float, backend: Any, rng: np.random.Generator) -> Table:
     return hay_degree_sequence(G, epsilon=eps, nodes=G.node_ids, backend=backend,
                                rng=rng).histogram()
@@ -81,6 +95,9 @@ PIPELINES: dict[str, tuple[Pipeline, bool]] = {
     "2k": (_social("dk2-edge"), False),
     "2k-mpdc-h64": (_social("dk2-mpdc-edge", 64), False),
     "2k-mpdc-h256": (_social("dk2-mpdc-edge", 256), False),
+    "2k-total": (_with_total(H), False),
+    "2k-mpdc-h64-total": (_with_total(64, "mpdc"), False),
+    "2k-mpdc-h256-total": (_with_total(256, "mpdc"), False),
     "theta-2k": (_social("theta-dk2-node"), False),
     "2k-exact": (_exact, False),
 }

@@ -138,6 +138,10 @@ def _write_3k_stream(G: Any, out: str) -> None:
                    "dense release in time O(non-zero cells + released cells), same "
                    "distribution; 'auto' = sampled above 10^6 domain cells without "
                    "microaggregation.")
+@click.option("--edge-total", "edge_total", type=FLOAT, default=None,
+              help="edge, 2K (dense): share of ε spent on a private edge count (sensitivity "
+                   "1); the noisy cells are projected onto it, so the table's total is "
+                   "near the true edge count. E.g. 0.1.")
 @noise_options
 @nodes_option
 @ledger_options
@@ -150,7 +154,7 @@ def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
                    max_degree: int | None, theta: str | None, projection: str,
                    select_fraction: float | None, microaggregation: str, k: int | None,
                    tau: int | None, domain: str, sensitivity_rule: str,
-                   threshold: int | None, form: str, noise: str,
+                   threshold: int | None, form: str, edge_total: float | None, noise: str,
                    seed: int | None, nodes_path: str | None, ledger: str | None,
                    dataset: str | None, budget: float | None,
                    budget_neighbourhood: str | None, out: str, report: str | None,
@@ -189,6 +193,7 @@ def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
                      "--domain": domain != "public",
                      "--sensitivity-rule": sensitivity_rule != "tight",
                      "--threshold": threshold is not None, "--form": form != "auto",
+                     "--edge-total": edge_total is not None,
                      "--nodes": nodes_path is not None}
         used = [name for name, given in edge_only.items() if given]
         if used:
@@ -225,6 +230,10 @@ def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
             "release-dk --privacy edge needs a public degree bound (--max-degree H) or the "
             "public node set (--nodes FILE, which makes H = |nodes| - 1 public): the default "
             "n - 1 would read the node count off the private input.")
+    if edge_total is not None and (domain, sensitivity_rule) != ("public", "tight"):
+        raise InvalidParameterError(
+            "The '--edge-total' option applies to the secure release (--domain public, "
+            "--sensitivity-rule tight), not to the thesis's variants.")
     if domain == "observed" and ledger is not None:
         raise InvalidParameterError(
             "The '--ledger' option charges a differentially private release; --domain "
@@ -242,7 +251,7 @@ def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
             k=k, tau=tau, privacy=privacy, threshold=threshold, form=form, nodes=nodes,
             backend=nb, rng=rng, seed=used_seed)
         if domain == "public" and sensitivity_rule == "tight":
-            rel = release_dk(G, **common)
+            rel = release_dk(G, **common, edge_total=edge_total)
         else:  # the thesis's own variants (graphanon.reproduce)
             from ..reproduce.dk_thesis import release_dk_thesis
 

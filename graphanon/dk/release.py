@@ -73,6 +73,7 @@ from .._validation import (
     check_cluster_size,
     check_degree_bound,
     check_epsilon,
+    check_float,
     check_int,
 )
 from ..errors import (
@@ -104,6 +105,7 @@ __all__ = [
     "dk_query_sparse",
     "domain_partition",
     "evaluate_release",
+    "largest_remainder",
     "postprocess",
     "postprocess_1k",
     "postprocess_2k",
@@ -429,6 +431,35 @@ def domain_partition(h: int, *, method: str, k: int | None = None, tau: int | No
 
 
 # ----------------------------------------------------------------------------- post-processing
+def largest_remainder(weights: npt.NDArray[np.float64], total: int) -> npt.NDArray[np.int64]:
+    """Non-negative integers proportional to ``weights`` summing to ``total``."""
+    w = np.clip(weights, 0.0, None)
+    if total <= 0 or w.sum() <= 0:
+        return np.zeros(w.size, np.int64)
+    ideal = w / w.sum() * total
+    out = np.floor(ideal).astype(np.int64)
+    rest = int(total - out.sum())
+    if rest > 0:
+        out[np.argsort(-(ideal - out), kind="stable")[:rest]] += 1
+    return np.asarray(out, dtype=np.int64)
+
+
+def project_to_total(values: Any, total: int) -> npt.NDArray[np.int64]:
+    """Post-processing: the non-negative integers closest to ``values`` that sum to
+    ``total`` — the Euclidean projection onto ``{y >= 0, Σ y = total}`` (every value shifted
+    down, or up, by one constant and clipped at 0: Duchi et al., ICML 2008), then rounded by
+    largest remainder."""
+    v = np.asarray(values, dtype=np.float64)
+    total = int(total)
+    if total <= 0 or v.size == 0:
+        return np.zeros(v.size, np.int64)
+    u = np.sort(v)[::-1]
+    css = np.cumsum(u) - total
+    rho = int(np.flatnonzero(u - css / np.arange(1, u.size + 1) > 0)[-1])
+    y = np.maximum(v - css[rho] / (rho + 1), 0.0)
+    return largest_remainder(y, total)
+
+
 def postprocess_1k(values: Any, *, n_nodes: int | None = None) -> DKDistribution:
     """Noisy 1K over ``0..h`` → non-negative integers with an even degree sum.
 
@@ -449,19 +480,20 @@ def postprocess_1k(values: Any, *, n_nodes: int | None = None) -> DKDistribution
     return DKDistribution("degree", keep[:, None], x[keep])
 
 
-def postprocess_2k(values: Any, h: int) -> DKDistribution:
+def postprocess_2k(values: Any, h: int, *, target: int | None = None) -> DKDistribution:
     """Noisy 2K over the domain cells → a non-negative integer JDD with integer class sizes.
 
     Clip negatives to 0 and round; then, for ``k = h, h − 1, ..., 2``, make the stub count
     ``s_k = Σ_{l≠k} m(k, l) + 2 m(k, k)`` divisible by ``k`` by removing ``r = s_k mod k``
     edges from the largest cells ``(l, k)``, ``l < k`` (or adding ``k − r`` there when that is
     cheaper or nothing can be removed). Changes only touch classes ``l < k``, which are fixed
-    later; class 1 is always consistent. Runs on the non-zero cells
-    (:func:`postprocess_2k_sparse`).
+    later; class 1 is always consistent. With a released edge total ``target``, each repair
+    instead removes or adds, whichever leaves the running total closer to it. Runs on the
+    non-zero cells (:func:`postprocess_2k_sparse`).
     """
     x = np.clip(np.rint(np.asarray(values, dtype=np.float64)), 0, None).astype(np.int64)
     idx = np.flatnonzero(x)
-    return postprocess_2k_sparse(idx, x[idx], h)
+    return postprocess_2k_sparse(idx, x[idx], h, target=target)
 
 
 def _waterfill(values: npt.NDArray[np.int64], units: int) -> npt.NDArray[np.int64]:
@@ -492,7 +524,8 @@ def _waterfill(values: npt.NDArray[np.int64], units: int) -> npt.NDArray[np.int6
     return hits
 
 
-def postprocess_2k_sparse(cells: Any, values: Any, h: int) -> DKDistribution:
+def postprocess_2k_sparse(cells: Any, values: Any, h: int, *,
+                          target: int | None = None) -> DKDistribution:
     """:func:`postprocess_2k` on a sparse input: positions ``cells`` (distinct, in
     :func:`~graphanon.dk.extract.domain_cells` order) holding ``values``; every other cell 0.
 
@@ -511,6 +544,7 @@ def postprocess_2k_sparse(cells: Any, values: Any, h: int) -> DKDistribution:
     np.add.at(diag, ij[on, 0], x[on])
     np.add.at(above, ij[~on, 0], x[~on])
     np.add.at(below, ij[~on, 1], x[~on])
+    total = int(x.sum())
     col: dict[int, dict[int, int]] = {}  # col[k][l] = m(l, k), l < k, non-zero
     for (i, j), c in zip(ij[~on].tolist(), x[~on].tolist(), strict=True):
         col.setdefault(j, {})[i] = c
@@ -526,7 +560,12 @@ def postprocess_2k_sparse(cells: Any, values: Any, h: int) -> DKDistribution:
                 entries.values(), dtype=np.int64)
         old = row.copy()
         removable = int(row.sum())
-        if (r <= k - r and removable >= r) or (removable >= r and k - r > removable):
+        if target is not None and removable >= r:  # towards the released total
+            remove = abs(total - r - target) <= abs(total + k - r - target)
+        else:
+            remove = (r <= k - r and removable >= r) or (removable >= r and k - r > removable)
+        total += -r if remove else k - r
+        if remove:
             row -= _waterfill(row, r)  # r times: −1 on the largest cell (lowest l on ties)
         else:
             weights = row.copy()
@@ -683,13 +722,15 @@ def check_release_args(G: Any, *, owner: str, d: Any, epsilon: Any, max_degree: 
                        universe)
 
 
-def postprocess(spec: ReleaseSpec, per_point: npt.NDArray[np.int64]) -> DKDistribution:
-    """The consistent, non-negative integer table of a noisy answer per domain cell."""
+def postprocess(spec: ReleaseSpec, per_point: npt.NDArray[np.int64], *,
+                target: int | None = None) -> DKDistribution:
+    """The consistent, non-negative integer table of a noisy answer per domain cell (2K: its
+    repairs kept near a released edge total ``target``)."""
     if spec.d == 1:
         lead = np.zeros(spec.lo, np.int64)
         return _without_low(postprocess_1k(np.concatenate([lead, per_point]), n_nodes=spec.n),
                             spec.lo)
-    return postprocess_2k(per_point, spec.h)
+    return postprocess_2k(per_point, spec.h, target=target)
 
 
 def release_params(spec: ReleaseSpec, part: Partition | None) -> dict[str, Any]:
@@ -733,6 +774,7 @@ def release_dk(
     threshold: int | None = None,
     form: str = "auto",
     nodes: Any = None,
+    edge_total: float | None = None,
     backend: NoiseBackend | None = None,
     rng: np.random.Generator | None = None,
     seed: int | None = None,
@@ -779,6 +821,13 @@ def release_dk(
         (:mod:`graphanon.universe`). Without ``nodes`` the release uses nothing that depends
         on the node set: the 1K histogram covers degrees ``1..h`` only (degree 0 is left
         out) and ``max_degree`` is required.
+    edge_total
+        2K, dense form: the share ``f`` of ε spent on a private edge count
+        ``m̂ = |E| + DLap(1/(f·ε))`` (L1 sensitivity 1: one edge changes ``|E|`` by one);
+        the cells get ``(1 − f)·ε`` (sequential composition) and are then projected onto
+        ``m̂`` edges (:func:`project_to_total`, post-processing). Without it a noisy table
+        is realized as it is: the noise on ``h(h+1)/2`` cells, clipped at 0, adds edges
+        (hundreds of times the true count on small graphs). ``m̂`` is recorded (released).
     backend
         Noise backend; default the secure OpenDP backend.
     rng
@@ -817,6 +866,18 @@ def release_dk(
                               max_degree=max_degree, microaggregation=microaggregation, k=k,
                               tau=tau, privacy=privacy, threshold=threshold, form=form,
                               nodes=nodes)
+    eps_cells, eps_total = spec.epsilon, 0.0
+    if edge_total is not None:
+        frac = check_float(edge_total, "edge_total", "release_dk", low=0.0, high=1.0,
+                           closed="neither")
+        if spec.d != 2 or spec.sampled:
+            raise InvalidParameterError(
+                f"The 'edge_total' parameter of release_dk ({frac:g}) applies to a dense 2K "
+                "release (d = 2, and a domain within the dense form: pass form='dense' or a "
+                "smaller max_degree)." if spec.d == 2 else
+                f"The 'edge_total' parameter of release_dk ({frac:g}) applies to d = 2.")
+        eps_total = check_epsilon(frac * spec.epsilon, "edge_total", "release_dk")
+        eps_cells = spec.epsilon - eps_total
     backend = backend or get_backend("opendp")
     rng = rng if rng is not None else np.random.default_rng()
     if spec.sampled:
@@ -829,16 +890,32 @@ def release_dk(
     answers = x[spec.lo:] if part is None else aggregate(x, part)
     # the noise: sensitivity of the linear query, calibrated by OpenDP's privacy map
     sens, derivation = sensitivity(spec.d, spec.h)
-    noisy = np.asarray(backend.discrete_laplace(answers, sensitivity=sens, epsilon=epsilon),
+    noisy = np.asarray(backend.discrete_laplace(answers, sensitivity=sens, epsilon=eps_cells),
                        dtype=np.int64)
-    # post-processing: public threshold, split of cluster sums, a consistent table
+    params = release_params(spec, part)
+    # the private edge total: |E| has L1 sensitivity 1 under edge neighbours (one edge more
+    # or less); discrete Laplace at eps_total; sequential composition with the cells
+    m_hat: int | None = None
+    if eps_total:
+        m_hat = max(0, int(backend.discrete_laplace(np.array([spec.G.n_edges]), sensitivity=1,
+                                                    epsilon=eps_total)[0]))
+        derivation += "; edge total |E|: one edge changes it by 1 (sensitivity 1)"
+        params.update({"edge_total_fraction": float(edge_total or 0.0),
+                       "epsilon_cells": eps_cells, "epsilon_edge_total": eps_total,
+                       "edge_total": m_hat,
+                       "edge_total_postprocessing": "cells projected onto the total "
+                                                    "(shift, clip at 0, largest remainder)"})
+    # post-processing: public threshold, split of cluster sums, the total, a consistent table
     if spec.threshold is not None:
         noisy = np.where(noisy >= spec.threshold, noisy, 0)
-    dist = postprocess(spec, split_evenly(noisy, part, rng) if part is not None else noisy)
+    per_point = split_evenly(noisy, part, rng) if part is not None else noisy
+    if m_hat is not None:
+        per_point = project_to_total(per_point, m_hat)
+    dist = postprocess(spec, per_point, target=m_hat)
     mech = f"dk{spec.d}-laplace" if part is None else f"dk2-{spec.microaggregation}"
     rec = Release.create(
         mechanism=mech, neighbourhood=privacy, epsilon=spec.epsilon, sensitivity=sens,
-        sensitivity_derivation=derivation, params=release_params(spec, part),
+        sensitivity_derivation=derivation, params=params,
         backend=getattr(backend, "name", type(backend).__name__), seed=seed,
         source_fingerprint=spec.G.content_hash, created_at=started)
     evaluation = evaluate_release(x, dist, spec.h, part)

@@ -34,6 +34,7 @@ from .._validation import (
     check_int,
 )
 from ..dk.extract import DKDistribution
+from ..dk.release import largest_remainder
 from ..errors import InvalidParameterError
 from ..graph import Graph
 from ..metrics import emd_distance, ks_distance
@@ -131,19 +132,6 @@ def _auto_depth(epsilon: float) -> int:
     ε_p ≈ 8, two levels around ε_p = 10; deeper trees starve each split of budget.
     """
     return int(min(8, max(1, 1 + math.floor(math.log2(epsilon / 4.0)))))
-
-
-def largest_remainder(weights: npt.NDArray[np.float64], total: int) -> npt.NDArray[np.int64]:
-    """Non-negative integers proportional to ``weights`` summing to ``total``."""
-    w = np.clip(weights, 0.0, None)
-    if total <= 0 or w.sum() <= 0:
-        return np.zeros(w.size, np.int64)
-    ideal = w / w.sum() * total
-    out = np.floor(ideal).astype(np.int64)
-    rest = int(total - out.sum())
-    if rest > 0:
-        out[np.argsort(-(ideal - out), kind="stable")[:rest]] += 1
-    return np.asarray(out, dtype=np.int64)
 
 
 def interpolate_summary(reg: npt.NDArray[np.int64], counts: npt.NDArray[np.int64],

@@ -302,3 +302,61 @@ def test_mdav_release_above_h_199_uses_the_tiling() -> None:
                    backend=nb, rng=rng)
     assert R.partition.method == "mdav" and "tile_side" not in R.release.params
     assert R.release.params["partition"] == "MDAV over the public domain cells"
+
+
+def test_private_edge_total_keeps_the_table_near_the_edge_count(tmp_path) -> None:
+    """Issue 36 part 1: without a total, the noise on every one of the h(h+1)/2 cells
+    (clipped at 0) is realized as edges; a private |E| (sensitivity 1, a share of ε) and the
+    projection of the cells onto it keep the table near the true count."""
+    import json
+    import warnings
+
+    from graphanon.cli import main
+    from graphanon.datasets import load_polbooks
+    from graphanon.dk.release import project_to_total
+    from graphanon.privacy.audit import audit_sensitivity, random_graphs, small_graphs
+    from graphanon.privacy.noise import InsecureNoiseWarning, get_backend
+
+    G = load_polbooks()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InsecureNoiseWarning)
+
+        def run(total, seed):
+            return release_dk(G, d=2, epsilon=1.0, max_degree=30, edge_total=total,
+                              backend=get_backend("numpy-insecure",
+                                                  rng=np.random.default_rng(seed)),
+                              rng=np.random.default_rng(seed))
+
+        plain = [run(None, s).distribution.total for s in range(4)]
+        rels = [run(0.1, s) for s in range(4)]
+    assert min(plain) > 20 * G.n_edges  # the noise realized as edges
+    for r in rels:
+        p = r.release.params
+        assert p["edge_total_fraction"] == 0.1 and p["epsilon_edge_total"] == pytest.approx(0.1)
+        assert p["epsilon_cells"] == pytest.approx(0.9) and r.release.epsilon == 1.0
+        assert abs(p["edge_total"] - G.n_edges) < 120  # DLap(1/0.1): |noise| < 120 w.p. ~1
+        assert abs(r.distribution.total - p["edge_total"]) <= 0.25 * p["edge_total"]
+    # the count's sensitivity under edge neighbours is 1 (audit)
+    res = audit_sensitivity(lambda H: [H.n_edges], small_graphs()[:40] + random_graphs(
+        (30,), rng=np.random.default_rng(0)), neighbourhood="edge", claimed=1.0)
+    assert res.passed and res.max_observed == 1.0
+    # the projection: non-negative integers summing to the total, shifting by one constant
+    y = project_to_total(np.array([5.0, -3.0, 10.0, 1.0]), 9)
+    assert y.tolist() == [2, 0, 7, 0] and project_to_total(np.array([1.0, 1.0]), 0).sum() == 0
+    assert project_to_total(np.array([0.0, 0.0, 0.0]), 3).sum() == 3
+    # refused where it does not apply; the CLI takes it
+    with pytest.raises(InvalidParameterError, match=r"'edge_total'.*d = 2"):
+        release_dk(G, d=1, epsilon=1.0, max_degree=30, edge_total=0.1)
+    with pytest.raises(InvalidParameterError, match="'edge_total'"):
+        release_dk(G, d=2, epsilon=1.0, max_degree=30, edge_total=1.5)
+    src = tmp_path / "g.txt"
+    u, v = G.edges()
+    src.write_text("".join(f"{a} {b}\n" for a, b in zip(u, v, strict=True)))
+    out, rep = tmp_path / "t.tsv", tmp_path / "t.json"
+    assert main(["-q", "release-dk", str(src), "--d", "2", "--epsilon", "1", "--max-degree",
+                 "30", "--edge-total", "0.1", "--noise", "numpy-insecure", "--seed", "2",
+                 "--out", str(out), "--report", str(rep)]) == 0
+    assert json.loads(rep.read_text())["release"]["params"]["edge_total"] > 0
+    assert main(["-q", "release-dk", str(src), "--d", "2", "--epsilon", "1", "--max-degree",
+                 "30", "--edge-total", "0.1", "--domain", "observed", "--out",
+                 str(tmp_path / "x.tsv")]) == 2
