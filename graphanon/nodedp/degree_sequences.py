@@ -38,7 +38,7 @@ from ..dk.release import largest_remainder
 from ..errors import InvalidParameterError
 from ..graph import Graph
 from ..metrics import emd_distance, ks_distance
-from ..privacy.noise import NoiseBackend, get_backend
+from ..privacy.noise import NoiseBackend, exponential_mechanism, get_backend
 from ..privacy.release import Release, started_at
 from .theta_dk import NODE_SET, non_isolated_count, projection_key, theta_dk_release
 
@@ -259,10 +259,9 @@ def rps_partition(degrees: npt.NDArray[np.int64], setup: RpsSetup, *, epsilon_pa
             m = (a + b) / 2.0
             s = np.arange(lo + 1, hi + 1)
             q = -np.abs(V[s] - m) / (c_rank + 1.0)  # node sensitivity 1
-            u = setup.backend.uniform(s.size)
-            gumbel = -np.log(-np.log(np.clip(u, 1e-300, 1.0 - 1e-16)))
             # ∝ μ(s) exp(ε_s q / (2·1)) with the public base measure μ(s) ∝ 1/s
-            cut = int(s[np.argmax(eps_split * q / 2.0 - np.log(s) + gumbel)])
+            cut = int(s[exponential_mechanism(q, epsilon=eps_split, sensitivity=1.0,
+                                              backend=setup.backend, log_base=-np.log(s))])
             nxt.extend([(lo, cut - 1, a, m), (cut, hi, m, b)])
         regions = nxt
     reg = np.asarray([(lo, hi) for lo, hi, _, _ in regions], dtype=np.int64).reshape(-1, 2)

@@ -98,7 +98,7 @@ from ..dk.release import dk_query
 from ..errors import InvalidParameterError, NodeSensitivityWarning
 from ..graph import Graph
 from ..metrics import ks_distance, l1_distance
-from ..privacy.noise import NoiseBackend, get_backend
+from ..privacy.noise import NoiseBackend, exponential_mechanism, get_backend
 from ..privacy.release import Release, started_at
 from .projection import Projection, edge_addition_sizes, project
 
@@ -258,9 +258,7 @@ def select_theta(
         scores.append(2.0 * kept - noise)
     s = np.asarray(scores)
     delta = 2.0 * max(grid)
-    u = backend.uniform(s.size)
-    gumbel = -np.log(-np.log(np.clip(u, 1e-300, 1.0 - 1e-16)))
-    choice = int(np.argmax(epsilon * s / (2.0 * delta) + gumbel))
+    choice = exponential_mechanism(s, epsilon=epsilon, sensitivity=delta, backend=backend)
     return grid[choice], {"grid": list(grid), "scores": s.tolist(), "score_sensitivity": delta}
 
 

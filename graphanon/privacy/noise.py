@@ -55,6 +55,7 @@ __all__ = [
     "discrete_laplace_pmf",
     "dp_scale",
     "exact_bernoulli",
+    "exponential_mechanism",
     "get_backend",
     "opendp_prelude",
     "secure_binomial",
@@ -221,6 +222,25 @@ RandomBytes = Callable[[int], bytes]
 _FIRST_ONE = np.array([4] + [(b & -b).bit_length() for b in range(1, 16)], dtype=np.int32)
 # the largest number of trials (cells) the gap samplers walk: keeps every sum in int64
 MAX_TRIALS = 2**62
+
+
+def exponential_mechanism(quality: Any, *, epsilon: float, sensitivity: float,
+                          backend: NoiseBackend, log_base: Any = None) -> int:
+    """The index ``i`` drawn with probability ``∝ μ_i exp(ε q_i / (2Δ))`` (McSherry & Talwar,
+    FOCS 2007), by Gumbel-max on ``backend``'s uniforms.
+
+    ε-DP when every quality ``q_i`` changes by at most ``Δ = sensitivity`` between
+    neighbours and the base measure ``μ`` (``log_base = log μ``, optional) is public (a
+    function of public parameters only). The one selection of θ (θ-dKε), of the RPS splits
+    and of the 2K degree bound.
+    """
+    q = np.asarray(quality, dtype=np.float64)
+    u = backend.uniform(q.size)
+    gumbel = -np.log(-np.log(np.clip(u, 1e-300, 1.0 - 1e-16)))
+    score = epsilon * q / (2.0 * sensitivity)
+    if log_base is not None:
+        score = score + np.asarray(log_base, dtype=np.float64)
+    return int(np.argmax(score + gumbel))
 
 
 def _nibbles(size: int, random_bytes: RandomBytes) -> npt.NDArray[np.uint8]:
