@@ -11,7 +11,9 @@ ids): ``1k`` (edge-DP 1K at the public bound h = 64, then :func:`generate_1k`), 
 2K, h = 64), ``2k-mpdc-h64`` / ``2k-mpdc-h256`` (MPDC-dK, box side τ = 4, h = 64 / 256),
 ``theta-2k`` (node-DP θ-2K, EAD projection, θ = 16), ``2k-total``, ``2k-mpdc-h64-total``,
 ``2k-mpdc-h256-total`` (the same 2K releases with a private edge total, 10 % of ε, that the
-cells are projected onto: ``release_dk(edge_total=0.1)``), plus ``2k-exact`` (the true 2K, no
+cells are projected onto: ``release_dk(edge_total=0.1)``), ``2k-auto-total`` and
+``2k-mpdc-auto-total`` (the degree bound chosen privately too: ``max_degree="auto"``, another
+10 %), plus ``2k-exact`` (the true 2K, no
 privacy: what dK-2 keeps at ε = ∞). The public bounds are ``graphanon evaluate``'s defaults
 (``h = 64, θ = 16, τ = 4``) and 256; edge-DP releases get the input's node set as their
 public universe. Each (dataset, ε, pipeline, seed) compares the generated graph with the
@@ -65,8 +67,9 @@ def _social(name: str, h: int = H) -> Pipeline:
     return run
 
 
-def _with_total(h: int, micro: str = "none") -> Pipeline:
-    """2K with a private edge total (10 % of ε) the cells are projected onto (issue 36)."""
+def _with_total(h: int | str, micro: str = "none") -> Pipeline:
+    """2K with a private edge total (10 % of ε) the cells are projected onto (issue 36);
+    ``h = "auto"``: the degree bound chosen privately too (another 10 %)."""
     def run(G: Graph, eps: float, backend: Any, rng: np.random.Generator) -> Table:
         from graphanon.dk.release import release_dk
 
@@ -98,6 +101,8 @@ PIPELINES: dict[str, tuple[Pipeline, bool]] = {
     "2k-total": (_with_total(H), False),
     "2k-mpdc-h64-total": (_with_total(64, "mpdc"), False),
     "2k-mpdc-h256-total": (_with_total(256, "mpdc"), False),
+    "2k-auto-total": (_with_total("auto"), False),
+    "2k-mpdc-auto-total": (_with_total("auto", "mpdc"), False),
     "theta-2k": (_social("theta-dk2-node"), False),
     "2k-exact": (_exact, False),
 }

@@ -113,6 +113,7 @@ __all__ = [
     "release_dk",
     "release_params",
     "sampled_threshold_noise",
+    "select_degree_bound",
     "sensitivity",
     "true_distribution",
 ]
@@ -444,6 +445,31 @@ def largest_remainder(weights: npt.NDArray[np.float64], total: int) -> npt.NDArr
     return np.asarray(out, dtype=np.int64)
 
 
+def select_degree_bound(G: Graph, *, epsilon: float, quantile: float, nodes: Any,
+                        backend: NoiseBackend) -> tuple[int, dict[str, Any]]:
+    """A public degree bound ``h`` for an edge-DP dK release, chosen with ε-edge-DP: the
+    ``quantile`` of the non-zero degrees of Hay et al.'s constrained-inference degree
+    sequence (:func:`graphanon.nodedp.degree_sequences.hay_degree_sequence`: the sorted
+    degrees plus discrete Laplace noise of L1 sensitivity 2 — one edge raises two degrees
+    by one — then isotonic regression), rounded up. The quantile is post-processing of that
+    ε-DP release. It needs the public node set ``nodes`` (one degree per node). Degrees above
+    ``h`` are top-coded by the release (about ``1 − quantile`` of the nodes with an edge).
+    """
+    from ..nodedp.degree_sequences import hay_degree_sequence  # (nodedp imports this module)
+
+    if nodes is None:
+        raise InvalidParameterError(
+            "The 'max_degree' parameter of release_dk can be 'auto' only with the public node "
+            "set (nodes=, --nodes FILE): the bound is read off a private degree sequence "
+            "with one degree per node.")
+    seq = hay_degree_sequence(G, epsilon=epsilon, nodes=nodes, backend=backend).degrees
+    nonzero = seq[seq > 0]
+    h = max(1, math.ceil(float(np.quantile(nonzero, quantile)))) if nonzero.size else 1
+    return h, {"max_degree_selection": "quantile of Hay et al.'s constrained-inference degree "
+                                       "sequence (edge-DP, sensitivity 2; post-processing)",
+               "max_degree_quantile": quantile, "epsilon_max_degree": epsilon}
+
+
 def project_to_total(values: Any, total: int) -> npt.NDArray[np.int64]:
     """Post-processing: the non-negative integers closest to ``values`` that sum to
     ``total`` — the Euclidean projection onto ``{y >= 0, Σ y = total}`` (every value shifted
@@ -766,7 +792,7 @@ def release_dk(
     *,
     d: int,
     epsilon: float,
-    max_degree: int | None,
+    max_degree: int | str | None,
     microaggregation: str = "none",
     k: int | None = None,
     tau: int | None = None,
@@ -775,6 +801,8 @@ def release_dk(
     form: str = "auto",
     nodes: Any = None,
     edge_total: float | None = None,
+    bound_fraction: float = 0.1,
+    bound_quantile: float = 0.95,
     backend: NoiseBackend | None = None,
     rng: np.random.Generator | None = None,
     seed: int | None = None,
@@ -793,7 +821,9 @@ def release_dk(
         Public degree bound ``h``. Degrees above ``h`` are top-coded to ``h`` (the guarantee
         holds for every graph; never the observed maximum). ``None`` is allowed only with a
         public node universe ``nodes`` and then uses ``h = |nodes| − 1`` with a
-        :class:`DegreeBoundWarning`.
+        :class:`DegreeBoundWarning`. ``"auto"`` (with ``nodes``): chosen privately with
+        ``bound_fraction · ε`` as the ``bound_quantile`` of a private degree sequence
+        (:func:`select_degree_bound`; sequential composition; recorded).
     microaggregation
         ``"none"`` (plain Laplace), ``"mdav"`` (MDAV-dK, needs ``k``) or ``"mpdc"``
         (MPDC-dK, needs ``tau``); 2K only. The partition is of the public domain.
@@ -828,6 +858,9 @@ def release_dk(
         ``m̂`` edges (:func:`project_to_total`, post-processing). Without it a noisy table
         is realized as it is: the noise on ``h(h+1)/2`` cells, clipped at 0, adds edges
         (hundreds of times the true count on small graphs). ``m̂`` is recorded (released).
+    bound_fraction, bound_quantile
+        ``max_degree="auto"`` only: the share of ε spent on choosing ``h`` (default 0.1) and
+        the degree quantile it aims at (default 0.95).
     backend
         Noise backend; default the secure OpenDP backend.
     rng
@@ -862,11 +895,28 @@ def release_dk(
     """
     t0 = time.perf_counter()
     started = started_at()
-    spec = check_release_args(G, owner="release_dk", d=d, epsilon=epsilon,
+    owner = "release_dk"
+    backend = backend or get_backend("opendp")
+    eps_bound, bound_info = 0.0, dict[str, Any]()
+    if isinstance(max_degree, str):  # chosen privately with part of ε
+        if max_degree != "auto":
+            raise InvalidParameterError(
+                f"The 'max_degree' parameter of {owner} must be an int >= 1 or 'auto'. "
+                f"Got {max_degree!r}.")
+        eps = check_epsilon(epsilon, "epsilon", owner)
+        frac = check_float(bound_fraction, "bound_fraction", owner, low=0.0, high=1.0,
+                           closed="neither")
+        quantile = check_float(bound_quantile, "bound_quantile", owner, low=0.0, high=1.0,
+                               closed="neither")
+        eps_bound = check_epsilon(frac * eps, "bound_fraction", owner)
+        max_degree, bound_info = select_degree_bound(G, epsilon=eps_bound, quantile=quantile,
+                                                     nodes=nodes, backend=backend)
+        bound_info["bound_fraction"] = frac
+    spec = check_release_args(G, owner=owner, d=d, epsilon=epsilon,
                               max_degree=max_degree, microaggregation=microaggregation, k=k,
                               tau=tau, privacy=privacy, threshold=threshold, form=form,
                               nodes=nodes)
-    eps_cells, eps_total = spec.epsilon, 0.0
+    eps_cells, eps_total = spec.epsilon - eps_bound, 0.0
     if edge_total is not None:
         frac = check_float(edge_total, "edge_total", "release_dk", low=0.0, high=1.0,
                            closed="neither")
@@ -877,11 +927,13 @@ def release_dk(
                 "smaller max_degree)." if spec.d == 2 else
                 f"The 'edge_total' parameter of release_dk ({frac:g}) applies to d = 2.")
         eps_total = check_epsilon(frac * spec.epsilon, "edge_total", "release_dk")
-        eps_cells = spec.epsilon - eps_total
-    backend = backend or get_backend("opendp")
+        eps_cells -= eps_total
+    if bound_info:
+        bound_info["epsilon_cells"] = eps_cells
     rng = rng if rng is not None else np.random.default_rng()
     if spec.sampled:
-        return _release_sampled(spec, backend=backend, seed=seed, t0=t0, started=started)
+        return _release_sampled(spec, backend=backend, seed=seed, t0=t0, started=started,
+                                epsilon_cells=eps_cells, extra=bound_info)
     # the query: the top-coded dK vector over the public domain (or its cluster sums)
     x = dk_query(spec.G, d=spec.d, h=spec.h)
     x[:spec.lo] = 0  # not released: the degree-0 count depends on the private node set
@@ -892,7 +944,7 @@ def release_dk(
     sens, derivation = sensitivity(spec.d, spec.h)
     noisy = np.asarray(backend.discrete_laplace(answers, sensitivity=sens, epsilon=eps_cells),
                        dtype=np.int64)
-    params = release_params(spec, part)
+    params = {**release_params(spec, part), **bound_info}
     # the private edge total: |E| has L1 sensitivity 1 under edge neighbours (one edge more
     # or less); discrete Laplace at eps_total; sequential composition with the cells
     m_hat: int | None = None
@@ -957,7 +1009,8 @@ def _errors(tcells: npt.NDArray[np.int64], tvals: npt.NDArray[np.int64],
 
 
 def _release_sampled(spec: ReleaseSpec, *, backend: NoiseBackend, seed: int | None,
-                     t0: float, started: str) -> DKRelease:
+                     t0: float, started: str, epsilon_cells: float | None = None,
+                     extra: dict[str, Any] | None = None) -> DKRelease:
     """The sampled form of the plain release (validated arguments; see :func:`release_dk`).
 
     ``spec.lo = 1``: a 1K release without a node universe; its domain is degrees ``1..h``
@@ -965,14 +1018,15 @@ def _release_sampled(spec: ReleaseSpec, *, backend: NoiseBackend, seed: int | No
     """
     d, h, lo, n_cells = spec.d, spec.h, spec.lo, spec.n_cells
     sens, derivation = sensitivity(d, h)
-    scale = dp_scale(sens, spec.epsilon)
+    eps_cells = spec.epsilon if epsilon_cells is None else epsilon_cells
+    scale = dp_scale(sens, eps_cells)
     tau = default_threshold(scale, n_cells) if spec.threshold is None else spec.threshold
     tcells, tvals, _ = dk_query_sparse(spec.G, d=d, h=h)
     if lo:
         keep = tcells >= lo
         tcells, tvals = tcells[keep], tvals[keep]
     cells, vals = sampled_threshold_noise(tcells - lo, tvals, n_cells, sensitivity=sens,
-                                          epsilon=spec.epsilon, threshold=tau, backend=backend)
+                                          epsilon=eps_cells, threshold=tau, backend=backend)
     cells = cells + lo
     if d == 1:
         dense = np.zeros(n_cells + lo, dtype=np.int64)
@@ -990,6 +1044,7 @@ def _release_sampled(spec: ReleaseSpec, *, backend: NoiseBackend, seed: int | No
         "noise_scale": scale, "n_domain_cells": n_cells,
         "equivalence": ("distributed as noising every domain cell and keeping the cells "
                         ">= threshold (post-processing of the dense release)"),
+        **(extra or {}),
     }
     rec = Release.create(
         mechanism=f"dk{d}-laplace-thresholded", neighbourhood="edge", epsilon=spec.epsilon,

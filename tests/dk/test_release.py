@@ -360,3 +360,51 @@ def test_private_edge_total_keeps_the_table_near_the_edge_count(tmp_path) -> Non
     assert main(["-q", "release-dk", str(src), "--d", "2", "--epsilon", "1", "--max-degree",
                  "30", "--edge-total", "0.1", "--domain", "observed", "--out",
                  str(tmp_path / "x.tsv")]) == 2
+
+
+def test_degree_bound_chosen_privately(tmp_path) -> None:
+    """Issue 36 part 2: max_degree='auto' spends bound_fraction·ε on Hay's degree sequence
+    (edge-DP, sensitivity 2) and takes its quantile; the rest goes to the release."""
+    import json
+    import warnings
+
+    from graphanon.cli import main
+    from graphanon.datasets import load_polbooks
+    from graphanon.privacy.noise import InsecureNoiseWarning, get_backend
+
+    G = load_polbooks()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InsecureNoiseWarning)
+        hs = []
+        for s in range(4):
+            r = release_dk(G, d=2, epsilon=2.0, max_degree="auto", nodes=G.node_ids,
+                           edge_total=0.1, backend=get_backend(
+                               "numpy-insecure", rng=np.random.default_rng(s)),
+                           rng=np.random.default_rng(s))
+            p = r.release.params
+            assert p["epsilon_max_degree"] == pytest.approx(0.2)
+            assert p["epsilon_cells"] == pytest.approx(2.0 - 0.2 - 0.2)
+            assert r.release.epsilon == 2.0 and p["max_degree"] == r.max_degree
+            hs.append(r.max_degree)
+    q95 = np.quantile(G.degrees[G.degrees > 0], 0.95)
+    assert all(abs(h - q95) <= 15 for h in hs) and len(set(hs)) > 1  # private: it varies
+    with pytest.raises(InvalidParameterError, match=r"'max_degree'.*'auto' only with the "
+                                                    r"public node set"):
+        release_dk(G, d=2, epsilon=1.0, max_degree="auto")
+    with pytest.raises(InvalidParameterError, match=r"'max_degree'.*'auto'"):
+        release_dk(G, d=2, epsilon=1.0, max_degree="big", nodes=G.node_ids)
+    src, nodes = tmp_path / "g.txt", tmp_path / "nodes.txt"
+    u, v = G.edges()
+    src.write_text("".join(f"{a} {b}\n" for a, b in zip(u, v, strict=True)))
+    nodes.write_text("".join(f"{x}\n" for x in G.node_ids))
+    rep = tmp_path / "r.json"
+    assert main(["-q", "release-dk", str(src), "--d", "2", "--epsilon", "1", "--max-degree",
+                 "auto", "--nodes", str(nodes), "--noise", "numpy-insecure", "--seed", "1",
+                 "--out", str(tmp_path / "t.tsv"), "--report", str(rep)]) == 0
+    assert "quantile" in json.loads(rep.read_text())["release"]["params"][
+        "max_degree_selection"]
+    for bad in (["--max-degree", "auto"], ["--max-degree", "zero", "--nodes", str(nodes)]):
+        out = tmp_path / "x.tsv"
+        assert main(["-q", "release-dk", str(src), "--d", "2", "--epsilon", "1", *bad,
+                     "--out", str(out)]) == 2
+        assert not out.exists()
