@@ -38,6 +38,23 @@ from ._common import (
 __all__ = ["COMMANDS", "dk", "generate", "release_dk_cmd"]
 
 
+class _IntOrAuto(click.ParamType):  # type: ignore[type-arg]
+    """An int, or the word ``auto`` (a bound chosen privately)."""
+
+    name = "INT|auto"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> int | str:
+        if value == "auto":
+            return "auto"
+        try:
+            return int(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not an int or 'auto'.", param, ctx)
+
+
+INT_OR_AUTO = _IntOrAuto()
+
+
 def _echo_warnings(caught: list[warnings.WarningMessage]) -> None:
     for w in caught:
         click.echo(f"graphanon: warning: {w.message}", err=True)
@@ -105,7 +122,7 @@ def _write_3k_stream(G: Any, out: str) -> None:
               show_default=True,
               help="Neighbouring relation. edge: one edge added or removed. node: one node "
                    "added or removed with all its edges (θ-dKε: project to degree ≤ θ first).")
-@click.option("--max-degree", default=None,
+@click.option("--max-degree", type=INT_OR_AUTO, default=None,
               help="edge: PUBLIC degree bound h (degrees above it are top-coded), never the "
                    "observed maximum; or 'auto' (with --nodes): the 95th percentile of a "
                    "private degree sequence, for 10% of ε. Without it, --nodes makes h = "
@@ -152,7 +169,7 @@ def _write_3k_stream(G: Any, out: str) -> None:
               help="JSON report: Release record, l1/ks/euclidean vs the truth, n_clusters, sae.")
 @click.option("--format", "fmt", type=FORMAT_CHOICE, help="Graph format (default: extension).")
 def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
-                   max_degree: str | None, theta: str | None, projection: str,
+                   max_degree: int | str | None, theta: str | None, projection: str,
                    select_fraction: float | None, microaggregation: str, k: int | None,
                    tau: int | None, domain: str, sensitivity_rule: str,
                    threshold: int | None, form: str, edge_total: float | None, noise: str,
@@ -226,16 +243,6 @@ def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
         raise InvalidParameterError("The '--k' option applies to --microaggregation mdav.")
     if tau is not None and microaggregation != "mpdc":
         raise InvalidParameterError("The '--tau' option applies to --microaggregation mpdc.")
-    h_arg: int | str | None = max_degree
-    if max_degree is not None and max_degree != "auto":
-        try:
-            h_arg = int(max_degree)
-        except ValueError:
-            h_arg = 0
-        if h_arg < 1:
-            raise InvalidParameterError(
-                f"The '--max-degree' option must be a positive int or 'auto'. Got "
-                f"{max_degree!r}.")
     if max_degree == "auto" and nodes_path is None:
         raise InvalidParameterError(
             "The '--max-degree' option can be 'auto' only with the public node set (--nodes "
@@ -267,7 +274,7 @@ def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
     with warnings.catch_warnings(record=True) as caught, progress_task(f"edge-DP {d}K release"):
         warnings.simplefilter("always")
         common: dict[str, Any] = dict(
-            d=d, epsilon=epsilon, max_degree=h_arg, microaggregation=microaggregation,
+            d=d, epsilon=epsilon, max_degree=max_degree, microaggregation=microaggregation,
             k=k, tau=tau, privacy=privacy, threshold=threshold, form=form, nodes=nodes,
             backend=nb, rng=rng, seed=used_seed)
         if domain == "public" and sensitivity_rule == "tight":
