@@ -226,6 +226,29 @@ def test_edge_dp_release_needs_a_bound_or_a_universe(tmp_path: Path, polbooks: P
     assert rep["release"]["params"]["node_universe"].startswith("given")
 
 
+def test_edge_dp_release_with_a_private_bound_and_total(tmp_path: Path,
+                                                        polbooks: Path) -> None:
+    """Issue 36: max_degree = "auto" (with the source's universe) and edge_total as job
+    keys, recorded with their share of ε."""
+    nodes = read_graph(polbooks).node_ids
+    (tmp_path / "nodes.txt").write_text("".join(f"{x}\n" for x in nodes))
+    rep = run(tmp_path, head('path = "g.txt"\n        nodes = "nodes.txt"') + """
+        [[steps]]
+        name = "release-dk"
+        d = 2
+        epsilon = 2.0
+        max_degree = "auto"
+        edge_total = 0.1
+        noise = "numpy-insecure"
+    """ + FILE_SINK)
+    params = rep["release"]["params"]
+    assert params["epsilon_max_degree"] == pytest.approx(0.2)
+    assert params["epsilon_edge_total"] == pytest.approx(0.2)
+    assert params["epsilon_cells"] == pytest.approx(1.6) and rep["release"]["epsilon"] == 2.0
+    table = read_dk_table(out(tmp_path, rep, "statistics.tsv"))
+    assert abs(table.total - params["edge_total"]) <= 0.5 * params["edge_total"]
+
+
 def test_node_dp_dk_release(tmp_path: Path, polbooks: Path) -> None:
     rep = run(tmp_path, head('path = "g.txt"') + """
         [[steps]]
