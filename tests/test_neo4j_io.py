@@ -840,3 +840,26 @@ def test_a_source_that_keeps_changing_fails_with_one_line() -> None:
     assert msg.startswith("the source changed while the :Person graph was read, 3 times")
     assert "a :Person node with id 103 appeared" in msg
     assert len(drv.named("read_nodes")) == 3
+
+
+def test_writes_with_a_budget_total_run_no_schema_statement_once_the_schema_is_there() -> None:
+    """Issue 34: schema statements once per database. A job's writes name budget_total on
+    every run; the budget's uniqueness constraint is checked with the rest of the schema
+    (one SHOW INDEXES per sink), not created again by each write."""
+    drv = FakeDriver(FakeDB())
+    Neo4jSink(drv).ensure_schema()  # graphanon neo4j init
+    drv.calls.clear()
+    sink = Neo4jSink(drv)
+    for rec in (other(), other()):
+        sink.write_release(bound(rec, ring(5)), dataset="fp-source", release_id=rec["release_id"],
+                           graph=ring(5), budget_total=1.0)
+    assert not [c.name for c in drv.calls if c.name.startswith("schema_") and
+                c.name != "schema_state"]
+    assert drv.db.budgets["fp-source"]["epsilon_spent"] == 1.0
+    # a fresh database: the first write creates the schema, once
+    drv = FakeDriver(FakeDB())
+    sink = Neo4jSink(drv)
+    for rec in (other(), other()):
+        sink.write_release(bound(rec, ring(5)), dataset="fp-source", release_id=rec["release_id"],
+                           graph=ring(5), budget_total=1.0)
+    assert len(drv.named("schema_budget_dataset")) == 1

@@ -81,11 +81,13 @@ def check_stored_name(tx: Any, dataset: str) -> None:
 
 
 def create_budget(session: Any, dataset: str, epsilon_total: float,
-                  neighbourhood: str | None, now: str) -> Budget:
+                  neighbourhood: str | None, now: str, *, schema: bool = True) -> Budget:
     """Set the budget of ``dataset`` once (in ``session``): created if missing; an existing
     one with the same total (and neighbourhood, if given) is left as it is; another total or
-    neighbourhood is refused (``InvalidParameterError``, nothing changed)."""
-    session.run(load("schema_budget_dataset"), {}).consume()
+    neighbourhood is refused (``InvalidParameterError``, nothing changed). ``schema=False``:
+    the caller has checked the budget's uniqueness constraint (a write, once per database)."""
+    if schema:
+        session.run(load("schema_budget_dataset"), {}).consume()
 
     def work(tx: Any) -> Budget:
         check_stored_name(tx, dataset)

@@ -629,10 +629,12 @@ class Neo4jSink:
         charged = epsilon is not None
 
         with wrap_driver_errors(f"writing release {release_id!r}"):
+            self._ensure_schema_once()  # the budget's constraint too: no schema per write
             if budget_total is not None:
                 assert dataset is not None or not charged
-                self.create_budget(dataset or "", budget_total)
-            self._ensure_schema_once()
+                ds = validate_budget(dataset or "", budget_total)
+                with self._session() as session:
+                    ledger.create_budget(session, ds, budget_total, None, _now(), schema=False)
             with self._session() as session:
                 if charged:
                     assert dataset is not None
