@@ -550,6 +550,17 @@ def _waterfill(values: npt.NDArray[np.int64], units: int) -> npt.NDArray[np.int6
     return hits
 
 
+def _toward(surplus: int, r: int, k: int, removable: int) -> int:
+    """The change of class ``k``'s cells ``(l, k)``, ``l < k``, that makes its stub count
+    divisible by ``k`` (``−r − jk`` or ``k − r + jk``, ``j >= 0``; a removal at most
+    ``removable``) and leaves the table's total nearest its target (``surplus`` = total −
+    target); ties: the smaller change."""
+    j = abs(surplus) // k + 1  # no candidate further than this can be nearer
+    removals = [-(r + i * k) for i in range(j + 1) if r + i * k <= removable]
+    additions = [(k - r if r else 0) + i * k for i in range(j + 1)]
+    return min(removals + additions, key=lambda d: (abs(surplus + d), abs(d)))
+
+
 def postprocess_2k_sparse(cells: Any, values: Any, h: int, *,
                           target: int | None = None) -> DKDistribution:
     """:func:`postprocess_2k` on a sparse input: positions ``cells`` (distinct, in
@@ -577,7 +588,7 @@ def postprocess_2k_sparse(cells: Any, values: Any, h: int, *,
     for k in range(h, 1, -1):
         s = int(above[k] + below[k] + 2 * diag[k])
         r = s % k
-        if r == 0:
+        if r == 0 and (target is None or abs(total - target) < k or not col.get(k)):
             continue
         entries = col.get(k, {})
         row = np.zeros(k - 1, dtype=np.int64)  # m(l, k) for l = 1 .. k − 1
@@ -586,19 +597,20 @@ def postprocess_2k_sparse(cells: Any, values: Any, h: int, *,
                 entries.values(), dtype=np.int64)
         old = row.copy()
         removable = int(row.sum())
-        if target is not None and removable >= r:  # towards the released total
-            remove = abs(total - r - target) <= abs(total + k - r - target)
+        if target is not None:  # the change nearest the released total (±k keeps s_k % k)
+            delta = _toward(total - target, r, k, removable)
         else:
             remove = (r <= k - r and removable >= r) or (removable >= r and k - r > removable)
-        total += -r if remove else k - r
-        if remove:
-            row -= _waterfill(row, r)  # r times: −1 on the largest cell (lowest l on ties)
-        else:
+            delta = -r if remove else k - r
+        total += delta
+        if delta < 0:
+            row -= _waterfill(row, -delta)  # −1 on the largest cell (lowest l on ties)
+        elif delta > 0:
             weights = row.copy()
             if weights.sum() == 0:
                 weights[:] = 0
                 weights[0] = 1
-            row += _waterfill(weights, k - r)  # +1 on the heaviest weight, weight −1
+            row += _waterfill(weights, delta)  # +1 on the heaviest weight, weight −1
         changed = np.flatnonzero(row != old)
         above[changed + 1] += row[changed] - old[changed]
         below[k] = int(row.sum())

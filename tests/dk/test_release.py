@@ -114,6 +114,12 @@ def test_postprocess_2k_consistent() -> None:
         D = postprocess_2k(noisy, h)
         assert (D.counts > 0).all() and D.counts.dtype.kind == "i"
         assert jdd_feasible(D.degrees, D.counts)["divisible"]
+        # with a released total the repairs stay consistent and near it (never farther
+        # than the plain repair, which moves the total by up to k - 1 per class)
+        start = int(np.clip(noisy, 0, None).sum())
+        T = postprocess_2k(noisy, h, target=start)
+        assert (T.counts > 0).all() and jdd_feasible(T.degrees, T.counts)["divisible"]
+        assert abs(T.total - start) <= abs(D.total - start)
 
 
 def test_postprocess_1k() -> None:
