@@ -656,7 +656,7 @@ def release_personalized(
     noisy = noise_query(q, backend)
     post_rng = rng if rng is not None else np.random.default_rng()
     per_cell = split_evenly(noisy, q.partition, post_rng) if q.partition is not None else noisy
-    table = _table(d, per_cell, h) if privacy == "edge" else node_dk_table(d, per_cell, h)
+    table = node_dk_table(d, per_cell, h, lowest=_lowest_degree(d, privacy))
     got = guaranteed_epsilons(eps, method=method, eps_min=prefs.epsilon_min, mu=spec.mu)
     # Under node-PDP which nodes exist is private: the published per-node summary and the
     # group table describe the public universe (the table plus its default), not G's nodes.
