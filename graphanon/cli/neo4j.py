@@ -35,10 +35,9 @@ def _connection_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 @contextlib.contextmanager
 def _driver(uri: str | None, password_file: str | None, database: str | None) -> Iterator[Any]:
-    from ..io.neo4j import connect, connection_settings
+    from ..io.neo4j import open_driver
 
-    settings = connection_settings(uri=uri, password_file=password_file, database=database)
-    driver = connect(settings)
+    driver, settings = open_driver(uri=uri, password_file=password_file, database=database)
     try:
         yield driver, settings.database
     finally:

@@ -420,11 +420,6 @@ def _groups(req: npt.NDArray[np.float64], got: npt.NDArray[np.float64] | None
     return out
 
 
-def _table(d: int, counts: npt.NDArray[np.int64], h: int) -> DKDistribution:
-    """The table of a noisy vector over degrees ``0..h`` / the 2K cells (edge-PDP)."""
-    return node_dk_table(d, counts, h, lowest=0)
-
-
 @dataclass(frozen=True)
 class PdpSpec:
     """Validated arguments of a personalized release (shared with the thesis reproduction):
