@@ -30,15 +30,21 @@ def _readonly(a: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     return a
 
 
-def _sorted_unique(keys: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-    """Sorted distinct values; in-place sort + mask (numpy 2's hash-based unique is slower)."""
-    keys = np.sort(keys)
-    if keys.size < 2:
-        return keys
-    keep = np.empty(keys.size, dtype=bool)
+def _sorted_unique(keys: Any) -> npt.NDArray[np.int64]:
+    """Sorted distinct values of an integer array by sort + mask.
+
+    ``np.unique`` without ``return_*`` flags is hash based in numpy 2.x and measured 100–150×
+    slower than a sort on a million ``int64`` keys (1 s vs 8 ms), and it grows faster than
+    linearly; every plain ``unique`` of cell keys in a hot path goes through here (also as
+    :func:`graphanon.anonymity._align.unique_sorted`).
+    """
+    out: npt.NDArray[np.int64] = np.sort(np.asarray(keys, dtype=np.int64))
+    if out.size < 2:
+        return out
+    keep = np.empty(out.size, dtype=bool)
     keep[0] = True
-    np.not_equal(keys[1:], keys[:-1], out=keep[1:])
-    return keys[keep]
+    np.not_equal(out[1:], out[:-1], out=keep[1:])
+    return out[keep]
 
 
 #: Below this many pairs a graph or bipartite matrix is built by the sort-based numpy code
