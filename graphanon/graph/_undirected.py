@@ -59,8 +59,8 @@ class _InputNotes:
     def fingerprint(self) -> str:
         """Deprecated alias of ``content_hash`` (renamed: it is not for publication)."""
         warnings.warn(f"{type(self).__name__}.fingerprint is deprecated: use content_hash "
-                      "(operator-only; never a budget key or a published value).",
-                      DeprecationWarning, stacklevel=2)
+                      "(operator-only; never a budget key or a published value). It is "
+                      "removed in 0.3.0.", DeprecationWarning, stacklevel=2)
         return self.content_hash  # type: ignore[attr-defined,no-any-return]
 
     def _note_input(self, **counts: int) -> None:
