@@ -269,7 +269,7 @@ def test_universe_file_lines_are_those_of_the_edge_lists(tmp_path) -> None:  # t
     """A universe file is read by the edge-list rules: a BOM skipped, lines split only at
     ``\\n``, ``\\r\\n`` and ``\\r``, only spaces and tabs stripped; so every id an edge list can
     hold (``U+2028``, a form feed, a no-break space) can be listed, and ``7`` stays node 7."""
-    from graphanon.io.universe import read_id_list
+    from graphanon.io.id_lists import read_id_list
 
     ids = ["a\u2028b", "c\x0cd", "\xa0e", "f\x85", "g\x1ch"]
     (tmp_path / "g.txt").write_text("".join(f"{x}\tz\n" for x in ids), encoding="utf-8")
@@ -314,7 +314,7 @@ def test_universe_reader_follows_the_line_rules(tmp_path_factory, lines, bom,  #
     """read_id_list works on Arrow columns (no Python object per line); a line-by-line
     Python reference of the same rules gives the same ids, or fails on the same line."""
     from graphanon.errors import InputFormatError
-    from graphanon.io.universe import read_id_list
+    from graphanon.io.id_lists import read_id_list
 
     text = ("\ufeff" if bom else "") + "".join(a + b for a, b in lines)
     if cut and text:

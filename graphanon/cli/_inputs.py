@@ -122,6 +122,6 @@ def read_universe(path: str | None, what: str) -> Any:
     """The ids of a universe file, or ``None``."""
     if path is None:
         return None
-    from ..io.universe import read_id_list
+    from ..io.id_lists import read_id_list
 
     return read_id_list(path, what=what)

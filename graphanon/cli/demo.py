@@ -30,7 +30,7 @@ def demo(outdir: str, seed: int | None) -> None:
     else, the report included: operator/report.html with its plots, report.md,
     report.json) into the output folder. No database needed.
     """
-    from ..demo import run_demo
+    from ..demos.job import run_demo
 
     _, seed = make_rng(seed)
     with progress_bar() as progress:

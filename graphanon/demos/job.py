@@ -31,13 +31,13 @@ from typing import Any
 
 import numpy as np
 
-from . import __version__
-from ._progress import ProgressFn, log_progress
-from .datasets import load_adult_sample, load_polbooks
-from .graph import BipartiteGraph, Graph
-from .io.files import write_bipartite, write_graph
-from .metrics import describe_bipartite, describe_graph
-from .report import Report, Section, Table
+from .. import __version__
+from .._progress import ProgressFn, log_progress
+from ..datasets import load_adult_sample, load_polbooks
+from ..graph import BipartiteGraph, Graph
+from ..io.files import write_bipartite, write_graph
+from ..metrics import describe_bipartite, describe_graph
+from ..report import Report, Section, Table
 
 __all__ = ["DEMO_STEPS", "DemoContext", "run_demo"]
 
@@ -70,8 +70,8 @@ class DemoContext:
         (:func:`graphanon.privacy.publish.bind`, so ``neo4j write-release`` takes the pair),
         next to it (``NAME.release.json``)."""
 
-        from .io._atomic import atomic_write_text
-        from .privacy.publish import bind
+        from ..io._atomic import atomic_write_text
+        from ..privacy.publish import bind
 
         if not release.payload_digest:
             release = bind(release, payload)
@@ -129,7 +129,7 @@ def step_datasets(ctx: DemoContext) -> Section:
 DemoStep = Callable[[DemoContext], Section]
 # (name, "module:function"); steps are imported lazily so the demo pulls in only what runs.
 DEMO_STEPS: list[tuple[str, str]] = [
-    ("datasets", "graphanon.demo:step_datasets"),
+    ("datasets", "graphanon.demos.job:step_datasets"),
     ("smooth_k", "graphanon.demos.smooth_k:step_smooth_k"),
     ("bmatching", "graphanon.demos.bmatching:step_bmatching"),
     ("randomized_response", "graphanon.demos.randomized_response:step_randomized_response"),
@@ -241,7 +241,7 @@ def _outputs_section(ctx: DemoContext) -> Section:
 
 def glossary_section() -> Section:
     """The glossary of the demo report (terms of every section)."""
-    from .demos.glossary import GLOSSARY
+    from .glossary import GLOSSARY
 
     return Section(
         title="Glossary",

@@ -26,7 +26,7 @@ def shape(data: Graph | BipartiteGraph) -> dict[str, Any]:
 
 def read_universe(src: dict[str, Any], base: Path) -> Any:
     """The public universe named by ``[source] nodes / users / features`` (files), or None."""
-    from ..io.universe import read_id_list
+    from ..io.id_lists import read_id_list
     from ..universe import Universe
 
     given = {k: read_id_list(resolve_path(base, src[k]), what=k.rstrip("s"))

@@ -24,7 +24,7 @@ def test_missing_empty_and_unknown_format(tmp_path: Path) -> None:
     G = read_graph(tmp_path / "empty.txt")
     assert G.n_nodes == G.n_edges == 0
     (tmp_path / "nodes.txt").write_text("1\n2\n")
-    from graphanon.io.universe import read_id_list
+    from graphanon.io.id_lists import read_id_list
 
     assert G.with_nodes(read_id_list(tmp_path / "nodes.txt")).n_nodes == 2
     assert read_bipartite(tmp_path / "empty.txt").n_users == 0
@@ -298,8 +298,8 @@ def test_blanks_around_ids_are_dropped_by_every_reader(tmp_path: Path) -> None:
     the blanks, so a CSV's ids could not always be listed. One rule now
     (graphanon._ids.trim_id_blanks): every reader drops the spaces and tabs around an id, and
     keeps everything inside (x y)."""
+    from graphanon.io.id_lists import read_id_list
     from graphanon.io.preferences import read_preferences
-    from graphanon.io.universe import read_id_list
 
     _blank_inputs(tmp_path)
     (tmp_path / "nodes.txt").write_text("1\n \t2\nx y \n")
