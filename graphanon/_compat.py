@@ -7,6 +7,11 @@ RPS seed's Cauchy counts — live in :mod:`graphanon.reproduce`. Code written ag
 keyword arguments keeps working: :func:`paper_variants` wraps a secure function so that such a
 keyword, given with a non-default value, warns (``DeprecationWarning``) and calls the
 reproduction instead; given with its default value it is accepted and ignored.
+
+Every shim names the release that removes it (``removed_in``, "the next minor" after the one
+that added it; all of these came with 0.2.0) in its warning; the table in
+``docs/architecture.md`` lists them and ``tests/test_layout.py`` fails once the package
+version reaches one, so that none outlives its date.
 """
 
 from __future__ import annotations
@@ -18,7 +23,10 @@ import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["moved_module", "moved_names", "paper_variants", "variant_for"]
+__all__ = ["REMOVED_IN", "moved_module", "moved_names", "paper_variants", "variant_for"]
+
+#: The release that removes the shims added in 0.2.0 (issue 19): the next minor.
+REMOVED_IN = "0.3.0"
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -28,8 +36,10 @@ def _resolve(target: str) -> Callable[..., Any]:
     return getattr(importlib.import_module(module), name)  # type: ignore[no-any-return]
 
 
-def paper_variants(target: str, **defaults: Any) -> Callable[[F], F]:
-    """Route the keyword arguments ``defaults`` (name → default value) to ``target``.
+def paper_variants(target: str, removed_in: str = REMOVED_IN,
+                   **defaults: Any) -> Callable[[F], F]:
+    """Route the keyword arguments ``defaults`` (name → default value) to ``target``, until
+    the release ``removed_in``.
 
     ``target`` (``"module:function"``) takes every argument of the wrapped function plus the
     routed keywords. The wrapper's signature lists the routed keywords with their defaults,
@@ -49,7 +59,8 @@ def paper_variants(target: str, **defaults: Any) -> Callable[[F], F]:
             shown = ", ".join(f"{k}={v!r}" for k, v in variant.items())
             warnings.warn(
                 f"{func.__name__}({shown}) is a paper reproduction, not the secure mechanism; "
-                f"it moved to {impl.__module__}.{impl.__name__} (called now).",
+                f"it moved to {impl.__module__}.{impl.__name__} (called now; the keyword is "
+                f"removed in {removed_in}).",
                 DeprecationWarning, stacklevel=2)
             return impl(*args, **kwargs, **moved)
 
@@ -79,24 +90,25 @@ def variant_for(func: Callable[..., Any], kwargs: dict[str, Any]) -> Callable[..
     return func
 
 
-def moved_names(module: str, moved: dict[str, str]) -> Callable[[str], Any]:
+def moved_names(module: str, moved: dict[str, str], *, removed_in: str) -> Callable[[str], Any]:
     """A module ``__getattr__`` for names that moved (``name -> "module:attribute"``): the
-    old import keeps working and warns (``DeprecationWarning``)."""
+    old import keeps working and warns (``DeprecationWarning``) until ``removed_in``."""
 
     def __getattr__(name: str) -> Any:
         if name not in moved:
             raise AttributeError(f"module {module!r} has no attribute {name!r}")
         new_module, _, attr = moved[name].partition(":")
-        warnings.warn(f"{module}.{name} moved to {new_module}.{attr}.", DeprecationWarning,
-                      stacklevel=2)
+        warnings.warn(f"{module}.{name} moved to {new_module}.{attr} (the old name is removed "
+                      f"in {removed_in}).", DeprecationWarning, stacklevel=2)
         return getattr(importlib.import_module(new_module), attr)
 
     return __getattr__
 
 
-def moved_module(module: str, new_module: str) -> Callable[[str], Any]:
+def moved_module(module: str, new_module: str, *, removed_in: str) -> Callable[[str], Any]:
     """A module ``__getattr__`` for a module that moved as a whole: every name of
-    ``new_module`` stays reachable under ``module`` and warns (``DeprecationWarning``)."""
+    ``new_module`` stays reachable under ``module`` and warns (``DeprecationWarning``) until
+    ``removed_in``."""
 
     def __getattr__(name: str) -> Any:
         if name.startswith("__"):
@@ -104,8 +116,8 @@ def moved_module(module: str, new_module: str) -> Callable[[str], Any]:
         target = importlib.import_module(new_module)
         if not hasattr(target, name):
             raise AttributeError(f"module {module!r} has no attribute {name!r}")
-        warnings.warn(f"{module} moved to {new_module}; import {name} from there.",
-                      DeprecationWarning, stacklevel=2)
+        warnings.warn(f"{module} moved to {new_module}; import {name} from there (the old "
+                      f"path is removed in {removed_in}).", DeprecationWarning, stacklevel=2)
         return getattr(target, name)
 
     return __getattr__

@@ -276,7 +276,7 @@ def sorted_csr(r: Any, c: Any, n: int, n_cols: int, symmetric: bool,
     cursors = [ptr[starts[:-1]]]  # where each part writes into each block
     for cnt in counts[:-1]:
         cursors.append(cursors[-1] + np.add.reduceat(cnt, starts[:-1]))
-    from .graph import _index_dtype  # (graph imports this module only when it builds)
+    from .graph._csr import _index_dtype  # (graph imports this module only when it builds)
 
     rows = np.empty(total, dtype=_index_dtype(max(n - 1, 0)))
     idx = np.empty(total, dtype=dtype)

@@ -2,7 +2,7 @@
 
 Library functions that can run for more than a second accept ``progress``: a callable
 ``progress(task, done, total)``. The default logs at DEBUG level; the CLI passes a rich
-progress bar (see :mod:`graphanon.cli._common`). A step of unknown length (reading a file,
+progress bar (see :mod:`graphanon.cli._console`). A step of unknown length (reading a file,
 one library call) is reported with :func:`progress_step`: ``0/1`` when it starts, ``1/1``
 when it ends, and an INFO log line with its duration.
 """

@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     if args.demo:
-        from graphanon.demo import run_demo
+        from graphanon.demos.job import run_demo
 
         run_demo(args.demo, seed=args.seed, progress=lambda *a: None)
         page = Path(args.demo) / "operator" / "report.html"

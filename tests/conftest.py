@@ -83,3 +83,20 @@ def threads_and(threads: int, *patches: tuple[Any, str, Any]) -> Iterator[None]:
             del os.environ["GRAPHANON_THREADS"]
         else:
             os.environ["GRAPHANON_THREADS"] = env
+
+
+def check_invariants(G: Any) -> None:
+    """A :class:`graphanon.Graph`'s CSR is well formed: sorted rows, no loops, symmetric."""
+    import numpy as np
+
+    n = G.n_nodes
+    assert G.indptr[0] == 0 and G.indptr[-1] == G.indices.size
+    rows = np.repeat(np.arange(n), G.degrees)
+    cols = G.indices.astype(np.int64)
+    assert not np.any(rows == cols), "self-loop"
+    for i in range(n):
+        nb = G.neighbors(i)
+        assert np.all(np.diff(nb) > 0), "row not strictly sorted"
+    fwd = set(zip(rows.tolist(), cols.tolist(), strict=True))
+    assert fwd == {(b, a) for a, b in fwd}, "not symmetric"
+    assert G.degrees.sum() == 2 * G.n_edges

@@ -215,7 +215,7 @@ def test_library_parameter_errors_name_the_option(tmp_path: Path, capsys: Any) -
     """A bound the library refuses is named by the command's option, with the user's value;
     a value the command derived from the user's keeps the library's name (naming the option
     with a value the user never gave would misstate it)."""
-    from graphanon.cli._common import _as_option
+    from graphanon.cli._guard import _as_option
 
     g = tmp_path / "g.txt"
     g.write_text("1 2\n2 3\n3 1\n")

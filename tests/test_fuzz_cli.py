@@ -389,7 +389,8 @@ def test_full_disk_while_writing_leaves_nothing(work: Path, capsys: pytest.Captu
         return real(path)
 
     monkeypatch.setattr(_atomic, "atomic_path", failing)
-    for mod in ("graphanon.io.files", "graphanon.io.dk_tables"):
+    for mod in ("graphanon.io.files", "graphanon.io.dk_tables", "graphanon.io.formats.bipartite",
+                "graphanon.io.formats.parquet"):
         import importlib
 
         m = importlib.import_module(mod)

@@ -159,7 +159,7 @@ def test_text_ids_coded_by_the_kernel_as_by_arrow(columns: list[list[str]],
     """encode_ids has two text codings (the reader's kernels; Arrow while the kernels are not
     loaded, for few ids): the same codes and the same ids, in code-point order, for any text
     (line breaks, the separator-free 0xFF-joined decode, non-ASCII) and mixed columns."""
-    import graphanon.graph as gmod
+    import graphanon.graph._codes as gmod
 
     cols: list[object] = [np.array([*c, "x"], dtype=object) for c in columns]
     if int_column:
@@ -183,7 +183,7 @@ def test_universe_with_line_breaks_and_unicode_ids(kernel: bool,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """with_nodes matches text ids by sorting both sides and merging (kernel) or by Arrow's
     hash table: the same graph either way, duplicates in the universe listed once."""
-    import graphanon.graph as gmod
+    import graphanon.graph._codes as gmod
 
     monkeypatch.setattr(gmod, "_text_kernel", lambda n: kernel)
     G = Graph.from_id_edges(np.array(["a\nb", "é"], dtype=object),
@@ -205,7 +205,7 @@ def test_nearly_sorted_ids_are_coded_in_order() -> None:
     sort by merge sort; the codes must still be exact."""
     from pathlib import Path
 
-    import graphanon.graph as gmod
+    import graphanon.graph._codes as gmod
     from graphanon.io import _scan
 
     base = sorted(f"u{i}" for i in range(3000))
@@ -232,7 +232,7 @@ def test_text_that_is_not_unicode_is_refused_clearly(kernel: bool, tmp_path,  # 
     """Parquet does not check UTF-8 and a Python ``str`` may hold a lone surrogate: both are
     refused with the parameter named, on either text coding, never decoded into ids that
     cannot be written back."""
-    import graphanon.graph as gmod
+    import graphanon.graph._codes as gmod
 
     monkeypatch.setattr(gmod, "_text_kernel", lambda n: kernel)
     offsets = pa.py_buffer(np.array([0, 2, 3, 4], dtype=np.int64))
@@ -269,7 +269,7 @@ def test_universe_file_lines_are_those_of_the_edge_lists(tmp_path) -> None:  # t
     """A universe file is read by the edge-list rules: a BOM skipped, lines split only at
     ``\\n``, ``\\r\\n`` and ``\\r``, only spaces and tabs stripped; so every id an edge list can
     hold (``U+2028``, a form feed, a no-break space) can be listed, and ``7`` stays node 7."""
-    from graphanon.io.universe import read_id_list
+    from graphanon.io.id_lists import read_id_list
 
     ids = ["a\u2028b", "c\x0cd", "\xa0e", "f\x85", "g\x1ch"]
     (tmp_path / "g.txt").write_text("".join(f"{x}\tz\n" for x in ids), encoding="utf-8")
@@ -314,7 +314,7 @@ def test_universe_reader_follows_the_line_rules(tmp_path_factory, lines, bom,  #
     """read_id_list works on Arrow columns (no Python object per line); a line-by-line
     Python reference of the same rules gives the same ids, or fails on the same line."""
     from graphanon.errors import InputFormatError
-    from graphanon.io.universe import read_id_list
+    from graphanon.io.id_lists import read_id_list
 
     text = ("\ufeff" if bom else "") + "".join(a + b for a, b in lines)
     if cut and text:

@@ -17,6 +17,8 @@ MOVED = {
     "graphanon.privacy.personalized": "graphanon.dk.personalized",
     "graphanon.privacy.preferences": "graphanon.dk.preferences",
     "graphanon.privacy.randomized_response": "graphanon.anonymity.randomized_response",
+    "graphanon.demo": "graphanon.demos.job",
+    "graphanon.io.universe": "graphanon.io.id_lists",
 }
 
 
@@ -76,3 +78,66 @@ def test_package_docstring_names_the_families() -> None:
     for family in ("graphanon.anonymity", "graphanon.dk", "graphanon.nodedp",
                    "graphanon.reproduce", "graphanon.privacy"):
         assert family in (graphanon.__doc__ or "")
+
+
+def _shims() -> list[tuple[str, int, str, str]]:
+    """Every compatibility layer in the package: ``(file, line, kind, removal version)``.
+
+    A shim is a call of :mod:`graphanon._compat`'s ``moved_module`` / ``moved_names`` /
+    ``paper_variants`` (``removed_in``; a ``paper_variants`` without it gets
+    ``_compat.REMOVED_IN``) or a ``warnings.warn(..., DeprecationWarning)`` whose message says
+    "removed in X" (``""`` where a shim names no version)."""
+    import ast
+    import re
+    from pathlib import Path
+
+    from graphanon._compat import REMOVED_IN
+
+    root = Path(graphanon.__file__).parent
+    found: list[tuple[str, int, str, str]] = []
+    for path in sorted(root.rglob("*.py")):
+        if path.name == "_compat.py":
+            continue
+        rel = str(path.relative_to(root.parent))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            name = getattr(node.func, "id", getattr(node.func, "attr", ""))
+            if name in ("moved_module", "moved_names", "paper_variants"):
+                given = [k.value for k in node.keywords if k.arg == "removed_in"]
+                version = (given[0].value if given and isinstance(given[0], ast.Constant)
+                           else REMOVED_IN if name == "paper_variants" else "")
+                found.append((rel, node.lineno, name, version))
+            elif name == "warn" and any(getattr(a, "id", "") == "DeprecationWarning"
+                                        for a in node.args):
+                text = " ".join(c.value for c in ast.walk(node.args[0])
+                                if isinstance(c, ast.Constant) and isinstance(c.value, str))
+                m = re.search(r"removed\s+in\s+(\d+\.\d+\.\d+)", text)
+                found.append((rel, node.lineno, "DeprecationWarning", m.group(1) if m else ""))
+    return found
+
+
+def test_every_shim_names_a_removal_version_not_yet_reached() -> None:
+    """Issue 37: a shim lives until the next minor release after the one that added it; the
+    day the version reaches it, this fails and the shim (with its tests) goes."""
+    from graphanon._version import __version__
+
+    def key(v: str) -> tuple[int, ...]:
+        return tuple(int(x) for x in v.split("."))
+
+    shims = _shims()
+    assert len(shims) >= 19  # 8 moved modules, 2 moved-name tables, 7 wrappers, 2 warnings
+    for rel, line, kind, version in shims:
+        assert version, f"{rel}:{line}: {kind} names no removal version"
+        assert key(__version__) < key(version), f"{rel}:{line}: {kind} was due in {version}"
+
+
+def test_the_shim_table_in_the_docs_lists_every_shim_module() -> None:
+    from pathlib import Path
+
+    doc = (Path(graphanon.__file__).parents[1] / "docs" / "architecture.md").read_text(
+        encoding="utf-8")
+    table = doc.split("## Shims", 1)[1]
+    for rel, _, _, version in _shims():
+        module = rel.removesuffix(".py").replace("/", ".").removesuffix(".__init__")
+        assert module.rsplit(".", 1)[1] in table and version in table, (module, version)

@@ -863,3 +863,29 @@ def test_writes_with_a_budget_total_run_no_schema_statement_once_the_schema_is_t
         sink.write_release(bound(rec, ring(5)), dataset="fp-source", release_id=rec["release_id"],
                            graph=ring(5), budget_total=1.0)
     assert len(drv.named("schema_budget_dataset")) == 1
+
+
+def test_open_driver_resolves_the_settings_once_for_the_cli_and_the_jobs(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """One way to a driver: the CLI's and the jobs' Neo4j connections resolve their
+    settings from the arguments, then the environment, and connect through the package's
+    ``connect`` (which tests replace by a fake)."""
+    from graphanon.io import neo4j as io_neo4j
+    from graphanon.jobs.sources import default_driver
+
+    seen: list[object] = []
+    monkeypatch.setattr(io_neo4j, "connect", lambda settings, verify=True: seen.append(
+        settings) or f"driver{len(seen)}")
+    monkeypatch.setenv("NEO4J_URI", "neo4j://env:7687")
+    monkeypatch.setenv("NEO4J_PASSWORD", "pw")
+    monkeypatch.setenv("NEO4J_DATABASE", "envdb")
+    drv, settings = io_neo4j.open_driver(database="given")
+    assert drv == "driver1"
+    assert (settings.uri, settings.user, settings.database) == ("neo4j://env:7687", "neo4j",
+                                                                "given")
+    assert default_driver({"uri": "neo4j://job:7687", "user": "u"}) == "driver2"
+    assert (seen[1].uri, seen[1].user, seen[1].database) == ("neo4j://job:7687", "u", "envdb")
+    monkeypatch.delenv("NEO4J_PASSWORD")
+    with pytest.raises(InvalidParameterError, match="No Neo4j password"):
+        io_neo4j.open_driver(uri="neo4j://h:7687")
+    assert len(seen) == 2

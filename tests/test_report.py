@@ -73,7 +73,7 @@ def test_broken_references_finds_each_kind(tmp_path: Path) -> None:
         "<!doctype html><html><head><style>body{background:url(http://x.org/a.png)}</style>"
         "</head><body id='top'><p><a href='#top'>ok</a> <a href='there.txt'>ok</a>"
         "<a href='#nowhere'>bad</a> <a href='missing/file.png'>bad</a>"
-        "<img src='https://example.org/a.png'><img src='data:image/png;base64,@@'>"
+        "<img src='https://example.org/a.png'><img src='data:image/png;base64,'>"
         "<img src='data:image/png;base64,iVBORw0KGgo='></p>"
         "<div><span></div></body></html>")
     problems = broken_references(page)
@@ -133,7 +133,7 @@ def test_slug_and_duplicate_titles(tmp_path: Path) -> None:
 @pytest.fixture
 def ctx(tmp_path: Path) -> Any:
     from graphanon.datasets import load_adult_sample, load_polbooks
-    from graphanon.demo import DemoContext
+    from graphanon.demos.job import DemoContext
 
     return DemoContext(tmp_path, 1, Report("t", tmp_path / "operator"), load_polbooks(),
                        load_adult_sample())

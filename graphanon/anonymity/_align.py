@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._arrow import index_values
+from ..graph._csr import _sorted_unique
 
 __all__ = ["group_rows", "index_in", "unique_sorted"]
 
@@ -23,19 +24,9 @@ _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
 def unique_sorted(keys: Any) -> npt.NDArray[np.int64]:
-    """Sorted distinct values of an integer array by sort + mask.
-
-    ``np.unique`` without ``return_*`` flags is hash based in numpy 2.x and measured 100–150×
-    slower than a sort on a million ``int64`` keys (1 s vs 8 ms), and it grows faster than
-    linearly; every plain ``unique`` of cell keys in a hot path goes through here.
-    """
-    out = np.sort(np.asarray(keys, dtype=np.int64))
-    if out.size < 2:
-        return out
-    keep = np.empty(out.size, dtype=bool)
-    keep[0] = True
-    np.not_equal(out[1:], out[:-1], out=keep[1:])
-    return out[keep]
+    """Sorted distinct values of an integer array by sort + mask (one implementation with
+    the graph builders': :func:`graphanon.graph._csr._sorted_unique`)."""
+    return _sorted_unique(keys)
 
 
 def index_in(query: Any, ref: Any) -> npt.NDArray[np.int64]:

@@ -4,7 +4,8 @@ Implements Choromanski, Jebara & Tang, "Adaptive Anonymity via b-Matching", NIPS
 (``003_*.txt``): Algorithm 1 (variational bipartite b-matching), Algorithm 2 (variational
 symmetric b-matching), the agglomerative k-anonymity-by-suppression baseline they compare
 against (Gionis, Mazza & Tassa, "k-Anonymization revisited", ICDE 2008), the random row
-permutation, and :func:`verify_adaptive_anonymity`.
+permutation; the verifier :func:`verify_adaptive_anonymity` is in :mod:`.bmatching_verify`
+(re-exported here).
 
 This is a *syntactic* anonymity model (a generalisation of k-anonymity), not differential
 privacy: the released rows carry no noise and no ε budget is spent. The ``reweighting_epsilon``
@@ -27,9 +28,10 @@ import scipy.sparse as sp
 from .._progress import ProgressFn, log_progress
 from .._validation import check_choice, check_int, fail
 from ..errors import InfeasibleError, InvalidParameterError
-from ..graph import BipartiteGraph
 from . import _bmatch_kernels as K
 from ._align import unique_sorted
+from ._bmatch_encode import MASKED, _as_codes, _check_delta, _encode, _Encoded
+from .bmatching_verify import AnonymityVerification, _verify_impl, verify_adaptive_anonymity
 
 __all__ = [
     "DEFAULT_EPSILONS",
@@ -46,8 +48,6 @@ __all__ = [
     "verify_adaptive_anonymity",
 ]
 
-#: Code of a masked (suppressed, ``*``) cell in released matrices.
-MASKED = -1
 #: The paper's sweep of the re-weighting ε (section 5): 2^-1, 2^-2, ..., 2^-10.
 DEFAULT_EPSILONS: tuple[float, ...] = tuple(2.0**-t for t in range(1, 11))
 #: Algorithm 1's default sweep: 2^-1, then 2^-10 (weights of once-mismatched cells round to
@@ -79,81 +79,6 @@ GUARANTEE_K = (
     "bipartite compatibility graph, symmetric), so each user is (k − c)-anonymous against an "
     "adversary who knows c matching edges (003_*.txt Lemma 4.3)."
 )
-
-
-# --------------------------------------------------------------------------- data encoding
-@dataclass(frozen=True)
-class _Encoded:
-    codes: npt.NDArray[np.int32]  # n × d codes
-    bits: npt.NDArray[np.uint64]  # n × w packed one-hot (binary: the bits themselves)
-    starts: npt.NDArray[np.int64]  # first bit of each attribute
-    widths: npt.NDArray[np.int64]  # bits per attribute (1 for binary)
-    n_bits: int
-    binary: bool
-
-
-def _encode(codes: npt.NDArray[np.int32], binary: bool | None = None) -> _Encoded:
-    n, d = codes.shape
-    if binary is None:
-        binary = bool(codes.size == 0 or (codes.min() >= 0 and codes.max() <= 1))
-    if binary:
-        widths = np.ones(d, dtype=np.int64)
-        onehot = codes.astype(bool)
-    else:
-        widths = (codes.max(axis=0).astype(np.int64) + 1) if n else np.ones(d, dtype=np.int64)
-        starts0 = np.concatenate([[0], np.cumsum(widths)[:-1]])
-        onehot = np.zeros((n, int(widths.sum())), dtype=bool)
-        onehot[np.arange(n)[:, None], starts0[None, :] + codes] = True
-    starts = np.concatenate([[0], np.cumsum(widths)[:-1]]).astype(np.int64)
-    n_bits = int(widths.sum())
-    return _Encoded(codes, _pack(onehot), starts, widths, n_bits, binary)
-
-
-def _pack(onehot: npt.NDArray[np.bool_]) -> npt.NDArray[np.uint64]:
-    n, nb = onehot.shape
-    w = max(1, (nb + 63) // 64)
-    packed = np.packbits(onehot.astype(np.uint8), axis=1, bitorder="little")
-    buf = np.zeros((n, w * 8), dtype=np.uint8)
-    buf[:, : packed.shape[1]] = packed
-    return np.ascontiguousarray(buf.view(np.uint64))
-
-
-def _as_codes(X: Any, owner: str) -> tuple[npt.NDArray[np.int32], Any, Any]:
-    """(codes, row ids, attribute ids) of a BipartiteGraph or a 2-D integer array."""
-    if isinstance(X, BipartiteGraph):
-        return X.to_dense().astype(np.int32), X.user_ids, X.feature_ids
-    arr = np.asarray(X)
-    if arr.ndim != 2 or not (np.issubdtype(arr.dtype, np.integer) or arr.dtype == bool):
-        raise fail("X", owner, "a BipartiteGraph or a 2-D integer array", f"{arr.dtype}{arr.shape}")
-    if arr.size and arr.min() < 0:
-        raise InvalidParameterError(
-            f"The 'X' parameter of {owner} must hold non-negative integer codes (categories "
-            f"0, 1, ...). Got minimum {int(arr.min())} instead."
-        )
-    # re-code every column to 0..v-1 so one-hot blocks stay small
-    codes = np.empty(arr.shape, dtype=np.int32)
-    for k in range(arr.shape[1]):
-        codes[:, k] = np.unique(arr[:, k], return_inverse=True)[1]
-    if arr.dtype == bool or (arr.size and arr.max() <= 1):
-        codes = arr.astype(np.int32)
-    return codes, np.arange(arr.shape[0]), np.arange(arr.shape[1])
-
-
-def _check_delta(delta: Any, n: int, owner: str) -> npt.NDArray[np.int64]:
-    if np.isscalar(delta):
-        d0 = check_int(delta, "delta", owner, low=1, high=max(n, 1))
-        return np.full(n, d0, dtype=np.int64)
-    arr = np.asarray(delta)
-    if arr.shape != (n,) or not np.issubdtype(arr.dtype, np.integer):
-        raise fail("delta", owner, f"an int or an integer array of shape ({n},)",
-                   f"{arr.dtype}{arr.shape}")
-    bad = np.flatnonzero((arr < 1) | (arr > n))
-    if bad.size:
-        raise InvalidParameterError(
-            f"The 'delta' parameter of {owner} must lie in [1, n={n}] for every user; user "
-            f"{int(bad[0])} has δ={int(arr[bad[0]])} ({bad.size} users out of range)."
-        )
-    return arr.astype(np.int64)
 
 
 def delta_from_degree(
@@ -191,28 +116,6 @@ def delta_from_degree(
 
 
 # --------------------------------------------------------------------------- results
-@dataclass(frozen=True)
-class AnonymityVerification:
-    """Outcome of :func:`verify_adaptive_anonymity`."""
-
-    ok: bool
-    n: int
-    min_slack: int  # min over users of (compatibility degree − δ_i), both sides
-    original_degree_min: int
-    released_degree_min: int
-    perfect_matching: bool
-    symmetric_checked: bool
-    violations: tuple[str, ...] = ()
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "ok": self.ok, "min_slack": self.min_slack,
-            "original_degree_min": self.original_degree_min,
-            "released_degree_min": self.released_degree_min,
-            "perfect_matching": self.perfect_matching,
-            "symmetric_checked": self.symmetric_checked,
-            "violations": list(self.violations[:20]), "n_violations": len(self.violations),
-        }
 
 
 @dataclass(frozen=True)
@@ -837,126 +740,6 @@ def _run(
                    reweighting_epsilon=out["eps"], iterations=out["iterations"],
                    history=out["history"], exact=out["exact"], guarantee=guarantee,
                    extra=extra, **common)
-
-
-# --------------------------------------------------------------------------- verification
-def verify_adaptive_anonymity(
-    X: Any, Y: Any, delta: Any, *, owner: Any = None, symmetric: bool = False
-) -> AnonymityVerification:
-    """Check that a release ``Y`` gives every user their anonymity level.
-
-    Builds the compatibility graph between the original rows ``X`` and the released rows
-    ``Y`` (``x_i`` ~ ``y_r`` when they agree on every unmasked cell of ``y_r``) and checks
-
-    1. the true matching is a perfect matching of it: ``x_{owner[r]}`` ~ ``y_r`` for all r
-       (``owner=None``: ``Y`` is in the order of ``X``, ``owner`` = identity);
-    2. every original row i is compatible with ≥ δ_i released rows, and every released row r
-       with ≥ δ_{owner[r]} original rows;
-    3. with ``symmetric=True``: the compatibility graph restricted to symmetric pairs (y of i
-       ~ x_j and y of j ~ x_i) still gives user i degree ≥ δ_i (Lemma 4.5's hypothesis).
-
-    Parameters
-    ----------
-    X
-        Original data (BipartiteGraph or n × d integer codes).
-    Y
-        Released data: n × d codes with :data:`MASKED` (-1) for ``*``.
-    delta
-        Levels per original row (int or array).
-    owner
-        The secret key: released row r belongs to original row ``owner[r]``.
-
-    Returns
-    -------
-    AnonymityVerification
-        ``ok`` and one precise message per violation.
-    """
-    codes, _, _ = _as_codes(X, "verify_adaptive_anonymity")
-    n, d = codes.shape
-    Yc = np.asarray(Y)
-    if Yc.shape != (n, d):
-        raise fail("Y", "verify_adaptive_anonymity", f"an array of shape ({n}, {d})", Yc.shape)
-    dl = _check_delta(delta, n, "verify_adaptive_anonymity")
-    if owner is None:
-        own = np.arange(n, dtype=np.int64)
-    else:
-        own = np.asarray(owner, dtype=np.int64)
-        if own.shape != (n,) or not np.array_equal(np.sort(own), np.arange(n)):
-            raise fail("owner", "verify_adaptive_anonymity", "a permutation of range(n)",
-                       own.shape)
-    if Yc.size and (not np.issubdtype(Yc.dtype, np.number)
-                    or not np.array_equal(Yc, np.round(Yc))):
-        raise fail("Y", "verify_adaptive_anonymity", f"integer codes or {MASKED} (masked)",
-                   Yc.dtype)
-    width = codes.max(axis=0).astype(np.int64) + 1 if n else np.zeros(d, dtype=np.int64)
-    bad = (Yc != MASKED) & ((Yc < 0) | (Yc >= width[None, :]))
-    if bad.any():  # a code no row holds would be read as another category
-        r, k = (int(x) for x in np.argwhere(bad)[0])
-        raise InvalidParameterError(
-            f"verify_adaptive_anonymity: released row {r}, attribute {k} holds "
-            f"{Yc[r, k].item()!r}, neither masked ({MASKED}) nor a code of that attribute "
-            f"(0..{width[k] - 1}).")
-    return _verify_impl(codes, Yc.astype(np.int32), dl, own, symmetric=symmetric)
-
-
-def _verify_impl(
-    codes: npt.NDArray[np.int32], Y: npt.NDArray[np.int32], dl: npt.NDArray[np.int64],
-    own: npt.NDArray[np.int64], *, symmetric: bool,
-) -> AnonymityVerification:
-    n, d = codes.shape
-    vio: list[str] = []
-    known = Y != MASKED
-    bad_known = known & (Y != codes[own])
-    # packed bits: compatibility = agreement on all known attributes' bits
-    enc = _encode(codes)
-    Yfill = np.where(known, Y, 0)
-    if enc.binary:
-        ybits = _pack(Yfill.astype(bool))
-        ymask = _pack(known)
-    else:
-        Yfill = np.minimum(Yfill, enc.widths[None, :] - 1)
-        oh = np.zeros((n, enc.n_bits), dtype=bool)
-        kb = np.zeros((n, enc.n_bits), dtype=bool)
-        for k in range(d):
-            s, w = enc.starts[k], enc.widths[k]
-            oh[np.arange(n), s + Yfill[:, k]] = True
-            kb[:, s:s + w] = known[:, k:k + 1]
-        ybits, ymask = _pack(oh & kb), _pack(kb)
-    true_ok = K.pair_compatible(enc.bits, ybits, ymask, own, np.arange(n, dtype=np.int64))
-    for r in np.flatnonzero(~true_ok)[:50]:
-        k = int(np.flatnonzero(bad_known[r])[0]) if bad_known[r].any() else -1
-        vio.append(f"released row {r} is not compatible with its own original row "
-                   f"{int(own[r])} (attribute {k})")
-    deg_x, deg_y = K.compatibility_degrees(enc.bits, ybits, ymask)
-    need_y = dl[own]
-    for i in np.flatnonzero(deg_x < dl)[:50]:
-        vio.append(f"original row {i} is compatible with {int(deg_x[i])} released rows < "
-                   f"δ={int(dl[i])}")
-    for r in np.flatnonzero(deg_y < need_y)[:50]:
-        vio.append(f"released row {r} is compatible with {int(deg_y[r])} original rows < "
-                   f"δ={int(need_y[r])}")
-    slack = int(min((deg_x - dl).min(), (deg_y - need_y).min())) if n else 0
-    if symmetric:
-        # Y in original order: user i's released row is Y[pos[i]]
-        pos = np.empty(n, dtype=np.int64)
-        pos[own] = np.arange(n)
-        sdeg = _symmetric_degrees(enc.bits, ybits[pos], ymask[pos])
-        for i in np.flatnonzero(sdeg < dl)[:50]:
-            vio.append(f"user {i} has symmetric compatibility degree {int(sdeg[i])} < "
-                       f"δ={int(dl[i])}")
-    return AnonymityVerification(
-        ok=not vio, n=n, min_slack=slack,
-        original_degree_min=int(deg_x.min()) if n else 0,
-        released_degree_min=int(deg_y.min()) if n else 0,
-        perfect_matching=bool(true_ok.all()), symmetric_checked=symmetric,
-        violations=tuple(vio),
-    )
-
-
-def _symmetric_degrees(xbits: Any, ybits: Any, ymask: Any) -> npt.NDArray[np.int64]:
-    from ._bmatch_kernels import symmetric_degrees
-
-    return np.asarray(symmetric_degrees(xbits, ybits, ymask))
 
 
 def released_cells(

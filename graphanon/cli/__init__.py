@@ -113,7 +113,7 @@ def cli(ctx: click.Context, quiet: bool, log_level: str, skip_bad_rows: bool) ->
 
 
 def _guard_all(cmd: click.Command) -> click.Command:
-    from ._common import guard_paths
+    from ._guard import guard_paths
 
     if isinstance(cmd, click.Group):
         for sub in cmd.commands.values():
@@ -222,7 +222,7 @@ def _show_warning(seen: set[str]) -> Any:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: run the CLI and map errors to exit codes."""
-    from ._common import start_clock
+    from ._console import start_clock
 
     start_clock()
     if argv is None:

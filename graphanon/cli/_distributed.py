@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidParameterError
-from ._common import echo, progress_bar, wall_seconds, write_json
+from ._console import echo, progress_bar, wall_seconds
+from ._outputs import write_json
 
 __all__ = ["dk_on_cluster", "smooth_k_on_cluster"]
 

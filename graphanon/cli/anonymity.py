@@ -8,21 +8,11 @@ from typing import Any
 import click
 
 from ..errors import GraphAnonError, InvalidParameterError
-from ._common import (
-    FLOAT,
-    bound,
-    distributed_options,
-    echo,
-    load_bipartite,
-    make_rng,
-    outside_published,
-    progress_bar,
-    pseudonym_options,
-    pseudonymized,
-    refuse_skip_bad_rows,
-    wall_seconds,
-    write_json,
-)
+from ._console import echo, progress_bar, wall_seconds
+from ._inputs import load_bipartite, refuse_skip_bad_rows
+from ._outputs import bound, outside_published, pseudonymized, write_json
+from ._params import FLOAT, distributed_options, pseudonym_options
+from ._privacy import make_rng
 
 __all__ = ["COMMANDS"]
 

@@ -10,7 +10,10 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..errors import DataDependentFeaturesWarning, GraphAnonError, InvalidParameterError
-from ._common import echo, load_bipartite, load_graph, make_rng, progress_bar, write_json
+from ._console import echo, progress_bar
+from ._inputs import load_bipartite, load_graph
+from ._outputs import write_json
+from ._privacy import make_rng
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..graph import BipartiteGraph

@@ -6,7 +6,8 @@ import os
 
 import click
 
-from ._common import echo, make_rng, progress_bar
+from ._console import echo, progress_bar
+from ._privacy import make_rng
 
 
 @click.command("demo")
@@ -29,7 +30,7 @@ def demo(outdir: str, seed: int | None) -> None:
     else, the report included: operator/report.html with its plots, report.md,
     report.json) into the output folder. No database needed.
     """
-    from ..demo import run_demo
+    from ..demos.job import run_demo
 
     _, seed = make_rng(seed)
     with progress_bar() as progress:

@@ -6,7 +6,8 @@ import os
 
 import click
 
-from ._common import echo, make_rng, progress_bar, wall_seconds
+from ._console import echo, progress_bar, wall_seconds
+from ._privacy import make_rng
 
 __all__ = ["COMMANDS"]
 

@@ -8,15 +8,9 @@ from typing import Any
 
 import click
 
-from ._common import (
-    BOTH_WAYS,
-    FORMAT_CHOICE,
-    both_ways,
-    cleaning_report,
-    load_bipartite,
-    load_graph,
-    progress_task,
-)
+from ._console import progress_task
+from ._inputs import BOTH_WAYS, both_ways, cleaning_report, load_bipartite, load_graph
+from ._params import FORMAT_CHOICE
 
 
 @click.command("info")

@@ -10,7 +10,8 @@ import json
 
 import click
 
-from ._common import FLOAT, echo
+from ._console import echo
+from ._params import FLOAT
 
 
 @click.group("ledger")

@@ -16,15 +16,9 @@ from typing import Any
 import click
 
 from ..errors import InvalidParameterError
-from ._common import (
-    FLOAT,
-    FORMAT_CHOICE,
-    echo,
-    load_bipartite,
-    load_graph,
-    progress_bar,
-    read_record,
-)
+from ._console import echo, progress_bar
+from ._inputs import load_bipartite, load_graph, read_record
+from ._params import FLOAT, FORMAT_CHOICE
 
 __all__ = ["COMMANDS", "neo4j"]
 
@@ -41,10 +35,9 @@ def _connection_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 @contextlib.contextmanager
 def _driver(uri: str | None, password_file: str | None, database: str | None) -> Iterator[Any]:
-    from ..io.neo4j import connect, connection_settings
+    from ..io.neo4j import open_driver
 
-    settings = connection_settings(uri=uri, password_file=password_file, database=database)
-    driver = connect(settings)
+    driver, settings = open_driver(uri=uri, password_file=password_file, database=database)
     try:
         yield driver, settings.database
     finally:
@@ -92,7 +85,7 @@ def _check_extra_outputs(out: str, universe_out: str | None, kinds: tuple[str, .
     """Before connecting: the files the prefixes ``--universe-out`` / ``--props-out`` will
     write are checked with ``--out`` as :func:`guard_paths` checks a command's outputs (none
     is another output or unwritable)."""
-    from ._common import check_outputs
+    from ._guard import check_outputs
 
     named = {"--out": out}
     if universe_out is not None:
@@ -192,7 +185,7 @@ def read_graph(label: str | None, rel: str | None, id_prop: str | None, node_pro
     """Export a social graph from Neo4j to a file; report the read's throughput."""
     from ..graph import Graph
     from ..io.neo4j import Neo4jSource
-    from ._common import write_graph_output
+    from ._outputs import write_graph_output
 
     if query is None:
         if not label or not rel:

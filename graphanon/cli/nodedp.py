@@ -15,26 +15,18 @@ from typing import Any
 import click
 
 from ..privacy.release import NOT_PRIVATE_NOTE
-from ._common import (
+from ._console import echo, progress_bar, progress_task
+from ._inputs import load_graph, read_universe
+from ._outputs import bound, write_graph_output, write_json
+from ._params import (
     EPSILON,
     FORMAT_CHOICE,
     OUT_FORMAT_CHOICE,
-    bound,
-    charge_on_commit,
-    echo,
     ledger_options,
-    load_graph,
-    make_rng,
     nodes_option,
     noise_options,
-    open_ledger,
-    progress_bar,
-    progress_task,
-    read_universe,
-    resolve_noise,
-    write_graph_output,
-    write_json,
 )
+from ._privacy import charge_on_commit, make_rng, open_ledger, resolve_noise
 
 __all__ = ["COMMANDS", "release_dk_node"]
 

@@ -8,20 +8,11 @@ from typing import Any
 import click
 
 from ..errors import InvalidParameterError
-from ._common import (
-    EPSILON,
-    bound,
-    charge_on_commit,
-    echo,
-    ledger_options,
-    load_graph,
-    nodes_option,
-    noise_options,
-    open_ledger,
-    read_universe,
-    resolve_noise,
-    write_json,
-)
+from ._console import echo
+from ._inputs import load_graph, read_universe
+from ._outputs import bound, write_json
+from ._params import EPSILON, ledger_options, nodes_option, noise_options
+from ._privacy import charge_on_commit, open_ledger, resolve_noise
 
 __all__ = ["COMMANDS"]
 

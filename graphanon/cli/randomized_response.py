@@ -8,22 +8,17 @@ import click
 
 from ..errors import InvalidParameterError
 from ..privacy.release import NOT_PRIVATE_NOTE
-from ._common import (
+from ._console import echo, progress_bar
+from ._inputs import load_bipartite, read_universe
+from ._outputs import pseudonymized, write_json
+from ._params import (
     RR_EPSILON,
     SEED_OF_NOISE_ONLY,
-    charge_on_commit,
-    echo,
     ledger_options,
-    load_bipartite,
-    make_rng,
     noise_options_seeding,
-    open_ledger,
-    progress_bar,
     pseudonym_options,
-    pseudonymized,
-    read_universe,
-    write_json,
 )
+from ._privacy import charge_on_commit, make_rng, open_ledger
 
 __all__ = ["COMMANDS"]
 

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 import click
 
-from ._common import echo, quiet
+from ._console import echo, quiet
 
 __all__ = ["COMMANDS", "JsonLinesFormatter", "run"]
 

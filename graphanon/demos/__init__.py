@@ -1,1 +1,1 @@
-"""Demo steps, one module per feature (registered in :data:`graphanon.demo.DEMO_STEPS`)."""
+"""Demo steps, one module per feature (registered in :data:`graphanon.demos.job.DEMO_STEPS`)."""

@@ -10,7 +10,7 @@ from ..anonymity.bmatching import adaptive_anonymize
 from ..report import Section, Table
 
 if TYPE_CHECKING:
-    from ..demo import DemoContext
+    from .job import DemoContext
 
 __all__ = ["step_bmatching"]
 

@@ -9,7 +9,6 @@ from typing import Any
 
 import numpy as np
 
-from ..demo import DemoContext
 from ..dk import DKDistribution, dk_distribution
 from ..dk.generate import generate_2k, synthetic_utility
 from ..dk.release import release_dk
@@ -18,6 +17,7 @@ from ..io.dk_tables import write_dk_table
 from ..io.files import write_graph
 from ..privacy.publish import derived_release
 from ..report import Section, Table
+from .job import DemoContext
 
 __all__ = ["step_dk"]
 

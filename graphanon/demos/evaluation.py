@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ..report import Section, Table
 
 if TYPE_CHECKING:
-    from ..demo import DemoContext
+    from .job import DemoContext
 
 __all__ = ["step_evaluation"]
 

@@ -19,7 +19,7 @@ from ..privacy.noise import InsecureNoiseWarning, NoiseBackend
 from ..report import Section, Table
 
 if TYPE_CHECKING:
-    from ..demo import DemoContext
+    from .job import DemoContext
 
 __all__ = ["step_node_dp"]
 

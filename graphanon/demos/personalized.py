@@ -13,7 +13,7 @@ from ..report import Section, Table
 from ..reproduce.personalized_thesis import release_personalized_thesis
 
 if TYPE_CHECKING:
-    from ..demo import DemoContext
+    from .job import DemoContext
 
 __all__ = ["step_personalized"]
 

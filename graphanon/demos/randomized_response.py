@@ -16,7 +16,7 @@ from ..privacy.noise import get_backend
 from ..report import Section, Table
 
 if TYPE_CHECKING:
-    from ..demo import DemoContext
+    from .job import DemoContext
 
 __all__ = ["step_randomized_response"]
 

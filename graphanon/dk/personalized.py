@@ -141,7 +141,7 @@ METHODS = ("min", "ll", "tp", "st", "ag")
 __getattr__ = moved_names(__name__, {
     "thesis_sensitivity": "graphanon.reproduce.personalized_thesis:thesis_sensitivity",
     "CALIBRATIONS": "graphanon.reproduce.personalized_thesis:CALIBRATIONS",
-})
+}, removed_in="0.3.0")
 PRIVACY = ("edge", "node")
 MAX_MDAV_POINTS = 20_000
 MECHANISM_NAMES = {"min": "PDP_min", "ll": "LL-dK", "tp": "TP-dK", "st": "ST-dK", "ag": "AG-dK"}
@@ -190,7 +190,7 @@ def mu_for_sample_fraction(prefs: Preferences, m: float) -> float:
 
 
 @paper_variants("graphanon.reproduce.personalized_thesis:guaranteed_epsilons_thesis",
-                calibration="strict")
+                removed_in="0.3.0", calibration="strict")
 def guaranteed_epsilons(eps: Any, *, method: str, eps_min: float,
                         mu: float | None) -> npt.NDArray[np.float64]:
     """The ε each node actually receives under the audited calibration.
@@ -269,7 +269,7 @@ def _public_partition(d: int, h: int, k: int, lo: int = 0) -> Partition:
 
 
 @paper_variants("graphanon.reproduce.personalized_thesis:personalized_query_thesis",
-                calibration="strict")
+                removed_in="0.3.0", calibration="strict")
 def personalized_query(
     G: Graph,
     eps: Any,
@@ -420,11 +420,6 @@ def _groups(req: npt.NDArray[np.float64], got: npt.NDArray[np.float64] | None
     return out
 
 
-def _table(d: int, counts: npt.NDArray[np.int64], h: int) -> DKDistribution:
-    """The table of a noisy vector over degrees ``0..h`` / the 2K cells (edge-PDP)."""
-    return node_dk_table(d, counts, h, lowest=0)
-
-
 @dataclass(frozen=True)
 class PdpSpec:
     """Validated arguments of a personalized release (shared with the thesis reproduction):
@@ -559,7 +554,7 @@ def mechanism_name(method: str, mu: float | str | None, d: int) -> str:
 
 
 @paper_variants("graphanon.reproduce.personalized_thesis:release_personalized_thesis",
-                calibration="strict")
+                removed_in="0.3.0", calibration="strict")
 def release_personalized(
     G: Graph,
     prefs: Preferences,

@@ -172,13 +172,11 @@ def _run_loaded(
                 tx.inputs.update([os.path.realpath(cfg["path"]),
                                   *(os.path.realpath(resolve_path(base, p)) for p in reads)])
                 if driver_factory is None:  # a neo4j sink's settings, before any step runs
-                    from ..io.neo4j import connection_settings
+                    from ..io.neo4j import CONNECTION_KEYS, connection_settings
 
                     for sink in cfg["sinks"]:
                         if sink["type"] == "neo4j":
-                            connection_settings(uri=sink.get("uri"), user=sink.get("user"),
-                                                password_file=sink.get("password_file"),
-                                                database=sink.get("database"))
+                            connection_settings(**{k: sink.get(k) for k in CONNECTION_KEYS})
                 probe_file_sinks(cfg["sinks"], name, release_id=release_id, base=base)
                 universe: Any = None
                 if cfg["source"] is None:  # every step reads its own partitioned input

@@ -12,11 +12,9 @@ from .state import UNIVERSE_KEYS, resolve_path
 __all__ = ["default_driver", "read_source", "read_universe", "shape"]
 
 def default_driver(settings: dict[str, Any]) -> Any:
-    from ..io.neo4j import connect, connection_settings
+    from ..io.neo4j import CONNECTION_KEYS, open_driver
 
-    return connect(connection_settings(uri=settings.get("uri"), user=settings.get("user"),
-                                       password_file=settings.get("password_file"),
-                                       database=settings.get("database")))
+    return open_driver(**{k: settings.get(k) for k in CONNECTION_KEYS})[0]
 
 
 def shape(data: Graph | BipartiteGraph) -> dict[str, Any]:
@@ -28,7 +26,7 @@ def shape(data: Graph | BipartiteGraph) -> dict[str, Any]:
 
 def read_universe(src: dict[str, Any], base: Path) -> Any:
     """The public universe named by ``[source] nodes / users / features`` (files), or None."""
-    from ..io.universe import read_id_list
+    from ..io.id_lists import read_id_list
     from ..universe import Universe
 
     given = {k: read_id_list(resolve_path(base, src[k]), what=k.rstrip("s"))

@@ -68,7 +68,7 @@ class JobResult:
     seconds: float
 
 
-#: The values of a step's ``noise`` key, as the CLI's ``--noise`` (``cli._common.noise_options``).
+#: The values of a step's ``noise`` key, as the CLI's ``--noise`` (``cli._params.noise_options``).
 NOISE_CHOICES = ("opendp", "numpy-insecure")
 
 

@@ -56,7 +56,8 @@ __all__ = [
 ]
 
 __getattr__ = moved_names(__name__, {
-    "rps_smooth_sensitivity": "graphanon.reproduce.rps_seed:rps_smooth_sensitivity"})
+    "rps_smooth_sensitivity": "graphanon.reproduce.rps_seed:rps_smooth_sensitivity"},
+    removed_in="0.3.0")
 
 
 @dataclass(frozen=True)
@@ -290,7 +291,8 @@ def rps_params(setup: RpsSetup, *, depth: int, depth_given: bool, n_regions: int
 
 
 @paper_variants("graphanon.reproduce.rps_seed:rps_degree_sequence_seed",
-                counts="partition", summary="interpolate", partition_fraction=0.5)
+                removed_in="0.3.0", counts="partition", summary="interpolate",
+                partition_fraction=0.5)
 def rps_degree_sequence(
     G: Graph,
     *,

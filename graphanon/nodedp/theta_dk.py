@@ -295,8 +295,8 @@ def noise_domain(proj: Projection, *, d: int, theta: int, sensitivity: float, ep
     return noisy, node_dk_table(d, noisy, theta)
 
 
-@paper_variants("graphanon.reproduce.node_dp_thesis:theta_dk_release_ser", projection="ead",
-                order="hash")
+@paper_variants("graphanon.reproduce.node_dp_thesis:theta_dk_release_ser", removed_in="0.3.0",
+                projection="ead", order="hash")
 def theta_dk_release(
     G: Graph,
     *,

@@ -656,8 +656,8 @@ class Accountant:
             import warnings
 
             warnings.warn("spend_parallel(units=...) is now spend_parallel(domains=...): each "
-                          "release's domain, fixed before the data is seen.",
-                          DeprecationWarning, stacklevel=2)
+                          "release's domain, fixed before the data is seen ('units' is removed "
+                          "in 0.3.0).", DeprecationWarning, stacklevel=2)
             if domains is not None:
                 raise InvalidParameterError(
                     "spend_parallel takes the domains once: 'domains' or the former 'units', "

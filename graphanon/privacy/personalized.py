@@ -7,4 +7,5 @@ Deprecated alias: every name still imports from here, with a ``DeprecationWarnin
 
 from .._compat import moved_module
 
-__getattr__ = moved_module(__name__, "graphanon.dk.personalized")
+__getattr__ = moved_module(__name__, "graphanon.dk.personalized",
+                           removed_in="0.3.0")

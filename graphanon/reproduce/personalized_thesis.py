@@ -32,7 +32,6 @@ from ..dk.personalized import (
     _bounded,
     _domain_points,
     _groups,
-    _table,
     _uniforms,
     check_personalized,
     inclusion_probability,
@@ -46,7 +45,7 @@ from ..dk.release import dk_query, split_evenly
 from ..errors import PersonalizedCalibrationWarning
 from ..graph import Graph
 from ..nodedp.projection import edge_addition
-from ..nodedp.theta_dk import dk_utility, projection_key
+from ..nodedp.theta_dk import dk_utility, node_dk_table, projection_key
 from ..privacy.noise import NoiseBackend, get_backend
 from ..privacy.release import Release, started_at
 
@@ -211,7 +210,7 @@ def release_personalized_thesis(
         if obs.any():
             sub = Partition(labels[obs], q.partition.n_clusters, "mdav", {})
             per_cell[obs] = split_evenly(noisy, sub, post_rng)
-    table = _table(d, per_cell, h)
+    table = node_dk_table(d, per_cell, h, lowest=0)  # edge-PDP: degree 0 is in the domain
     summary_req = prefs.universe if privacy == "node" else eps
     params = {**pdp_params(spec, prefs, mu=mu, key=key, q=q), "calibration": "thesis",
               "guarantee": "NONE: thesis calibration fails the personalized audit"}

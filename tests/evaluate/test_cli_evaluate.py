@@ -9,7 +9,7 @@ import pytest
 
 from graphanon.cli import main
 from graphanon.datasets import data_path, load_adult_sample, load_polbooks
-from graphanon.demo import DEMO_STEPS, DemoContext
+from graphanon.demos.job import DEMO_STEPS, DemoContext
 from graphanon.errors import InvalidParameterError
 from graphanon.evaluate.suites import load_suite, named_suite, resolve_suite
 from graphanon.report import Report

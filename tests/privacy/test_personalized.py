@@ -359,7 +359,7 @@ def test_bad_parameters(polbooks):
 
 def test_demo_step(tmp_path):
     from graphanon.datasets import load_adult_sample
-    from graphanon.demo import DEMO_STEPS, DemoContext
+    from graphanon.demos.job import DEMO_STEPS, DemoContext
     from graphanon.demos.personalized import step_personalized
     from graphanon.report import Report
 

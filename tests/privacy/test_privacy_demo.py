@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from graphanon.datasets import load_adult_sample, load_polbooks
-from graphanon.demo import DEMO_STEPS, DemoContext
+from graphanon.demos.job import DEMO_STEPS, DemoContext
 from graphanon.demos.randomized_response import step_randomized_response
 from graphanon.report import Report
 

@@ -28,10 +28,12 @@ from __future__ import annotations
 from ...privacy.accountant import charge_epsilon  # noqa: F401  (the ledger's one rule set)
 from ...universe import Universe
 from .connection import (
+    CONNECTION_KEYS,
     CommitOutcomeUnknown,
     ConnectionSettings,
     connect,
     connection_settings,
+    open_driver,
     parse_size,
     rust_extension_active,
     wrap_driver_errors,
@@ -64,6 +66,7 @@ __all__ = [
     "BYTES_PER_NODE",
     "BYTES_PER_PROPERTY",
     "BYTES_PER_RELATIONSHIP",
+    "CONNECTION_KEYS",
     "DEFAULT_BATCH_SIZE",
     "DEFAULT_FETCH_SIZE",
     "DEFAULT_MEMORY_LIMIT",
@@ -87,6 +90,7 @@ __all__ = [
     "connection_settings",
     "contains_element_ids",
     "looks_like_element_id",
+    "open_driver",
     "parse_size",
     "record_properties",
     "release_record",

@@ -19,10 +19,12 @@ from typing import Any
 from ...errors import DatabaseUnavailableError, GraphAnonError, InvalidParameterError, Neo4jError
 
 __all__ = [
+    "CONNECTION_KEYS",
     "CommitOutcomeUnknown",
     "ConnectionSettings",
     "connect",
     "connection_settings",
+    "open_driver",
     "parse_size",
     "rust_extension_active",
     "wrap_driver_errors",
@@ -144,6 +146,25 @@ def _valid_database_name(name: str) -> bool:
     return name.isascii() and 0 < len(name) <= 63 and all(
         c.isalnum() or c in ".-_" for c in name
     )
+
+
+#: The keys of a job's ``[source]`` / ``[[sinks]]`` table that :func:`connection_settings`
+#: reads (the CLI's ``--uri``, ``--password-file``, ``--database``; the user from the
+#: environment).
+CONNECTION_KEYS = ("uri", "user", "password_file", "database")
+
+
+def open_driver(*, uri: str | None = None, user: str | None = None,
+                password_file: str | os.PathLike[str] | None = None,
+                database: str | None = None) -> tuple[Any, ConnectionSettings]:
+    """A connected driver for the settings the arguments and the environment resolve to
+    (:func:`connection_settings`, then :func:`connect`), and those settings: the one way the
+    CLI's Neo4j commands and the jobs' sources and sinks open a connection."""
+    from . import connect as connect_  # the package's name, which a test may replace by a fake
+
+    settings = connection_settings(uri=uri, user=user, password_file=password_file,
+                                   database=database)
+    return connect_(settings), settings
 
 
 def connect(settings: ConnectionSettings, *, verify: bool = True) -> Any:
