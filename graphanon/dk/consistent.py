@@ -97,6 +97,10 @@ def integer_class_sizes(real: Any, degrees: Any, stubs: int) -> npt.NDArray[np.i
             c = (int(fits[np.argmax((n - x)[fits])]) if fits.size else
                  int(have[np.argmin(k[have])]))
             n[c] -= 1
+    if int((k * best).sum()) % 2:  # an odd stub total has no table: one node more
+        odd = np.flatnonzero(k % 2 == 1)
+        if odd.size:
+            best[int(odd[np.argmax((x - best)[odd])])] += 1
     return best
 
 
@@ -181,26 +185,54 @@ def _round(A: npt.NDArray[np.float64], r: npt.NDArray[np.int64], cap: npt.NDArra
             m[t] += 1
             R[i] -= 1
             R[j] -= 1
-    # 2. any pair of classes that still miss stubs, heaviest cell first
-    pos = {(int(a), int(b)): t for t, (a, b) in enumerate(zip(iu, ju, strict=True))}
-    for _ in range(4 * nc):
+    # 2. any pair of classes that still miss stubs: a direct edge where the cell has room,
+    #    else a path +(i, a) −(a, b) +(b, j), which changes no other class's stubs
+    M = np.zeros((nc, nc), dtype=np.int64)
+    M[iu, ju] = m
+    M[ju, iu] = m
+    Cap = np.zeros((nc, nc), dtype=np.int64)
+    Cap[iu, ju] = cap
+    Cap[ju, iu] = cap
+    for _ in range(int(R[R > 0].sum()) + 1):
         need = np.flatnonzero(R > 0)
-        if not need.size:
+        if not need.size or not _augment(M, Cap, R, need):
             break
-        i = int(need[np.argmax(R[need])])
-        placed = False
-        for j in need[np.argsort(-R[need], kind="stable")].tolist():
-            t = pos[(min(i, j), max(i, j))]
-            if m[t] >= cap[t] or (i == j and R[i] < 2) or (i != j and R[j] < 1):
-                continue
-            m[t] += 1
+    return M[iu, ju]
+
+
+def _augment(M: npt.NDArray[np.int64], Cap: npt.NDArray[np.int64], R: npt.NDArray[np.int64],
+             need: npt.NDArray[np.int64]) -> bool:
+    """One stub pair for two classes (or two stubs for one) that miss them; False if none."""
+    room = Cap - M
+    i = int(need[np.argmax(R[need])])
+    for j in need[np.argsort(-R[need], kind="stable")].tolist():
+        if (i == j and R[i] < 2) or (i != j and R[j] < 1):
+            continue
+        if room[i, j] > 0:
+            M[i, j] += 1
+            if i != j:
+                M[j, i] += 1
             R[i] -= 1
             R[j] -= 1
-            placed = True
-            break
-        if not placed:
-            R[i] = 0  # left to the class-size repair
-    return m
+            return True
+        a_ok = room[i] > 0
+        b_ok = room[:, j] > 0
+        a_ok[[i, j]] = False
+        b_ok[[i, j]] = False
+        Q = (M > 0) & a_ok[:, None] & b_ok[None, :]
+        if i == j:
+            np.fill_diagonal(Q, False)
+        hits = np.argwhere(Q)
+        if hits.size:
+            a, b = (int(t) for t in hits[0])
+            for x, y, dlt in ((i, a, 1), (a, b, -1), (b, j, 1)):
+                M[x, y] += dlt
+                if x != y:
+                    M[y, x] += dlt
+            R[i] -= 1
+            R[j] -= 1
+            return True
+    return False
 
 
 def graphical_2k(values: Any, h: int, *, target: int | None = None,
