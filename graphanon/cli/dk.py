@@ -160,10 +160,11 @@ def _write_3k_stream(G: Any, out: str) -> None:
               help="edge, 2K (dense): share of ε spent on a private edge count (sensitivity "
                    "1); the noisy cells are projected onto it, so the table's total is "
                    "near the true edge count. E.g. 0.1.")
-@click.option("--graphical", "graphical", is_flag=True, default=False,
+@click.option("--graphical/--no-graphical", "graphical", default=None,
               help="edge, 2K (dense): post-process the noisy table into a graphical one "
                    "(integer class sizes, row sums k*n_k, cell capacities; with "
-                   "--edge-total its total), which the 2K generator realizes exactly.")
+                   "--edge-total its total), which the 2K generator realizes exactly. "
+                   "Default: on with --edge-total or --degree-sequence (h <= 2000).")
 @click.option("--degree-sequence", "degree_sequence", type=FLOAT, default=None,
               help="edge, 2K (dense), needs --nodes: share of ε spent on Hay's degree "
                    "sequence (sensitivity 2); the class sizes come from it and the cells are "
@@ -182,7 +183,7 @@ def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
                    select_fraction: float | None, microaggregation: str, k: int | None,
                    tau: int | None, domain: str, sensitivity_rule: str,
                    threshold: int | None, form: str, edge_total: float | None,
-                   graphical: bool, degree_sequence: float | None, noise: str,
+                   graphical: bool | None, degree_sequence: float | None, noise: str,
                    seed: int | None, nodes_path: str | None, ledger: str | None,
                    dataset: str | None, budget: float | None,
                    budget_neighbourhood: str | None, out: str, report: str | None,
@@ -222,7 +223,7 @@ def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
                      "--sensitivity-rule": sensitivity_rule != "tight",
                      "--threshold": threshold is not None, "--form": form != "auto",
                      "--edge-total": edge_total is not None,
-                     "--graphical": graphical,
+                     "--graphical": graphical is not None,
                      "--degree-sequence": degree_sequence is not None,
                      "--nodes": nodes_path is not None}
         used = [name for name, given in edge_only.items() if given]
@@ -273,7 +274,7 @@ def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
         raise InvalidParameterError(
             f"The '--degree-sequence' option ({degree_sequence:g}) needs the public node set "
             "(--nodes FILE): the released sequence has one degree per node.")
-    for opt, given in (("--graphical", graphical),
+    for opt, given in (("--graphical", graphical is not None),
                        ("--degree-sequence", degree_sequence is not None)):
         if given and (domain, sensitivity_rule) != ("public", "tight"):
             raise InvalidParameterError(

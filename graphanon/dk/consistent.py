@@ -60,7 +60,7 @@ __all__ = [
 ]
 
 #: Most degree classes the dense fit handles (a class-by-class float matrix).
-MAX_FIT_CLASSES = 8_000
+MAX_FIT_CLASSES = 2_000
 
 
 def integer_class_sizes(real: Any, degrees: Any, stubs: int) -> npt.NDArray[np.int64]:

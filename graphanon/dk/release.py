@@ -823,7 +823,7 @@ def release_dk(
     form: str = "auto",
     nodes: Any = None,
     edge_total: float | None = None,
-    graphical: bool = False,
+    graphical: bool | None = None,
     degree_sequence: float | None = None,
     bound_fraction: float = 0.1,
     bound_quantile: float = 0.95,
@@ -888,6 +888,9 @@ def release_dk(
         table — scaled to ``m̂`` with ``edge_total`` — cells fitted to the row sums ``k n_k``
         under the capacities ``n_k n_l``, rounded, repaired), which
         :func:`~graphanon.dk.generate.generate_2k` realizes exactly. Post-processing only.
+        Default (``None``): on when the release has a total to honour (``edge_total`` or
+        ``degree_sequence``) and ``h <= MAX_FIT_CLASSES`` (2,000, a public bound), off
+        otherwise (the class-size repair :func:`postprocess_2k` alone).
     degree_sequence
         2K, dense form, with ``nodes``: the share ``g`` of ε spent on Hay et al.'s
         constrained-inference degree sequence (:func:`graphanon.nodedp.degree_sequences.
@@ -967,7 +970,12 @@ def release_dk(
                               max_degree=max_degree, microaggregation=microaggregation, k=k,
                               tau=tau, privacy=privacy, threshold=threshold, form=form,
                               nodes=nodes)
-    graphical = check_type(graphical, bool, "graphical", owner, "a bool")
+    if graphical is None:  # on where there is a total to honour and the fit is cheap
+        from .consistent import MAX_FIT_CLASSES
+
+        graphical = (edge_total is not None and spec.d == 2 and not spec.sampled
+                     and spec.h <= MAX_FIT_CLASSES)
+    graphical = check_type(graphical, bool, "graphical", owner, "a bool or None")
     if (graphical or hay_seq is not None) and (spec.d != 2 or spec.sampled):
         name = "degree_sequence" if hay_seq is not None else "graphical"
         raise InvalidParameterError(
@@ -1020,6 +1028,7 @@ def release_dk(
                        "edge_total": m_hat,
                        "edge_total_postprocessing": "cells projected onto the total "
                                                     "(shift, clip at 0, largest remainder)"})
+    params["graphical"] = bool(graphical or hay_seq is not None)
     # post-processing: public threshold, split of cluster sums, the total, a consistent table
     if spec.threshold is not None:
         noisy = np.where(noisy >= spec.threshold, noisy, 0)

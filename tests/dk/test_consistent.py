@@ -119,6 +119,14 @@ def test_noisy_release_made_graphical_is_realized_exactly() -> None:
         assert S.exact and S.graph.n_edges == r.distribution.total == p["edge_total"]
         assert p["graphical_total"] == r.distribution.total
     assert any(not S.exact for _, S in lost)
+    assert not any(r.release.params["graphical"] for r, _ in lost)
+    # the default: graphical whenever a total is released
+    r = release_dk(G, d=2, epsilon=1.0, max_degree=20, edge_total=0.1,
+                   backend=get_backend("numpy-insecure", rng=np.random.default_rng(1)))
+    assert r.release.params["graphical"] and is_graphical_2k(r.distribution)
+    r = release_dk(G, d=2, epsilon=1.0, max_degree=20,
+                   backend=get_backend("numpy-insecure", rng=np.random.default_rng(1)))
+    assert not r.release.params["graphical"]
 
 
 def test_2k_on_a_private_degree_sequence_records_the_split(tmp_path) -> None:
