@@ -44,6 +44,7 @@ post-processing); M. Hay, C. Li, G. Miklau, D. Jensen, ICDM 2009 (constrained in
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -55,6 +56,7 @@ from .extract import DKDistribution
 __all__ = [
     "class_sizes_from_sequence",
     "graphical_2k",
+    "graphical_class_sizes",
     "integer_class_sizes",
     "is_graphical_2k",
 ]
@@ -126,6 +128,29 @@ def class_sizes_from_sequence(seq: Any, h: int, *, total: int | None = None
     return np.concatenate([[0], out]).astype(np.int64)
 
 
+def graphical_class_sizes(sizes: Any) -> tuple[npt.NDArray[np.int64], int]:
+    """Class sizes ``n_0..n_h`` whose degree sequence is graphical (Erdős–Gallai), with the
+    same stub total: while it is not, every node of the top class loses one degree and as
+    many nodes of degree 1 are added (noise that puts too many stubs on too few high-degree
+    nodes is moved to the tail). A JDM with these row sums and capacities exists exactly when
+    some simple graph has this degree sequence, so the fit below can reach its margins.
+    Returns the sizes and the number of nodes moved."""
+    from .generate import is_graphical
+
+    n = np.asarray(sizes, dtype=np.int64).copy()
+    moved = 0
+    degs = np.arange(n.size, dtype=np.int64)
+    while True:
+        top = int(np.flatnonzero(n)[-1]) if n[1:].any() else 0
+        if top <= 1 or is_graphical(np.repeat(degs, n)):
+            return n, moved
+        c = int(n[top])
+        n[top] = 0
+        n[top - 1] += c
+        n[1] += c
+        moved += c
+
+
 def is_graphical_2k(dist: DKDistribution) -> bool:
     """Whether a 2K table meets Stanton & Pinar's conditions (realizable exactly)."""
     from .generate import jdd_feasible
@@ -185,53 +210,96 @@ def _round(A: npt.NDArray[np.float64], r: npt.NDArray[np.int64], cap: npt.NDArra
             m[t] += 1
             R[i] -= 1
             R[j] -= 1
-    # 2. any pair of classes that still miss stubs: a direct edge where the cell has room,
-    #    else a path +(i, a) −(a, b) +(b, j), which changes no other class's stubs
+    # 2. classes still off (missing stubs, or with too many where the fit did not converge):
+    #    a direct edge added / removed, a path ±(i, a) ∓(a, b) ±(b, j) that changes no
+    #    other class, or an edge moved from a class with too many to one that misses some
     M = np.zeros((nc, nc), dtype=np.int64)
     M[iu, ju] = m
     M[ju, iu] = m
     Cap = np.zeros((nc, nc), dtype=np.int64)
     Cap[iu, ju] = cap
     Cap[ju, iu] = cap
-    for _ in range(int(R[R > 0].sum()) + 1):
-        need = np.flatnonzero(R > 0)
-        if not need.size or not _augment(M, Cap, R, need):
+    for _ in range(int(np.abs(R).sum()) + 1):
+        if not R.any() or not _augment(M, Cap, R):
             break
     return M[iu, ju]
 
 
-def _augment(M: npt.NDArray[np.int64], Cap: npt.NDArray[np.int64], R: npt.NDArray[np.int64],
-             need: npt.NDArray[np.int64]) -> bool:
-    """One stub pair for two classes (or two stubs for one) that miss them; False if none."""
-    room = Cap - M
-    i = int(need[np.argmax(R[need])])
-    for j in need[np.argsort(-R[need], kind="stable")].tolist():
-        if (i == j and R[i] < 2) or (i != j and R[j] < 1):
+def _bump(M: npt.NDArray[np.int64], x: int, y: int, d: int) -> None:
+    M[x, y] += d
+    if x != y:
+        M[y, x] += d
+
+
+def _alternating_path(avail: dict[int, npt.NDArray[np.int64]], i: int, s: int,
+                      ends: npt.NDArray[np.bool_], last: int) -> list[int] | None:
+    """Shortest path ``i = v0, v1, ..., vt`` in the class graph whose steps alternately add
+    (``s``) and remove (``−s``) one edge of the cell ``(v_{r−1}, v_r)`` where it can (room,
+    or an edge to remove; no diagonal cells), ending at a class of ``ends`` with a step of
+    sign ``last``. Inner classes keep their stubs (one added, one removed)."""
+    nc = ends.size
+    ops = (s, -s)
+    prev = [np.full(nc, -1, dtype=np.int64), np.full(nc, -1, dtype=np.int64)]
+    seen = [np.zeros(nc, dtype=bool), np.zeros(nc, dtype=bool)]
+    frontier, parity = np.array([i]), 0  # parity: index of the next step's sign in ops
+    seen[0][i] = True
+    for _ in range(2 * nc + 2):
+        op = ops[parity]
+        nxt = 1 - parity
+        ok = avail[op][frontier] > 0
+        ok[np.arange(frontier.size), frontier] = False
+        rows, cols = np.nonzero(ok & ~seen[nxt][None, :])
+        if not cols.size:
+            return None
+        cols, first = np.unique(cols, return_index=True)
+        prev[nxt][cols] = frontier[rows[first]]
+        seen[nxt][cols] = True
+        if op == last:
+            hit = cols[ends[cols]]
+            if hit.size:
+                path, v, par = [int(hit[0])], int(hit[0]), nxt
+                while not (v == i and par == 0):
+                    v = int(prev[par][v])
+                    par = 1 - par
+                    path.append(v)
+                return path[::-1]
+        frontier, parity = cols, nxt
+    return None
+
+
+def _augment(M: npt.NDArray[np.int64], Cap: npt.NDArray[np.int64],
+             R: npt.NDArray[np.int64]) -> bool:
+    """One step toward ``R = 0`` (stubs each class still misses; negative: has too many):
+    a diagonal edge where one class misses (or has) two, else an alternating path that
+    changes only its two end classes; False if none is found."""
+    i = int(np.argmax(np.abs(R)))
+    s = 1 if R[i] > 0 else -1
+    avail = {1: Cap - M, -1: M.copy()}  # room to add an edge / an edge to remove
+    if abs(R[i]) >= 2 and avail[s][i, i] > 0:
+        M[i, i] += s
+        R[i] -= 2 * s
+        return True
+    same = np.sign(R) == s
+    if abs(R[i]) < 2:
+        same[i] = False
+    for ends, last in ((same, s), (np.sign(R) == -s, -s)):
+        if not ends.any():
             continue
-        if room[i, j] > 0:
-            M[i, j] += 1
-            if i != j:
-                M[j, i] += 1
-            R[i] -= 1
-            R[j] -= 1
-            return True
-        a_ok = room[i] > 0
-        b_ok = room[:, j] > 0
-        a_ok[[i, j]] = False
-        b_ok[[i, j]] = False
-        Q = (M > 0) & a_ok[:, None] & b_ok[None, :]
-        if i == j:
-            np.fill_diagonal(Q, False)
-        hits = np.argwhere(Q)
-        if hits.size:
-            a, b = (int(t) for t in hits[0])
-            for x, y, dlt in ((i, a, 1), (a, b, -1), (b, j, 1)):
-                M[x, y] += dlt
-                if x != y:
-                    M[y, x] += dlt
-            R[i] -= 1
-            R[j] -= 1
-            return True
+        path = _alternating_path(avail, i, s, ends, last)
+        if path is None:
+            continue
+        trial = M.copy()
+        sign = s
+        for x, y in itertools.pairwise(path):
+            _bump(trial, x, y, sign)
+            sign = -sign
+        if (trial < 0).any() or (trial > Cap).any():  # a cell used twice beyond its room
+            continue
+        M[...] = trial
+        j = path[-1]
+        R[i] -= s
+        R[j] -= last
+        return True
     return False
 
 
@@ -296,8 +364,10 @@ def graphical_2k(values: Any, h: int, *, target: int | None = None,
         if target is not None and s_real.sum() > 0:
             real = real * (two_t / s_real.sum())
         n_full = np.concatenate([[0], integer_class_sizes(real[1:], deg_all[1:], two_t)])
+    n_full, moved = graphical_class_sizes(n_full)
     present = np.flatnonzero(n_full > 0)
-    info: dict[str, Any] = {"target_stubs": int((deg_all * n_full).sum())}
+    info: dict[str, Any] = {"target_stubs": int((deg_all * n_full).sum()),
+                            "nodes_lowered": moved}
     if present.size > MAX_FIT_CLASSES:
         raise InvalidParameterError(
             f"graphical_2k: {present.size} degree classes (> {MAX_FIT_CLASSES}); pass a "

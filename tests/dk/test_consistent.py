@@ -12,6 +12,7 @@ from graphanon.datasets import load_polbooks
 from graphanon.dk.consistent import (
     class_sizes_from_sequence,
     graphical_2k,
+    graphical_class_sizes,
     integer_class_sizes,
     is_graphical_2k,
 )
@@ -82,6 +83,35 @@ def test_graphical_2k_fits_given_class_sizes(seed: int) -> None:
     want = {k: int(c) for k, c in enumerate(sizes) if c and k in got}
     assert got == want and set(got) <= {k for k, c in enumerate(sizes) if c}
     assert dist.total == stubs // 2
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_graphical_2k_on_heavy_noise_in_the_high_classes(seed: int) -> None:
+    """Noise that puts many stubs on a few high-degree nodes (a non-graphical implied degree
+    sequence, capacities binding): still graphical, with the total, realized exactly."""
+    rng = np.random.default_rng(seed)
+    h = int(rng.integers(20, 60))
+    G = random_graphs((int(rng.integers(20, 40)),), rng=rng)[0]
+    x = dk_query(G, d=2, h=h).astype(np.float64) + np.rint(rng.laplace(0.0, 40.0, h * (h + 1)
+                                                                       // 2))
+    target = int(rng.integers(G.n_edges // 2 + 1, 2 * G.n_edges + 2))
+    dist, _info = graphical_2k(x, h, target=target)
+    _check_graphical(dist, h)
+    assert dist.total == target
+    S = generate_2k(dist, rng=rng)
+    assert S.exact and S.graph.n_edges == target
+
+
+def test_graphical_class_sizes_follow_erdos_gallai() -> None:
+    from graphanon.dk.generate import is_graphical
+
+    n = np.zeros(11, dtype=np.int64)
+    n[10], n[1] = 3, 4  # three nodes of degree 10 among seven: not graphical
+    fixed, moved = graphical_class_sizes(n)
+    assert moved > 0 and is_graphical(np.repeat(np.arange(11), fixed))
+    assert int((np.arange(11) * fixed).sum()) == int((np.arange(11) * n).sum())
+    ok = np.array([0, 2, 0, 0])  # one edge: already graphical, unchanged
+    assert graphical_class_sizes(ok)[1] == 0
 
 
 def test_graphical_2k_rejects_a_wrong_domain() -> None:
