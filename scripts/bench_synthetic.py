@@ -18,7 +18,7 @@ made graphical (``graphical=True``, now ``release_dk``'s default with a total):
 ``2k-total-consistent``, ``2k-mpdc-h64-total-consistent``, ``2k-mpdc-h256-total-consistent``,
 ``2k-auto-total-consistent``, ``2k-mpdc-auto-total-consistent``; ``2k-hay`` /
 ``2k-mpdc-hay`` (2K fitted to Hay's degree sequence, 20 % of ε, which also gives h; edge
-total 10 %: ``degree_sequence=0.2``), plus
+total 10 %: ``degree_sequence=0.2``; ``-q99``: h at the 99th percentile), plus
 ``2k-exact`` (the true 2K, no
 privacy: what dK-2 keeps at ε = ∞). The public bounds are ``graphanon evaluate``'s defaults
 (``h = 64, θ = 16, τ = 4``) and 256; edge-DP releases get the input's node set as their
@@ -118,6 +118,8 @@ PIPELINES: dict[str, tuple[Pipeline, bool]] = {
     "2k-mpdc-auto-total-consistent": (_with_total("auto", "mpdc", graphical=True), False),
     "2k-hay": (_with_total("auto", degree_sequence=0.2), False),
     "2k-mpdc-hay": (_with_total("auto", "mpdc", degree_sequence=0.2), False),
+    "2k-mpdc-hay-q99": (_with_total("auto", "mpdc", degree_sequence=0.2, bound_quantile=0.99),
+                        False),
     "theta-2k": (_social("theta-dk2-node"), False),
     "2k-exact": (_exact, False),
 }

@@ -15,7 +15,11 @@ generate_2k` (Gjoka et al.'s construction).
 1. **Class sizes.** Integer ``n_k >= 0`` with ``Σ_k k n_k = 2 T`` — either given (a released
    degree sequence: :func:`class_sizes_from_sequence`, issue 36 part 2), or the rounding of
    the table's implied ``s_k / k`` (scaled to a released edge total ``T`` when there is one),
-   rounded so that the stub total is exactly ``2 T`` (:func:`integer_class_sizes`).
+   rounded so that the stub total is exactly ``2 T`` (:func:`integer_class_sizes`). The
+   degree sequence they imply is then made graphical (Erdős–Gallai) with the same stub total
+   (:func:`graphical_class_sizes`): a JDM with these margins and capacities exists only if a
+   simple graph has that degree sequence, and noise that piles stubs on a few high-degree
+   nodes breaks it.
 2. **Fit.** The symmetric matrix ``A`` (``A_kl = m(k, l)``, ``A_kk = 2 m(k, k)``) is fitted to
    the row sums ``r_k = k n_k`` under the capacities ``A_kl <= n_k n_l``,
    ``A_kk <= n_k (n_k − 1)`` by capped symmetric iterative proportional fitting
@@ -25,10 +29,12 @@ generate_2k` (Gjoka et al.'s construction).
    Hay et al.'s constrained inference: the released cells are kept in shape, their margins
    made to agree with the 1K table.
 3. **Integer rounding.** Cells are floored; the per-class stub residuals are filled by
-   adding single edges to the cells with the largest fractional parts (and room), then to
-   any pair of classes with residuals left; any class still off is repaired by the class-size
-   repair of :func:`~graphanon.dk.release.postprocess_2k_sparse` (changes ``< k`` edges of
-   class ``k``), and capacities are re-checked, a few rounds at most.
+   adding single edges to the cells with the largest fractional parts (and room); every
+   class still off (missing stubs, or holding too many where the fit stopped short) is closed
+   by a diagonal edge or an alternating path in the class graph (add, remove, add, … one
+   edge per cell, found by breadth-first search), which changes only its two end classes.
+   The class-size repair of :func:`~graphanon.dk.release.postprocess_2k_sparse` and a
+   capacity cap are a last resort (a few rounds) if a residual is left.
 
 The result is reported (``info``): whether it is graphical, its total against ``T``, the
 fitting error.
@@ -58,6 +64,7 @@ __all__ = [
     "graphical_2k",
     "graphical_class_sizes",
     "integer_class_sizes",
+    "interpolate_plateaus",
     "is_graphical_2k",
 ]
 
@@ -106,8 +113,25 @@ def integer_class_sizes(real: Any, degrees: Any, stubs: int) -> npt.NDArray[np.i
     return best
 
 
-def class_sizes_from_sequence(seq: Any, h: int, *, total: int | None = None
-                              ) -> npt.NDArray[np.int64]:
+def interpolate_plateaus(seq: Any) -> npt.NDArray[np.int64]:
+    """A sorted integer sequence with its runs of equal values (the plateaus isotonic
+    regression leaves where noise crossed the order) replaced by the piecewise-linear
+    interpolation through the runs' centres, rounded: the same shape, without the gaps in
+    the histogram's support that the plateaus leave (post-processing)."""
+    s = np.sort(np.asarray(seq, dtype=np.int64))
+    if s.size < 2:
+        return s
+    starts = np.flatnonzero(np.concatenate([[True], s[1:] != s[:-1]]))
+    if starts.size < 2:
+        return s
+    lengths = np.diff(np.concatenate([starts, [s.size]]))
+    centres = starts + (lengths - 1) / 2.0
+    out = np.interp(np.arange(s.size, dtype=np.float64), centres, s[starts].astype(np.float64))
+    return np.rint(out).astype(np.int64)
+
+
+def class_sizes_from_sequence(seq: Any, h: int, *, total: int | None = None,
+                              interpolate: bool = True) -> npt.NDArray[np.int64]:
     """Class sizes ``n_0..n_h`` of a (released) degree sequence, degrees top-coded at ``h``.
 
     ``n_k = #{v : seq_v = k}`` for ``k < h``; the top class ``h`` holds the stubs the lower
@@ -115,11 +139,15 @@ def class_sizes_from_sequence(seq: Any, h: int, *, total: int | None = None
     degree sum): ``n_h ≈ (2T − Σ_{k<h} k n_k) / h`` — at least the sequence's own count of
     degrees ``>= h`` when ``total`` is not given — so top-coding does not lose edges; then the
     stub total is made exactly ``2T`` (:func:`integer_class_sizes`). ``n_0`` is not used.
+    With ``interpolate`` the sequence's plateaus are first interpolated
+    (:func:`interpolate_plateaus`); the total ``2T`` is the sequence's own degree sum.
     """
     s = np.asarray(seq, dtype=np.int64)
+    two_t = int(s.sum()) if total is None else 2 * int(total)
+    if interpolate:
+        s = interpolate_plateaus(s)
     n = np.bincount(np.minimum(s, h), minlength=h + 1).astype(np.float64)[:h + 1]
     n[0] = 0.0
-    two_t = int(s.sum()) if total is None else 2 * int(total)
     k = np.arange(h + 1, dtype=np.int64)
     low = float((k[:h] * n[:h]).sum())
     top = max(0.0, (two_t - low) / h)

@@ -14,6 +14,7 @@ from graphanon.dk.consistent import (
     graphical_2k,
     graphical_class_sizes,
     integer_class_sizes,
+    interpolate_plateaus,
     is_graphical_2k,
 )
 from graphanon.dk.generate import generate_2k, jdd_feasible
@@ -112,6 +113,18 @@ def test_graphical_class_sizes_follow_erdos_gallai() -> None:
     assert int((np.arange(11) * fixed).sum()) == int((np.arange(11) * n).sum())
     ok = np.array([0, 2, 0, 0])  # one edge: already graphical, unchanged
     assert graphical_class_sizes(ok)[1] == 0
+
+
+def test_plateaus_interpolated_keep_order_and_fill_the_support() -> None:
+    seq = np.array([0, 0, 3, 3, 3, 3, 9, 9, 9, 20])
+    out = interpolate_plateaus(seq)
+    assert np.all(np.diff(out) >= 0) and out[0] == 0 and out[-1] == 20
+    assert np.unique(out).size > np.unique(seq).size  # the runs are spread out
+    assert abs(int(out.sum()) - int(seq.sum())) <= 0.1 * seq.sum()
+    assert interpolate_plateaus(np.array([4, 4, 4])).tolist() == [4, 4, 4]
+    # class sizes from an interpolated sequence keep its degree sum (the released total)
+    sizes = class_sizes_from_sequence(seq, 8)
+    assert int((np.arange(9) * sizes).sum()) == int(seq.sum()) // 2 * 2  # even: 2T
 
 
 def test_graphical_2k_rejects_a_wrong_domain() -> None:
