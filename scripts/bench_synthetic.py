@@ -13,7 +13,13 @@ ids): ``1k`` (edge-DP 1K at the public bound h = 64, then :func:`generate_1k`), 
 ``2k-mpdc-h256-total`` (the same 2K releases with a private edge total, 10 % of ε, that the
 cells are projected onto: ``release_dk(edge_total=0.1)``), ``2k-auto-total`` and
 ``2k-mpdc-auto-total`` (the degree bound chosen privately too: ``max_degree="auto"``, another
-10 %), plus ``2k-exact`` (the true 2K, no
+10 %; these ``-total`` pipelines pin ``graphical=False``, the earlier behaviour), the same
+made graphical (``graphical=True``, now ``release_dk``'s default with a total):
+``2k-total-consistent``, ``2k-mpdc-h64-total-consistent``, ``2k-mpdc-h256-total-consistent``,
+``2k-auto-total-consistent``, ``2k-mpdc-auto-total-consistent``; ``2k-hay`` /
+``2k-mpdc-hay`` (2K fitted to Hay's degree sequence, 20 % of ε, which also gives h; edge
+total 10 %: ``degree_sequence=0.2``; ``-q99``: h at the 99th percentile), plus
+``2k-exact`` (the true 2K, no
 privacy: what dK-2 keeps at ε = ∞). The public bounds are ``graphanon evaluate``'s defaults
 (``h = 64, θ = 16, τ = 4``) and 256; edge-DP releases get the input's node set as their
 public universe. Each (dataset, ε, pipeline, seed) compares the generated graph with the
@@ -67,13 +73,15 @@ def _social(name: str, h: int = H) -> Pipeline:
     return run
 
 
-def _with_total(h: int | str, micro: str = "none") -> Pipeline:
+def _with_total(h: int | str, micro: str = "none", **extra: Any) -> Pipeline:
     """2K with a private edge total (10 % of ε) the cells are projected onto (issue 36);
-    ``h = "auto"``: the degree bound chosen privately too (another 10 %)."""
+    ``h = "auto"``: the degree bound chosen privately too (another 10 %); ``extra``: more
+    ``release_dk`` keywords (``graphical=True``, ``degree_sequence=0.2``)."""
     def run(G: Graph, eps: float, backend: Any, rng: np.random.Generator) -> Table:
         from graphanon.dk.release import release_dk
 
         kw: dict[str, Any] = {"tau": TAU} if micro == "mpdc" else {}
+        kw.update({"graphical": False, **extra})  # the earlier runs: class-size repair only
         return release_dk(G, d=2, epsilon=eps, max_degree=h, microaggregation=micro,
                           form="dense", nodes=G.node_ids, edge_total=0.1, backend=backend,
                           rng=rng, **kw).distribution
@@ -103,6 +111,15 @@ PIPELINES: dict[str, tuple[Pipeline, bool]] = {
     "2k-mpdc-h256-total": (_with_total(256, "mpdc"), False),
     "2k-auto-total": (_with_total("auto"), False),
     "2k-mpdc-auto-total": (_with_total("auto", "mpdc"), False),
+    "2k-total-consistent": (_with_total(H, graphical=True), False),
+    "2k-mpdc-h64-total-consistent": (_with_total(64, "mpdc", graphical=True), False),
+    "2k-mpdc-h256-total-consistent": (_with_total(256, "mpdc", graphical=True), False),
+    "2k-auto-total-consistent": (_with_total("auto", graphical=True), False),
+    "2k-mpdc-auto-total-consistent": (_with_total("auto", "mpdc", graphical=True), False),
+    "2k-hay": (_with_total("auto", degree_sequence=0.2), False),
+    "2k-mpdc-hay": (_with_total("auto", "mpdc", degree_sequence=0.2), False),
+    "2k-mpdc-hay-q99": (_with_total("auto", "mpdc", degree_sequence=0.2, bound_quantile=0.99),
+                        False),
     "theta-2k": (_social("theta-dk2-node"), False),
     "2k-exact": (_exact, False),
 }

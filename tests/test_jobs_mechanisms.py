@@ -249,6 +249,27 @@ def test_edge_dp_release_with_a_private_bound_and_total(tmp_path: Path,
     assert abs(table.total - params["edge_total"]) <= 0.5 * params["edge_total"]
 
 
+def test_edge_dp_2k_on_a_private_degree_sequence(tmp_path: Path, polbooks: Path) -> None:
+    """Issue 36: degree_sequence (Hay's sequence, its share of ε recorded) as a job key."""
+    nodes = read_graph(polbooks).node_ids
+    (tmp_path / "nodes.txt").write_text("".join(f"{x}\n" for x in nodes))
+    rep = run(tmp_path, head('path = "g.txt"\n        nodes = "nodes.txt"') + """
+        [[steps]]
+        name = "release-dk"
+        d = 2
+        epsilon = 2.0
+        max_degree = "auto"
+        degree_sequence = 0.2
+        edge_total = 0.1
+        noise = "numpy-insecure"
+    """ + FILE_SINK)
+    params = rep["release"]["params"]
+    assert params["epsilon_degree_sequence"] == pytest.approx(0.4)
+    assert params["epsilon_cells"] == pytest.approx(1.4) and params["graphical"]
+    table = read_dk_table(out(tmp_path, rep, "statistics.tsv"))
+    assert table.total == params["edge_total"]
+
+
 def test_node_dp_dk_release(tmp_path: Path, polbooks: Path) -> None:
     rep = run(tmp_path, head('path = "g.txt"') + """
         [[steps]]

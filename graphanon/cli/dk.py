@@ -160,6 +160,16 @@ def _write_3k_stream(G: Any, out: str) -> None:
               help="edge, 2K (dense): share of ε spent on a private edge count (sensitivity "
                    "1); the noisy cells are projected onto it, so the table's total is "
                    "near the true edge count. E.g. 0.1.")
+@click.option("--graphical/--no-graphical", "graphical", default=None,
+              help="edge, 2K (dense): post-process the noisy table into a graphical one "
+                   "(integer class sizes, row sums k*n_k, cell capacities; with "
+                   "--edge-total its total), which the 2K generator realizes exactly. "
+                   "Default: on with --edge-total or --degree-sequence (h <= 2000).")
+@click.option("--degree-sequence", "degree_sequence", type=FLOAT, default=None,
+              help="edge, 2K (dense), needs --nodes: share of ε spent on Hay's degree "
+                   "sequence (sensitivity 2); the class sizes come from it and the cells are "
+                   "fitted to them (implies --graphical; with --max-degree auto the same "
+                   "sequence gives the bound). E.g. 0.2.")
 @noise_options
 @nodes_option
 @ledger_options
@@ -172,7 +182,8 @@ def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
                    max_degree: int | str | None, theta: str | None, projection: str,
                    select_fraction: float | None, microaggregation: str, k: int | None,
                    tau: int | None, domain: str, sensitivity_rule: str,
-                   threshold: int | None, form: str, edge_total: float | None, noise: str,
+                   threshold: int | None, form: str, edge_total: float | None,
+                   graphical: bool | None, degree_sequence: float | None, noise: str,
                    seed: int | None, nodes_path: str | None, ledger: str | None,
                    dataset: str | None, budget: float | None,
                    budget_neighbourhood: str | None, out: str, report: str | None,
@@ -212,6 +223,8 @@ def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
                      "--sensitivity-rule": sensitivity_rule != "tight",
                      "--threshold": threshold is not None, "--form": form != "auto",
                      "--edge-total": edge_total is not None,
+                     "--graphical": graphical is not None,
+                     "--degree-sequence": degree_sequence is not None,
                      "--nodes": nodes_path is not None}
         used = [name for name, given in edge_only.items() if given]
         if used:
@@ -257,6 +270,16 @@ def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
             "release-dk --privacy edge needs a public degree bound (--max-degree H) or the "
             "public node set (--nodes FILE, which makes H = |nodes| - 1 public): the default "
             "n - 1 would read the node count off the private input.")
+    if degree_sequence is not None and nodes_path is None:
+        raise InvalidParameterError(
+            f"The '--degree-sequence' option ({degree_sequence:g}) needs the public node set "
+            "(--nodes FILE): the released sequence has one degree per node.")
+    for opt, given in (("--graphical", graphical is not None),
+                       ("--degree-sequence", degree_sequence is not None)):
+        if given and (domain, sensitivity_rule) != ("public", "tight"):
+            raise InvalidParameterError(
+                f"The '{opt}' option applies to the secure release (--domain public, "
+                "--sensitivity-rule tight), not to the thesis's variants.")
     if edge_total is not None and (domain, sensitivity_rule) != ("public", "tight"):
         raise InvalidParameterError(
             "The '--edge-total' option applies to the secure release (--domain public, "
@@ -278,7 +301,8 @@ def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
             k=k, tau=tau, privacy=privacy, threshold=threshold, form=form, nodes=nodes,
             backend=nb, rng=rng, seed=used_seed)
         if domain == "public" and sensitivity_rule == "tight":
-            rel = release_dk(G, **common, edge_total=edge_total)
+            rel = release_dk(G, **common, edge_total=edge_total, graphical=graphical,
+                             degree_sequence=degree_sequence)
         else:  # the thesis's own variants (graphanon.reproduce)
             from ..reproduce.dk_thesis import release_dk_thesis
 

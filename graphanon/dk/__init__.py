@@ -7,6 +7,7 @@
 - :mod:`.personalized` — personalized-DP dK releases, every node with its own ε
   (``release_personalized``, chapter 8); :mod:`.preferences` reads and summarizes the
   per-node ε. Import them from their modules (they build on :mod:`graphanon.nodedp`).
+- :mod:`.consistent` — a noisy 2K table made graphical (:func:`graphical_2k`, issue 36).
 - :mod:`.generate` — simple graphs realizing a 1K / 2K table (:func:`dk_graph`), utility.
 
 Node-DP releases of the same tables are in :mod:`graphanon.nodedp`.
@@ -16,6 +17,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .consistent import graphical_2k
     from .extract import (
         DK3Distribution,
         DKDistribution,
@@ -36,6 +38,7 @@ _HOME = {
                     "extract"),
     **dict.fromkeys(["SyntheticGraph", "dk_graph", "generate_1k", "generate_2k",
                      "synthetic_utility"], "generate"),
+    "graphical_2k": "consistent",
     **dict.fromkeys(["Partition", "mdav", "mpdc", "sae"], "microaggregation"),
     **dict.fromkeys(["DKRelease", "dk_query", "release_dk", "sensitivity"], "release"),
 }
@@ -64,6 +67,7 @@ __all__ = [
     "dk_query",
     "generate_1k",
     "generate_2k",
+    "graphical_2k",
     "joint_degree_distribution",
     "mdav",
     "mpdc",

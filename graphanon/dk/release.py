@@ -75,6 +75,7 @@ from .._validation import (
     check_epsilon,
     check_float,
     check_int,
+    check_type,
 )
 from ..errors import (
     DegreeBoundWarning,
@@ -97,6 +98,7 @@ __all__ = [
     "InsecureReproductionWarning",
     "LooseSensitivityWarning",
     "ReleaseSpec",
+    "bound_from_sequence",
     "cell_coordinates",
     "check_release_args",
     "crossing_probability",
@@ -463,11 +465,19 @@ def select_degree_bound(G: Graph, *, epsilon: float, quantile: float, nodes: Any
             "set (nodes=, --nodes FILE): the bound is read off a private degree sequence "
             "with one degree per node.")
     seq = hay_degree_sequence(G, epsilon=epsilon, nodes=nodes, backend=backend).degrees
-    nonzero = seq[seq > 0]
+    h, info = bound_from_sequence(seq, quantile)
+    return h, {**info, "epsilon_max_degree": epsilon}
+
+
+def bound_from_sequence(seq: Any, quantile: float) -> tuple[int, dict[str, Any]]:
+    """The ``quantile`` of the non-zero degrees of a released degree sequence, rounded up
+    (post-processing), and the record's description of the choice."""
+    s = np.asarray(seq)
+    nonzero = s[s > 0]
     h = max(1, math.ceil(float(np.quantile(nonzero, quantile)))) if nonzero.size else 1
     return h, {"max_degree_selection": "quantile of Hay et al.'s constrained-inference degree "
                                        "sequence (edge-DP, sensitivity 2; post-processing)",
-               "max_degree_quantile": quantile, "epsilon_max_degree": epsilon}
+               "max_degree_quantile": quantile}
 
 
 def project_to_total(values: Any, total: int) -> npt.NDArray[np.int64]:
@@ -813,6 +823,8 @@ def release_dk(
     form: str = "auto",
     nodes: Any = None,
     edge_total: float | None = None,
+    graphical: bool | None = None,
+    degree_sequence: float | None = None,
     bound_fraction: float = 0.1,
     bound_quantile: float = 0.95,
     backend: NoiseBackend | None = None,
@@ -870,6 +882,25 @@ def release_dk(
         ``m̂`` edges (:func:`project_to_total`, post-processing). Without it a noisy table
         is realized as it is: the noise on ``h(h+1)/2`` cells, clipped at 0, adds edges
         (hundreds of times the true count on small graphs). ``m̂`` is recorded (released).
+    graphical
+        2K, dense form: post-process the noisy table into a **graphical** JDM
+        (:func:`graphanon.dk.consistent.graphical_2k`: integer class sizes ``n_k`` from the
+        table — scaled to ``m̂`` with ``edge_total`` — cells fitted to the row sums ``k n_k``
+        under the capacities ``n_k n_l``, rounded, repaired), which
+        :func:`~graphanon.dk.generate.generate_2k` realizes exactly. Post-processing only.
+        Default (``None``): on when the release has a total to honour (``edge_total`` or
+        ``degree_sequence``) and ``h <= MAX_FIT_CLASSES`` (2,000, a public bound), off
+        otherwise (the class-size repair :func:`postprocess_2k` alone).
+    degree_sequence
+        2K, dense form, with ``nodes``: the share ``g`` of ε spent on Hay et al.'s
+        constrained-inference degree sequence (:func:`graphanon.nodedp.degree_sequences.
+        hay_degree_sequence`, L1 sensitivity 2: one edge raises two sorted entries by one);
+        the class sizes ``n_k`` are read off it (degrees top-coded at ``h``; the top class
+        keeps the stubs of the degrees above ``h``, :func:`graphanon.dk.consistent.
+        class_sizes_from_sequence`) and the noisy cells are fitted to the row sums ``k n_k``
+        (implies ``graphical``). With ``max_degree="auto"`` the same sequence also gives
+        ``h`` (no separate ``bound_fraction``). Sequential composition: the cells get
+        ``(1 − g − f)·ε``; the shares are recorded.
     bound_fraction, bound_quantile
         ``max_degree="auto"`` only: the share of ε spent on choosing ``h`` (default 0.1) and
         the degree quantile it aims at (default 0.95).
@@ -910,25 +941,47 @@ def release_dk(
     owner = "release_dk"
     backend = backend or get_backend("opendp")
     eps_bound, bound_info = 0.0, dict[str, Any]()
+    eps_seq, hay_seq, seq_info = 0.0, None, dict[str, Any]()
+    if degree_sequence is not None:  # Hay's degree sequence with a share of ε (part 2)
+        eps_seq, hay_seq, seq_info = _release_sequence(G, d=d, epsilon=epsilon,
+                                                       fraction=degree_sequence, nodes=nodes,
+                                                       backend=backend)
     if isinstance(max_degree, str):  # chosen privately with part of ε
         if max_degree != "auto":
             raise InvalidParameterError(
                 f"The 'max_degree' parameter of {owner} must be an int >= 1 or 'auto'. "
                 f"Got {max_degree!r}.")
         eps = check_epsilon(epsilon, "epsilon", owner)
-        frac = check_float(bound_fraction, "bound_fraction", owner, low=0.0, high=1.0,
-                           closed="neither")
         quantile = check_float(bound_quantile, "bound_quantile", owner, low=0.0, high=1.0,
                                closed="neither")
-        eps_bound = check_epsilon(frac * eps, "bound_fraction", owner)
-        max_degree, bound_info = select_degree_bound(G, epsilon=eps_bound, quantile=quantile,
-                                                     nodes=nodes, backend=backend)
-        bound_info["bound_fraction"] = frac
+        if hay_seq is not None:  # the released sequence gives h too: no extra ε
+            max_degree, bound_info = bound_from_sequence(hay_seq, quantile)
+            bound_info["epsilon_max_degree"] = 0.0
+            bound_info["max_degree_source"] = "the released degree sequence (degree_sequence)"
+        else:
+            frac = check_float(bound_fraction, "bound_fraction", owner, low=0.0, high=1.0,
+                               closed="neither")
+            eps_bound = check_epsilon(frac * eps, "bound_fraction", owner)
+            max_degree, bound_info = select_degree_bound(G, epsilon=eps_bound,
+                                                         quantile=quantile, nodes=nodes,
+                                                         backend=backend)
+            bound_info["bound_fraction"] = frac
     spec = check_release_args(G, owner=owner, d=d, epsilon=epsilon,
                               max_degree=max_degree, microaggregation=microaggregation, k=k,
                               tau=tau, privacy=privacy, threshold=threshold, form=form,
                               nodes=nodes)
-    eps_cells, eps_total = spec.epsilon - eps_bound, 0.0
+    if graphical is None:  # on where there is a total to honour and the fit is cheap
+        from .consistent import MAX_FIT_CLASSES
+
+        graphical = (edge_total is not None and spec.d == 2 and not spec.sampled
+                     and spec.h <= MAX_FIT_CLASSES)
+    graphical = check_type(graphical, bool, "graphical", owner, "a bool or None")
+    if (graphical or hay_seq is not None) and (spec.d != 2 or spec.sampled):
+        name = "degree_sequence" if hay_seq is not None else "graphical"
+        raise InvalidParameterError(
+            f"The '{name}' parameter of {owner} applies to a dense 2K release (d = 2, and a "
+            "domain within the dense form: pass form='dense' or a smaller max_degree).")
+    eps_cells, eps_total = spec.epsilon - eps_bound - eps_seq, 0.0
     if edge_total is not None:
         frac = check_float(edge_total, "edge_total", "release_dk", low=0.0, high=1.0,
                            closed="neither")
@@ -940,8 +993,14 @@ def release_dk(
                 f"The 'edge_total' parameter of release_dk ({frac:g}) applies to d = 2.")
         eps_total = check_epsilon(frac * spec.epsilon, "edge_total", "release_dk")
         eps_cells -= eps_total
-    if bound_info:
+    if eps_cells <= 1e-12 * spec.epsilon:
+        raise InvalidParameterError(
+            f"The shares of ε of release_dk (edge_total={edge_total}, degree_sequence="
+            f"{degree_sequence}, bound_fraction={bound_fraction if eps_bound else 0}) must sum "
+            "to less than 1: nothing would be left for the cells.")
+    if bound_info or seq_info:
         bound_info["epsilon_cells"] = eps_cells
+    bound_info.update(seq_info)
     rng = rng if rng is not None else np.random.default_rng()
     if spec.sampled:
         return _release_sampled(spec, backend=backend, seed=seed, t0=t0, started=started,
@@ -969,13 +1028,39 @@ def release_dk(
                        "edge_total": m_hat,
                        "edge_total_postprocessing": "cells projected onto the total "
                                                     "(shift, clip at 0, largest remainder)"})
+    params["graphical"] = bool(graphical or hay_seq is not None)
     # post-processing: public threshold, split of cluster sums, the total, a consistent table
     if spec.threshold is not None:
         noisy = np.where(noisy >= spec.threshold, noisy, 0)
     per_point = split_evenly(noisy, part, rng) if part is not None else noisy
-    if m_hat is not None:
-        per_point = project_to_total(per_point, m_hat)
-    dist = postprocess(spec, per_point, target=m_hat)
+    if hay_seq is not None:  # 2K fitted to the class sizes of the released sequence
+        from .consistent import class_sizes_from_sequence, graphical_2k
+
+        sizes = class_sizes_from_sequence(hay_seq, spec.h, total=m_hat)
+        goal = int((np.arange(spec.h + 1) * sizes).sum()) // 2
+        dist, ginfo = graphical_2k(project_to_total(per_point, goal), spec.h,
+                                   class_sizes=sizes, target=goal)
+        derivation += "; degree sequence (Hay): one edge raises two sorted degrees by 1 " \
+                      "(sensitivity 2)"
+        params.update(_graphical_params(ginfo, "class sizes n_k from the released degree "
+                                        "sequence (top class keeps the stubs above h); cells "
+                                        "projected onto its edge count, fitted to the row "
+                                        "sums k*n_k (capped symmetric IPF), rounded, "
+                                        "repaired"))
+    elif graphical:
+        from .consistent import graphical_2k
+
+        if m_hat is not None:
+            per_point = project_to_total(per_point, m_hat)
+        dist, ginfo = graphical_2k(per_point, spec.h, target=m_hat)
+        params.update(_graphical_params(ginfo, "class sizes n_k = s_k/k of the table "
+                                        "(rounded to the total), cells fitted to the row "
+                                        "sums k*n_k (capped symmetric IPF), rounded, "
+                                        "repaired"))
+    else:
+        if m_hat is not None:
+            per_point = project_to_total(per_point, m_hat)
+        dist = postprocess(spec, per_point, target=m_hat)
     mech = f"dk{spec.d}-laplace" if part is None else f"dk2-{spec.microaggregation}"
     rec = Release.create(
         mechanism=mech, neighbourhood=privacy, epsilon=spec.epsilon, sensitivity=sens,
@@ -985,6 +1070,48 @@ def release_dk(
     evaluation = evaluate_release(x, dist, spec.h, part)
     return DKRelease(dist, noisy, part, mech, rec.neighbourhood, rec.epsilon, sens, spec.h,
                      rec, evaluation, time.perf_counter() - t0)
+
+
+def _release_sequence(G: Any, *, d: Any, epsilon: Any, fraction: Any, nodes: Any,
+                      backend: NoiseBackend
+                      ) -> tuple[float, npt.NDArray[np.int64], dict[str, Any]]:
+    """``release_dk(degree_sequence=g)``: Hay et al.'s degree sequence at ``g·ε``.
+
+    Privacy: the sorted degree sequence of the public node set has L1 sensitivity 2 under
+    edge neighbours (one edge raises two degrees by one; in sorted order, two unit
+    increments), so discrete Laplace noise calibrated for (2, g·ε) makes it g·ε-edge-DP
+    (:func:`graphanon.nodedp.degree_sequences.hay_degree_sequence`, whose isotonic
+    regression and clipping are post-processing); it composes sequentially with the cells.
+    """
+    from ..nodedp.degree_sequences import hay_degree_sequence  # (nodedp imports this module)
+
+    owner = "release_dk"
+    eps = check_epsilon(epsilon, "epsilon", owner)
+    frac = check_float(fraction, "degree_sequence", owner, low=0.0, high=1.0,
+                       closed="neither")
+    if check_int(d, "d", owner, low=1, high=2) != 2:
+        raise InvalidParameterError(
+            f"The 'degree_sequence' parameter of {owner} ({frac:g}) applies to d = 2.")
+    if nodes is None:
+        raise InvalidParameterError(
+            f"The 'degree_sequence' parameter of {owner} needs the public node set (nodes=, "
+            "--nodes FILE): the released sequence has one degree per node.")
+    if not isinstance(G, Graph):
+        raise InvalidParameterError(f"{owner} needs a graphanon Graph. Got {type(G).__name__}.")
+    eps_seq = check_epsilon(frac * eps, "degree_sequence", owner)
+    seq = hay_degree_sequence(G, epsilon=eps_seq, nodes=nodes, backend=backend).degrees
+    return eps_seq, np.asarray(seq, dtype=np.int64), {
+        "degree_sequence_fraction": frac, "epsilon_degree_sequence": eps_seq,
+        "degree_sequence": "Hay et al.'s constrained inference (sorted degrees + DLap, "
+                           "sensitivity 2; isotonic regression); gives the class sizes",
+        "degree_sequence_edges": int(seq.sum()) // 2}
+
+
+def _graphical_params(info: dict[str, Any], how: str) -> dict[str, Any]:
+    """The record's note on the graphical post-processing (functions of released values)."""
+    return {"graphical": bool(info["graphical"]), "graphical_postprocessing": how,
+            "graphical_fit_error": round(float(info["fit_error"]), 4),
+            "graphical_total": int(info["total"])}
 
 
 def evaluate_release(x: npt.NDArray[np.int64], dist: DKDistribution, h: int,

@@ -1,0 +1,253 @@
+"""Issue 36 parts 1–2: noisy 2K tables made graphical, and 2K fitted to a released degree
+sequence (``graphical_2k``, ``release_dk(graphical=, degree_sequence=)``)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from graphanon.datasets import load_polbooks
+from graphanon.dk.consistent import (
+    class_sizes_from_sequence,
+    graphical_2k,
+    graphical_class_sizes,
+    integer_class_sizes,
+    interpolate_plateaus,
+    is_graphical_2k,
+)
+from graphanon.dk.generate import generate_2k, jdd_feasible
+from graphanon.dk.release import dk_query, release_dk
+from graphanon.errors import InvalidParameterError
+from graphanon.graph import Graph
+from graphanon.privacy.audit import audit_sensitivity, random_graphs, small_graphs
+from graphanon.privacy.noise import get_backend
+
+pytestmark = pytest.mark.filterwarnings("ignore::graphanon.privacy.noise.InsecureNoiseWarning")
+
+
+def _noisy_table(seed: int) -> tuple[np.ndarray, int, Graph]:
+    """A random graph's top-coded 2K vector plus integer noise (some cells negative)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(15, 80))
+    G = random_graphs((n,), rng=rng)[0]
+    h = int(rng.integers(3, 16))
+    x = dk_query(G, d=2, h=h).astype(np.float64)
+    scale = float(rng.choice([0.5, 3.0, 20.0]))
+    return x + np.rint(rng.laplace(0.0, scale, x.size)), h, G
+
+
+def _check_graphical(dist, h: int) -> None:
+    cnt = np.asarray(dist.counts)
+    assert (cnt > 0).all() and np.array_equal(cnt, np.rint(cnt))
+    assert (dist.degrees >= 1).all() and (dist.degrees <= h).all()
+    assert (dist.degrees[:, 0] <= dist.degrees[:, 1]).all()
+    f = jdd_feasible(dist.degrees, cnt.astype(np.int64))
+    # Σ_l m(k,l)(1 + [k = l]) = k n_k with integral n_k, and every cell within capacity
+    assert f["divisible"] and f["capacity_ok"]
+    assert np.array_equal(f["stubs"], f["degrees"] * f["n_k"])
+    assert is_graphical_2k(dist)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_graphical_2k_invariants_on_random_noisy_tables(seed: int) -> None:
+    x, h, _ = _noisy_table(seed)
+    dist, info = graphical_2k(x, h)
+    _check_graphical(dist, h)
+    assert info["graphical"]
+    # with a released total: the table's total is that total (classes of degree 1 .. h
+    # can always reach an even stub count 2T)
+    target = int(np.random.default_rng(seed).integers(20, 400))
+    dist, info = graphical_2k(x, h, target=target)
+    _check_graphical(dist, h)
+    assert dist.total == target == info["total"]
+    # realized exactly: same edge count, same 2K
+    S = generate_2k(dist, rng=np.random.default_rng(seed))
+    assert S.exact and S.graph.n_edges == target
+    assert S.graph.n_nodes == int(jdd_feasible(dist.degrees, dist.counts)["n_k"].sum())
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_graphical_2k_fits_given_class_sizes(seed: int) -> None:
+    """With released class sizes the row sums are exactly k·n_k for every class."""
+    x, h, G = _noisy_table(seed)
+    rng = np.random.default_rng(seed + 100)
+    seq = np.clip(np.sort(G.degrees) + rng.integers(-1, 2, G.n_nodes), 0, None)
+    sizes = class_sizes_from_sequence(seq, h)
+    stubs = int((np.arange(h + 1) * sizes).sum())
+    assert stubs == int(seq.sum()) - int(seq.sum()) % 2  # top class keeps the stubs above h
+    dist, _ = graphical_2k(x, h, class_sizes=sizes, target=stubs // 2)
+    _check_graphical(dist, h)
+    f = jdd_feasible(dist.degrees, dist.counts)
+    got = dict(zip(f["degrees"].tolist(), f["n_k"].tolist(), strict=True))
+    want = {k: int(c) for k, c in enumerate(sizes) if c and k in got}
+    assert got == want and set(got) <= {k for k, c in enumerate(sizes) if c}
+    assert dist.total == stubs // 2
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_graphical_2k_on_heavy_noise_in_the_high_classes(seed: int) -> None:
+    """Noise that puts many stubs on a few high-degree nodes (a non-graphical implied degree
+    sequence, capacities binding): still graphical, with the total, realized exactly."""
+    rng = np.random.default_rng(seed)
+    h = int(rng.integers(20, 60))
+    G = random_graphs((int(rng.integers(20, 40)),), rng=rng)[0]
+    x = dk_query(G, d=2, h=h).astype(np.float64) + np.rint(rng.laplace(0.0, 40.0, h * (h + 1)
+                                                                       // 2))
+    target = int(rng.integers(G.n_edges // 2 + 1, 2 * G.n_edges + 2))
+    dist, _info = graphical_2k(x, h, target=target)
+    _check_graphical(dist, h)
+    assert dist.total == target
+    S = generate_2k(dist, rng=rng)
+    assert S.exact and S.graph.n_edges == target
+
+
+def test_graphical_class_sizes_follow_erdos_gallai() -> None:
+    from graphanon.dk.generate import is_graphical
+
+    n = np.zeros(11, dtype=np.int64)
+    n[10], n[1] = 3, 4  # three nodes of degree 10 among seven: not graphical
+    fixed, moved = graphical_class_sizes(n)
+    assert moved > 0 and is_graphical(np.repeat(np.arange(11), fixed))
+    assert int((np.arange(11) * fixed).sum()) == int((np.arange(11) * n).sum())
+    ok = np.array([0, 2, 0, 0])  # one edge: already graphical, unchanged
+    assert graphical_class_sizes(ok)[1] == 0
+
+
+def test_plateaus_interpolated_keep_order_and_fill_the_support() -> None:
+    seq = np.array([0, 0, 3, 3, 3, 3, 9, 9, 9, 20])
+    out = interpolate_plateaus(seq)
+    assert np.all(np.diff(out) >= 0) and out[0] == 0 and out[-1] == 20
+    assert np.unique(out).size > np.unique(seq).size  # the runs are spread out
+    assert abs(int(out.sum()) - int(seq.sum())) <= 0.1 * seq.sum()
+    assert interpolate_plateaus(np.array([4, 4, 4])).tolist() == [4, 4, 4]
+    # class sizes from an interpolated sequence keep its degree sum (the released total)
+    sizes = class_sizes_from_sequence(seq, 8)
+    assert int((np.arange(9) * sizes).sum()) == int(seq.sum()) // 2 * 2  # even: 2T
+
+
+def test_graphical_2k_rejects_a_wrong_domain() -> None:
+    with pytest.raises(InvalidParameterError, match="'values' parameter of graphical_2k"):
+        graphical_2k(np.ones(7), 4)
+    with pytest.raises(InvalidParameterError, match="'class_sizes' parameter"):
+        graphical_2k(np.ones(10), 4, class_sizes=[0, 1, 2])
+
+
+def test_integer_class_sizes_hit_the_stub_total() -> None:
+    k = np.array([1, 2, 3, 5])
+    for stubs in (0, 2, 10, 37, 101):
+        n = integer_class_sizes([1.2, 3.7, 0.4, 2.6], k, stubs)
+        assert (n >= 0).all() and int((k * n).sum()) == stubs - stubs % 2
+    n = integer_class_sizes([0.0, 4.0], np.array([2, 4]), 11)  # even degrees: 10 reachable
+    assert int((np.array([2, 4]) * n).sum()) == 10
+
+
+def test_noisy_release_made_graphical_is_realized_exactly() -> None:
+    """The issue's Reed98 symptom on polbooks: without the step the generator caps cells and
+    loses edges; with it the generated edge count is the released total."""
+    G = load_polbooks()
+    lost, exact = [], []
+    for s in range(4):
+        kw = dict(d=2, epsilon=1.0, max_degree=20, microaggregation="mpdc", tau=4,
+                  edge_total=0.1, nodes=G.node_ids)
+        for graphical, out in ((False, lost), (True, exact)):
+            r = release_dk(G, **kw, graphical=graphical, backend=get_backend(
+                "numpy-insecure", rng=np.random.default_rng(s)), rng=np.random.default_rng(s))
+            S = generate_2k(r.distribution, rng=np.random.default_rng(s))
+            out.append((r, S))
+    for r, S in exact:
+        p = r.release.params
+        assert p["graphical"] and is_graphical_2k(r.distribution)
+        assert S.exact and S.graph.n_edges == r.distribution.total == p["edge_total"]
+        assert p["graphical_total"] == r.distribution.total
+    assert any(not S.exact for _, S in lost)
+    assert not any(r.release.params["graphical"] for r, _ in lost)
+    # the default: graphical whenever a total is released
+    r = release_dk(G, d=2, epsilon=1.0, max_degree=20, edge_total=0.1,
+                   backend=get_backend("numpy-insecure", rng=np.random.default_rng(1)))
+    assert r.release.params["graphical"] and is_graphical_2k(r.distribution)
+    r = release_dk(G, d=2, epsilon=1.0, max_degree=20,
+                   backend=get_backend("numpy-insecure", rng=np.random.default_rng(1)))
+    assert not r.release.params["graphical"]
+
+
+def test_2k_on_a_private_degree_sequence_records_the_split(tmp_path) -> None:
+    G = load_polbooks()
+    totals = []
+    for s in range(3):
+        r = release_dk(G, d=2, epsilon=2.0, max_degree="auto", nodes=G.node_ids,
+                       degree_sequence=0.2, edge_total=0.1,
+                       backend=get_backend("numpy-insecure", rng=np.random.default_rng(s)),
+                       rng=np.random.default_rng(s))
+        p = r.release.params
+        assert p["degree_sequence_fraction"] == 0.2
+        assert p["epsilon_degree_sequence"] == pytest.approx(0.4)
+        assert p["epsilon_edge_total"] == pytest.approx(0.2)
+        assert p["epsilon_max_degree"] == 0.0  # h read off the same sequence
+        assert p["epsilon_cells"] == pytest.approx(2.0 - 0.4 - 0.2)
+        assert "sensitivity 2" in r.release.sensitivity_derivation
+        assert p["graphical"] and is_graphical_2k(r.distribution)
+        assert r.distribution.total == p["edge_total"]
+        S = generate_2k(r.distribution, rng=np.random.default_rng(s))
+        assert S.exact and abs(S.graph.n_nodes - G.n_nodes) <= 0.2 * G.n_nodes
+        totals.append(S.graph.n_edges)
+    assert all(abs(t - G.n_edges) <= 0.05 * G.n_edges for t in totals)
+    # without the edge total the sequence's own degree sum sets the total
+    r = release_dk(G, d=2, epsilon=1.0, max_degree=30, nodes=G.node_ids, degree_sequence=0.3,
+                   backend=get_backend("numpy-insecure", rng=np.random.default_rng(9)),
+                   rng=np.random.default_rng(9))
+    p = r.release.params
+    assert p["epsilon_cells"] == pytest.approx(0.7) and "epsilon_edge_total" not in p
+    assert r.distribution.total == p["degree_sequence_edges"]
+    # the noisy query of the share: the sorted degree sequence, L1 sensitivity 2 (audit)
+    res = audit_sensitivity(lambda H: np.sort(H.degrees), small_graphs()[:40] + random_graphs(
+        (25,), rng=np.random.default_rng(3)), neighbourhood="edge", claimed=2.0)
+    assert res.passed and res.max_observed == 2.0
+
+
+def test_degree_sequence_and_graphical_refused_where_they_do_not_apply() -> None:
+    G = load_polbooks()
+    with pytest.raises(InvalidParameterError, match=r"'degree_sequence'.*node set"):
+        release_dk(G, d=2, epsilon=1.0, max_degree=20, degree_sequence=0.2)
+    with pytest.raises(InvalidParameterError, match=r"'degree_sequence'.*d = 2"):
+        release_dk(G, d=1, epsilon=1.0, max_degree=20, nodes=G.node_ids, degree_sequence=0.2)
+    with pytest.raises(InvalidParameterError, match="'degree_sequence'"):
+        release_dk(G, d=2, epsilon=1.0, max_degree=20, nodes=G.node_ids, degree_sequence=1.0)
+    with pytest.raises(InvalidParameterError, match="sum to less than 1"):
+        release_dk(G, d=2, epsilon=1.0, max_degree=20, nodes=G.node_ids, degree_sequence=0.6,
+                   edge_total=0.4)
+    with pytest.raises(InvalidParameterError, match=r"'graphical'.*dense 2K"):
+        release_dk(G, d=1, epsilon=1.0, max_degree=20, graphical=True)
+    with pytest.raises(InvalidParameterError, match=r"'graphical'.*dense 2K"):
+        release_dk(G, d=2, epsilon=1.0, max_degree=20, form="sampled", graphical=True)
+    with pytest.raises(InvalidParameterError, match="'graphical' parameter"):
+        release_dk(G, d=2, epsilon=1.0, max_degree=20, graphical="yes")
+
+
+def test_cli_graphical_and_degree_sequence(tmp_path) -> None:
+    from graphanon.cli import main
+    from graphanon.io.dk_tables import read_dk_table
+
+    G = load_polbooks()
+    src, nodes = tmp_path / "g.txt", tmp_path / "nodes.txt"
+    u, v = G.edges()
+    src.write_text("".join(f"{a} {b}\n" for a, b in zip(u, v, strict=True)))
+    nodes.write_text("".join(f"{x}\n" for x in G.node_ids))
+    base = ["-q", "release-dk", str(src), "--d", "2", "--epsilon", "1", "--noise",
+            "numpy-insecure", "--seed", "3"]
+    out, rep = tmp_path / "t.tsv", tmp_path / "r.json"
+    assert main([*base, "--max-degree", "auto", "--nodes", str(nodes), "--degree-sequence",
+                 "0.2", "--edge-total", "0.1", "--out", str(out), "--report", str(rep)]) == 0
+    p = json.loads(rep.read_text())["release"]["params"]
+    assert p["epsilon_degree_sequence"] == pytest.approx(0.2) and p["graphical"]
+    assert is_graphical_2k(read_dk_table(out))
+    out2 = tmp_path / "t2.tsv"
+    assert main([*base, "--max-degree", "20", "--graphical", "--out", str(out2)]) == 0
+    assert is_graphical_2k(read_dk_table(out2))
+    for bad in (["--max-degree", "20", "--degree-sequence", "0.2"],  # no --nodes
+                ["--max-degree", "20", "--graphical", "--domain", "observed"],
+                ["--privacy", "node", "--graphical"]):
+        bad_out = tmp_path / "x.tsv"
+        assert main([*base, *bad, "--out", str(bad_out)]) == 2
+        assert not bad_out.exists()
