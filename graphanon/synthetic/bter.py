@@ -8,7 +8,8 @@ universe's node ids:
 1. **Affinity blocks** (BTER phase 1). In every community the nodes with ``d_in >= 2`` are
    sorted by ``d_in`` (ties at random) and cut into blocks: a block starts at its smallest
    node, of degree ``d``, and holds ``d + 1`` nodes of similar degree. Each block is an
-   Erdős–Rényi graph of density ``ρ`` (the block density, fitted to the released triangle
+   Erdős–Rényi graph of density ``ρ`` (a community's last, incomplete block joins the one
+   before it) (the block density, fitted to the released triangle
    statistic by :func:`graphanon.synthetic.clustering.fit_block_density`).
 2. **Excess degree** (BTER phase 2). Each node's remaining intra-community degree
    ``max(d_in − block degree, 0)`` becomes stubs, matched at random inside the community
@@ -62,9 +63,10 @@ def affinity_blocks(d_in: IntArray, membership: IntArray, rng: np.random.Generat
     """BTER blocks: ``(block id per node or −1, block starts)``.
 
     Nodes with ``d_in >= 2`` of each community, sorted by ``d_in`` (ties at random), are cut
-    into consecutive blocks of ``d + 1`` nodes, ``d`` the degree of the block's first node.
-    Returns the block id of every node (−1: no block) and the nodes in block order with the
-    offsets of the blocks (``order``, ``starts``; block ``b`` is
+    into consecutive blocks of ``d + 1`` nodes, ``d`` the degree of the block's first node; a
+    community's last block, when it is short of ``d + 1`` nodes, joins the block before it
+    (the community's highest degrees then sit in its densest block). Returns the block id
+    of every node (−1: no block) and the nodes in block order with the offsets of the blocks (``order``, ``starts``; block ``b`` is
     ``order[starts[b]:starts[b+1]]``).
     """
     n = d_in.size
@@ -78,25 +80,37 @@ def affinity_blocks(d_in: IntArray, membership: IntArray, rng: np.random.Generat
     pos, b = 0, 0
     while pos < order.size:
         c = comm[pos]
-        end = pos + int(deg[pos]) + 1
-        end = min(end, order.size)
+        end = min(pos + int(deg[pos]) + 1, order.size)
         # a block stays inside its community
         stop = int(np.searchsorted(comm[pos:end], c, side="right")) + pos
-        block[order[pos:stop]] = b
-        starts.append(stop)
-        pos, b = stop, b + 1
+        short = stop - pos < int(deg[pos]) + 1
+        if short and b > 0 and comm[starts[-2]] == c:
+            # the community's last, incomplete block (its highest degrees) joins the block
+            # before it, so the hubs sit in a dense block instead of a small one
+            block[order[pos:stop]] = b - 1
+            starts[-1] = stop
+        else:
+            block[order[pos:stop]] = b
+            starts.append(stop)
+            b += 1
+        pos = stop
     return block, np.asarray(starts, dtype=np.int64) if order.size else np.zeros(1, np.int64)
 
 
-def _block_edges(order: IntArray, starts: IntArray, rho: float, rng: np.random.Generator
-                 ) -> tuple[IntArray, IntArray]:
+def _block_edges(order: IntArray, starts: IntArray, rho: float, d_in: IntArray,
+                 rng: np.random.Generator) -> tuple[IntArray, IntArray]:
+    """Erdős–Rényi edges inside each block, density ``ρ · min(1, d / (s − 1))`` (``d`` the
+    block's smallest degree, ``s`` its size: a merged, larger block does not give its first
+    nodes more than their degree)."""
     us: list[IntArray] = []
     vs: list[IntArray] = []
     sizes = np.diff(starts)
     for b in np.flatnonzero(sizes >= 2).tolist():
         members = order[starts[b]:starts[b + 1]]
-        i, j = _triu(int(members.size))
-        keep = rng.random(i.size) < rho
+        s = int(members.size)
+        i, j = _triu(s)
+        p = rho * min(1.0, float(d_in[members].min()) / (s - 1))
+        keep = rng.random(i.size) < p
         us.append(members[i[keep]])
         vs.append(members[j[keep]])
     if not us:
@@ -235,7 +249,7 @@ def generate_community_graph(rel: CommunityRelease, *, rng: np.random.Generator,
     block, starts = affinity_blocks(din, m, rng)
     order = np.flatnonzero(block >= 0)
     order = order[np.argsort(block[order], kind="stable")]
-    bu, bv = _block_edges(order, starts, rho, rng)
+    bu, bv = _block_edges(order, starts, rho, din, rng)
     bkeys = np.unique(_keys(bu, bv, n))
     bdeg = np.bincount(bkeys // n, minlength=n) + np.bincount(bkeys % n, minlength=n)
     excess = np.maximum(din - bdeg, 0)

@@ -79,8 +79,8 @@ IntArray = npt.NDArray[np.int64]
 
 #: Default shares of ε: super-node counts, refinement, Hay degree sequence, community
 #: degrees, triangle statistic (they sum to 1).
-DEFAULT_SPLIT: dict[str, float] = {"supergraph": 0.2, "refine": 0.0, "degree_sequence": 0.2,
-                                   "community_degrees": 0.35, "triangles": 0.25}
+DEFAULT_SPLIT: dict[str, float] = {"supergraph": 0.2, "refine": 0.0, "degree_sequence": 0.25,
+                                   "community_degrees": 0.3, "triangles": 0.25}
 
 
 def _check_graph(G: Any, owner: str) -> None:
