@@ -66,8 +66,8 @@ def affinity_blocks(d_in: IntArray, membership: IntArray, rng: np.random.Generat
     into consecutive blocks of ``d + 1`` nodes, ``d`` the degree of the block's first node; a
     community's last block, when it is short of ``d + 1`` nodes, joins the block before it
     (the community's highest degrees then sit in its densest block). Returns the block id
-    of every node (−1: no block) and the nodes in block order with the offsets of the blocks (``order``, ``starts``; block ``b`` is
-    ``order[starts[b]:starts[b+1]]``).
+    of every node (−1: no block) and the offsets of the blocks in the order of the nodes
+    sorted by block id (block ``b`` holds positions ``starts[b]:starts[b+1]``).
     """
     n = d_in.size
     eligible = np.flatnonzero(d_in >= 2)
