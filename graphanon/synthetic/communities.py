@@ -618,7 +618,9 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
         Release ``W_h`` (Δ ``h``) instead of the triangle count ``T_h`` (Δ ``h(h − 1)``).
     fit_clustering : bool
         Fit the generator's block density to the released triangle count (post-processing:
-        simulations of the generator on the released quantities).
+        simulations of the generator on the released quantities). A released count below
+        twice its noise's standard deviation (``√2 Δ / ε``, public) is not fitted: the
+        generator then uses :data:`graphanon.synthetic.bter.DEFAULT_BLOCK_DENSITY`.
     backend, rng, seed, progress
         Noise backend (default OpenDP); generator of the public grouping and of all
         post-processing; the recorded seed; a progress callback.
@@ -710,8 +712,12 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
                                       backend=backend, seed=seed)
         parts["triangles"] = t.release
         tri = float(t.noisy)
-        if fit_clustering:
+        # the noise's standard deviation, public: √2 · Δ / ε (Laplace)
+        sigma = math.sqrt(2.0) * t.release.sensitivity / eps["triangles"]
+        if fit_clustering and tri > 2.0 * sigma:
             rho = fit_block_density(rel, tri, rng=rng, weighted=weighted_triangles)
+        # else: the statistic is within two noise deviations of 0 and says nothing: the
+        # generator's default block density (post-processing of released values)
     progress("community release", 3, steps)
     record = Release.create(
         mechanism="community-release", neighbourhood="edge", epsilon=epsilon,
