@@ -713,7 +713,7 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
         parts["triangles"] = t.release
         tri = float(t.noisy)
         # the noise's standard deviation, public: √2 · Δ / ε (Laplace)
-        sigma = math.sqrt(2.0) * t.release.sensitivity / eps["triangles"]
+        sigma = math.sqrt(2.0) * float(t.release.sensitivity or 0.0) / eps["triangles"]
         if fit_clustering and tri > 2.0 * sigma:
             rho = fit_block_density(rel, tri, rng=rng, weighted=weighted_triangles)
         # else: the statistic is within two noise deviations of 0 and says nothing: the
