@@ -6,11 +6,12 @@ Under edge-DP the node set is public (:mod:`graphanon.universe`): the operator p
 ``G.with_nodes(nodes).node_ids``. Four noisy statistics, each with its own share of ε
 (sequential composition; the shares are stated in the record's ``params["epsilon_split"]``):
 
-1. **Super-node counts** (:func:`release_supergraph_counts`). The nodes are grouped at random
-   into super-nodes of ``super_size`` nodes (a seeded permutation: data-independent, hence
-   public); the vector of edge counts between (and inside) super-nodes gets discrete Laplace
-   noise. One edge lies in exactly one cell: **Δ = 1**. Louvain on the noisy, clipped
-   super-graph is post-processing.
+1. **Super-node counts** (:func:`release_supergraph_counts`). The nodes are grouped into
+   super-nodes of ``super_size`` consecutive positions of the universe (its order is public;
+   ``grouping="random"``: a seeded permutation; both are data-independent); the vector of
+   edge counts between (and inside) super-nodes gets discrete Laplace noise. One edge lies
+   in exactly one cell: **Δ = 1**. Louvain on the noisy, clipped super-graph is
+   post-processing.
 2. **Refinement** (:func:`refine_partition`). Every node picks its community with the
    exponential mechanism, its quality for community ``c`` being its number of edges into
    ``c`` under the current (released) partition. One edge ``(u, v)`` raises one quality of
@@ -52,7 +53,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._progress import ProgressFn, log_progress
-from .._validation import check_epsilon, check_float, check_int
+from .._validation import check_choice, check_epsilon, check_float, check_int
 from ..errors import InvalidParameterError
 from ..graph import Graph
 from ..privacy.noise import NoiseBackend, get_backend
@@ -100,8 +101,11 @@ def _require_nodes(nodes: Any, owner: str) -> None:
 # ---------------------------------------------------------------------- 1. super-node counts
 def supergraph_groups(n: int, super_size: int, rng: np.random.Generator,
                       grouping: str = "order") -> IntArray:
-    """A random grouping of ``n`` nodes into ``⌈n / super_size⌉`` super-nodes (data-independent:
-    a seeded permutation of the public node indices)."""
+    """A grouping of ``n`` nodes into ``⌈n / super_size⌉`` super-nodes, data-independent:
+    ``"order"`` — consecutive positions of the public universe (ids that carry locality, such
+    as crawl or ego-network order, put one community's nodes together; ids in random order
+    make it a random grouping); ``"random"`` — a seeded permutation. A random grouping mixes
+    every community into every super-node (measured: no signal, docs/synthetic.md)."""
     n_groups = max(1, -(-n // super_size))
     if grouping == "order":
         return np.arange(n, dtype=np.int64) // super_size
@@ -187,7 +191,8 @@ def refine_partition(G: Graph, membership: IntArray, *, epsilon: float,
     ``membership``.
 
     Every node ``u`` draws its new community ``c`` with probability
-    ``∝ exp(ε/2 · S[u, c])`` (:func:`refinement_scores`), by Gumbel-max on the backend's
+    ``∝ μ_c exp(ε/2 · S[u, c])``, ``log μ_c = stay`` for its current community and 0 for the
+    others (a public base measure) (:func:`refinement_scores`), by Gumbel-max on the backend's
     uniforms (one draw of ``n × k`` uniforms).
 
     Notes
@@ -246,7 +251,8 @@ class CommunityPartition:
 
 
 def private_partition(G: Graph, *, epsilon: float, nodes: Any, super_size: int = 20,
-                      refine_share: float = 0.7, rounds: int = 1, stay: float = 3.0,
+                      refine_share: float = 0.0, rounds: int = 1, stay: float = 6.0,
+                      grouping: str = "order",
                       backend: NoiseBackend | None = None,
                       rng: np.random.Generator | None = None, seed: int | None = None
                       ) -> CommunityPartition:
@@ -261,10 +267,17 @@ def private_partition(G: Graph, *, epsilon: float, nodes: Any, super_size: int =
     nodes : array-like
         The public node universe (required).
     super_size : int
-        Nodes per random super-node (public).
+        Nodes per super-node (public).
+    grouping : {"order", "random"}
+        How super-nodes are formed (:func:`supergraph_groups`).
     refine_share : float in [0, 1)
+        Share of ε for the refinement (default 0: measured neutral at best).
     rounds : int
         Refinement rounds (each re-scores against the previous round's partition).
+    stay : float
+        Log weight of a public base measure favouring a node's current community in the
+        refinement (``exp(stay)`` times the others; public, so the mechanism stays ε-DP).
+        Without it low-degree nodes are reassigned almost at random (docs/synthetic.md).
     backend, rng, seed
         Noise backend (default OpenDP), the generator of the public grouping and of
         Louvain's node order (post-processing), and the seed recorded.
@@ -285,6 +298,7 @@ def private_partition(G: Graph, *, epsilon: float, nodes: Any, super_size: int =
     refine_share = check_float(refine_share, "refine_share", owner, low=0.0, high=1.0,
                                closed="left")
     rounds = check_int(rounds, "rounds", owner, low=0, high=20)
+    grouping = check_choice(grouping, "grouping", owner, ("order", "random"))
     if refine_share > 0 and rounds == 0:
         raise InvalidParameterError(
             f"The 'rounds' parameter of {owner} must be >= 1 when refine_share > 0. Got 0.")
@@ -293,7 +307,7 @@ def private_partition(G: Graph, *, epsilon: float, nodes: Any, super_size: int =
     rng = rng if rng is not None else np.random.default_rng(seed)
     n = G.n_nodes
     eps_super = epsilon * (1.0 - refine_share)
-    groups = supergraph_groups(n, super_size, rng)
+    groups = supergraph_groups(n, super_size, rng, grouping)
     n_groups = int(groups.max()) + 1 if n else 1
     noisy = release_supergraph_counts(G, groups, n_groups, epsilon=eps_super, backend=backend)
     comm_of_group = _supergraph_partition(noisy, n_groups, int(rng.integers(2**31)))
@@ -309,6 +323,7 @@ def private_partition(G: Graph, *, epsilon: float, nodes: Any, super_size: int =
                                "refinement: one edge raises one score of two nodes by 1 "
                                "(monotone exponential mechanism at ε_round/2 per node)",
         params={"node_universe": "given by the operator (public)", "super_size": super_size,
+                "grouping": grouping,
                 "epsilon_split": {"supergraph": eps_super, "refine": epsilon - eps_super},
                 "rounds": rounds, "n_communities": k,
                 "postprocessing": "Louvain on the clipped noisy super-graph; communities "

@@ -312,3 +312,18 @@ def test_clustering_fit_tracks_the_released_statistic() -> None:
     lo = fit_block_density(rel, 0.3 * t, rng=np.random.default_rng(0))
     hi = fit_block_density(rel, 1.5 * t, rng=np.random.default_rng(0))
     assert 0 < lo < hi <= 1
+
+
+def test_random_grouping_and_refinement_are_available() -> None:
+    G = load_polbooks()
+    p = private_partition(G, epsilon=2.0, nodes=G.node_ids, grouping="random",
+                          refine_share=0.5, rounds=2, backend=seeded(8),
+                          rng=np.random.default_rng(8))
+    assert p.release.params["grouping"] == "random" and p.release.params["rounds"] == 2
+    assert p.release.params["epsilon_split"] == {"supergraph": 1.0, "refine": 1.0}
+    assert p.membership.shape == (G.n_nodes,) and p.membership.max() < p.n_communities
+    with pytest.raises(InvalidParameterError, match="'grouping' parameter of private_partition"):
+        private_partition(G, epsilon=1.0, nodes=G.node_ids, grouping="spectral")
+    # a large stay weight keeps every node where it is
+    m = np.arange(G.n_nodes) % 3
+    assert (refine_partition(G, m, epsilon=0.1, backend=seeded(9), stay=50.0) == m).all()
