@@ -109,7 +109,10 @@ def _block_edges(order: IntArray, starts: IntArray, rho: float, d_in: IntArray,
         members = order[starts[b]:starts[b + 1]]
         s = int(members.size)
         i, j = _triu(s)
-        p = rho * min(1.0, float(d_in[members].min()) / (s - 1))
+        d = d_in[members].astype(np.float64)
+        # Chung–Lu inside the block: node i's expected block degree is ρ d_i (≈ BTER's
+        # ρ(s − 1) for a block of equal degrees; hubs of a merged block link to each other)
+        p = np.minimum(rho * d[i] * d[j] / d.sum(), 1.0)
         keep = rng.random(i.size) < p
         us.append(members[i[keep]])
         vs.append(members[j[keep]])

@@ -634,7 +634,7 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
     fit_clustering : bool
         Fit the generator's block density to the released triangle count (post-processing:
         simulations of the generator on the released quantities). A released count below
-        twice its noise's standard deviation (``√2 Δ / ε``, public) is not fitted: the
+        1.5 times its noise's standard deviation (``√2 Δ / ε``, public) is not fitted: the
         generator then uses :data:`graphanon.synthetic.bter.DEFAULT_BLOCK_DENSITY`.
     backend, rng, seed, progress
         Noise backend (default OpenDP); generator of the public grouping and of all
@@ -729,9 +729,9 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
         tri = float(t.noisy)
         # the noise's standard deviation, public: √2 · Δ / ε (Laplace)
         sigma = math.sqrt(2.0) * float(t.release.sensitivity or 0.0) / eps["triangles"]
-        if fit_clustering and tri > 2.0 * sigma:
+        if fit_clustering and tri > 1.5 * sigma:
             rho = fit_block_density(rel, tri, rng=rng, weighted=weighted_triangles)
-        # else: the statistic is within two noise deviations of 0 and says nothing: the
+        # else: the statistic is within 1.5 noise deviations of 0 and says little: the
         # generator's default block density (post-processing of released values)
     progress("community release", 3, steps)
     record = Release.create(
