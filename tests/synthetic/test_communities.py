@@ -327,3 +327,22 @@ def test_random_grouping_and_refinement_are_available() -> None:
     # a large stay weight keeps every node where it is
     m = np.arange(G.n_nodes) % 3
     assert (refine_partition(G, m, epsilon=0.1, backend=seeded(9), stay=50.0) == m).all()
+
+
+def test_a_count_lost_in_noise_is_not_fitted() -> None:
+    """A released triangle count below 1.5 noise deviations: the default block density."""
+    from graphanon.synthetic.bter import DEFAULT_BLOCK_DENSITY
+
+    G = load_polbooks()
+    split = {**DEFAULT_SPLIT, "triangles": 1e-4}
+    rel = community_release(G, epsilon=1.0, nodes=G.node_ids, split=split, max_degree=20,
+                            backend=seeded(1), rng=np.random.default_rng(1))
+    sigma = math.sqrt(2) * 20 * 19 / rel.release.params["epsilon_split"]["triangles"]
+    assert rel.triangles <= 1.5 * sigma and rel.block_density is None
+    assert rel.release.params["block_density"] is None
+    S = generate_community_graph(rel, rng=np.random.default_rng(0))
+    assert S.n_edges > 0 and DEFAULT_BLOCK_DENSITY == 0.5
+    # a well-measured count is fitted
+    fitted = community_release(G, epsilon=50.0, nodes=G.node_ids, max_degree=20,
+                               backend=seeded(1), rng=np.random.default_rng(1))
+    assert fitted.block_density is not None
