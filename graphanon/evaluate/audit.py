@@ -74,6 +74,7 @@ __all__ = [
     "ReplayBackend",
     "audit_mechanism",
     "audit_targets",
+    "clique_pairs",
     "clopper_pearson_upper",
     "edge_list_pairs",
     "epsilon_lower_bound",
@@ -653,6 +654,20 @@ def _random_graph(rng: np.random.Generator, n: int, max_degree: int | None) -> G
                             n_nodes=n)
 
 
+def clique_pairs(h: int) -> list[Candidate]:
+    """Edge neighbours: two disjoint ``(h + 1)``-cliques, with / without one edge between
+    them. The edge lifts both ends to degree ``h + 1``: they leave the degree-``<= h``
+    subgraph with ``C(h, 2)`` triangles each, the bound ``h(h − 1)`` of
+    :func:`graphanon.synthetic.clustering.release_bounded_triangles`."""
+    iu, ju = np.triu_indices(h + 1, 1)
+    u = np.concatenate([iu, iu + h + 1])
+    v = np.concatenate([ju, ju + h + 1])
+    n = 2 * h + 2
+    apart = Graph.from_edges(u, v, n_nodes=n)
+    joined = Graph.from_edges(np.append(u, 0), np.append(v, h + 1), n_nodes=n)
+    return [Candidate(joined, apart, f"two {h + 1}-cliques joined by one edge")]
+
+
 def random_edge_pairs(h: int, n_pairs: int = RANDOM_PAIRS, seed: int = 0) -> list[Candidate]:
     """Edge neighbours no derivation names: random graphs on 3 to ``2h + 2`` nodes with
     degrees at most ``h``, each with one of its edges removed. They guard against a wrong
@@ -752,6 +767,7 @@ AUDIT_MECHANISMS = (
     "randomized-response-edge", "randomized-response-node", "dk1-laplace", "dk2-laplace",
     "dk2-mdav", "dk2-mpdc", "theta-dk1-ead", "theta-dk2-ead", "hay-constrained-inference",
     "pdp-min-dk1", "pdp-ll-dk1", "pdp-ag-dk1", "pdp-min-dk1-node",
+    "private-partition", "community-degrees", "bounded-triangles",
     "control-dk1-half-sensitivity",
 )
 
@@ -846,6 +862,30 @@ def audit_targets(
     def control(G: Graph, backend: NoiseBackend) -> tuple[Any, Release]:
         return miscalibrated_dk1(G, epsilon=eps, max_degree=h, backend=backend)
 
+    def partition(G: Graph, backend: NoiseBackend) -> tuple[Any, Release]:
+        from ..synthetic.communities import private_partition
+
+        # super-node counts only (refinement draws uniforms: not replayable); super-nodes
+        # of 2 consecutive nodes
+        r = private_partition(G, epsilon=eps, nodes=G.node_ids, super_size=2, refine_share=0.0,
+                              backend=backend, rng=post)
+        return None, r.release
+
+    def community_degrees(G: Graph, backend: NoiseBackend) -> tuple[Any, Release]:
+        from ..synthetic.communities import release_community_degrees
+
+        # a public partition: node parity (the joined stars' centres 0 and a+1 differ for
+        # even a: an inter-community edge, the Δ = 3 case)
+        r = release_community_degrees(G, np.arange(G.n_nodes) % 2, epsilon=eps,
+                                      nodes=G.node_ids, backend=backend)
+        return None, r.release
+
+    def triangles(G: Graph, backend: NoiseBackend) -> tuple[Any, Release]:
+        from ..synthetic.clustering import release_bounded_triangles
+
+        r = release_bounded_triangles(G, epsilon=eps, max_degree=h, backend=backend)
+        return None, r.release
+
     star = ("joined stars (the 1K bound 4 and the 2K bound 4h−3 of docs/dk.md) and "
             f"{RANDOM_PAIRS} random edge pairs")
     hubs = ("hubs, a star and the empty file, hubs removed from an edge list (the node bounds "
@@ -911,6 +951,18 @@ def audit_targets(
             f"pdp-min-dk1 (node-PDP, θ={th})",
             "release-personalized --privacy node --method min --d 1", "personalized-node",
             pdp_node, node_pairs, hubs, claim="epsilon_min"),
+        "private-partition": AuditTarget(
+            "private-partition (super-node counts, 2 nodes each)", "synthesize --privacy edge",
+            "edge", partition, edge_pairs, f"one edge, one super-node cell ({star})"),
+        "community-degrees": AuditTarget(
+            "community-degrees (parity partition)", "synthesize --privacy edge", "edge",
+            community_degrees, edge_pairs,
+            f"an edge between communities: two d_out and one E_ij ({star})"),
+        "bounded-triangles": AuditTarget(
+            f"bounded-triangles (h={h})", "synthesize --privacy edge", "edge", triangles,
+            lambda: clique_pairs(h) + random_edge_pairs(h),
+            f"two (h+1)-cliques joined: both ends leave with C(h,2) triangles each, and "
+            f"{RANDOM_PAIRS} random edge pairs"),
         "control-dk1-half-sensitivity": AuditTarget(
             f"CONTROL dk1 with half sensitivity (h={h})", "(none: a broken control)", "edge",
             control, lambda: joined_star_pairs(h), "joined stars", control=True),

@@ -34,7 +34,8 @@ _KNOWN_MECHANISMS = (
     ("smooth-k", "suppress", "mondrian", "b-anonymize", "randomized-response"),
     ("dk1-laplace", "dk2-laplace", "dk2-mdav", "dk2-mpdc", "theta-dk1-ead", "theta-dk2-ead",
      "hay-constrained-inference", "pdp-min-dk1", "pdp-ll-dk1", "pdp-ag-dk1",
-     "pdp-min-dk1-node", "dk2-edge-thresholded", "pdp-st-dk2"),
+     "pdp-min-dk1-node", "dk2-edge-thresholded", "pdp-st-dk2", "private-partition",
+     "community-degrees", "bounded-triangles"),
 )
 _ALIASES = {"dk1-edge": "dk1-laplace", "dk2-edge": "dk2-laplace", "dk2-mpdc-edge": "dk2-mpdc",
             "theta-dk1-node": "theta-dk1-ead", "theta-dk2-node": "theta-dk2-ead",

@@ -1,0 +1,762 @@
+"""A private community partition over the public node set and per-node community degrees
+(edge-DP, node ids kept; issue 36, part 4).
+
+Under edge-DP the node set is public (:mod:`graphanon.universe`): the operator passes it
+(``nodes=``), and every released vector below has one entry per listed node, in the order of
+``G.with_nodes(nodes).node_ids``. Four noisy statistics, each with its own share of ε
+(sequential composition; the shares are stated in the record's ``params["epsilon_split"]``):
+
+1. **Super-node counts** (:func:`release_supergraph_counts`). The nodes are grouped into
+   super-nodes of ``super_size`` consecutive positions of the universe (its order is public;
+   ``grouping="random"``: a seeded permutation; both are data-independent); the vector of
+   edge counts between (and inside) super-nodes gets discrete Laplace noise. One edge lies
+   in exactly one cell: **Δ = 1**. Louvain on the noisy, clipped super-graph is
+   post-processing.
+2. **Refinement** (:func:`refine_partition`). Every node picks its community with the
+   exponential mechanism, its quality for community ``c`` being its number of edges into
+   ``c`` under the current (released) partition. One edge ``(u, v)`` raises one quality of
+   ``u`` (toward ``comm(v)``) and one of ``v`` by 1 and lowers none: each of the two affected
+   selections has a *monotone* quality of sensitivity 1, for which ``P ∝ exp(ε' q)`` is
+   ε'-DP (McSherry & Talwar 2007, the monotone case); the other selections are unchanged.
+   With ``ε' = ε_r / 2`` per node the round is ε_r-edge-DP.
+3. **Degree sequence** (Hay et al.'s constrained inference,
+   :func:`graphanon.nodedp.degree_sequences.hay_degree_sequence`, Δ = 2): the distribution of
+   the degrees. Each node's degree is the released sequence's value at the node's rank by its
+   noisy degree of step 4 (post-processing).
+4. **Community degrees** (:func:`release_community_degrees`). Given the released partition
+   (public), the vector ``[d_in(u) for u] ++ [d_out(u) for u] ++ [E_ij for i < j]`` of each
+   node's edges inside / outside its community and the edge counts between communities. An
+   intra-community edge raises ``d_in`` of its two ends (L1 2); an inter-community edge raises
+   ``d_out`` of its two ends and one ``E_ij`` (L1 3): **Δ = 3**.
+
+The clustering statistic (:mod:`.clustering`) is a fifth share. :func:`community_release`
+runs them all; :func:`graphanon.synthetic.bter.generate_community_graph` realizes the result.
+
+References
+----------
+Z. Yuan, Y. Li, Y. Zhang, D. Zhang, J. Wang, "PrivGraph: differentially private graph data
+publication by exploiting community information", USENIX Security 2023, §4.
+F. McSherry, K. Talwar, "Mechanism design via differential privacy", FOCS 2007, §3.
+M. Hay, C. Li, G. Miklau, D. Jensen, "Accurate estimation of the degree distribution of
+private networks", ICDM 2009.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .._progress import ProgressFn, log_progress
+from .._validation import check_choice, check_epsilon, check_float, check_int
+from ..errors import InvalidParameterError
+from ..graph import Graph
+from ..privacy.noise import NoiseBackend, get_backend
+from ..privacy.release import Release, started_at
+
+__all__ = [
+    "DEFAULT_SPLIT",
+    "CommunityDegrees",
+    "CommunityPartition",
+    "CommunityRelease",
+    "community_degree_vector",
+    "community_release",
+    "private_partition",
+    "refine_partition",
+    "refinement_scores",
+    "release_community_degrees",
+    "release_supergraph_counts",
+    "released_modularity",
+    "supergraph_counts",
+    "supergraph_groups",
+]
+
+IntArray = npt.NDArray[np.int64]
+
+#: Default shares of ε: super-node counts, refinement, Hay degree sequence, community
+#: degrees, triangle statistic (they sum to 1).
+DEFAULT_SPLIT: dict[str, float] = {"supergraph": 0.2, "refine": 0.0, "degree_sequence": 0.25,
+                                   "community_degrees": 0.3, "triangles": 0.25}
+
+
+def _check_graph(G: Any, owner: str) -> None:
+    if not isinstance(G, Graph):
+        raise InvalidParameterError(
+            f"The 'G' parameter of {owner} must be a graphanon Graph. Got {type(G).__name__}.")
+
+
+def _require_nodes(nodes: Any, owner: str) -> None:
+    if nodes is None:
+        raise InvalidParameterError(
+            f"The 'nodes' parameter of {owner} is required: the release has one entry per node "
+            "of the public node universe (the CLI's --nodes FILE); the node set of an edge "
+            "list is a function of its private edges.")
+
+
+# ---------------------------------------------------------------------- 1. super-node counts
+def supergraph_groups(n: int, super_size: int, rng: np.random.Generator,
+                      grouping: str = "order") -> IntArray:
+    """A grouping of ``n`` nodes into ``⌈n / super_size⌉`` super-nodes, data-independent:
+    ``"order"`` — consecutive positions of the public universe (ids that carry locality, such
+    as crawl or ego-network order, put one community's nodes together; ids in random order
+    make it a random grouping); ``"random"`` — a seeded permutation. A random grouping mixes
+    every community into every super-node (measured: no signal, docs/synthetic.md)."""
+    n_groups = max(1, -(-n // super_size))
+    if grouping == "order":
+        return np.arange(n, dtype=np.int64) // super_size
+    groups = np.empty(n, dtype=np.int64)
+    groups[rng.permutation(n)] = np.arange(n) % n_groups
+    return groups
+
+
+def _pair_cells(a: IntArray, b: IntArray, k: int) -> IntArray:
+    """Index of the unordered pair ``{a, b}`` (diagonal included) in the upper triangle of a
+    ``k × k`` matrix, row by row."""
+    i, j = np.minimum(a, b), np.maximum(a, b)
+    return np.asarray(i * k - i * (i - 1) // 2 + (j - i), dtype=np.int64)
+
+
+def supergraph_counts(G: Graph, groups: IntArray, n_groups: int) -> IntArray:
+    """Edge counts between super-nodes ``i <= j`` (upper triangle with the diagonal, row by
+    row; ``n_groups (n_groups + 1) / 2`` cells). One edge adds 1 to exactly one cell."""
+    u, v = G.edges()
+    cells = n_groups * (n_groups + 1) // 2
+    return np.bincount(_pair_cells(groups[u], groups[v], n_groups), minlength=cells
+                       ).astype(np.int64)
+
+
+def release_supergraph_counts(G: Graph, groups: IntArray, n_groups: int, *, epsilon: float,
+                              backend: NoiseBackend) -> IntArray:
+    """:func:`supergraph_counts` plus discrete Laplace noise: ε-edge-DP.
+
+    Notes
+    -----
+    Neighbourhood **edge**, same (public) node set and the same public grouping. Adding or
+    removing one edge ``(u, v)`` changes only the cell ``{groups[u], groups[v]}``, by 1:
+    L1 sensitivity **Δ = 1**.
+    """
+    counts = supergraph_counts(G, groups, n_groups)
+    # Δ = 1: one edge changes one cell by one (derivation above)
+    return np.asarray(backend.discrete_laplace(counts, sensitivity=1, epsilon=epsilon),
+                      dtype=np.int64)
+
+
+def _louvain(n: int, u: IntArray, v: IntArray, w: npt.NDArray[np.float64], seed: int
+             ) -> IntArray:
+    from .._igraph import load
+
+    igraph = load()
+    g = igraph.Graph(n=n, edges=np.column_stack([u, v]).tolist(), directed=False)
+    igraph.set_random_number_generator(random.Random(seed))
+    try:
+        part = g.community_multilevel(weights=w.tolist() if w.size else None)
+    finally:
+        igraph.set_random_number_generator(random)
+    return np.asarray(part.membership, dtype=np.int64)
+
+
+def _supergraph_partition(noisy: IntArray, n_groups: int, seed: int) -> IntArray:
+    """Louvain (weighted) on the super-graph whose cell weights are the clipped noisy counts:
+    post-processing. Returns the community of each super-node."""
+    iu, ju = np.triu_indices(n_groups)
+    w = np.clip(noisy, 0, None).astype(np.float64)
+    keep = w > 0
+    if not keep.any():
+        return np.zeros(n_groups, dtype=np.int64)
+    return _louvain(n_groups, iu[keep], ju[keep], w[keep], seed)
+
+
+# ---------------------------------------------------------------------- 2. refinement
+def refinement_scores(G: Graph, membership: IntArray, n_communities: int
+                      ) -> npt.NDArray[np.int64]:
+    """``S[u, c]``: the number of ``u``'s edges into community ``c`` (an ``n × k`` matrix).
+    One edge ``(u, v)`` adds 1 to ``S[u, comm(v)]`` and to ``S[v, comm(u)]``."""
+    import scipy.sparse as sp
+
+    n = G.n_nodes
+    onehot = sp.csr_array((np.ones(n, dtype=np.int64), (np.arange(n), membership)),
+                          shape=(n, n_communities))
+    A = G.to_scipy().astype(np.int64)
+    return np.asarray((A @ onehot).toarray(), dtype=np.int64)
+
+
+def refine_partition(G: Graph, membership: IntArray, *, epsilon: float,
+                     backend: NoiseBackend, stay: float = 0.0) -> IntArray:
+    """One round of exponential-mechanism refinement: ε-edge-DP given a public
+    ``membership``.
+
+    Every node ``u`` draws its new community ``c`` with probability
+    ``∝ μ_c exp(ε/2 · S[u, c])``, ``log μ_c = stay`` for its current community and 0 for the
+    others (a public base measure) (:func:`refinement_scores`), by Gumbel-max on the backend's
+    uniforms (one draw of ``n × k`` uniforms).
+
+    Notes
+    -----
+    Neighbourhood **edge**. One edge ``(u, v)`` raises ``S[u, comm(v)]`` and
+    ``S[v, comm(u)]`` by 1 and changes no other score: the selections of ``u`` and ``v`` each
+    see a monotone quality change of at most 1 (sensitivity 1), for which the exponential
+    mechanism ``∝ exp(ε' q / Δ)`` is ε'-DP (McSherry & Talwar 2007: with all qualities moving
+    the same way the normalizer cancels one of the two factors ``e^{ε'}``). Every other
+    node's selection has the same distribution on both graphs. With ``ε' = ε / 2`` the two
+    affected selections together are ε-edge-DP.
+    """
+    k = int(membership.max()) + 1 if membership.size else 1
+    scores = refinement_scores(G, membership, k).astype(np.float64)
+    n = G.n_nodes
+    if n == 0:
+        return membership.copy()
+    eps_node = epsilon / 2.0  # two selections change per edge; Δ = 1, monotone quality
+    u = np.asarray(backend.uniform(n * k), dtype=np.float64).reshape(n, k)
+    gumbel = -np.log(-np.log(np.clip(u, 1e-300, 1.0 - 1e-16)))
+    score = eps_node * scores + gumbel
+    score[np.arange(n), membership] += stay  # public base measure: favour the current one
+    return np.asarray(np.argmax(score, axis=1), dtype=np.int64)
+
+
+def _relabel(membership: IntArray) -> tuple[IntArray, int]:
+    """Communities renumbered ``0..k−1`` by decreasing size (empty ones dropped)."""
+    if membership.size == 0:
+        return membership, 0
+    labels, inv, sizes = np.unique(membership, return_inverse=True, return_counts=True)
+    order = np.argsort(-sizes, kind="stable")
+    rank = np.empty(labels.size, dtype=np.int64)
+    rank[order] = np.arange(labels.size)
+    return rank[inv].astype(np.int64), int(labels.size)
+
+
+@dataclass(frozen=True)
+class CommunityPartition:
+    """A released community partition of the public node set.
+
+    Attributes
+    ----------
+    node_ids
+        The universe's ids, in the order of ``membership``.
+    membership
+        Community of each node, ``0..n_communities − 1`` (largest first).
+    release
+        Record of the two noisy steps (super-node counts and refinement).
+    """
+
+    node_ids: npt.NDArray[Any]
+    membership: IntArray
+    n_communities: int
+    release: Release
+    seconds: float = field(default=0.0, compare=False)
+
+
+def private_partition(G: Graph, *, epsilon: float, nodes: Any, super_size: int = 20,
+                      refine_share: float = 0.0, rounds: int = 1, stay: float = 6.0,
+                      grouping: str = "order",
+                      backend: NoiseBackend | None = None,
+                      rng: np.random.Generator | None = None, seed: int | None = None
+                      ) -> CommunityPartition:
+    """An ε-edge-DP community partition of the public node set (PrivGraph's idea).
+
+    Parameters
+    ----------
+    G : Graph
+    epsilon : float
+        Total ε of the partition: ``(1 − refine_share) ε`` for the super-node counts and
+        ``refine_share · ε`` split evenly over the refinement ``rounds``.
+    nodes : array-like
+        The public node universe (required).
+    super_size : int
+        Nodes per super-node (public).
+    grouping : {"order", "random"}
+        How super-nodes are formed (:func:`supergraph_groups`).
+    refine_share : float in [0, 1)
+        Share of ε for the refinement (default 0: measured neutral at best).
+    rounds : int
+        Refinement rounds (each re-scores against the previous round's partition).
+    stay : float
+        Log weight of a public base measure favouring a node's current community in the
+        refinement (``exp(stay)`` times the others; public, so the mechanism stays ε-DP).
+        Without it low-degree nodes are reassigned almost at random (docs/synthetic.md).
+    backend, rng, seed
+        Noise backend (default OpenDP), the generator of the public grouping and of
+        Louvain's node order (post-processing), and the seed recorded.
+
+    Notes
+    -----
+    Neighbourhood **edge**: super-node counts Δ = 1 (:func:`release_supergraph_counts`),
+    each refinement round ε-edge-DP by the monotone exponential mechanism
+    (:func:`refine_partition`); sequential composition over the steps.
+    """
+    owner = "private_partition"
+    t0 = time.perf_counter()
+    started = started_at()
+    _check_graph(G, owner)
+    _require_nodes(nodes, owner)
+    epsilon = check_epsilon(epsilon, "epsilon", owner)
+    super_size = check_int(super_size, "super_size", owner, low=1)
+    refine_share = check_float(refine_share, "refine_share", owner, low=0.0, high=1.0,
+                               closed="left")
+    rounds = check_int(rounds, "rounds", owner, low=0, high=20)
+    grouping = check_choice(grouping, "grouping", owner, ("order", "random"))
+    if refine_share > 0 and rounds == 0:
+        raise InvalidParameterError(
+            f"The 'rounds' parameter of {owner} must be >= 1 when refine_share > 0. Got 0.")
+    G = G.with_nodes(nodes)
+    backend = backend or get_backend("opendp")
+    rng = rng if rng is not None else np.random.default_rng(seed)
+    n = G.n_nodes
+    eps_super = epsilon * (1.0 - refine_share)
+    groups = supergraph_groups(n, super_size, rng, grouping)
+    n_groups = int(groups.max()) + 1 if n else 1
+    noisy = release_supergraph_counts(G, groups, n_groups, epsilon=eps_super, backend=backend)
+    comm_of_group = _supergraph_partition(noisy, n_groups, int(rng.integers(2**31)))
+    membership, k = _relabel(comm_of_group[groups] if n else groups)
+    eps_round = epsilon * refine_share / rounds if rounds else 0.0
+    for _ in range(rounds if refine_share > 0 else 0):
+        membership, k = _relabel(refine_partition(G, membership, epsilon=eps_round,
+                                                  backend=backend, stay=stay))
+    release = Release.create(
+        mechanism="private-partition", neighbourhood="edge", epsilon=epsilon,
+        sensitivity=1.0,
+        sensitivity_derivation="super-node counts: one edge changes one cell by 1; "
+                               "refinement: one edge raises one score of two nodes by 1 "
+                               "(monotone exponential mechanism at ε_round/2 per node)",
+        params={"node_universe": "given by the operator (public)", "super_size": super_size,
+                "grouping": grouping,
+                "epsilon_split": {"supergraph": eps_super, "refine": epsilon - eps_super},
+                "rounds": rounds, "n_communities": k,
+                "postprocessing": "Louvain on the clipped noisy super-graph; communities "
+                                  "renumbered by size"},
+        backend=backend.name, seed=seed, source_fingerprint=G.content_hash, created_at=started)
+    return CommunityPartition(G.node_ids, membership, k, release, time.perf_counter() - t0)
+
+
+# ---------------------------------------------------------------------- 4. community degrees
+def community_degree_vector(G: Graph, membership: IntArray, n_communities: int) -> IntArray:
+    """``[d_in(u) for u] ++ [d_out(u) for u] ++ [E_ij for i < j]`` (upper triangle without the
+    diagonal, row by row): the statistic :func:`release_community_degrees` noises."""
+    n, k = G.n_nodes, n_communities
+    u, v = G.edges()
+    cu, cv = membership[u], membership[v]
+    intra = cu == cv
+    din = np.bincount(u[intra], minlength=n) + np.bincount(v[intra], minlength=n)
+    dout = np.bincount(u[~intra], minlength=n) + np.bincount(v[~intra], minlength=n)
+    a, b = np.minimum(cu[~intra], cv[~intra]), np.maximum(cu[~intra], cv[~intra])
+    cell = a * k - a * (a + 1) // 2 + (b - a - 1)
+    E = np.bincount(cell, minlength=k * (k - 1) // 2)
+    return np.concatenate([din, dout, E]).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class CommunityDegrees:
+    """Noisy community degrees (raw, before post-processing) and their record."""
+
+    d_in: IntArray
+    d_out: IntArray
+    inter: npt.NDArray[np.int64]  # k × k symmetric, zero diagonal
+    release: Release
+
+
+def release_community_degrees(G: Graph, membership: Any, *, epsilon: float, nodes: Any,
+                              backend: NoiseBackend | None = None, seed: int | None = None
+                              ) -> CommunityDegrees:
+    """Per-node intra / inter-community degrees and inter-community edge counts, ε-edge-DP,
+    given a public partition ``membership`` of the universe ``nodes``.
+
+    Notes
+    -----
+    Neighbourhood **edge** (same node set, same public partition). An edge inside a
+    community raises ``d_in`` of its two ends by 1 (L1 2); an edge between communities
+    ``i ≠ j`` raises ``d_out`` of its two ends and ``E_ij`` by 1 (L1 3). One discrete Laplace
+    call on the concatenated vector with **Δ = 3**.
+    """
+    owner = "release_community_degrees"
+    started = started_at()
+    _check_graph(G, owner)
+    _require_nodes(nodes, owner)
+    epsilon = check_epsilon(epsilon, "epsilon", owner)
+    G = G.with_nodes(nodes)
+    m = np.asarray(membership, dtype=np.int64)
+    if m.shape != (G.n_nodes,) or (m.size and m.min() < 0):
+        raise InvalidParameterError(
+            f"The 'membership' parameter of {owner} must hold one community index >= 0 per "
+            f"node of the universe ({G.n_nodes}). Got shape {m.shape}.")
+    k = int(m.max()) + 1 if m.size else 1
+    backend = backend or get_backend("opendp")
+    vec = community_degree_vector(G, m, k)
+    # Δ = 3: an inter-community edge changes d_out(u), d_out(v) and one E cell by 1
+    noisy = np.asarray(backend.discrete_laplace(vec, sensitivity=3, epsilon=epsilon),
+                       dtype=np.int64)
+    n = G.n_nodes
+    E = np.zeros((k, k), dtype=np.int64)
+    iu, ju = np.triu_indices(k, 1)
+    E[iu, ju] = noisy[2 * n:]
+    E[ju, iu] = noisy[2 * n:]
+    release = Release.create(
+        mechanism="community-degrees", neighbourhood="edge", epsilon=epsilon, sensitivity=3.0,
+        sensitivity_derivation="intra edge: d_in of two nodes +1 (L1 2); inter edge: d_out of "
+                               "two nodes and one E_ij +1 (L1 3)",
+        params={"node_universe": "given by the operator (public)", "n_communities": k,
+                "partition": "public (a released partition)"},
+        backend=backend.name, seed=seed, source_fingerprint=G.content_hash, created_at=started)
+    return CommunityDegrees(noisy[:n], noisy[n:2 * n], E, release)
+
+
+# ---------------------------------------------------------------------- post-processing
+def _project_groups(values: npt.NDArray[np.float64], groups: IntArray, totals: IntArray,
+                    caps: npt.NDArray[np.int64] | None = None) -> IntArray:
+    """Per group, the non-negative integers closest to ``values`` summing to ``totals[g]``
+    (:func:`graphanon.dk.release.project_to_total`), optionally capped."""
+    from ..dk.release import project_to_total
+
+    out = np.zeros(values.size, dtype=np.int64)
+    order = np.argsort(groups, kind="stable")
+    bounds = np.searchsorted(groups[order], np.arange(int(totals.size) + 1))
+    for g in range(totals.size):
+        idx = order[bounds[g]:bounds[g + 1]]
+        if idx.size == 0 or totals[g] <= 0:
+            continue
+        y = project_to_total(values[idx], int(totals[g]))
+        if caps is not None:
+            y = np.minimum(y, caps[idx])
+        out[idx] = y
+    return out
+
+
+def _symmetric_fit(E: npt.NDArray[np.float64], rows: npt.NDArray[np.float64],
+                   iters: int = 200) -> npt.NDArray[np.float64]:
+    """Scale a non-negative symmetric matrix (zero diagonal) so its row sums approach
+    ``rows`` (symmetric iterative proportional fitting)."""
+    X = np.array(E, dtype=np.float64)
+    for _ in range(iters):
+        r = X.sum(axis=1)
+        f = np.where(r > 0, rows / np.where(r > 0, r, 1.0), 0.0)
+        s = np.sqrt(f)
+        X = X * s[:, None] * s[None, :]
+    return X
+
+
+def _round_symmetric(X: npt.NDArray[np.float64], total: int) -> npt.NDArray[np.int64]:
+    from ..dk.release import largest_remainder
+
+    k = X.shape[0]
+    iu, ju = np.triu_indices(k, 1)
+    vals = largest_remainder(X[iu, ju], max(int(total), 0)) if iu.size else np.zeros(0, np.int64)
+    out = np.zeros((k, k), dtype=np.int64)
+    out[iu, ju] = vals
+    out[ju, iu] = vals
+    return out
+
+
+def consistent_degrees(raw: CommunityDegrees, membership: IntArray, k: int, *,
+                       degree_sequence: IntArray | None, rng: np.random.Generator,
+                       noise_scale: float = 0.0
+                       ) -> tuple[IntArray, IntArray, npt.NDArray[np.int64]]:
+    """Post-processing: non-negative integer ``d_in``, ``d_out`` weights and a symmetric
+    integer ``E`` consistent with them.
+
+    Each node's degree is the released sorted ``degree_sequence`` at the node's rank by its
+    noisy degree ``d_in + d_out`` (ties broken at random), else the noisy degree clipped at 0.
+    Its share inside its community mixes its own noisy share ``d̃_in / d̃`` with its
+    community's ``F_c`` (from the community's noisy sums), with weight ``D / (D + 4b)`` on its
+    own (``D`` its degree, ``b`` the public noise scale), then all shares of a community are
+    scaled toward ``F_c``. The inter-community counts are projected onto the total of the ``d_out``
+    (clipped and shifted down by one constant), then scaled to the communities' ``d_out`` sums.
+    """
+    n = membership.size
+    din_n = raw.d_in.astype(np.float64)
+    dout_n = raw.d_out.astype(np.float64)
+    sizes = np.bincount(membership, minlength=k)
+    tot_noisy = din_n + dout_n
+    if degree_sequence is not None and n:
+        order = np.lexsort((rng.random(n), tot_noisy))
+        deg = np.empty(n, dtype=np.int64)
+        deg[order] = np.sort(np.asarray(degree_sequence, dtype=np.int64))
+    else:
+        deg = np.clip(np.rint(tot_noisy), 0, max(n - 1, 0)).astype(np.int64)
+    sin = np.bincount(membership, weights=din_n, minlength=k)
+    sout = np.bincount(membership, weights=dout_n, minlength=k)
+    frac_c = np.clip(np.where(sin + sout > 0, sin / np.where(sin + sout > 0, sin + sout, 1.0),
+                              0.5), 0.0, 1.0)
+    # a node's own (noisy) share, trusted in proportion to its degree: w = D / (D + 4b)
+    b = float(noise_scale)
+    own = np.clip(din_n / np.maximum(tot_noisy, 1.0), 0.0, 1.0)
+    w = deg / (deg + 4.0 * b) if b > 0 else np.ones(n)
+    frac = w * own + (1.0 - w) * frac_c[membership]
+    # one per-community correction toward the community's released intra share
+    want = frac_c * np.bincount(membership, weights=deg, minlength=k)
+    have = np.bincount(membership, weights=deg * frac, minlength=k)
+    frac = np.clip(frac * np.where(have > 0, want / np.where(have > 0, have, 1.0), 1.0)[
+        membership], 0.0, 1.0)
+    din = np.minimum(np.rint(deg * frac).astype(np.int64), sizes[membership] - 1)
+    din = np.maximum(din, 0)
+    # an even stub sum per community: drop one stub from its largest d_in
+    odd = np.flatnonzero(np.bincount(membership, weights=din, minlength=k).astype(np.int64) % 2)
+    for c in odd.tolist():
+        idx = np.flatnonzero(membership == c)
+        din[idx[np.argmax(din[idx])]] -= 1
+    dout = np.maximum(deg - din, 0)
+    rows = np.bincount(membership, weights=dout, minlength=k).astype(np.float64)
+    iu, ju = np.triu_indices(k, 1)
+    from ..dk.release import project_to_total
+
+    E = np.zeros((k, k))
+    if iu.size and rows.sum() > 0:
+        proj = project_to_total(raw.inter[iu, ju], round(float(rows.sum()) / 2))
+        E[iu, ju] = proj
+        E[ju, iu] = proj
+        # a community with stubs but no projected cell: spread its stubs by size
+        empty = (E.sum(axis=1) == 0) & (rows > 0)
+        if empty.any():
+            E = E + 1e-6 * np.outer(rows, rows) * (1 - np.eye(k))
+        E = _symmetric_fit(E, rows)
+    Ei = _round_symmetric(E, round(float(rows.sum()) / 2))
+    return din, dout, Ei
+
+
+def _even(d: IntArray) -> IntArray:
+    d = np.asarray(d, dtype=np.int64).copy()
+    if d.size and int(d.sum()) % 2:
+        d[int(np.argmax(d))] -= 1
+    return d
+
+
+def released_modularity(membership: IntArray, k: int, d_in: IntArray, d_out: IntArray,
+                        inter: npt.NDArray[np.int64]) -> float:
+    """Modularity of the released partition as the released degrees state it:
+    ``Σ_c L_c / m − (D_c / 2m)²`` with ``L_c = Σ_{u∈c} d_in(u) / 2``, ``D_c`` the community's
+    degree sum and ``m`` the released edge total (post-processing)."""
+    L = np.bincount(membership, weights=d_in, minlength=k) / 2.0
+    D = np.bincount(membership, weights=d_in + d_out, minlength=k)
+    m = L.sum() + np.triu(inter, 1).sum()
+    if m <= 0:
+        return 0.0
+    return float((L / m - (D / (2.0 * m)) ** 2).sum())
+
+
+# ---------------------------------------------------------------------- composed release
+@dataclass(frozen=True)
+class CommunityRelease:
+    """Everything the community generator needs, all public (released or post-processed).
+
+    Attributes
+    ----------
+    node_ids
+        The universe (order of every per-node array).
+    membership, n_communities
+        The released partition.
+    d_in, d_out
+        Per-node degree inside / outside the community (post-processed integers).
+    inter
+        ``k × k`` symmetric integer inter-community edge counts (zero diagonal).
+    max_degree
+        The degree bound of the triangle statistic (public or from the released sequence).
+    triangles
+        Released triangle count of the degree-bounded subgraph (may be noisy-negative).
+    block_density
+        BTER block density fitted to ``triangles`` (post-processing), or ``None``.
+    release
+        One record: neighbourhood ``"edge"``, the total ε, ``params["epsilon_split"]`` and
+        each part's sensitivity and derivation.
+    parts
+        The per-part records.
+    """
+
+    node_ids: npt.NDArray[Any]
+    membership: IntArray
+    n_communities: int
+    d_in: IntArray
+    d_out: IntArray
+    inter: npt.NDArray[np.int64]
+    max_degree: int
+    triangles: float
+    block_density: float | None
+    release: Release
+    parts: dict[str, Release] = field(default_factory=dict)
+    seconds: float = field(default=0.0, compare=False)
+
+    @property
+    def n_edges(self) -> int:
+        """Edges the release asks for: intra stubs / 2 plus the inter-community counts."""
+        return int(self.d_in.sum() // 2 + np.triu(self.inter, 1).sum())
+
+
+def _check_split(split: Any, owner: str) -> dict[str, float]:
+    if split is None:
+        return dict(DEFAULT_SPLIT)
+    if not isinstance(split, dict) or set(split) - set(DEFAULT_SPLIT):
+        raise InvalidParameterError(
+            f"The 'split' parameter of {owner} must be a dict with keys among "
+            f"{sorted(DEFAULT_SPLIT)}. Got {split!r} instead.")
+    out = {k: check_float(split.get(k, 0.0), f"split[{k!r}]", owner, low=0.0)
+           for k in DEFAULT_SPLIT}
+    for key in ("supergraph", "community_degrees"):
+        if out[key] <= 0:
+            raise InvalidParameterError(
+                f"The 'split' parameter of {owner} must give {key!r} a share > 0. "
+                f"Got {split!r} instead.")
+    total = sum(out.values())
+    return {k: v / total for k, v in out.items()}
+
+
+def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, float] | None
+                      = None, max_degree: int | str = "auto", degree_quantile: float = 0.99,
+                      super_size: int = 20, rounds: int = 1, min_modularity: float = 0.1,
+                      weighted_triangles: bool = False, fit_clustering: bool = True,
+                      backend: NoiseBackend | None = None, rng: np.random.Generator | None
+                      = None, seed: int | None = None, progress: ProgressFn | None = None
+                      ) -> CommunityRelease:
+    """The ε-edge-DP release of the community pipeline: partition, degree sequence,
+    community degrees and the degree-bounded triangle count.
+
+    Parameters
+    ----------
+    G : Graph
+    epsilon : float
+        Total ε, split by ``split`` (default :data:`DEFAULT_SPLIT`; shares are normalized to
+        sum to 1; ``"degree_sequence"`` or ``"triangles"`` may be 0 to skip that part).
+    nodes : array-like
+        The public node universe (required).
+    max_degree : int or "auto"
+        Degree bound ``h`` of the triangle statistic; ``"auto"``: the ``degree_quantile`` of
+        the non-zero degrees of the released degree sequence (post-processing; needs a
+        ``"degree_sequence"`` share).
+    super_size, rounds
+        Of :func:`private_partition`.
+    min_modularity : float
+        Below this modularity of the released partition (computed from the released
+        community degrees: post-processing) the partition is dropped and the whole graph is
+        one community: a grouping of node ids in random order finds no communities, and
+        realizing its near-uniform inter-community counts would erase clustering.
+    weighted_triangles : bool
+        Release ``W_h`` (Δ ``h``) instead of the triangle count ``T_h`` (Δ ``h(h − 1)``).
+    fit_clustering : bool
+        Fit the generator's block density to the released triangle count (post-processing:
+        simulations of the generator on the released quantities). A released count below
+        1.5 times its noise's standard deviation (``√2 Δ / ε``, public) is not fitted: the
+        generator then uses :data:`graphanon.synthetic.bter.DEFAULT_BLOCK_DENSITY`.
+    backend, rng, seed, progress
+        Noise backend (default OpenDP); generator of the public grouping and of all
+        post-processing; the recorded seed; a progress callback.
+
+    Notes
+    -----
+    Neighbourhood **edge**; sequential composition of ε-DP parts: super-node counts (Δ 1),
+    refinement (monotone exponential mechanism), Hay's sorted degrees (Δ 2), community
+    degrees (Δ 3), bounded triangles (Δ ``h(h − 1)``; weighted: ``h``; :mod:`.clustering`).
+    Everything else
+    is post-processing of released values.
+    """
+    from .clustering import fit_block_density, release_bounded_triangles
+
+    owner = "community_release"
+    t0 = time.perf_counter()
+    started = started_at()
+    progress = progress or log_progress
+    _check_graph(G, owner)
+    _require_nodes(nodes, owner)
+    epsilon = check_epsilon(epsilon, "epsilon", owner)
+    shares = _check_split(split, owner)
+    if isinstance(max_degree, str):
+        if max_degree != "auto":
+            raise InvalidParameterError(
+                f"The 'max_degree' parameter of {owner} must be an int >= 2 or 'auto'. "
+                f"Got {max_degree!r} instead.")
+        if shares["triangles"] > 0 and shares["degree_sequence"] <= 0:
+            raise InvalidParameterError(
+                f"The 'max_degree' parameter of {owner} can be 'auto' only with a "
+                "'degree_sequence' share > 0 (the bound is read off that release).")
+    else:
+        max_degree = check_int(max_degree, "max_degree", owner, low=2)
+    min_modularity = check_float(min_modularity, "min_modularity", owner, low=-1.0, high=1.0)
+    degree_quantile = check_float(degree_quantile, "degree_quantile", owner, low=0.0, high=1.0,
+                                  closed="right")
+    G = G.with_nodes(nodes)
+    backend = backend or get_backend("opendp")
+    rng = rng if rng is not None else np.random.default_rng(seed)
+    eps = {k: v * epsilon for k, v in shares.items()}
+    steps = 4
+    progress("community release", 0, steps)
+    part = private_partition(
+        G, epsilon=eps["supergraph"] + eps["refine"], nodes=G.node_ids, super_size=super_size,
+        refine_share=eps["refine"] / (eps["supergraph"] + eps["refine"]),
+        rounds=max(rounds, 1), backend=backend, rng=rng, seed=seed)
+    progress("community release", 1, steps)
+    parts: dict[str, Release] = {"partition": part.release}
+    seq = None
+    if eps["degree_sequence"] > 0:
+        from ..nodedp.degree_sequences import hay_degree_sequence
+
+        hay = hay_degree_sequence(G, epsilon=eps["degree_sequence"], nodes=G.node_ids,
+                                  backend=backend, seed=seed)
+        seq = hay.degrees
+        parts["degree_sequence"] = hay.release
+    raw = release_community_degrees(G, part.membership, epsilon=eps["community_degrees"],
+                                    nodes=G.node_ids, backend=backend, seed=seed)
+    parts["community_degrees"] = raw.release
+    from ..privacy.noise import dp_scale
+
+    din, dout, E = consistent_degrees(raw, part.membership, part.n_communities,
+                                      degree_sequence=seq, rng=rng,
+                                      noise_scale=dp_scale(3, eps["community_degrees"]))
+    membership, k = part.membership, part.n_communities
+    q_hat = released_modularity(membership, k, din, dout, E)
+    if q_hat < min_modularity:
+        # the partition carries no community signal (e.g. node ids in random order): one
+        # community, every edge intra (post-processing of released values)
+        din = _even(din + dout)
+        dout = np.zeros_like(dout)
+        membership, k = np.zeros_like(membership), 1
+        E = np.zeros((1, 1), dtype=np.int64)
+    progress("community release", 2, steps)
+    if isinstance(max_degree, int):
+        h = max_degree
+    elif seq is not None:
+        nz = seq[seq > 0]
+        h = max(2, math.ceil(float(np.quantile(nz, degree_quantile)))) if nz.size else 2
+    else:
+        h = 2
+    tri = math.nan
+    rel = CommunityRelease(G.node_ids, membership, k, din, dout, E, h, tri, None,
+                           parts["partition"])
+    rho: float | None = None
+    if eps["triangles"] > 0:
+        t = release_bounded_triangles(G, epsilon=eps["triangles"], max_degree=h,
+                                      weighted=weighted_triangles, nodes=G.node_ids,
+                                      backend=backend, seed=seed)
+        parts["triangles"] = t.release
+        tri = float(t.noisy)
+        # the noise's standard deviation, public: √2 · Δ / ε (Laplace)
+        sigma = math.sqrt(2.0) * float(t.release.sensitivity or 0.0) / eps["triangles"]
+        if fit_clustering and tri > 1.5 * sigma:
+            rho = fit_block_density(rel, tri, rng=rng, weighted=weighted_triangles)
+        # else: the statistic is within 1.5 noise deviations of 0 and says little: the
+        # generator's default block density (post-processing of released values)
+    progress("community release", 3, steps)
+    record = Release.create(
+        mechanism="community-release", neighbourhood="edge", epsilon=epsilon,
+        sensitivity=None,
+        sensitivity_derivation="sequential composition: super-node counts Δ 1 (one edge, one "
+                               "cell); refinement: monotone exponential mechanism, ε_r/2 per "
+                               "node (an edge changes two nodes' scores by 1); sorted degrees "
+                               "Δ 2; community degrees Δ 3 (inter edge: d_out twice + one "
+                               "E_ij); triangles of the nodes of degree <= h: Δ h(h−1) "
+                               "(weighted: Δ h)",
+        params={"node_universe": "given by the operator (public)",
+                "epsilon_split": {k: v for k, v in eps.items() if v > 0},
+                "sensitivities": {"supergraph": 1, "refine": 1, "degree_sequence": 2,
+                                  "community_degrees": 3,
+                                  "triangles": h if weighted_triangles else h * (h - 1)},
+                "triangle_statistic": "weighted" if weighted_triangles else "count",
+                "super_size": super_size, "rounds": max(rounds, 1),
+                "n_communities": k, "released_modularity": round(q_hat, 4),
+                "min_modularity": min_modularity, "max_degree": h,
+                "max_degree_selection": ("given" if isinstance(max_degree, int) else
+                                         f"quantile {degree_quantile} of the released degree "
+                                         "sequence (post-processing)"),
+                "block_density": rho},
+        backend=backend.name, seed=seed, source_fingerprint=G.content_hash, created_at=started)
+    progress("community release", steps, steps)
+    return CommunityRelease(G.node_ids, membership, k, din, dout, E, h, tri, rho, record,
+                            parts, time.perf_counter() - t0)

@@ -1,0 +1,348 @@
+"""The community pipeline (graphanon.synthetic): sensitivity audits of every noisy vector,
+the refinement's exponential mechanism, records, and generation."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from graphanon.datasets import load_polbooks
+from graphanon.errors import InvalidParameterError
+from graphanon.graph import Graph
+from graphanon.privacy.audit import (
+    audit_sensitivity,
+    neighbouring_pairs,
+    random_graphs,
+    small_graphs,
+)
+from graphanon.privacy.noise import get_backend
+from graphanon.synthetic.bter import affinity_blocks, generate_community_graph
+from graphanon.synthetic.clustering import (
+    bounded_triangles,
+    release_bounded_triangles,
+    triangle_sensitivity,
+    weighted_triangles,
+)
+from graphanon.synthetic.communities import (
+    DEFAULT_SPLIT,
+    community_degree_vector,
+    community_release,
+    private_partition,
+    refine_partition,
+    refinement_scores,
+    release_community_degrees,
+    supergraph_counts,
+)
+
+
+@pytest.fixture(autouse=True)
+def _quiet() -> None:
+    warnings.simplefilter("ignore")  # the seeded backend's InsecureNoiseWarning
+
+
+def seeded(seed: int = 0):  # type: ignore[no-untyped-def]
+    return get_backend("numpy-insecure", rng=np.random.default_rng(seed))
+
+
+FAMILY = small_graphs() + random_graphs((30, 60), rng=np.random.default_rng(5))
+
+
+def _two_cliques(h: int, joined: bool) -> Graph:
+    iu, ju = np.triu_indices(h + 1, 1)
+    u = np.concatenate([iu, iu + h + 1])
+    v = np.concatenate([ju, ju + h + 1])
+    if joined:
+        u, v = np.append(u, 0), np.append(v, h + 1)
+    return Graph.from_edges(u, v, n_nodes=2 * h + 2)
+
+
+# ---------------------------------------------------------------------- sensitivity audits
+def test_supergraph_counts_have_sensitivity_one() -> None:
+    def f(G: Graph) -> np.ndarray:
+        groups = np.arange(G.n_nodes) // 2
+        return supergraph_counts(G, groups, int(groups.max()) + 1 if G.n_nodes else 1)
+
+    res = audit_sensitivity(f, FAMILY, neighbourhood="edge", claimed=1,
+                            rng=np.random.default_rng(0))
+    assert res.passed and res.max_observed == 1, res
+
+
+def test_community_degree_vector_has_sensitivity_three() -> None:
+    def f(G: Graph) -> np.ndarray:
+        m = np.arange(G.n_nodes) % 3
+        return community_degree_vector(G, m, 3)
+
+    res = audit_sensitivity(f, FAMILY, neighbourhood="edge", claimed=3,
+                            rng=np.random.default_rng(0))
+    assert res.passed and res.max_observed == 3, res  # attained: an inter-community edge
+    # inside one community the change is 2 (two d_in)
+    one = audit_sensitivity(lambda G: community_degree_vector(G, np.zeros(G.n_nodes, np.int64),
+                                                              1),
+                            small_graphs(), neighbourhood="edge", claimed=2)
+    assert one.passed and one.max_observed == 2
+
+
+def test_refinement_scores_change_monotonically_by_one_in_two_rows() -> None:
+    """The exponential mechanism's premise: one edge raises one score of two nodes by 1 and
+    lowers none (adding), or lowers one of two by 1 and raises none (removing)."""
+    for G in FAMILY:
+        m = np.arange(G.n_nodes) % 3
+        k = 3
+        S = refinement_scores(G, m, k)
+        for H, _, _ in neighbouring_pairs(G, neighbourhood="edge", n_samples=60,
+                                          rng=np.random.default_rng(1)):
+            D = refinement_scores(H, m, k) - S
+            rows = np.flatnonzero(np.abs(D).sum(axis=1))
+            assert rows.size == 2
+            assert np.all(np.abs(D).sum(axis=1) <= 1)
+            assert (D >= 0).all() or (D <= 0).all()
+
+
+def test_refinement_round_is_epsilon_dp_exactly() -> None:
+    """The exact output distribution of one refinement round (a product over nodes of
+    ``softmax(ε/2 · S[u])``): the largest log-ratio over all outcomes between neighbours is
+    the sum over nodes of their largest log-ratio, and it stays <= ε."""
+    eps = 1.3
+
+    def logp(G: Graph, m: np.ndarray) -> np.ndarray:
+        s = eps / 2 * refinement_scores(G, m, 3).astype(float)
+        return s - np.log(np.exp(s).sum(axis=1, keepdims=True))
+
+    worst = 0.0
+    for G in FAMILY:
+        m = np.arange(G.n_nodes) % 3
+        a = logp(G, m)
+        for H, _, _ in neighbouring_pairs(G, neighbourhood="edge", n_samples=60,
+                                          rng=np.random.default_rng(2)):
+            worst = max(worst, float(np.abs(logp(H, m) - a).max(axis=1).sum()))
+    assert worst <= eps + 1e-9
+    assert worst > 0.5 * eps  # the bound is not vacuous on this family
+
+
+@pytest.mark.parametrize("h", [2, 3, 4])
+def test_bounded_triangles_sensitivity(h: int) -> None:
+    res = audit_sensitivity(lambda G: [bounded_triangles(G, h)], FAMILY, neighbourhood="edge",
+                            claimed=triangle_sensitivity(h), rng=np.random.default_rng(0))
+    assert res.passed, res
+    # the bound h(h − 1) is attained: two (h+1)-cliques joined by one edge
+    a, b = _two_cliques(h, False), _two_cliques(h, True)
+    assert bounded_triangles(a, h) - bounded_triangles(b, h) == h * (h - 1)
+
+
+@pytest.mark.parametrize("h", [2, 3, 5])
+def test_weighted_triangles_sensitivity(h: int) -> None:
+    res = audit_sensitivity(lambda G: [weighted_triangles(G, h)], FAMILY, neighbourhood="edge",
+                            claimed=triangle_sensitivity(h, weighted=True),
+                            rng=np.random.default_rng(0))
+    assert res.passed, res
+    a, b = _two_cliques(h, False), _two_cliques(h, True)
+    assert weighted_triangles(a, h) - weighted_triangles(b, h) == pytest.approx(h)
+
+
+def test_triangle_statistics_against_igraph() -> None:
+    G = load_polbooks()
+    h = int(G.degrees.max())
+    assert bounded_triangles(G, h) == sum(G.to_igraph().cliques(3, 3).__len__() for _ in [0])
+    # W with every node kept: each triangle weighted by its largest degree
+    tri = G.to_igraph().cliques(3, 3)
+    d = G.degrees
+    want = sum(1 / (max(d[list(t)]) - 1) for t in tri)
+    assert weighted_triangles(G, h) == pytest.approx(want)
+    low = int(np.median(d))
+    keep = np.flatnonzero(d <= low)
+    assert bounded_triangles(G, low) == sum(all(x in set(keep) for x in t) for t in tri)
+
+
+# ---------------------------------------------------------------------- noise and records
+def test_refinement_follows_the_exponential_mechanism() -> None:
+    """Statistical check of the new noise (Gumbel-max over the backend's uniforms): the
+    frequencies of a node's choice match ``softmax(ε/2 · S[u])``."""
+    from scipy.stats import chisquare
+
+    G = Graph.from_edges([0, 0, 0, 1, 2], [1, 2, 3, 4, 5], n_nodes=6)
+    m = np.array([0, 0, 1, 1, 2, 2])
+    eps = 2.0
+    backend = seeded(11)
+    draws = np.array([refine_partition(G, m, epsilon=eps, backend=backend)[0]
+                      for _ in range(3000)])
+    s = eps / 2 * refinement_scores(G, m, 3)[0]
+    p = np.exp(s) / np.exp(s).sum()
+    obs = np.bincount(draws, minlength=3)
+    assert chisquare(obs, p * obs.sum()).pvalue > 1e-3
+
+
+def test_noisy_parts_use_the_calibrated_backend_call() -> None:
+    from graphanon.evaluate.audit import ReplayBackend
+
+    G = load_polbooks()
+    rb = ReplayBackend(seeded(1))
+    release_community_degrees(G, np.arange(G.n_nodes) % 4, epsilon=0.7, nodes=G.node_ids,
+                              backend=rb)
+    (kind, counts, kw, _), = rb.calls
+    assert kind == "discrete_laplace" and kw == {"sensitivity": 3, "epsilon": 0.7}
+    assert counts.size == 2 * G.n_nodes + 6
+    rb = ReplayBackend(seeded(1))
+    t = release_bounded_triangles(G, epsilon=0.5, max_degree=10, backend=rb)
+    assert rb.calls[0][2] == {"sensitivity": 90, "epsilon": 0.5}
+    assert t.release.sensitivity == 90 and t.release.neighbourhood == "edge"
+
+
+def test_partition_finds_communities_when_ids_are_local() -> None:
+    """Two dense blocks on consecutive ids: the super-node counts find them."""
+    rng = np.random.default_rng(0)
+    n = 200
+    iu, ju = np.triu_indices(n, 1)
+    same = (iu < 100) == (ju < 100)
+    keep = rng.random(iu.size) < np.where(same, 0.2, 0.01)
+    G = Graph.from_edges(iu[keep], ju[keep], n_nodes=n)
+    p = private_partition(G, epsilon=1.0, nodes=G.node_ids, backend=seeded(2),
+                          rng=np.random.default_rng(3))
+    truth = (np.arange(n) >= 100).astype(int)
+    agree = max((p.membership == truth).mean(), (p.membership == 1 - truth).mean())
+    assert p.n_communities == 2 and agree > 0.95
+    assert p.release.neighbourhood == "edge" and p.release.epsilon == 1.0
+
+
+def test_community_release_record_and_split() -> None:
+    G = load_polbooks()
+    rel = community_release(G, epsilon=2.0, nodes=G.node_ids, backend=seeded(4),
+                            rng=np.random.default_rng(4), seed=4)
+    r = rel.release
+    assert r.neighbourhood == "edge" and r.epsilon == 2.0
+    split = r.params["epsilon_split"]
+    assert math.isclose(sum(split.values()), 2.0)
+    assert split == {k: 2.0 * v for k, v in DEFAULT_SPLIT.items() if v > 0}
+    assert r.params["sensitivities"]["triangles"] == rel.max_degree * (rel.max_degree - 1)
+    assert set(rel.parts) == {"partition", "degree_sequence", "community_degrees", "triangles"}
+    assert all(p.neighbourhood == "edge" for p in rel.parts.values())
+    assert math.isclose(sum(p.epsilon for p in rel.parts.values()), 2.0)
+    # public parameters only: nothing read off the input but released values
+    assert set(r.params) <= {"node_universe", "epsilon_split", "sensitivities", "super_size",
+                             "rounds", "n_communities", "released_modularity",
+                             "min_modularity", "max_degree", "max_degree_selection",
+                             "block_density", "triangle_statistic"}
+
+
+def test_bad_parameters_are_refused() -> None:
+    G = load_polbooks()
+    with pytest.raises(InvalidParameterError, match="'nodes' parameter of community_release"):
+        community_release(G, epsilon=1.0, nodes=None)
+    with pytest.raises(InvalidParameterError, match="'split' parameter of community_release"):
+        community_release(G, epsilon=1.0, nodes=G.node_ids, split={"bogus": 1.0})
+    with pytest.raises(InvalidParameterError, match="'max_degree' parameter"):
+        community_release(G, epsilon=1.0, nodes=G.node_ids, max_degree="high")
+    with pytest.raises(InvalidParameterError, match="'epsilon' parameter"):
+        community_release(G, epsilon=0.0, nodes=G.node_ids)
+    with pytest.raises(InvalidParameterError, match="'membership' parameter"):
+        release_community_degrees(G, [0, 1], epsilon=1.0, nodes=G.node_ids)
+
+
+# ---------------------------------------------------------------------- generation
+def test_generation_keeps_the_universe_and_is_simple() -> None:
+    G0 = load_polbooks()
+    ids = np.array([f"n{i:03d}" for i in range(G0.n_nodes + 5)])
+    u, v = G0.edges()
+    G = Graph.from_id_edges(ids[u], ids[v])  # 5 listed nodes have no edge
+    rel = community_release(G, epsilon=4.0, nodes=ids, backend=seeded(5),
+                            rng=np.random.default_rng(5))
+    S = generate_community_graph(rel, rng=np.random.default_rng(6))
+    assert S.n_nodes == ids.size and list(S.node_ids) == sorted(ids.tolist())
+    su, sv = S.edges()
+    assert (su != sv).all()
+    assert np.unique(su * S.n_nodes + sv).size == su.size
+    # the same seed, the same graph
+    S2 = generate_community_graph(rel, rng=np.random.default_rng(6))
+    assert S == S2
+    # degrees near the released targets, edge count near the release's
+    target = rel.d_in + rel.d_out
+    assert abs(S.n_edges - rel.n_edges) <= 0.03 * rel.n_edges
+    assert np.abs(S.degrees - target).sum() <= 0.1 * target.sum()
+
+
+def test_generation_realizes_given_targets() -> None:
+    """A hand-made release: two communities, exact degrees, no inter edges lost."""
+    from graphanon.synthetic.communities import CommunityRelease
+
+    n = 60
+    m = (np.arange(n) >= 30).astype(np.int64)
+    din = np.full(n, 6, dtype=np.int64)
+    dout = np.zeros(n, dtype=np.int64)
+    dout[:5] = 2
+    dout[30:35] = 2
+    E = np.array([[0, 10], [10, 0]])
+    rec = community_release(load_polbooks(), epsilon=1.0, nodes=load_polbooks().node_ids,
+                            backend=seeded(0), rng=np.random.default_rng(0)).release
+    rel = CommunityRelease(np.arange(n), m, 2, din, dout, E, 10, math.nan, 0.6, rec)
+    S = generate_community_graph(rel, rng=np.random.default_rng(1))
+    u, v = S.edges()
+    inter = m[u] != m[v]
+    # exactly E_ij drawn between the communities, ends ∝ d_out; the global top-up of
+    # dropped repeats may add one or two more
+    assert 10 <= inter.sum() <= 12
+    ends = np.concatenate([u[inter], v[inter]])
+    assert np.isin(ends, np.r_[0:5, 30:35]).sum() >= 20
+    assert abs(S.n_edges - 190) <= 4  # 60·6/2 intra + 10 inter
+    # denser blocks, more triangles
+    lo = generate_community_graph(rel, rng=np.random.default_rng(1), block_density=0.2)
+    hi = generate_community_graph(rel, rng=np.random.default_rng(1), block_density=1.0)
+    assert bounded_triangles(hi, 10) > 2 * bounded_triangles(lo, 10)
+
+
+def test_affinity_blocks_group_similar_degrees() -> None:
+    d = np.array([1, 2, 2, 2, 3, 3, 3, 3, 9, 0], dtype=np.int64)
+    block, starts = affinity_blocks(d, np.zeros(d.size, np.int64), np.random.default_rng(0))
+    assert block[0] == -1 and block[9] == -1  # degrees below 2 are in no block
+    # d=2: 3 nodes; d=3: 4 nodes; the degree-9 node (short of a block of 10) joins it
+    assert list(np.diff(starts)) == [3, 5]
+    assert block[8] == block[4]
+    assert len(set(block[1:4].tolist())) == 1 and len(set(block[4:8].tolist())) == 1
+
+
+def test_clustering_fit_tracks_the_released_statistic() -> None:
+    """More released triangles, a denser block density (post-processing is monotone)."""
+    from graphanon.synthetic.clustering import fit_block_density
+
+    G = load_polbooks()
+    rel = community_release(G, epsilon=4.0, nodes=G.node_ids, backend=seeded(3),
+                            rng=np.random.default_rng(3), fit_clustering=False)
+    t = bounded_triangles(G, rel.max_degree)
+    lo = fit_block_density(rel, 0.3 * t, rng=np.random.default_rng(0))
+    hi = fit_block_density(rel, 1.5 * t, rng=np.random.default_rng(0))
+    assert 0 < lo < hi <= 1
+
+
+def test_random_grouping_and_refinement_are_available() -> None:
+    G = load_polbooks()
+    p = private_partition(G, epsilon=2.0, nodes=G.node_ids, grouping="random",
+                          refine_share=0.5, rounds=2, backend=seeded(8),
+                          rng=np.random.default_rng(8))
+    assert p.release.params["grouping"] == "random" and p.release.params["rounds"] == 2
+    assert p.release.params["epsilon_split"] == {"supergraph": 1.0, "refine": 1.0}
+    assert p.membership.shape == (G.n_nodes,) and p.membership.max() < p.n_communities
+    with pytest.raises(InvalidParameterError, match="'grouping' parameter of private_partition"):
+        private_partition(G, epsilon=1.0, nodes=G.node_ids, grouping="spectral")
+    # a large stay weight keeps every node where it is
+    m = np.arange(G.n_nodes) % 3
+    assert (refine_partition(G, m, epsilon=0.1, backend=seeded(9), stay=50.0) == m).all()
+
+
+def test_a_count_lost_in_noise_is_not_fitted() -> None:
+    """A released triangle count below 1.5 noise deviations: the default block density."""
+    from graphanon.synthetic.bter import DEFAULT_BLOCK_DENSITY
+
+    G = load_polbooks()
+    split = {**DEFAULT_SPLIT, "triangles": 1e-4}
+    rel = community_release(G, epsilon=1.0, nodes=G.node_ids, split=split, max_degree=20,
+                            backend=seeded(1), rng=np.random.default_rng(1))
+    sigma = math.sqrt(2) * 20 * 19 / rel.release.params["epsilon_split"]["triangles"]
+    assert rel.triangles <= 1.5 * sigma and rel.block_density is None
+    assert rel.release.params["block_density"] is None
+    S = generate_community_graph(rel, rng=np.random.default_rng(0))
+    assert S.n_edges > 0 and DEFAULT_BLOCK_DENSITY == 0.5
+    # a well-measured count is fitted
+    fitted = community_release(G, epsilon=50.0, nodes=G.node_ids, max_degree=20,
+                               backend=seeded(1), rng=np.random.default_rng(1))
+    assert fitted.block_density is not None
