@@ -287,7 +287,7 @@ def make_rng(seed: int | None) -> tuple[np.random.Generator, int]:
 
 #: Parameter names that are outputs of a command (files or folders it writes).
 OUTPUT_PARAMS = frozenset({"out", "out_path", "report", "report_path", "clusters",
-                           "clusters_path", "outdir", "pseudonym_map"})
+                           "clusters_path", "outdir", "pseudonym_map", "record"})
 #: Files a command reads and updates in place (the privacy ledger): no output may name one,
 #: whether it exists yet or not (a new ledger overwritten by the table would lose the charge).
 STATE_PARAMS = frozenset({"ledger"})
