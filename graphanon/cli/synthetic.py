@@ -19,7 +19,6 @@ from ._common import (
     echo,
     ledger_options,
     load_graph,
-    nodes_option,
     noise_options,
     open_ledger,
     progress_bar,
@@ -46,7 +45,10 @@ RECORD_SUFFIX = ".release.json"
               help="Neighbouring relation. edge: one edge added or removed, over the public "
                    "node set (--nodes; the graph keeps its node ids). node: one node added or "
                    "removed with all its edges (θ-projection first; new ids s0, s1, ...).")
-@nodes_option
+@click.option("--nodes", "nodes_path", type=click.Path(dir_okay=False), default=None,
+              help="edge (required): the PUBLIC node universe, one id per line; the "
+                   "synthetic graph has exactly these nodes and ids. node: refused (the node "
+                   "set is what node-DP protects).")
 @click.option("--theta", type=click.IntRange(1, 4096), default=None,
               help="node: public degree bound θ of the EAD projection. Default 16.")
 @noise_options
