@@ -21,6 +21,7 @@ from .errors import (
 
 if TYPE_CHECKING:  # pragma: no cover
     from .graph import BipartiteGraph, Graph
+    from .synthetic.pipeline import SyntheticRelease, synthesize
 
 
 def __getattr__(name: str) -> Any:
@@ -30,6 +31,10 @@ def __getattr__(name: str) -> Any:
         from . import graph
 
         return getattr(graph, name)
+    if name in ("synthesize", "SyntheticRelease"):  # the recommended synthetic-graph pipeline
+        from .synthetic import pipeline
+
+        return getattr(pipeline, name)
     raise AttributeError(f"module 'graphanon' has no attribute {name!r}")
 
 __all__ = [
@@ -41,5 +46,7 @@ __all__ = [
     "InvalidParameterError",
     "Neo4jError",
     "PrivacyBudgetExceeded",
+    "SyntheticRelease",
     "__version__",
+    "synthesize",
 ]

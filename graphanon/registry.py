@@ -39,7 +39,7 @@ class Registration:
     """One command and / or job step (``name`` is the same in both)."""
 
     name: str
-    family: str  # "anonymity", "dk", "nodedp", "io", "tools"
+    family: str  # "anonymity", "dk", "nodedp", "synthetic", "io", "tools"
     help: str = ""  # the CLI command's one-line help (its docstring's first line)
     cli: str | None = None  # module of graphanon.cli defining the command; None: job only
     step: Step | None = None  # None: CLI only
@@ -94,6 +94,11 @@ REGISTRY: tuple[Registration, ...] = (
         "release-degrees", "nodedp",
         "Release a differentially private degree sequence of INPUT.",
         cli="nodedp", step=Step(f"{_JOB}:release_degrees_step", custom=True)),
+    # ---- synthetic graphs: the recommended pipeline, one record (issue 36)
+    Registration(
+        "synthesize", "synthetic",
+        "Release a private synthetic graph of INPUT (edge-DP on the public node ids, or "
+        "node-DP).", cli="synthetic", step=Step("graphanon.synthetic.pipeline:synthesize")),
     # ---- input, output and tools
     Registration(
         "info", "io",

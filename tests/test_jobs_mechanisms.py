@@ -91,7 +91,7 @@ def test_commands_and_steps_come_from_one_table() -> None:
     assert set(jobs.STEPS) == set(registry.steps())
     ctx = click.Context(cli)
     for r in registry.REGISTRY:
-        assert r.family in ("anonymity", "dk", "nodedp", "io", "tools"), r
+        assert r.family in ("anonymity", "dk", "nodedp", "synthetic", "io", "tools"), r
         if r.cli is not None:
             module = importlib.import_module(f"graphanon.cli.{r.cli}")
             assert r.name in {c.name for c in module.COMMANDS}, r.name

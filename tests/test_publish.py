@@ -75,6 +75,7 @@ RELEASE_STEPS = {
     "release-personalized": (GRAPH_SOURCE, 'prefs_scheme = "thesis"\nd = 1\nprivacy = "edge"\n'
                                            'method = "tp"\ntheta = 20\nmu = 1.0'),
     "generate": (GRAPH_SOURCE, ""),  # after release-dk d = 1: a graph of the released table
+    "synthesize": (GRAPH_SOURCE, 'epsilon = 1.0\nprivacy = "edge"'),  # on the public ids
 }
 
 

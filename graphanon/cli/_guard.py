@@ -37,7 +37,7 @@ def _as_option(exc: InvalidParameterError, kwargs: Mapping[str, Any],
 
 #: Parameter names that are outputs of a command (files or folders it writes).
 OUTPUT_PARAMS = frozenset({"out", "out_path", "report", "report_path", "clusters",
-                           "clusters_path", "outdir", "pseudonym_map"})
+                           "clusters_path", "outdir", "pseudonym_map", "record"})
 
 
 #: Files a command reads and updates in place (the privacy ledger): no output may name one,

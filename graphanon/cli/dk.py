@@ -9,31 +9,20 @@ from typing import Any
 import click
 
 from ..errors import InvalidParameterError
-from ._common import (
+from ._console import echo, progress_bar, progress_task, wall_seconds
+from ._inputs import load_graph, read_record, read_universe, refuse_skip_bad_rows
+from ._outputs import bound, write_graph_output, write_json
+from ._params import (
     EPSILON,
     FLOAT,
     FORMAT_CHOICE,
     OUT_FORMAT_CHOICE,
-    bound,
-    charge_on_commit,
     distributed_options,
-    echo,
     ledger_options,
-    load_graph,
-    make_rng,
     nodes_option,
     noise_options,
-    open_ledger,
-    progress_bar,
-    progress_task,
-    read_record,
-    read_universe,
-    refuse_skip_bad_rows,
-    resolve_noise,
-    wall_seconds,
-    write_graph_output,
-    write_json,
 )
+from ._privacy import charge_on_commit, make_rng, open_ledger, resolve_noise
 
 __all__ = ["COMMANDS", "dk", "generate", "release_dk_cmd"]
 

@@ -1,0 +1,195 @@
+"""graphanon.synthesize: one record, the ε split, node ids, bad input, sensitivity audits.
+
+The assertions are about the plumbing (record, split, ids, refusals), not the numbers of the
+interim edge-DP algorithm, which part 4 of issue 36 replaces.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+
+import graphanon
+from graphanon.datasets import load_polbooks
+from graphanon.errors import InvalidParameterError
+from graphanon.graph import Graph
+from graphanon.nodedp.projection import project
+from graphanon.privacy.audit import audit_sensitivity, random_graphs, small_graphs
+from graphanon.privacy.noise import get_backend
+from graphanon.privacy.release import Release
+from graphanon.synthetic import SyntheticRelease, synthesize
+from graphanon.synthetic.pipeline import NODE_SPLIT
+
+pytestmark = pytest.mark.filterwarnings("ignore::graphanon.errors.InsecureNoiseWarning")
+
+
+def _insecure(seed: int) -> dict[str, Any]:
+    rng = np.random.default_rng(seed)
+    return {"backend": get_backend("numpy-insecure", rng=rng), "rng": rng, "seed": seed}
+
+
+@pytest.fixture(scope="module")
+def polbooks() -> Graph:
+    return load_polbooks()
+
+
+def _dense(n: int = 60, p: float = 0.3, seed: int = 1) -> Graph:
+    rng = np.random.default_rng(seed)
+    u, v = np.triu_indices(n, 1)
+    keep = rng.random(u.size) < p
+    return Graph.from_edges(u[keep], v[keep], n_nodes=n,
+                            node_ids=np.asarray([f"v{i}" for i in range(n)], dtype=object))
+
+
+# ---------------------------------------------------------------------- the record
+@pytest.mark.parametrize("privacy", ["edge", "node"])
+def test_one_record_states_total_split_and_sensitivities(polbooks: Graph, privacy: str) -> None:
+    nodes = polbooks.node_ids if privacy == "edge" else None
+    res = synthesize(polbooks, epsilon=2.5, privacy=privacy, nodes=nodes, theta=4,
+                     **_insecure(1))
+    assert isinstance(res, SyntheticRelease) and isinstance(res.release, Release)
+    rec = res.release
+    assert rec.mechanism == f"synthesize-{privacy}" and rec.neighbourhood == privacy
+    assert rec.epsilon == 2.5 and rec.seed == 1 and rec.backend == "numpy-insecure"
+    split = rec.params["epsilon_split"]
+    sens = rec.params["sensitivities"]
+    assert split and set(split) == set(sens)
+    assert math.isclose(math.fsum(split.values()), 2.5, rel_tol=1e-12)  # sequential
+    assert all(e > 0 for e in split.values()) and all(s > 0 for s in sens.values())
+    for name in split:  # the derivation names every part with its ε and Δ
+        assert name in rec.sensitivity_derivation
+    if privacy == "node":
+        assert split == pytest.approx({k: 2.5 * v for k, v in NODE_SPLIT.items()})
+        assert sens == {"edge_total": 4.0, "theta_dk2": 4.0 * 9}  # θ and θ(2θ+1)
+        assert rec.params["theta"] == 4
+    # only public things: the record round-trips, and states no count of the input
+    assert Release.from_dict(rec.to_dict()) == rec
+    flat = repr(rec.params)
+    assert str(polbooks.n_edges) not in flat
+
+
+def test_api_is_exported_lazily() -> None:
+    assert graphanon.synthesize is synthesize
+    assert graphanon.SyntheticRelease is SyntheticRelease
+    assert "synthesize" in graphanon.__all__
+
+
+# ---------------------------------------------------------------------- node ids
+def test_edge_dp_keeps_the_public_node_ids(polbooks: Graph) -> None:
+    universe = np.concatenate([polbooks.node_ids.astype(str),
+                               np.asarray(["not-in-the-graph-1", "not-in-the-graph-2"])])
+    res = synthesize(polbooks, epsilon=1.0, privacy="edge", nodes=universe, **_insecure(2))
+    ids = res.graph.node_ids.astype(str)
+    assert sorted(ids.tolist()) == sorted(universe.tolist())  # every listed node, no other
+    assert res.graph.n_edges > 0
+    assert res.release.params["node_ids"] == "the public node universe"
+
+
+def test_node_dp_gives_new_ids() -> None:
+    G = _dense()
+    res = synthesize(G, epsilon=50.0, privacy="node", theta=8, **_insecure(3))
+    ids = res.graph.node_ids.astype(str).tolist()
+    assert res.graph.n_edges > 0 and res.graph.degrees.max() <= 8
+    assert all(i.startswith("s") for i in ids) and len(set(ids)) == len(ids)
+    assert not set(ids) & set(G.node_ids.astype(str).tolist())
+    assert sorted(ids) == sorted(f"s{i}" for i in range(len(ids)))
+
+
+@pytest.mark.parametrize("privacy", ["edge", "node"])
+def test_seeded_runs_are_reproducible(privacy: str) -> None:
+    G = _dense()
+    nodes = G.node_ids if privacy == "edge" else None
+    a = synthesize(G, epsilon=20.0, privacy=privacy, nodes=nodes, theta=8, **_insecure(4))
+    b = synthesize(G, epsilon=20.0, privacy=privacy, nodes=nodes, theta=8, **_insecure(4))
+    assert a.graph.content_hash == b.graph.content_hash
+    assert a.parts == b.parts
+
+
+def test_node_noise_calls_spend_exactly_the_split() -> None:
+    """Every noise draw of the node pipeline, with its ε and sensitivity: they are the parts
+    the record states (no unaccounted query)."""
+    inner = get_backend("numpy-insecure", rng=np.random.default_rng(5))
+    calls: list[tuple[float, float]] = []
+
+    class Spy:
+        name, secure = inner.name, inner.secure
+
+        def discrete_laplace(self, counts: Any, *, sensitivity: float, epsilon: float) -> Any:
+            calls.append((float(sensitivity), float(epsilon)))
+            return inner.discrete_laplace(counts, sensitivity=sensitivity, epsilon=epsilon)
+
+        def __getattr__(self, name: str) -> Any:
+            raise AssertionError(f"unexpected noise call {name}")
+
+    res = synthesize(_dense(), epsilon=3.0, privacy="node", theta=5, backend=Spy(),  # type: ignore[arg-type]
+                     rng=np.random.default_rng(5))
+    p = res.release.params
+    assert sorted(calls) == sorted((p["sensitivities"][k], p["epsilon_split"][k])
+                                   for k in p["epsilon_split"])
+    assert math.isclose(sum(e for _, e in calls), 3.0, rel_tol=1e-12)
+
+
+def test_progress_is_reported(polbooks: Graph) -> None:
+    seen: list[str] = []
+    synthesize(polbooks, epsilon=1.0, nodes=polbooks.node_ids,
+               progress=lambda task, done, total: seen.append(task), **_insecure(6))
+    assert seen
+
+
+# ---------------------------------------------------------------------- bad input
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"epsilon": 0.0}, "'epsilon'"),
+    ({"epsilon": -1.0}, "'epsilon'"),
+    ({"epsilon": float("nan")}, "'epsilon'"),
+    ({"epsilon": 1e-6}, "'epsilon'"),  # valid, but its parts would not be
+    ({"privacy": "vertex"}, "'privacy'"),
+    ({"privacy": "edge", "nodes": None}, "'nodes'.*required"),
+    ({"privacy": "node", "nodes": ["a"]}, "'nodes'.*edge"),
+    ({"privacy": "node", "nodes": None, "theta": 0}, "'theta'"),
+    ({"seed": -1}, "'seed'"),
+    ({"rng": 3}, "'rng'"),
+])
+def test_bad_parameters_are_named(polbooks: Graph, kwargs: dict[str, Any], match: str) -> None:
+    args: dict[str, Any] = {"epsilon": 1.0, "privacy": "edge", "nodes": polbooks.node_ids}
+    args.update(kwargs)
+    with pytest.raises(InvalidParameterError, match=match):
+        synthesize(polbooks, **args)
+
+
+def test_a_universe_missing_a_node_is_refused(polbooks: Graph) -> None:
+    with pytest.raises(InvalidParameterError, match="universe"):
+        synthesize(polbooks, epsilon=1.0, nodes=polbooks.node_ids[1:])
+    with pytest.raises(InvalidParameterError, match="'G'"):
+        synthesize("g.txt", epsilon=1.0, nodes=["a"])  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------- sensitivity audits
+@pytest.fixture(scope="module")
+def audit_family() -> list[Graph]:
+    return small_graphs() + random_graphs((30, 60), rng=np.random.default_rng(7))
+
+
+def test_edge_parts_pass_the_edge_audit(audit_family: list[Graph]) -> None:
+    """The interim edge pipeline's statistics: |E| (Δ = 1) and the per-node degree vector
+    over the fixed node set (Δ = 2)."""
+    res = audit_sensitivity(lambda G: [G.n_edges], audit_family, neighbourhood="edge",
+                            claimed=1, n_samples=40, rng=np.random.default_rng(0))
+    assert res.passed and res.max_observed == 1
+    res = audit_sensitivity(lambda G: G.degrees, audit_family, neighbourhood="edge",
+                            claimed=2, n_samples=40, rng=np.random.default_rng(0))
+    assert res.passed and res.max_observed == 2, str(res)
+
+
+@pytest.mark.parametrize("theta", [1, 2, 3, 5])
+def test_node_edge_total_passes_the_node_audit(audit_family: list[Graph], theta: int) -> None:
+    """|E^θ| of the EAD projection (the node pipeline's edge total), claimed Δ = θ."""
+    def f(G: Graph) -> list[int]:
+        return [project(G, theta=theta, method="ead", key=12345).graph.n_edges]
+
+    res = audit_sensitivity(f, audit_family, neighbourhood="node", claimed=theta,
+                            n_samples=40, rng=np.random.default_rng(0))
+    assert res.passed, str(res)
+    assert res.max_observed == theta  # attained: the claim is tight
