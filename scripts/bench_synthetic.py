@@ -105,6 +105,19 @@ def _community(G: Graph, eps: float, backend: Any, rng: np.random.Generator) -> 
     return generate_community_graph(rel, rng=rng)
 
 
+def _synthesize(privacy: str) -> Pipeline:
+    """``graphanon.synthesize``, the recommended pipeline of one neighbourhood (issue 36,
+    part 5): edge-DP is the community pipeline on the public ids, node-DP the θ-2K one."""
+    from graphanon.synthetic import synthesize
+
+    def release(G: Graph, eps: float, backend: Any, rng: np.random.Generator) -> Graph:
+        nodes = G.node_ids if privacy == "edge" else None
+        return synthesize(G, epsilon=eps, privacy=privacy, nodes=nodes, backend=backend,
+                          rng=rng).graph
+
+    return release
+
+
 def _exact(G: Graph, eps: float, backend: Any, rng: np.random.Generator) -> Table:
     from graphanon.dk import dk_distribution
 
@@ -135,6 +148,8 @@ PIPELINES: dict[str, tuple[Pipeline, bool]] = {
     "theta-2k": (_social("theta-dk2-node"), False),
     "2k-exact": (_exact, False),
     "community": (_community, True),
+    "synthesize-edge": (_synthesize("edge"), True),
+    "synthesize-node": (_synthesize("node"), False),
 }
 NO_EPSILON = ("2k-exact",)  # no noise: run at ε = ∞ (inf in the JSON)
 METRICS = {  # key -> (column, node-aligned only)

@@ -22,8 +22,9 @@ The pipelines
 
 ``privacy="edge"`` (ε-edge-DP; the node set is public, ``nodes`` required): the graph keeps
 the public node ids (every listed node, isolated ones included). The parts are those of
-:func:`_edge_pipeline` (interim: a per-node degree vector and an edge total realized by
-Chung–Lu on the node ids; to be replaced by the community release of issue 36, part 4).
+:func:`~graphanon.synthetic.communities.community_release` (a private community partition,
+Hay's degree sequence, per-node community degrees and a degree-bounded triangle count),
+realized by :func:`~graphanon.synthetic.bter.generate_community_graph` (:func:`_edge_pipeline`).
 """
 
 from __future__ import annotations
@@ -35,7 +36,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
 from .._progress import ProgressFn, log_progress, progress_step
 from .._validation import EPSILON_RANGE, check_choice, check_epsilon, check_int, check_type
@@ -48,8 +48,6 @@ __all__ = ["NODE_SPLIT", "SyntheticRelease", "synthesize"]
 
 #: The node-DP pipeline's ε split (shares of the total; they sum to 1).
 NODE_SPLIT: Mapping[str, float] = {"edge_total": 0.1, "theta_dk2": 0.9}
-#: The interim edge-DP pipeline's ε split (:func:`_edge_pipeline`).
-_EDGE_SPLIT: Mapping[str, float] = {"edge_total": 0.1, "degrees": 0.9}
 
 
 @dataclass(frozen=True)
@@ -151,11 +149,12 @@ def synthesize(G: Graph, *, epsilon: float, privacy: str = "edge", nodes: Any = 
       new node's edges only while both ends have room and never removes an edge, so one node
       adds at most ``θ`` projected edges); ``theta_dk2`` ``0.9·ε``, sensitivity
       ``θ(2θ+1)`` (:func:`~graphanon.nodedp.theta_dk.node_sensitivity`).
-    - edge-DP (interim, :func:`_edge_pipeline`): ``edge_total`` ``0.1·ε``, sensitivity 1 (one
-      edge); ``degrees`` ``0.9·ε``, sensitivity 2 (one edge raises two nodes' degrees by 1).
+    - edge-DP (:func:`_edge_pipeline`): super-node counts ``0.2·ε`` (Δ 1), Hay's sorted
+      degrees ``0.25·ε`` (Δ 2), community degrees ``0.3·ε`` (Δ 3), bounded triangles
+      ``0.25·ε`` (Δ ``h(h − 1)``, ``h`` read off the released degrees).
 
-    Both statistics of each neighbourhood are audited by brute force
-    (``tests/synthetic/test_pipeline.py``).
+    Every statistic is audited by brute force (``tests/synthetic/test_pipeline.py``,
+    ``tests/synthetic/test_communities.py``).
     """
     t0 = time.perf_counter()
     started = started_at()
@@ -178,7 +177,7 @@ def synthesize(G: Graph, *, epsilon: float, privacy: str = "edge", nodes: Any = 
                 "universe (the CLI's --nodes FILE); reading the nodes off the private edges "
                 "would leak them.")
         outcome = _edge_pipeline(G.with_nodes(nodes), epsilon=epsilon, backend=backend,
-                                 rng=rng, progress=progress)
+                                 rng=rng, seed=seed, progress=progress)
     else:
         if nodes is not None:
             raise InvalidParameterError(
@@ -284,78 +283,64 @@ def _node_pipeline(G: Graph, *, epsilon: float, theta: int, backend: NoiseBacken
     return _Outcome(graph, parts, params, summary)
 
 
-# ---------------------------------------------------------------------- edge-DP (interim)
+# ---------------------------------------------------------------------- edge-DP
 def _edge_pipeline(G: Graph, *, epsilon: float, backend: NoiseBackend,
-                   rng: np.random.Generator, progress: ProgressFn) -> _Outcome:
-    """Interim edge-DP pipeline on the public node ids: a per-node degree vector and an edge
-    total, realized by Chung–Lu. ``G`` is already on the public universe (``with_nodes``).
+                   rng: np.random.Generator, seed: int | None,
+                   progress: ProgressFn) -> _Outcome:
+    """The edge-DP pipeline on the public node ids: the community release
+    (:func:`~graphanon.synthetic.communities.community_release`, default split) realized by
+    :func:`~graphanon.synthetic.bter.generate_community_graph`. ``G`` is already on the
+    public universe (``with_nodes``).
 
-    Parts (sequential composition):
+    Parts (sequential composition; shares of
+    :data:`~graphanon.synthetic.communities.DEFAULT_SPLIT`, each with its own L1 sensitivity
+    under edge neighbours):
 
-    - ``edge_total`` (``0.1·ε``): ``|E|`` + discrete Laplace; one edge changes it by 1.
-    - ``degrees`` (``0.9·ε``): the degree of every node of the public universe, in its order
-      (not sorted: Hay et al.'s release sorts, which loses which node has which degree),
-      + discrete Laplace; one edge ``uv`` raises ``deg u`` and ``deg v`` by 1, so the L1
-      sensitivity is 2.
+    - ``supergraph`` (``0.2·ε``): edge counts between super-nodes of a public grouping of the
+      universe; one edge lies in exactly one cell, Δ = 1.
+    - ``degree_sequence`` (``0.25·ε``): Hay et al.'s sorted degree sequence; one edge raises
+      two sorted entries by 1, Δ = 2.
+    - ``community_degrees`` (``0.3·ε``): per node, its edges inside / outside its (released)
+      community, and the inter-community edge counts; an inter-community edge changes two
+      ``d_out`` and one count, Δ = 3.
+    - ``triangles`` (``0.25·ε``): triangles of the subgraph of nodes of degree ≤ h, h read off
+      the released degree sequence (post-processing); Δ = h(h − 1).
 
-    Post-processing: the total clipped to ``[0, n(n−1)/2]``, the degrees clipped to
-    ``[0, n − 1]`` and projected onto ``2·total`` (one constant shift, :func:`project_to_total`),
-    then a Chung–Lu graph with those expected degrees on the node ids.
+    Everything else (Louvain on the noisy super-graph, the consistent degrees, the BTER
+    block density fitted to the released triangle count, the generated graph) is
+    post-processing of released values with the public ``rng``.
     """
-    from ..dk.release import project_to_total
+    from .bter import generate_community_graph
+    from .communities import community_release
 
-    eps = _shares(epsilon, _EDGE_SPLIT)
-    n = G.n_nodes
-    with progress_step(progress, "edge-DP edge total and degrees"):
-        # Δ = 1: adding or removing one edge changes |E| by exactly 1.
-        m_noisy = int(backend.discrete_laplace(np.asarray([G.n_edges], dtype=np.int64),
-                                               sensitivity=1.0, epsilon=eps["edge_total"])[0])
-        # Δ = 2: one edge uv changes deg(u) and deg(v) by 1 each, every other entry stays;
-        # the node order is the public universe's, so the vector is aligned across
-        # neighbours (same node set under edge-DP).
-        deg_noisy = backend.discrete_laplace(G.degrees.astype(np.int64), sensitivity=2.0,
-                                             epsilon=eps["degrees"])
-    m_hat = int(min(max(m_noisy, 0), n * (n - 1) // 2))
-    weights = project_to_total(np.clip(deg_noisy, 0, max(n - 1, 0)), 2 * m_hat)
-    with progress_step(progress, "Chung-Lu graph on the public node ids"):
-        graph = _chung_lu(weights, m_hat, rng, G.node_ids)
-    parts = (
-        _Part("edge_total", eps["edge_total"], 1.0, "one edge changes |E| by 1"),
-        _Part("degrees", eps["degrees"], 2.0,
-              "per-node degree vector over the public node set: one edge raises two "
-              "entries by 1"),
-    )
+    rel = community_release(G, epsilon=epsilon, nodes=G.node_ids, backend=backend, rng=rng,
+                            seed=seed, progress=progress)
+    with progress_step(progress, "community graph on the public node ids"):
+        graph = generate_community_graph(rel, rng=rng)
+    split = rel.release.params["epsilon_split"]
+    sens = rel.release.params["sensitivities"]
+    parts = []
+    for name, eps in split.items():
+        sub = rel.parts.get("partition" if name in ("supergraph", "refine") else name)
+        derivation = (sub.sensitivity_derivation if sub is not None
+                      else rel.release.sensitivity_derivation)
+        parts.append(_Part(name, float(eps), float(sens[name]), derivation))
     params = {"node_universe": "given by the operator (public: the graph keeps its ids)",
-              "generator": "chung-lu (interim)",
-              "postprocessing": "degrees clipped to [0, n-1] and projected onto twice the "
-                                "released edge total; Chung-Lu on the node ids",
+              "generator": "community affinity blocks (BTER-style) on the node ids",
+              "max_degree": rel.max_degree,
+              "max_degree_selection": rel.release.params["max_degree_selection"],
+              "super_size": rel.release.params["super_size"],
+              "triangle_statistic": rel.release.params["triangle_statistic"],
+              "postprocessing": "Louvain on the noisy super-graph; degrees from the released "
+                                "sequence ranked by the noisy community degrees; block "
+                                "density fitted to the released triangle count; BTER-style "
+                                "generation on the node ids",
               "node_ids": "the public node universe"}
-    summary = {"edge_total": m_hat, "nodes": int(n), "edges": int(graph.n_edges)}
-    return _Outcome(graph, parts, params, summary)
-
-
-def _chung_lu(weights: npt.NDArray[np.int64], m: int, rng: np.random.Generator,
-              node_ids: Any, rounds: int = 8) -> Graph:
-    """A simple graph on ``node_ids`` with about ``m`` edges, endpoints drawn ∝ ``weights``
-    (erased Chung–Lu: loops and repeated pairs dropped, redrawn for a few rounds)."""
-    n = int(weights.size)
-    w = np.asarray(weights, dtype=np.float64)
-    if m <= 0 or n < 2 or np.count_nonzero(w) < 2:
-        return Graph.from_edges([], [], n_nodes=n, node_ids=node_ids)
-    p = w / w.sum()
-    keys = np.zeros(0, dtype=np.int64)
-    for _ in range(rounds):
-        need = m - keys.size
-        if need <= 0:
-            break
-        u = rng.choice(n, size=need, p=p)
-        v = rng.choice(n, size=need, p=p)
-        ok = u != v
-        lo, hi = np.minimum(u[ok], v[ok]), np.maximum(u[ok], v[ok])
-        keys = np.unique(np.concatenate([keys, lo.astype(np.int64) * n + hi]))
-    if keys.size > m:  # (unique sorted them: keep a uniform subset, not the first pairs)
-        keys = rng.choice(keys, size=m, replace=False)
-    return Graph.from_edges(keys // n, keys % n, n_nodes=n, node_ids=node_ids)
+    summary = {"n_communities": rel.n_communities,
+               "released_modularity": rel.release.params["released_modularity"],
+               "block_density": rel.block_density, "released_edges": rel.n_edges,
+               "nodes": int(G.n_nodes), "edges": int(graph.n_edges)}
+    return _Outcome(graph, tuple(parts), params, summary)
 
 
 #: Every pipeline, by neighbourhood (for tests and the benchmark).

@@ -6,12 +6,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphanon.errors import InvalidParameterError
 from graphanon.graph import BipartiteGraph, Graph
 from graphanon.io.files import read_bipartite, read_graph, write_bipartite, write_graph
+
+#: An id starting with '%' reads back exactly, with a warning (a KONECT header would look so):
+#: the warning has its own tests; here it is expected.
+pytestmark = pytest.mark.filterwarnings("ignore::graphanon.errors.CommentLikeIdWarning")
 
 INT64 = st.integers(-(2**63), 2**63 - 1)
 TEXT = st.text(st.characters(exclude_categories=["Cs"]), min_size=1, max_size=12)

@@ -1,7 +1,7 @@
 """graphanon.synthesize: one record, the ε split, node ids, bad input, sensitivity audits.
 
-The assertions are about the plumbing (record, split, ids, refusals), not the numbers of the
-interim edge-DP algorithm, which part 4 of issue 36 replaces.
+The assertions are about the plumbing (record, split, ids, refusals, every noise call
+accounted for); the edge pipeline's statistics are audited in ``test_communities.py``.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from graphanon.privacy.audit import audit_sensitivity, random_graphs, small_grap
 from graphanon.privacy.noise import get_backend
 from graphanon.privacy.release import Release
 from graphanon.synthetic import SyntheticRelease, synthesize
+from graphanon.synthetic.communities import DEFAULT_SPLIT
 from graphanon.synthetic.pipeline import NODE_SPLIT
 
 pytestmark = pytest.mark.filterwarnings("ignore::graphanon.errors.InsecureNoiseWarning")
@@ -65,6 +66,11 @@ def test_one_record_states_total_split_and_sensitivities(polbooks: Graph, privac
         assert split == pytest.approx({k: 2.5 * v for k, v in NODE_SPLIT.items()})
         assert sens == {"edge_total": 4.0, "theta_dk2": 4.0 * 9}  # θ and θ(2θ+1)
         assert rec.params["theta"] == 4
+    else:  # the community release's parts, with their audited sensitivities
+        assert split == pytest.approx({k: 2.5 * v for k, v in DEFAULT_SPLIT.items() if v})
+        h = rec.params["max_degree"]
+        assert sens == {"supergraph": 1.0, "degree_sequence": 2.0, "community_degrees": 3.0,
+                        "triangles": float(h * (h - 1))}
     # only public things: the record round-trips, and states no count of the input
     assert Release.from_dict(rec.to_dict()) == rec
     flat = repr(rec.params)
@@ -108,9 +114,10 @@ def test_seeded_runs_are_reproducible(privacy: str) -> None:
     assert a.parts == b.parts
 
 
-def test_node_noise_calls_spend_exactly_the_split() -> None:
-    """Every noise draw of the node pipeline, with its ε and sensitivity: they are the parts
-    the record states (no unaccounted query)."""
+@pytest.mark.parametrize("privacy", ["edge", "node"])
+def test_noise_calls_spend_exactly_the_split(privacy: str) -> None:
+    """Every noise draw of a pipeline, with its ε and sensitivity: they are the parts the
+    record states, one draw each (no unaccounted query)."""
     inner = get_backend("numpy-insecure", rng=np.random.default_rng(5))
     calls: list[tuple[float, float]] = []
 
@@ -124,12 +131,16 @@ def test_node_noise_calls_spend_exactly_the_split() -> None:
         def __getattr__(self, name: str) -> Any:
             raise AssertionError(f"unexpected noise call {name}")
 
-    res = synthesize(_dense(), epsilon=3.0, privacy="node", theta=5, backend=Spy(),  # type: ignore[arg-type]
-                     rng=np.random.default_rng(5))
+    G = _dense()
+    nodes = G.node_ids if privacy == "edge" else None
+    res = synthesize(G, epsilon=3.0, privacy=privacy, nodes=nodes, theta=5,
+                     backend=Spy(), rng=np.random.default_rng(5))  # type: ignore[arg-type]
     p = res.release.params
-    assert sorted(calls) == sorted((p["sensitivities"][k], p["epsilon_split"][k])
-                                   for k in p["epsilon_split"])
-    assert math.isclose(sum(e for _, e in calls), 3.0, rel_tol=1e-12)
+    stated = sorted((p["sensitivities"][k], p["epsilon_split"][k]) for k in p["epsilon_split"])
+    assert len(calls) == len(stated)
+    for (ds, es), (dc, ec) in zip(stated, sorted(calls), strict=True):
+        assert ds == dc and math.isclose(es, ec, rel_tol=1e-12)
+    assert math.isclose(sum(e for _, e in calls), 3.0, rel_tol=1e-9)
 
 
 def test_progress_is_reported(polbooks: Graph) -> None:
@@ -170,17 +181,6 @@ def test_a_universe_missing_a_node_is_refused(polbooks: Graph) -> None:
 @pytest.fixture(scope="module")
 def audit_family() -> list[Graph]:
     return small_graphs() + random_graphs((30, 60), rng=np.random.default_rng(7))
-
-
-def test_edge_parts_pass_the_edge_audit(audit_family: list[Graph]) -> None:
-    """The interim edge pipeline's statistics: |E| (Δ = 1) and the per-node degree vector
-    over the fixed node set (Δ = 2)."""
-    res = audit_sensitivity(lambda G: [G.n_edges], audit_family, neighbourhood="edge",
-                            claimed=1, n_samples=40, rng=np.random.default_rng(0))
-    assert res.passed and res.max_observed == 1
-    res = audit_sensitivity(lambda G: G.degrees, audit_family, neighbourhood="edge",
-                            claimed=2, n_samples=40, rng=np.random.default_rng(0))
-    assert res.passed and res.max_observed == 2, str(res)
 
 
 @pytest.mark.parametrize("theta", [1, 2, 3, 5])
