@@ -48,6 +48,7 @@ from typing import Any
 
 import numpy as np
 from bench_dk import DATASETS  # the graphs of ../shared/datasets (scripts/ is on sys.path)
+from partition_shuffled import shuffle_ids
 
 from graphanon.dk.generate import generate_1k, generate_2k
 from graphanon.evaluate.utility import (
@@ -301,6 +302,9 @@ def main() -> None:
                     help=f"1 seed, ε ∈ {QUICK_EPSILONS}, {', '.join(QUICK_DATASETS)}")
     ap.add_argument("--json", type=Path)
     ap.add_argument("--plots", type=Path)
+    ap.add_argument("--shuffle-ids", action="store_true",
+                    help="relabel each graph's nodes with a seeded random permutation first "
+                         "(ids then carry no locality; scripts/partition_shuffled.py)")
     args = ap.parse_args()
     root = args.root if args.root.exists() else Path("/work/shared/datasets")
 
@@ -328,6 +332,8 @@ def main() -> None:
     for i, (ds, name, eps, s) in enumerate(steps, 1):
         if ds not in originals:
             G = read_graph(root / DATASETS[ds])
+            if args.shuffle_ids:
+                G = shuffle_ids(G, seeded("shuffle", ds))
             st = structure_statistics(G, rng=seeded("original", ds), n_sources=args.sources)
             originals[ds] = (G, st)
         G, orig = originals[ds]

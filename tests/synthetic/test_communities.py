@@ -206,6 +206,27 @@ def test_partition_finds_communities_when_ids_are_local() -> None:
     assert p.release.neighbourhood == "edge" and p.release.epsilon == 1.0
 
 
+def test_shuffled_ids_fall_back_to_one_community() -> None:
+    """The same two blocks with ids in random order: super-nodes of consecutive ids mix both
+    blocks, the released modularity is ≈ 0 and the release keeps one community (the known
+    limitation measured in docs/synthetic.md); with local ids it keeps the two."""
+    rng = np.random.default_rng(0)
+    n = 400
+    iu, ju = np.triu_indices(n, 1)
+    same = (iu < 200) == (ju < 200)
+    keep = rng.random(iu.size) < np.where(same, 0.1, 0.005)
+    local = Graph.from_edges(iu[keep], ju[keep], n_nodes=n)
+    perm = np.random.default_rng(1).permutation(n)
+    shuffled = Graph.from_edges(perm[iu[keep]], perm[ju[keep]], n_nodes=n)
+    ks = {}
+    for name, G in (("local", local), ("shuffled", shuffled)):
+        rel = community_release(G, epsilon=1.0, nodes=G.node_ids, backend=seeded(6),
+                                rng=np.random.default_rng(6))
+        ks[name] = (rel.n_communities, rel.release.params["released_modularity"])
+    assert ks["local"][0] == 2 and ks["local"][1] > 0.3
+    assert ks["shuffled"][0] == 1 and ks["shuffled"][1] < 0.1
+
+
 def test_community_release_record_and_split() -> None:
     G = load_polbooks()
     rel = community_release(G, epsilon=2.0, nodes=G.node_ids, backend=seeded(4),
