@@ -311,8 +311,9 @@ def _edge_pipeline(G: Graph, *, epsilon: float, backend: NoiseBackend,
     post-processing of released values with the public ``rng``.
     """
     from .bter import generate_community_graph
-    from .communities import community_release
+    from .communities import DEFAULT_SPLIT, community_release
 
+    _shares(epsilon, {k: v for k, v in DEFAULT_SPLIT.items() if v > 0})  # each part a valid ε
     rel = community_release(G, epsilon=epsilon, nodes=G.node_ids, backend=backend, rng=rng,
                             seed=seed, progress=progress)
     with progress_step(progress, "community graph on the public node ids"):

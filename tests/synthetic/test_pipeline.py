@@ -155,7 +155,8 @@ def test_progress_is_reported(polbooks: Graph) -> None:
     ({"epsilon": 0.0}, "'epsilon'"),
     ({"epsilon": -1.0}, "'epsilon'"),
     ({"epsilon": float("nan")}, "'epsilon'"),
-    ({"epsilon": 1e-6}, "'epsilon'"),  # valid, but its parts would not be
+    ({"epsilon": 1e-6}, "'epsilon' parameter of synthesize"),  # valid, its parts not
+    ({"epsilon": 1e-6, "privacy": "node", "nodes": None}, "'epsilon' parameter of synthesize"),
     ({"privacy": "vertex"}, "'privacy'"),
     ({"privacy": "edge", "nodes": None}, "'nodes'.*required"),
     ({"privacy": "node", "nodes": ["a"]}, "'nodes'.*edge"),
