@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["REGISTRY", "Registration", "Step", "commands", "steps"]
+__all__ = ["REGISTRY", "Registration", "Step", "commands", "specs", "steps"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,10 @@ class Registration:
     help: str = ""  # the CLI command's one-line help (its docstring's first line)
     cli: str | None = None  # module of graphanon.cli defining the command; None: job only
     step: Step | None = None  # None: CLI only
+    #: ``"module:NAME"`` of the mechanism's :class:`~graphanon.params.Spec` (its parameters,
+    #: declared once beside the function): the command's options, the job step's keys and
+    #: the docs' table are generated from it (``tests/test_param_specs.py``).
+    spec: str | None = None
 
 
 _JOB = "graphanon.jobs.steps"
@@ -65,7 +69,8 @@ REGISTRY: tuple[Registration, ...] = (
         "randomized-response", "anonymity",
         "Randomize every cell of INPUT (user<TAB>feature pairs) and write OUT and REPORT.",
         cli="randomized_response",
-        step=Step("graphanon.anonymity.randomized_response:randomized_response")),
+        step=Step("graphanon.anonymity.randomized_response:randomized_response"),
+        spec="graphanon.anonymity.randomized_response:RANDOMIZED_RESPONSE"),
     # ---- dK-series: statistics, edge-DP and personalized releases, synthetic graphs
     Registration(
         "dk", "dk", "Extract the exact dK distribution of INPUT (no privacy: the true "
@@ -86,7 +91,8 @@ REGISTRY: tuple[Registration, ...] = (
     Registration(
         "project", "nodedp",
         "Project INPUT to maximum degree θ (no privacy by itself: a preprocessing step).",
-        cli="nodedp", step=Step("graphanon.nodedp.projection:project", rng="other")),
+        cli="nodedp", step=Step("graphanon.nodedp.projection:project", rng="other"),
+        spec="graphanon.nodedp.projection:PROJECT"),
     Registration(  # on the CLI: release-dk --privacy node
         "release-dk-node", "nodedp",
         step=Step("graphanon.nodedp.theta_dk:theta_dk_release")),
@@ -98,7 +104,8 @@ REGISTRY: tuple[Registration, ...] = (
     Registration(
         "synthesize", "synthetic",
         "Release a private synthetic graph of INPUT (edge-DP on the public node ids, or "
-        "node-DP).", cli="synthetic", step=Step("graphanon.synthetic.pipeline:synthesize")),
+        "node-DP).", cli="synthetic", step=Step("graphanon.synthetic.pipeline:synthesize"),
+        spec="graphanon.synthetic.pipeline:SYNTHESIZE"),
     # ---- input, output and tools
     Registration(
         "info", "io",
@@ -136,3 +143,9 @@ def commands() -> dict[str, tuple[str, str]]:
 def steps() -> dict[str, Step]:
     """Job steps: name -> :class:`Step`."""
     return {r.name: r.step for r in REGISTRY if r.step is not None}
+
+
+def specs() -> dict[str, str]:
+    """Parameter specifications: name -> ``"module:NAME"`` of its
+    :class:`~graphanon.params.Spec`."""
+    return {r.name: r.spec for r in REGISTRY if r.spec is not None}

@@ -19,6 +19,7 @@ from .._progress import ProgressFn, log_progress
 from .._validation import EPSILON_RANGE, check_choice, check_epsilon, check_float, check_int
 from ..errors import InfeasibleError, InvalidParameterError
 from ..graph import BipartiteGraph
+from ..params import Param, Spec
 from ..privacy.noise import RandomBytes, bernoulli_positions, exact_bernoulli
 from ..privacy.release import Release, started_at
 
@@ -30,6 +31,21 @@ __all__ = [
 ]
 
 LEVELS = ("edge", "node")
+
+#: The parameters of :func:`randomized_response`, declared once: its validation, the options
+#: of ``graphanon randomized-response``, the job step's keys and the table in
+#: docs/anonymity.md. ε's upper end is |F| · 100 at node level, so the spec admits up
+#: to 10⁹ and the per-cell ε is checked against the usual range by the function.
+RANDOMIZED_RESPONSE = Spec("randomized_response", (
+    Param("epsilon", "float", "Total ε at the chosen level.",
+          low=EPSILON_RANGE[0], high=1e9),
+    Param("level", "choice",
+          "Neighbouring relation. edge: one user–feature cell is protected; node: a user's "
+          "whole row (ε/|F| per cell).", default="edge", choices=LEVELS),
+    Param("max_output_cells", "int",
+          "Refuse when the expected number of released cells exceeds this (at small ε the "
+          "output is a dense random matrix).", default=50_000_000, low=0, cli=""),
+), doc="docs/anonymity.md")
 # q is enlarged by this relative margin so that float rounding never makes the realized
 # ln((1−q)/q) exceed the requested per-entry ε.
 _Q_MARGIN = 1e-12
@@ -220,9 +236,10 @@ def randomized_response(
     therefore 1-flipped with probability exactly ``q``, and ``ln((1−q)/q) ≤ ε_entry`` holds
     for every ε in the allowed range (up to 100 per cell).
     """
-    eps = _check_total_epsilon(epsilon, level)
-    check_choice(level, "level", "randomized_response", LEVELS)
-    max_cells = check_int(max_output_cells, "max_output_cells", "randomized_response", low=0)
+    checked = RANDOMIZED_RESPONSE.validate(
+        {"epsilon": epsilon, "level": level, "max_output_cells": max_output_cells})
+    level, max_cells = checked["level"], checked["max_output_cells"]
+    eps = _check_total_epsilon(checked["epsilon"], level)
     if not isinstance(B, BipartiteGraph):
         raise InvalidParameterError(
             f"randomized_response needs a BipartiteGraph. Got {type(B).__name__} instead."

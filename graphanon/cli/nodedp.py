@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from ..nodedp.projection import PROJECT
 from ..privacy.release import NOT_PRIVATE_NOTE
 from ._console import echo, progress_bar, progress_task
 from ._inputs import load_graph, read_universe
@@ -27,18 +28,14 @@ from ._params import (
     noise_options,
 )
 from ._privacy import charge_on_commit, make_rng, open_ledger, resolve_noise
+from ._spec import options_from, spec_values
 
 __all__ = ["COMMANDS", "release_dk_node"]
 
 
 @click.command("project")
 @click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False))
-@click.option("--theta", type=click.IntRange(min=1), required=True, help="Degree bound θ.")
-@click.option("--method", type=click.Choice(["ser", "ead", "truncate"]), default="ead",
-              show_default=True, help="Projection algorithm.")
-@click.option("--order", type=click.Choice(["hash", "degree"]), default=None,
-              help="SER ordering (--method ser only): 'hash' (the default) is stable; "
-                   "'degree' (thesis Example 7) is not.")
+@options_from(PROJECT)  # --theta, --method, --order: declared with the function
 @click.option("--seed", type=int, default=None, help="Ordering key seed (default: random).")
 @click.option("--out", required=True, type=click.Path(dir_okay=False),
               help="Projected graph (format from the extension, or --out-format).")
@@ -54,13 +51,14 @@ def project_cmd(input_path: str, theta: int, method: str, order: str | None, see
     from ..metrics import describe_graph
     from ..nodedp.projection import project
 
+    values = spec_values(PROJECT, {"theta": theta, "method": method, "order": order})
     out_format = graph_output_format(out, out_format)
     with progress_task(f"reading {input_path}"):
         G = load_graph(input_path, fmt)
     rng = make_rng(seed)[0]
     with warnings.catch_warnings(record=True) as caught, progress_bar() as bar:
         warnings.simplefilter("always")
-        P = project(G, theta=theta, method=method, order=order, rng=rng, progress=bar)
+        P = project(G, **values, rng=rng, progress=bar)
     for w in caught:
         click.echo(f"graphanon: warning: {w.message}", err=True)
     del G

@@ -6,33 +6,27 @@ import dataclasses
 
 import click
 
+from ..anonymity.randomized_response import RANDOMIZED_RESPONSE
 from ..errors import InvalidParameterError
 from ..privacy.release import NOT_PRIVATE_NOTE
 from ._console import echo, progress_bar
 from ._inputs import load_bipartite, read_universe
 from ._outputs import pseudonymized, write_json
 from ._params import (
-    RR_EPSILON,
     SEED_OF_NOISE_ONLY,
     ledger_options,
     noise_options_seeding,
     pseudonym_options,
 )
 from ._privacy import charge_on_commit, make_rng, open_ledger
+from ._spec import options_from
 
 __all__ = ["COMMANDS"]
 
 
 @click.command("randomized-response")
 @click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False))
-@click.option("--epsilon", type=RR_EPSILON, required=True, help="Total ε at the chosen level.")
-@click.option(
-    "--level",
-    type=click.Choice(["edge", "node"]),
-    default="edge",
-    show_default=True,
-    help="edge: one user–feature cell is protected; node: a user's whole row (ε/|F| per cell).",
-)
+@options_from(RANDOMIZED_RESPONSE)  # --epsilon, --level: declared with the function
 @click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False),
               help="Released user<TAB>feature list.")
 @click.option("--report", "report_path", required=True, type=click.Path(dir_okay=False),

@@ -10,12 +10,14 @@ import warnings
 import click
 
 from ..errors import InvalidParameterError
+from ..synthetic.pipeline import SYNTHESIZE
 from ._console import echo, progress_bar, progress_task, wall_seconds
 from ._guard import check_outputs
 from ._inputs import load_graph, read_universe
 from ._outputs import write_graph_output
-from ._params import EPSILON, FORMAT_CHOICE, OUT_FORMAT_CHOICE, ledger_options, noise_options
+from ._params import FORMAT_CHOICE, OUT_FORMAT_CHOICE, ledger_options, noise_options
 from ._privacy import charge_on_commit, open_ledger, resolve_noise
+from ._spec import options_from, spec_values
 
 __all__ = ["COMMANDS", "synthesize_cmd"]
 
@@ -25,20 +27,11 @@ RECORD_SUFFIX = ".release.json"
 
 @click.command("synthesize")
 @click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False))
-@click.option("--epsilon", type=EPSILON, required=True,
-              help="Total privacy budget ε > 0, split across the pipeline's parts as the "
-                   "record states (params.epsilon_split); the ledger is charged once with it.")
-@click.option("--privacy", type=click.Choice(["edge", "node"]), default="edge",
-              show_default=True,
-              help="Neighbouring relation. edge: one edge added or removed, over the public "
-                   "node set (--nodes; the graph keeps its node ids). node: one node added or "
-                   "removed with all its edges (θ-projection first; new ids s0, s1, ...).")
+@options_from(SYNTHESIZE)  # --epsilon, --privacy, --theta: declared with the function
 @click.option("--nodes", "nodes_path", type=click.Path(dir_okay=False), default=None,
               help="edge (required): the PUBLIC node universe, one id per line; the "
                    "synthetic graph has exactly these nodes and ids. node: refused (the node "
                    "set is what node-DP protects).")
-@click.option("--theta", type=click.IntRange(1, 4096), default=None,
-              help="node: public degree bound θ of the EAD projection. Default 16.")
 @noise_options
 @ledger_options
 @click.option("--out", "-o", "out", type=click.Path(dir_okay=False), required=True,
@@ -72,6 +65,7 @@ def synthesize_cmd(input_path: str, epsilon: float, privacy: str, nodes_path: st
     from ..privacy.publish import bind
     from ..synthetic.pipeline import synthesize
 
+    values = spec_values(SYNTHESIZE, {"epsilon": epsilon, "privacy": privacy, "theta": theta})
     if privacy == "edge":
         if nodes_path is None:
             raise InvalidParameterError(
@@ -106,8 +100,7 @@ def synthesize_cmd(input_path: str, epsilon: float, privacy: str, nodes_path: st
     backend, rng, used_seed = resolve_noise(noise, seed)
     with warnings.catch_warnings(record=True) as caught, progress_bar() as bar:
         warnings.simplefilter("always")
-        res = synthesize(G, epsilon=epsilon, privacy=privacy, nodes=nodes,
-                         theta=16 if theta is None else theta, backend=backend, rng=rng,
+        res = synthesize(G, **values, nodes=nodes, backend=backend, rng=rng,
                          seed=used_seed, progress=bar)
     for w in caught:
         click.echo(f"graphanon: warning: {w.message}", err=True)

@@ -14,6 +14,7 @@ import numpy as np
 from .._compat import variant_for
 from ..errors import InvalidParameterError
 from ..graph import BipartiteGraph, Graph
+from ..params import Spec
 from .state import NOISE_CHOICES, UNIVERSE_KEYS, JobState, StepFn
 
 __all__ = ["absorb", "check_data_kind", "import_target", "mechanism_step"]
@@ -35,6 +36,7 @@ def mechanism_step(
     *,
     rng: str = "auto",
     defaults: Mapping[str, Any] | None = None,
+    spec: Spec | str | None = None,
 ) -> StepFn:
     """Adapt a library function ``func(data, **params)`` into a job step.
 
@@ -53,6 +55,11 @@ def mechanism_step(
     defaults
         Values for keyword arguments the job file may omit (e.g. ``max_degree=None``, which
         TOML cannot spell).
+    spec
+        The function's :class:`~graphanon.params.Spec` (or ``"module:NAME"``): the step then
+        takes exactly the spec's job keys (instead of reading them off the signature) and
+        refuses a key that does not apply to the chosen setting (``theta`` under
+        ``privacy = "edge"``), before anything runs.
 
     Notes
     -----
@@ -95,11 +102,18 @@ def mechanism_step(
                 role = "none"
             required = {n for n in names if sig[n].default is inspect.Parameter.empty
                         and sig[n].kind is not inspect.Parameter.VAR_KEYWORD}
+            declared: Spec | None = (
+                getattr(importlib.import_module(spec.partition(":")[0]), spec.partition(":")[2])
+                if isinstance(spec, str) else spec)
+            accepted = {n for n in names if n not in _RESERVED}
+            if declared is not None:
+                accepted = set(declared.job_keys())
+                required = {p.name for p in declared.params if p.job and p.required}
             resolved.update(
                 func=f, name=getattr(f, "__name__", "mechanism"), role=role,
                 backend="backend" in sig, seed="seed" in sig,
                 universe=[k for k in UNIVERSE_KEYS if k in sig],
-                accepted={n for n in names if n not in _RESERVED},
+                accepted=accepted, spec=declared,
                 required=required - set(_RESERVED) - set(fixed),
                 var_kw=any(p.kind is inspect.Parameter.VAR_KEYWORD for p in sig.values()),
             )
@@ -138,6 +152,9 @@ def mechanism_step(
                 f"step {name!r}: {what}. It takes: {keys}"
                 + (", noise" if draws_noise else "") + "."
             )
+        if info["spec"] is not None:
+            info["spec"].check_applies(kwargs, set(params) & set(info["spec"].names),
+                                       style="job")
         insecure = noise == "numpy-insecure"
         if info["backend"]:
             from ..privacy.noise import get_backend

@@ -284,7 +284,8 @@ def _custom(target: str) -> StepFn:
 #: :data:`graphanon.registry.REGISTRY` that has a job step (imported on first use).
 STEPS: dict[str, StepFn] = {
     name: (_custom(spec.target) if spec.custom
-           else mechanism_step(spec.target, rng=spec.rng, defaults=spec.defaults))
+           else mechanism_step(spec.target, rng=spec.rng, defaults=spec.defaults,
+                               spec=registry.specs().get(name)))
     for name, spec in registry.steps().items()
 }
 

@@ -54,6 +54,7 @@ from .._progress import ProgressFn, log_progress
 from .._validation import check_choice, check_int
 from ..errors import InvalidParameterError, UnstableOrderingWarning
 from ..graph import Graph
+from ..params import Param, Spec
 
 __all__ = [
     "METHODS",
@@ -71,6 +72,19 @@ __all__ = [
 
 METHODS = ("ser", "ead", "truncate")
 ORDERS = ("hash", "degree")
+
+#: The parameters of :func:`project`, declared once: its validation, the options of
+#: ``graphanon project``, the job step's keys and the table in docs/node-dp.md.
+PROJECT = Spec("project", (
+    Param("theta", "int", "Degree bound θ.", low=1, high=2**31 - 2),
+    Param("method", "choice", "Projection algorithm.", default="ead", choices=METHODS),
+    Param("order", "choice",
+          "SER ordering: 'hash' (the default) is stable; 'degree' (thesis Example 7) is not.",
+          default=None, choices=ORDERS, only=("method", "ser")),
+    Param("key", "int",
+          "Key of the keyed-hash order (default: drawn from the generator; the CLI's --seed "
+          "seeds it).", default=None, low=0, high=2**64 - 1, cli=""),
+), doc="docs/node_dp.md")
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -459,12 +473,9 @@ def project(G: Graph, *, theta: int, method: str = "ead", order: str | None = No
     ``order`` applies to ``"ser"`` only (default ``"hash"``; given with another method it is
     refused, as it would be ignored); ``progress`` to ``"ser"`` and ``"ead"``.
     """
-    check_choice(method, "method", "project", METHODS)
-    if order is not None and method != "ser":
-        raise InvalidParameterError(
-            f"The 'order' parameter of project applies to method='ser' only; method="
-            f"{method!r} would ignore order={order!r}.")
-    order = check_choice("hash" if order is None else order, "order", "project", ORDERS)
+    checked = PROJECT.validate({"theta": theta, "method": method, "order": order, "key": key})
+    method = checked["method"]
+    order = "hash" if checked["order"] is None else checked["order"]
     if method == "ead":
         return edge_addition(G, theta=theta, key=key, rng=rng, progress=progress)
     if method == "ser":

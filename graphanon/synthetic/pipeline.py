@@ -38,16 +38,32 @@ from typing import Any
 import numpy as np
 
 from .._progress import ProgressFn, log_progress, progress_step
-from .._validation import EPSILON_RANGE, check_choice, check_epsilon, check_int, check_type
+from .._validation import EPSILON_RANGE, check_int, check_type
 from ..errors import InvalidParameterError
 from ..graph import Graph
+from ..params import Param, Spec
 from ..privacy.noise import NoiseBackend, get_backend
 from ..privacy.release import Release, started_at
 
-__all__ = ["NODE_SPLIT", "SyntheticRelease", "synthesize"]
+__all__ = ["NODE_SPLIT", "SYNTHESIZE", "SyntheticRelease", "synthesize"]
 
 #: The node-DP pipeline's ε split (shares of the total; they sum to 1).
 NODE_SPLIT: Mapping[str, float] = {"edge_total": 0.1, "theta_dk2": 0.9}
+
+#: The parameters of :func:`synthesize`, declared once: its validation, the options of
+#: ``graphanon synthesize``, the keys of the job step and the table in docs/synthetic.md.
+SYNTHESIZE = Spec("synthesize", (
+    Param("epsilon", "epsilon",
+          "Total privacy budget ε > 0, split across the pipeline's parts as the record states "
+          "(params.epsilon_split); the ledger is charged once with it."),
+    Param("privacy", "choice",
+          "Neighbouring relation. edge: one edge added or removed, over the public node set "
+          "(the graph keeps its node ids). node: one node added or removed with all its "
+          "edges (θ-projection first; new ids s0, s1, ...).",
+          default="edge", choices=("edge", "node")),
+    Param("theta", "int", "Public degree bound θ of the EAD projection.",
+          default=16, low=1, high=4096, only=("privacy", "node")),
+), doc="docs/synthetic.md")
 
 
 @dataclass(frozen=True)
@@ -160,8 +176,8 @@ def synthesize(G: Graph, *, epsilon: float, privacy: str = "edge", nodes: Any = 
     started = started_at()
     owner = "synthesize"
     check_type(G, Graph, "G", owner, "a graphanon Graph")
-    epsilon = check_epsilon(epsilon, "epsilon", owner)
-    privacy = check_choice(privacy, "privacy", owner, ("edge", "node"))
+    checked = SYNTHESIZE.validate({"epsilon": epsilon, "privacy": privacy, "theta": theta})
+    epsilon, privacy, theta = checked["epsilon"], checked["privacy"], checked["theta"]
     if rng is not None:
         check_type(rng, np.random.Generator, "rng", owner, "a numpy.random.Generator")
     if seed is not None:
@@ -183,7 +199,6 @@ def synthesize(G: Graph, *, epsilon: float, privacy: str = "edge", nodes: Any = 
             raise InvalidParameterError(
                 "The 'nodes' parameter of synthesize applies to privacy='edge' only: under "
                 "node-DP the node set itself is private (the synthetic nodes get new ids).")
-        theta = check_int(theta, "theta", owner, low=1, high=1 << 12)
         outcome = _node_pipeline(G, epsilon=epsilon, theta=theta, backend=backend, rng=rng,
                                  seed=seed, progress=progress)
     release = _record(privacy, epsilon, outcome, backend=backend, seed=seed,

@@ -48,9 +48,8 @@ def _dense(n: int = 60, p: float = 0.3, seed: int = 1) -> Graph:
 # ---------------------------------------------------------------------- the record
 @pytest.mark.parametrize("privacy", ["edge", "node"])
 def test_one_record_states_total_split_and_sensitivities(polbooks: Graph, privacy: str) -> None:
-    nodes = polbooks.node_ids if privacy == "edge" else None
-    res = synthesize(polbooks, epsilon=2.5, privacy=privacy, nodes=nodes, theta=4,
-                     **_insecure(1))
+    where = {"nodes": polbooks.node_ids} if privacy == "edge" else {"theta": 4}
+    res = synthesize(polbooks, epsilon=2.5, privacy=privacy, **where, **_insecure(1))
     assert isinstance(res, SyntheticRelease) and isinstance(res.release, Release)
     rec = res.release
     assert rec.mechanism == f"synthesize-{privacy}" and rec.neighbourhood == privacy
@@ -107,9 +106,9 @@ def test_node_dp_gives_new_ids() -> None:
 @pytest.mark.parametrize("privacy", ["edge", "node"])
 def test_seeded_runs_are_reproducible(privacy: str) -> None:
     G = _dense()
-    nodes = G.node_ids if privacy == "edge" else None
-    a = synthesize(G, epsilon=20.0, privacy=privacy, nodes=nodes, theta=8, **_insecure(4))
-    b = synthesize(G, epsilon=20.0, privacy=privacy, nodes=nodes, theta=8, **_insecure(4))
+    where = {"nodes": G.node_ids} if privacy == "edge" else {"theta": 8}
+    a = synthesize(G, epsilon=20.0, privacy=privacy, **where, **_insecure(4))
+    b = synthesize(G, epsilon=20.0, privacy=privacy, **where, **_insecure(4))
     assert a.graph.content_hash == b.graph.content_hash
     assert a.parts == b.parts
 
@@ -132,8 +131,8 @@ def test_noise_calls_spend_exactly_the_split(privacy: str) -> None:
             raise AssertionError(f"unexpected noise call {name}")
 
     G = _dense()
-    nodes = G.node_ids if privacy == "edge" else None
-    res = synthesize(G, epsilon=3.0, privacy=privacy, nodes=nodes, theta=5,
+    where = {"nodes": G.node_ids} if privacy == "edge" else {"theta": 5}
+    res = synthesize(G, epsilon=3.0, privacy=privacy, **where,
                      backend=Spy(), rng=np.random.default_rng(5))  # type: ignore[arg-type]
     p = res.release.params
     stated = sorted((p["sensitivities"][k], p["epsilon_split"][k]) for k in p["epsilon_split"])
@@ -161,6 +160,8 @@ def test_progress_is_reported(polbooks: Graph) -> None:
     ({"privacy": "edge", "nodes": None}, "'nodes'.*required"),
     ({"privacy": "node", "nodes": ["a"]}, "'nodes'.*edge"),
     ({"privacy": "node", "nodes": None, "theta": 0}, "'theta'"),
+    ({"privacy": "edge", "theta": 8}, "'theta' parameter of synthesize applies to "
+                                      "privacy='node' only"),
     ({"seed": -1}, "'seed'"),
     ({"rng": 3}, "'rng'"),
 ])

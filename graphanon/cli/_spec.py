@@ -1,0 +1,88 @@
+"""Click options generated from a mechanism's :class:`~graphanon.params.Spec` (issue 37):
+the option's flag, type, range, choices, default and help are the spec's, so the command,
+the job step and the docs cannot drift apart (``tests/test_param_specs.py``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import click
+
+from ..params import Param, Spec
+from ._params import EPSILON, _Float
+
+__all__ = ["option_for", "options_from", "spec_values"]
+
+
+def _type(p: Param) -> Any:
+    if p.kind == "epsilon":
+        return EPSILON
+    if p.kind == "choice":
+        return click.Choice(list(p.choices))
+    if p.kind == "int":
+        return click.IntRange(None if p.low is None else int(p.low),
+                              None if p.high is None else int(p.high))
+    if p.low is None and p.high is None:
+        return _Float()
+    return _Float((float("-inf") if p.low is None else p.low,
+                   float("inf") if p.high is None else p.high))
+
+
+def option_help(p: Param, spec: Spec) -> str:
+    """The option's help: the spec's, with the setting it needs and a default that click
+    cannot show (an option that applies to one setting defaults to ``None`` on the CLI, so
+    that giving it under another setting can be refused)."""
+    text = p.help
+    if p.only is not None:
+        other = spec[p.only[0]]
+        text = f"Only with {other.flag} {p.only[1]}. {text}"
+    if p.only is not None and not p.required and p.default is not None:
+        text += f" Default {p.default}."
+    return text
+
+
+def option_for(p: Param, spec: Spec) -> Callable[[Any], Any]:
+    """The click option of one parameter."""
+    dest = p.name
+    if p.kind == "bool":
+        flag = p.flag
+        return click.option(f"{flag}/--no-{flag[2:]}", dest,
+                            default=None if p.only is not None else p.default,
+                            help=option_help(p, spec))
+    kwargs: dict[str, Any] = {"type": _type(p), "help": option_help(p, spec)}
+    if p.required:
+        kwargs["required"] = True
+    elif p.only is not None or p.default is None:
+        kwargs["default"] = None
+    else:
+        kwargs.update(default=p.default, show_default=True)
+    return click.option(p.flag, dest, **kwargs)
+
+
+def options_from(spec: Spec, *, skip: tuple[str, ...] = ()) -> Callable[[Any], Any]:
+    """Decorate a click command with one option per CLI parameter of ``spec`` (in the spec's
+    order), except ``skip`` (declared by hand: say why beside the command)."""
+    params = [p for p in spec.cli_params() if p.name not in skip]
+
+    def decorate(f: Any) -> Any:
+        for p in reversed(params):
+            f = option_for(p, spec)(f)
+        return f
+
+    return decorate
+
+
+def spec_values(spec: Spec, values: Mapping[str, Any]) -> dict[str, Any]:
+    """The function's keyword arguments from the parsed options of ``spec``: a chosen option
+    that does not apply to the chosen setting is refused (naming both options), and an
+    option left out takes the spec's default."""
+    chosen = {n for n in spec.names if values.get(n) is not None and spec[n].flag}
+    spec.check_applies(values, chosen, style="cli")
+    out: dict[str, Any] = {}
+    for p in spec.params:
+        if not p.flag:
+            continue
+        v = values.get(p.name)
+        out[p.name] = p.default if v is None and not p.required else v
+    return out

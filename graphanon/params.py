@@ -1,0 +1,255 @@
+"""A mechanism's parameters, declared once (issue 37).
+
+A :class:`Spec` lists the public parameters of one library function — name, type, range,
+default, help, whether the value is public, the neighbouring relation or other setting it
+applies to — beside the function, in its family module. Everything else is generated from
+it:
+
+- the function's own validation (:meth:`Spec.validate`, one message format:
+  :mod:`graphanon._validation`);
+- the click options of its command (:func:`graphanon.cli._spec.options_from`);
+- the keys a job step accepts and requires (:func:`graphanon.jobs.mechanism_step` with the
+  registry row's ``spec``);
+- the parameter table of its page in ``docs/`` (between ``<!-- params:NAME -->`` markers,
+  written by ``python scripts/param_docs.py``).
+
+``tests/test_param_specs.py`` fails when the function's signature, its command, its job step
+or its docs disagree with the spec. The model is scikit-learn's ``_param_validation``
+(constraints declared once, read by the tests) with OpenDP's habit of naming what each value
+means for privacy.
+
+Plain data only: importing this module imports no numpy (the registry names specs as
+strings, and ``graphanon --help`` stays cheap).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._validation import (
+    EPSILON_RANGE,
+    _bound,
+    check_choice,
+    check_epsilon,
+    check_float,
+    check_int,
+)
+from .errors import InvalidParameterError
+
+__all__ = ["REQUIRED", "Param", "Spec", "render_block"]
+
+
+class _Required:
+    """The default of a parameter without one."""
+
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+REQUIRED: Any = _Required()
+
+#: The kinds of value a parameter may hold.
+KINDS = ("int", "float", "epsilon", "choice", "bool")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a mechanism.
+
+    Attributes
+    ----------
+    name
+        The function's keyword (also the job key; the CLI option is ``--name-with-dashes``
+        unless ``cli`` says otherwise).
+    kind
+        ``"int"``, ``"float"`` (in ``[low, high]``, ``closed`` as
+        :func:`graphanon._validation.check_float`), ``"epsilon"`` (a privacy budget in
+        :data:`~graphanon._validation.EPSILON_RANGE`), ``"choice"`` (one of ``choices``) or
+        ``"bool"``.
+    help
+        One or two sentences: what the value does (the CLI's help, the docs' table).
+    default
+        :data:`REQUIRED`, or the value used when the caller gives none (``None`` allowed).
+    public
+        Whether the value is public (every parameter of a spec is: the data is the only
+        private input; ``False`` marks a value that must not be recorded, none so far).
+    only
+        ``(other, value)``: the parameter applies only when parameter ``other`` is
+        ``value``; giving it otherwise is refused, naming both.
+    cli
+        The option's flag; ``""``: no CLI option (job and API only).
+    job
+        Whether a job step may set it.
+    """
+
+    name: str
+    kind: str
+    help: str
+    default: Any = REQUIRED
+    low: float | None = None
+    high: float | None = None
+    closed: str = "both"
+    choices: tuple[str, ...] = ()
+    public: bool = True
+    only: tuple[str, Any] | None = None
+    cli: str | None = None
+    job: bool = True
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"Param {self.name!r}: kind {self.kind!r} not in {KINDS}")
+        if (self.kind == "choice") != bool(self.choices):
+            raise ValueError(f"Param {self.name!r}: choices go with kind 'choice' only")
+
+    @property
+    def required(self) -> bool:
+        return self.default is REQUIRED
+
+    @property
+    def flag(self) -> str:
+        """The CLI option (``""`` when it has none)."""
+        return "--" + self.name.replace("_", "-") if self.cli is None else self.cli
+
+    def check(self, value: Any, owner: str) -> Any:
+        """``value`` checked (and normalized) in the canonical message format; ``None``
+        passes when the default is ``None``."""
+        if value is None and self.default is None:
+            return None
+        if self.kind == "epsilon":
+            return check_epsilon(value, self.name, owner)
+        if self.kind == "int":
+            return check_int(value, self.name, owner,
+                             low=None if self.low is None else int(self.low),
+                             high=None if self.high is None else int(self.high))
+        if self.kind == "float":
+            return check_float(value, self.name, owner, low=self.low, high=self.high,
+                               closed=self.closed)
+        if self.kind == "choice":
+            return check_choice(value, self.name, owner, self.choices)
+        if not isinstance(value, bool):
+            raise InvalidParameterError(
+                f"The {self.name!r} parameter of {owner} must be a bool. Got {value!r} "
+                "instead.")
+        return value
+
+    def describe(self) -> str:
+        """The type and range in words (the docs' table)."""
+        if self.kind == "epsilon":
+            return f"float in ({_bound(EPSILON_RANGE[0])}, {_bound(EPSILON_RANGE[1])}]"
+        if self.kind == "choice":
+            return " \\| ".join(f"`{c}`" for c in self.choices)
+        if self.kind == "bool":
+            return "bool"
+        lo = "−∞" if self.low is None else _bound(self.low)
+        hi = "∞" if self.high is None else _bound(self.high)
+        left = "[" if self.closed in ("both", "left") and self.low is not None else "("
+        right = "]" if self.closed in ("both", "right") and self.high is not None else ")"
+        return f"{self.kind} in {left}{lo}, {hi}{right}"
+
+
+@dataclass(frozen=True)
+class Spec:
+    """The parameters of one function (``owner``: its name, as in error messages)."""
+
+    owner: str
+    params: tuple[Param, ...]
+    #: the page of ``docs/`` that holds its parameter table (between
+    #: ``<!-- params:NAME -->`` and ``<!-- /params:NAME -->``, NAME the registry's name)
+    doc: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        names = [p.name for p in self.params]
+        if len(set(names)) != len(names):
+            raise ValueError(f"Spec {self.owner!r}: a parameter is declared twice")
+        for p in self.params:
+            if p.only is not None and p.only[0] not in names:
+                raise ValueError(f"Spec {self.owner!r}: {p.name!r} depends on the unknown "
+                                 f"parameter {p.only[0]!r}")
+
+    def __getitem__(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.params)
+
+    def job_keys(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.params if p.job)
+
+    def cli_params(self) -> tuple[Param, ...]:
+        return tuple(p for p in self.params if p.flag)
+
+    def defaults(self) -> dict[str, Any]:
+        return {p.name: p.default for p in self.params if not p.required}
+
+    def validate(self, values: Mapping[str, Any], *,
+                 given: Iterable[str] | None = None) -> dict[str, Any]:
+        """Every value of ``values`` checked; the returned dict has the normalized values.
+
+        ``given`` (default: the parameters whose value differs from their default) are the
+        ones the caller chose: a chosen parameter that does not apply (``only``) is refused,
+        naming the setting it needs.
+        """
+        out = dict(values)
+        for p in self.params:
+            if p.name in values:
+                out[p.name] = p.check(values[p.name], self.owner)
+        chosen = (set(given) if given is not None else
+                  {n for n, v in values.items() if n in self.names
+                   and not self[n].required and v != self[n].default})
+        self.check_applies(out, chosen, style="api")
+        return out
+
+    def check_applies(self, values: Mapping[str, Any], chosen: Iterable[str], *,
+                      style: str = "api") -> None:
+        """Refuse a chosen parameter whose ``only`` setting does not hold. ``style`` names
+        the parameters as the caller spells them: ``"api"`` (``theta``), ``"cli"``
+        (``--theta``) or ``"job"`` (the key ``theta``)."""
+        for name in sorted(set(chosen)):
+            p = self[name]
+            if p.only is None:
+                continue
+            other, want = p.only
+            have = values.get(other, self[other].default)
+            if have != want:
+                raise InvalidParameterError(self._applies_message(p, other, want, have, style))
+
+    def _applies_message(self, p: Param, other: str, want: Any, have: Any, style: str) -> str:
+        if style == "cli":
+            o = self[other]
+            return (f"The {p.flag!r} option applies to {o.flag} {want} only (here "
+                    f"{o.flag} {have}).")
+        what = "key" if style == "job" else "parameter"
+        return (f"The {p.name!r} {what} of {self.owner} applies to {other}={want!r} only "
+                f"(here {other}={have!r}).")
+
+    def markdown(self) -> str:
+        """The docs' parameter table (generated; ``scripts/param_docs.py`` writes it)."""
+        rows = ["| Parameter | CLI | Type | Default | Applies | Public | Help |",
+                "|---|---|---|---|---|---|---|"]
+        for p in self.params:
+            default = "required" if p.required else f"`{p.default!r}`"
+            applies = "always" if p.only is None else f"`{p.only[0]}={p.only[1]!r}`"
+            cli = f"`{p.flag}`" if p.flag else "—"
+            text = p.help.replace("|", "\\|")
+            rows.append(f"| `{p.name}` | {cli} | {p.describe()} | {default} | {applies} | "
+                        f"{'yes' if p.public else 'no'} | {text} |")
+        return "\n".join(rows)
+
+
+def render_block(text: str, name: str, spec: Spec) -> str:
+    """``text`` (a docs page) with the table between ``<!-- params:name -->`` and
+    ``<!-- /params:name -->`` replaced by :meth:`Spec.markdown` (generated; a page without
+    the markers is an error: the table must have a place)."""
+    start, end = f"<!-- params:{name} -->", f"<!-- /params:{name} -->"
+    i, j = text.find(start), text.find(end)
+    if i < 0 or j < i:
+        raise ValueError(f"no {start} ... {end} block")
+    note = ("<!-- generated from the spec by scripts/param_docs.py; edit the Param, not "
+            "this table -->")
+    return text[:i + len(start)] + "\n" + note + "\n" + spec.markdown() + "\n" + text[j:]

@@ -1,0 +1,269 @@
+"""A mechanism's parameters are declared once (issue 37): the function's signature and
+validation, its click command, its job step and its docs table all agree with its
+:class:`~graphanon.params.Spec`, and :func:`disagreements` — what this file asserts empty
+for every registry row — catches a spec that drifted from any of them."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+import numpy as np
+import pytest
+
+from graphanon import jobs, registry
+from graphanon.cli import cli
+from graphanon.cli._spec import _type, option_help
+from graphanon.errors import InvalidParameterError
+from graphanon.graph import BipartiteGraph, Graph
+from graphanon.jobs.adapter import import_target, mechanism_step
+from graphanon.jobs.state import JobState
+from graphanon.params import REQUIRED, Param, Spec, render_block
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+import param_docs  # noqa: E402
+
+#: Keywords a spec does not declare: the data's public universes (their own options / the
+#: job's [source]) and the run's plumbing (noise, randomness, progress).
+NOT_DECLARED = {"nodes", "users", "features", "rng", "backend", "seed", "progress"}
+
+SPECS = registry.specs()
+
+
+def load(target: str) -> Any:
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def _data(name: str) -> tuple[Graph | BipartiteGraph, dict[str, Any]]:
+    """A small valid input and the other keywords a call of ``name`` needs."""
+    if name == "randomized-response":
+        B = BipartiteGraph.from_indices([0, 1, 2], [0, 1, 0], n_users=3, n_features=2)
+        return B, {"users": B.user_ids, "features": B.feature_ids}
+    G = Graph.from_edges([0, 1, 2, 2], [1, 2, 0, 3])
+    return G, ({"nodes": G.node_ids} if name == "synthesize" else {})
+
+
+def _job_keys(step: Any, data: Any) -> set[str]:
+    """The keys a job step says it takes (from its refusal of an unknown key)."""
+    state = JobState(data=data, rng=np.random.default_rng(0), seed=None)
+    with pytest.raises(InvalidParameterError) as err:
+        step(state, {"not_a_key": 1})
+    listed = re.search(r"It takes: (.*)\.$", str(err.value))
+    assert listed is not None, str(err.value)
+    return {k.strip() for k in listed.group(1).split(",")} - {"noise"}
+
+
+def _type_key(t: Any) -> tuple[Any, ...]:
+    """What a click type accepts: its class, choices and range."""
+    return (type(t).__name__, tuple(getattr(t, "choices", ()) or ()), getattr(t, "min", None),
+            getattr(t, "max", None), getattr(t, "bounds", None))
+
+
+def disagreements(name: str, spec: Spec) -> list[str]:
+    """Every way the function, command, job step and docs of ``name`` differ from ``spec``."""
+    bad: list[str] = []
+    row = next(r for r in registry.REGISTRY if r.name == name)
+    # the function: every keyword declared, with the same default
+    assert row.step is not None and not row.step.custom, name
+    func = import_target(row.step.target)
+    sig = list(inspect.signature(func).parameters.values())[1:]
+    keywords = {p.name: p.default for p in sig if p.name not in NOT_DECLARED}
+    if set(keywords) != set(spec.names):
+        bad.append(f"function keywords {sorted(keywords)} != spec {sorted(spec.names)}")
+    for p in spec.params:
+        want = inspect.Parameter.empty if p.required else p.default
+        if p.name in keywords and keywords[p.name] != want:
+            bad.append(f"default of {p.name!r}: function {keywords[p.name]!r}, spec "
+                       f"{p.default!r}")
+    # the command: one generated option per CLI parameter
+    if row.cli is not None:
+        cmd = cli.get_command(click.Context(cli), name)
+        assert cmd is not None, name
+        options = {o.name: o for o in cmd.params if isinstance(o, click.Option)}
+        for p in spec.cli_params():
+            o = options.get(p.name)
+            if o is None or p.flag not in o.opts:
+                bad.append(f"command has no {p.flag}")
+                continue
+            if o.help != option_help(p, spec):
+                bad.append(f"{p.flag}: help differs from the spec's")
+            if o.required != p.required:
+                bad.append(f"{p.flag}: required={o.required}, spec {p.required}")
+            want_type = _type(p) if p.kind != "bool" else o.type
+            if _type_key(o.type) != _type_key(want_type):
+                bad.append(f"{p.flag}: type {_type_key(o.type)}, spec {_type_key(want_type)}")
+            click_default = None if (p.only is not None or p.required) else p.default
+            default = None if type(o.default).__name__ == "Sentinel" else o.default
+            if default != click_default:
+                bad.append(f"{p.flag}: default {default!r}, spec {click_default!r}")
+        for p in spec.params:
+            if not p.flag and any(o.name == p.name for o in options.values()):
+                bad.append(f"{p.name!r} is declared job/API-only but the command has it")
+    # the job step: exactly the spec's job keys
+    data, _ = _data(name)
+    keys = _job_keys(jobs.STEPS[name], data)  # the registered step, as a job file meets it
+    if keys != set(spec.job_keys()):
+        bad.append(f"job keys {sorted(keys)} != spec {sorted(spec.job_keys())}")
+    # the docs: the generated table is the one on the page
+    page = ROOT / spec.doc
+    text = page.read_text(encoding="utf-8")
+    try:
+        if render_block(text, name, spec) != text:
+            bad.append(f"{spec.doc}: the parameter table of {name} is stale "
+                       "(python scripts/param_docs.py)")
+    except ValueError as exc:
+        bad.append(f"{spec.doc}: {exc}")
+    return bad
+
+
+def test_the_migrated_mechanisms_have_specs() -> None:
+    assert {"synthesize", "randomized-response", "project"} <= set(SPECS)
+    for name, target in SPECS.items():
+        assert isinstance(load(target), Spec), name
+
+
+@pytest.mark.parametrize("name", sorted(SPECS))
+def test_function_command_job_and_docs_agree_with_the_spec(name: str) -> None:
+    assert disagreements(name, load(SPECS[name])) == []
+
+
+@pytest.mark.parametrize("drift", ["default", "range", "help", "new-param", "job-only"])
+def test_a_drifted_spec_is_caught(drift: str) -> None:
+    """The checker is not vacuous: change the spec in each way and it says where."""
+    spec: Spec = load(SPECS["synthesize"])
+    params = list(spec.params)
+    if drift == "default":
+        params[1] = Param("privacy", "choice", params[1].help, default="node",
+                          choices=("edge", "node"))
+        want = "default of 'privacy'"
+    elif drift == "range":
+        params[2] = Param("theta", "int", params[2].help, default=16, low=1, high=99,
+                          only=("privacy", "node"))
+        want = "--theta: type"
+    elif drift == "help":
+        params[0] = Param("epsilon", "epsilon", "Something else.")
+        want = "help differs"
+    elif drift == "new-param":
+        params.append(Param("extra", "int", "A parameter the function lacks.", default=1))
+        want = "function keywords"
+    else:
+        params[2] = Param("theta", "int", params[2].help, default=16, low=1, high=4096,
+                          only=("privacy", "node"), job=False)
+        want = "job keys"
+    drifted = Spec(spec.owner, tuple(params), doc=spec.doc)
+    found = disagreements("synthesize", drifted)
+    assert any(want in d for d in found), found
+
+
+def test_the_docs_script_agrees() -> None:
+    assert param_docs.main(["--check"]) == 0
+
+
+# ---------------------------------------------------------------------- the generated checks
+@pytest.mark.parametrize("name", sorted(SPECS))
+def test_each_bound_and_choice_is_enforced_by_the_function(name: str) -> None:
+    """Every declared range and choice refuses a value just outside it, naming the
+    parameter, through the function itself."""
+    spec: Spec = load(SPECS[name])
+    row = next(r for r in registry.REGISTRY if r.name == name)
+    assert row.step is not None
+    func = import_target(row.step.target)
+    data, extra = _data(name)
+    base = {p.name: (1.0 if p.kind in ("epsilon", "float") else 2) for p in spec.params
+            if p.required}
+    base.update(extra)
+    for p in spec.params:
+        bad_values: list[Any] = []
+        if p.kind == "choice":
+            bad_values.append("not-a-choice")
+        if p.low is not None:
+            bad_values.append(p.low - 1)
+        if p.high is not None:
+            bad_values.append(p.high * 2 + 1)
+        if p.kind == "epsilon":
+            bad_values += [0.0, -1.0, float("nan")]
+        for value in bad_values:
+            call = {**base, p.name: value}
+            if p.only is not None:
+                call[p.only[0]] = p.only[1]
+                if p.only[0] == "privacy" and p.only[1] == "node":
+                    call.pop("nodes", None)
+            with pytest.raises(InvalidParameterError, match=repr(p.name)):
+                func(data, **call)
+
+
+@pytest.mark.parametrize("name", sorted(SPECS))
+def test_a_parameter_for_another_setting_is_refused_everywhere(name: str) -> None:
+    spec: Spec = load(SPECS[name])
+    data, extra = _data(name)
+    row = next(r for r in registry.REGISTRY if r.name == name)
+    assert row.step is not None
+    func = import_target(row.step.target)
+    for p in spec.params:
+        if p.only is None:
+            continue
+        other = spec[p.only[0]]
+        elsewhere = next(c for c in other.choices if c != p.only[1])
+        value = p.choices[0] if p.kind == "choice" else (p.low or 0) + 1
+        base = {q.name: (1.0 if q.kind in ("epsilon", "float") else 2) for q in spec.params
+                if q.required}
+        call = {**base, **extra, p.only[0]: elsewhere, p.name: value}
+        with pytest.raises(InvalidParameterError, match=f"{p.name!r} parameter of "
+                                                        f"{spec.owner} applies to"):
+            func(data, **call)
+        step = mechanism_step(row.step.target, rng=row.step.rng, spec=spec)
+        state = JobState(data=data, rng=np.random.default_rng(0), seed=None)
+        with pytest.raises(InvalidParameterError, match=f"{p.name!r} key of {spec.owner} "
+                                                        "applies to"):
+            step(state, {**base, p.only[0]: elsewhere, p.name: value})
+
+
+# ---------------------------------------------------------------------- the Spec itself
+def test_a_spec_refuses_a_malformed_declaration() -> None:
+    with pytest.raises(ValueError, match="kind"):
+        Param("x", "complex", "help")
+    with pytest.raises(ValueError, match="choices"):
+        Param("x", "int", "help", choices=("a",))
+    with pytest.raises(ValueError, match="twice"):
+        Spec("f", (Param("x", "int", "h"), Param("x", "int", "h")))
+    with pytest.raises(ValueError, match="unknown parameter 'mode'"):
+        Spec("f", (Param("x", "int", "h", default=1, only=("mode", "a")),))
+
+
+def test_validate_normalizes_and_names_the_caller_style() -> None:
+    spec = Spec("f", (Param("mode", "choice", "m", default="a", choices=("a", "b")),
+                      Param("n", "int", "n", default=3, low=1, high=9, only=("mode", "b")),
+                      Param("on", "bool", "o", default=False)))
+    assert spec.validate({"mode": "b", "n": np.int64(4)}) == {"mode": "b", "n": 4}
+    assert spec.validate({"mode": "a", "n": 3}) == {"mode": "a", "n": 3}  # the default: fine
+    with pytest.raises(InvalidParameterError,
+                       match=r"The 'n' parameter of f applies to mode='b' only \(here "
+                             r"mode='a'\)"):
+        spec.validate({"mode": "a", "n": 5})
+    with pytest.raises(InvalidParameterError, match="The '--n' option applies to --mode b"):
+        spec.check_applies({"mode": "a"}, {"n"}, style="cli")
+    with pytest.raises(InvalidParameterError, match="The 'n' key of f"):
+        spec.check_applies({}, {"n"}, style="job")
+    with pytest.raises(InvalidParameterError, match="'on' parameter of f must be a bool"):
+        spec.validate({"on": 1})
+    assert spec.defaults() == {"mode": "a", "n": 3, "on": False}
+    assert REQUIRED is Spec("g", (Param("e", "epsilon", "e"),))["e"].default
+
+
+def test_markdown_escapes_and_render_needs_its_markers() -> None:
+    spec = Spec("f", (Param("mode", "choice", "a | b", default="a", choices=("a", "b")),))
+    table = spec.markdown()
+    assert "a \\| b" in table and "`a` \\| `b`" in table
+    with pytest.raises(ValueError, match="params:f"):
+        render_block("no markers", "f", spec)
+    page = "x\n<!-- params:f -->\nold\n<!-- /params:f -->\ny\n"
+    out = render_block(page, "f", spec)
+    assert "old" not in out and table in out and out.startswith("x\n") and out.endswith("y\n")
+    assert render_block(out, "f", spec) == out  # idempotent
