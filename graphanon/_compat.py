@@ -42,8 +42,9 @@ def paper_variants(target: str, removed_in: str = REMOVED_IN,
     the release ``removed_in``.
 
     ``target`` (``"module:function"``) takes every argument of the wrapped function plus the
-    routed keywords. The wrapper's signature lists the routed keywords with their defaults,
-    so callers that inspect it (the job runner) still accept them.
+    routed keywords. The wrapper's signature is the secure function's own: it names only
+    secure parameters (issue 37); the routed keywords are in ``__paper_variants__``, where
+    the job runner finds them for its deprecated keys (:mod:`graphanon.jobs.adapter`).
     """
 
     def deco(func: F) -> F:
@@ -64,12 +65,7 @@ def paper_variants(target: str, removed_in: str = REMOVED_IN,
                 DeprecationWarning, stacklevel=2)
             return impl(*args, **kwargs, **moved)
 
-        params = list(sig.parameters.values())
-        tail = [p for p in params if p.kind is inspect.Parameter.VAR_KEYWORD]
-        head = [p for p in params if p.kind is not inspect.Parameter.VAR_KEYWORD]
-        extra = [inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY, default=v)
-                 for k, v in defaults.items() if k not in sig.parameters]
-        wrapper.__signature__ = sig.replace(parameters=[*head, *extra, *tail])  # type: ignore[attr-defined]
+        wrapper.__signature__ = sig  # type: ignore[attr-defined]
         wrapper.__paper_variants__ = (target, dict(defaults))  # type: ignore[attr-defined]
         return wrapper  # type: ignore[return-value]
 

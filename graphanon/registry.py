@@ -39,7 +39,7 @@ class Registration:
     """One command and / or job step (``name`` is the same in both)."""
 
     name: str
-    family: str  # "anonymity", "dk", "nodedp", "synthetic", "io", "tools"
+    family: str  # "anonymity", "dk", "nodedp", "synthetic", "reproduce", "io", "tools"
     help: str = ""  # the CLI command's one-line help (its docstring's first line)
     cli: str | None = None  # module of graphanon.cli defining the command; None: job only
     step: Step | None = None  # None: CLI only
@@ -106,6 +106,21 @@ REGISTRY: tuple[Registration, ...] = (
         "Release a private synthetic graph of INPUT (edge-DP on the public node ids, or "
         "node-DP).", cli="synthetic", step=Step("graphanon.synthetic.pipeline:synthesize"),
         spec="graphanon.synthetic.pipeline:SYNTHESIZE"),
+    # ---- paper reproductions (graphanon.reproduce): their own job steps; on the CLI the
+    # option values of the secure command (--domain observed, --projection ser, ...)
+    Registration(
+        "release-dk-thesis", "reproduce",
+        step=Step("graphanon.reproduce.dk_thesis:release_dk_thesis",
+                  defaults={"max_degree": None})),
+    Registration(
+        "release-dk-node-ser", "reproduce",
+        step=Step("graphanon.reproduce.node_dp_thesis:theta_dk_release_ser")),
+    Registration(
+        "release-degrees-seed", "reproduce",
+        step=Step("graphanon.reproduce.rps_seed:rps_degree_sequence_seed")),
+    Registration(
+        "release-personalized-thesis", "reproduce",
+        step=Step(f"{_JOB}:release_personalized_thesis_step", custom=True)),
     # ---- input, output and tools
     Registration(
         "info", "io",

@@ -91,7 +91,8 @@ def test_commands_and_steps_come_from_one_table() -> None:
     assert set(jobs.STEPS) == set(registry.steps())
     ctx = click.Context(cli)
     for r in registry.REGISTRY:
-        assert r.family in ("anonymity", "dk", "nodedp", "synthetic", "io", "tools"), r
+        assert r.family in ("anonymity", "dk", "nodedp", "synthetic", "reproduce", "io",
+                            "tools"), r
         if r.cli is not None:
             module = importlib.import_module(f"graphanon.cli.{r.cli}")
             assert r.name in {c.name for c in module.COMMANDS}, r.name
@@ -100,17 +101,20 @@ def test_commands_and_steps_come_from_one_table() -> None:
             assert callable(import_target(r.step.target)), r.step.target
 
 
-@pytest.mark.parametrize(("step", "variant", "mechanism"), [
+VARIANT_KEYS = [
     ('name = "release-dk"\n        d = 1\n        max_degree = 30\n'
-     '        domain = "observed"', "release_dk_thesis", "none"),
-    ('name = "release-degrees"\n        counts = "cauchy"', "rps_degree_sequence_seed", "none"),
+     '        domain = "observed"', "release-dk-thesis"),
+    ('name = "release-degrees"\n        counts = "cauchy"', "release-degrees-seed"),
     ('name = "release-dk-node"\n        d = 1\n        theta = 4\n        projection = "ser"',
-     "theta_dk_release_ser", "none"),
-])
-def test_a_paper_variant_key_runs_its_reproduction(tmp_path: Path, polbooks: Path, step: str,
-                                                   variant: str, mechanism: str) -> None:
-    """The keys that always chose a paper variant still do, reaching graphanon.reproduce
-    directly (its ReproductionWarning lands in the report; no DeprecationWarning detour)."""
+     "release-dk-node-ser"),
+]
+
+
+@pytest.mark.parametrize(("step", "new_step"), VARIANT_KEYS)
+def test_a_paper_variant_key_still_runs_its_reproduction_and_names_its_step(
+        tmp_path: Path, polbooks: Path, step: str, new_step: str) -> None:
+    """The keys that chose a paper variant on a secure step still do until 0.3.0, with a
+    DeprecationWarning naming the reproduction's own step (issue 37)."""
     rep = run(tmp_path, head('path = "g.txt"') + f"""
         [[steps]]
         {step}
@@ -120,16 +124,60 @@ def test_a_paper_variant_key_runs_its_reproduction(tmp_path: Path, polbooks: Pat
     import graphanon.errors as errors
 
     warned = rep["not_private"]["steps"]["warnings"]
-    categories = {w["category"] for w in warned}
-    assert "DeprecationWarning" not in categories, warned
-    assert any(issubclass(getattr(errors, c, Warning), errors.ReproductionWarning)
-               for c in categories), categories
-    from graphanon.registry import steps
-
-    # the job named the secure function; the reproduction ran instead
-    assert variant not in steps()[rep["not_private"]["steps"]["warnings"][0]["step"]].target
-    assert rep["release"]["neighbourhood"] == mechanism
+    deprecations = [w for w in warned if w["category"] == "DeprecationWarning"]
+    assert len(deprecations) == 1, warned
+    assert f"name the step {new_step!r}" in deprecations[0]["message"]
+    assert "0.3.0" in deprecations[0]["message"]
+    assert any(issubclass(getattr(errors, w["category"], Warning), errors.ReproductionWarning)
+               for w in warned), warned
+    assert rep["release"]["neighbourhood"] == "none"
     assert not rep["publishable"]
+
+
+@pytest.mark.parametrize("step", [
+    'name = "release-dk-thesis"\n        d = 1\n        max_degree = 30',
+    'name = "release-degrees-seed"',
+    'name = "release-dk-node-ser"\n        d = 1\n        theta = 4',
+    'name = "release-personalized-thesis"\n        d = 1\n        prefs_scheme = "thesis"\n'
+    '        privacy = "edge"\n        method = "tp"\n        theta = 20\n        mu = 1.0',
+])
+def test_a_paper_reproduction_is_a_step_of_its_own(tmp_path: Path, polbooks: Path,
+                                                   step: str) -> None:
+    """Each reproduction has its own step name and runs without a deprecation detour; the
+    secure function's signature names no variant keyword."""
+    source = 'path = "g.txt"'
+    if "personalized" in step:
+        (tmp_path / "nodes.txt").write_text("".join(f"{v}\n" for v in load_polbooks().node_ids))
+        source += '\n        nodes = "nodes.txt"'
+    epsilon = "" if "personalized" in step else "epsilon = 1.0"
+    rep = run(tmp_path, head(source) + f"""
+        [[steps]]
+        {step}
+        {epsilon}
+        noise = "numpy-insecure"
+    """ + FILE_SINK)
+    import graphanon.errors as errors
+
+    warned = rep["not_private"]["steps"]["warnings"]
+    assert not [w for w in warned if w["category"] == "DeprecationWarning"], warned
+    assert any(issubclass(getattr(errors, w["category"], Warning), errors.ReproductionWarning)
+               for w in warned), warned
+    assert not rep["publishable"]
+
+
+def test_secure_signatures_name_only_secure_parameters() -> None:
+    import inspect
+
+    from graphanon.dk.personalized import release_personalized
+    from graphanon.dk.release import release_dk
+    from graphanon.nodedp.degree_sequences import rps_degree_sequence
+    from graphanon.nodedp.theta_dk import theta_dk_release
+
+    for func, keys in ((release_dk, {"domain", "sensitivity_rule"}),
+                       (theta_dk_release, {"projection", "order"}),
+                       (rps_degree_sequence, {"counts"}),
+                       (release_personalized, {"calibration"})):
+        assert not keys & set(inspect.signature(func).parameters), func.__name__
 
 
 def test_randomized_response_job(tmp_path: Path) -> None:

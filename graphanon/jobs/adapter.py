@@ -102,6 +102,10 @@ def mechanism_step(
                 role = "none"
             required = {n for n in names if sig[n].default is inspect.Parameter.empty
                         and sig[n].kind is not inspect.Parameter.VAR_KEYWORD}
+            # a secure function's paper-variant keywords (domain = "observed", ...): still
+            # accepted until they are removed, with a warning naming the reproduction's step
+            routed = getattr(f, "__paper_variants__", None)
+            variant_keys = dict(routed[1]) if routed is not None else {}
             declared: Spec | None = (
                 getattr(importlib.import_module(spec.partition(":")[0]), spec.partition(":")[2])
                 if isinstance(spec, str) else spec)
@@ -113,7 +117,8 @@ def mechanism_step(
                 func=f, name=getattr(f, "__name__", "mechanism"), role=role,
                 backend="backend" in sig, seed="seed" in sig,
                 universe=[k for k in UNIVERSE_KEYS if k in sig],
-                accepted=accepted, spec=declared,
+                accepted=accepted | set(variant_keys), spec=declared,
+                variants=variant_keys, variant_target=routed[0] if routed else None,
                 required=required - set(_RESERVED) - set(fixed),
                 var_kw=any(p.kind is inspect.Parameter.VAR_KEYWORD for p in sig.values()),
             )
@@ -171,8 +176,15 @@ def mechanism_step(
                 kwargs[key] = value
         check_data_kind(name, info["func"], state.data)
         # a paper variant chosen by its keys (domain = "observed", ...) runs its reproduction
-        # directly, as the CLI option of the same name does
-        result = variant_for(info["func"], kwargs)(state.data, **kwargs)
+        # (deprecated: the reproduction is a step of its own)
+        chosen = {k: v for k, v in kwargs.items()
+                  if k in info["variants"] and v != info["variants"][k]}
+        if chosen:
+            _warn_variant_keys(name, chosen, info["variant_target"])
+        func = info["func"]
+        if not getattr(func, "__routes_itself__", False):
+            func = variant_for(func, kwargs)
+        result = func(state.data, **kwargs)
         # an rng-noise mechanism (no seed argument) records the seed only when it was used
         used_universe = [k for k in info["universe"] if k in kwargs]
         absorb(state, result, name,
@@ -184,6 +196,31 @@ def mechanism_step(
     step.__name__ = f"step_{func if isinstance(func, str) else func.__name__}"
     step.__doc__ = None if isinstance(func, str) else func.__doc__
     return step
+
+
+def reproduction_steps() -> dict[str, str]:
+    """The job step of each paper reproduction: ``function name -> step name`` (the
+    registry's ``reproduce`` rows; a custom step function is named ``<function>_step``)."""
+    from .. import registry
+
+    out = {}
+    for r in registry.REGISTRY:
+        if r.family == "reproduce" and r.step is not None:
+            func = r.step.target.rpartition(":")[2]
+            out[func.removesuffix("_step") if r.step.custom else func] = r.name
+    return out
+
+
+def _warn_variant_keys(name: str, chosen: Mapping[str, Any], target: str | None) -> None:
+    import warnings
+
+    func = (target or "").rpartition(":")[2]
+    step = reproduction_steps().get(func, func)
+    shown = ", ".join(f"{k} = {v!r}" for k, v in chosen.items())
+    warnings.warn(
+        f"step {name!r}: the keys {shown} choose a paper reproduction, not the secure "
+        f"mechanism; name the step {step!r} instead (these keys are removed in 0.3.0).",
+        DeprecationWarning, stacklevel=2)
 
 
 def absorb(state: JobState, result: Any, name: str, *,

@@ -51,6 +51,20 @@ def release_personalized_step(state: JobState, params: dict[str, Any]) -> None:
     relative to the job file), ``prefs_attribute`` (a node property of the source) or
     ``prefs_scheme = "thesis"``; ``default_epsilon`` for unlisted nodes; every other key is
     a parameter of :func:`graphanon.dk.personalized.release_personalized`."""
+    _personalized(state, params, "graphanon.dk.personalized:release_personalized",
+                  "release-personalized")
+
+
+def release_personalized_thesis_step(state: JobState, params: dict[str, Any]) -> None:
+    """``release-personalized-thesis``: chapter 8 as written
+    (:func:`graphanon.reproduce.personalized_thesis.release_personalized_thesis`), with the
+    keys of ``release-personalized``."""
+    _personalized(state, params,
+                  "graphanon.reproduce.personalized_thesis:release_personalized_thesis",
+                  "release-personalized-thesis")
+
+
+def _personalized(state: JobState, params: dict[str, Any], target: str, step: str) -> None:
     from ..dk import preferences as pp
 
     kwargs = dict(params)
@@ -60,13 +74,13 @@ def release_personalized_step(state: JobState, params: dict[str, Any]) -> None:
     default = kwargs.pop("default_epsilon", None)
     if sum(x is not None for x in (path, scheme, attribute)) != 1:
         raise InvalidParameterError(
-            "step 'release-personalized' needs exactly one of the keys 'prefs' (a file), "
+            f"step {step!r} needs exactly one of the keys 'prefs' (a file), "
             "'prefs_attribute' (a node property) or 'prefs_scheme' (\"thesis\").")
     if not isinstance(state.data, Graph):
-        raise InvalidParameterError("step 'release-personalized' needs a social graph source.")
+        raise InvalidParameterError(f"step {step!r} needs a social graph source.")
     if kwargs.get("privacy") == "node" and path is None:
         raise InvalidParameterError(
-            "step 'release-personalized' with privacy = \"node\" needs 'prefs' (a public "
+            f"step {step!r} with privacy = \"node\" needs 'prefs' (a public "
             "table file): 'prefs_scheme' and 'prefs_attribute' derive the table from the "
             "private node set.")
     if path is not None:
@@ -79,31 +93,34 @@ def release_personalized_step(state: JobState, params: dict[str, Any]) -> None:
         nodes = None if state.universe is None else state.universe.nodes
         if nodes is None:
             raise InvalidParameterError(
-                "step 'release-personalized' with prefs_scheme = \"thesis\" draws the "
+                f"step {step!r} with prefs_scheme = \"thesis\" draws the "
                 "preferences over the public node universe: give [source] nodes = FILE.")
         prefs = pp.thesis_scheme(nodes, rng=state.rng)
     else:
         raise InvalidParameterError(
-            f"The 'prefs_scheme' key of step 'release-personalized' must be 'thesis'. "
+            f"The 'prefs_scheme' key of step {step!r} must be 'thesis'. "
             f"Got {scheme!r} instead.")
+
+    impl = import_target(target)
 
     def release_personalized(G: Graph, **kw: Any) -> Any:
         from .._compat import variant_for
-        from ..dk.personalized import release_personalized as impl
 
         return variant_for(impl, kw)(G, prefs, **kw)
 
-    release_personalized.__signature__ = _personalized_signature()  # type: ignore[attr-defined]
+    release_personalized.__name__ = impl.__name__
+    release_personalized.__signature__ = _without_prefs(impl)  # type: ignore[attr-defined]
+    if hasattr(impl, "__paper_variants__"):  # its deprecated keys (graphanon.jobs.adapter)
+        release_personalized.__paper_variants__ = impl.__paper_variants__  # type: ignore[attr-defined]
+        release_personalized.__routes_itself__ = True  # type: ignore[attr-defined]
     mechanism_step(release_personalized)(state, kwargs)
 
 
-def _personalized_signature() -> Any:
-    """``release_personalized``'s signature without the ``prefs`` argument."""
+def _without_prefs(func: Callable[..., Any]) -> Any:
+    """``func``'s signature without the ``prefs`` argument (the step reads the table)."""
     import inspect
 
-    from ..dk.personalized import release_personalized
-
-    sig = inspect.signature(release_personalized)
+    sig = inspect.signature(func)
     return sig.replace(parameters=[p for n, p in sig.parameters.items() if n != "prefs"])
 
 
