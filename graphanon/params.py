@@ -128,11 +128,11 @@ class Param:
                                closed=self.closed)
         if self.kind == "choice":
             return check_choice(value, self.name, owner, self.choices)
-        if not isinstance(value, bool):
+        if not (isinstance(value, bool) or type(value).__name__ == "bool_"):  # numpy's too
             raise InvalidParameterError(
                 f"The {self.name!r} parameter of {owner} must be a bool. Got {value!r} "
                 "instead.")
-        return value
+        return bool(value)
 
     def describe(self) -> str:
         """The type and range in words (the docs' table)."""
@@ -187,18 +187,19 @@ class Spec:
     def defaults(self) -> dict[str, Any]:
         return {p.name: p.default for p in self.params if not p.required}
 
-    def validate(self, values: Mapping[str, Any], *,
-                 given: Iterable[str] | None = None) -> dict[str, Any]:
+    def validate(self, values: Mapping[str, Any], *, given: Iterable[str] | None = None,
+                 owner: str | None = None) -> dict[str, Any]:
         """Every value of ``values`` checked; the returned dict has the normalized values.
 
         ``given`` (default: the parameters whose value differs from their default) are the
         ones the caller chose: a chosen parameter that does not apply (``only``) is refused,
-        naming the setting it needs.
+        naming the setting it needs. ``owner`` names the caller in messages when it is not
+        the spec's function (a helper that shares its parameters).
         """
         out = dict(values)
         for p in self.params:
             if p.name in values:
-                out[p.name] = p.check(values[p.name], self.owner)
+                out[p.name] = p.check(values[p.name], owner or self.owner)
         chosen = (set(given) if given is not None else
                   {n for n, v in values.items() if n in self.names
                    and not self[n].required and v != self[n].default})

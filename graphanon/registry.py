@@ -56,11 +56,13 @@ REGISTRY: tuple[Registration, ...] = (
     # ---- user × feature graphs: the k-anonymity family and its DP baseline
     Registration(
         "smooth-k", "anonymity", "Smooth-k-anonymize the user<TAB>feature list INPUT.",
-        cli="anonymity", step=Step(f"{_JOB}:smooth_k_step", custom=True)),
+        cli="anonymity", step=Step(f"{_JOB}:smooth_k_step", custom=True),
+        spec="graphanon.anonymity.smooth_k:SMOOTH_K"),
     Registration(
         "mondrian", "anonymity",
         "Strict Mondrian k-anonymity by suppression of the user<TAB>feature list INPUT.",
-        cli="anonymity", step=Step(f"{_JOB}:mondrian_step", custom=True)),
+        cli="anonymity", step=Step(f"{_JOB}:mondrian_step", custom=True),
+        spec="graphanon.anonymity.mondrian:MONDRIAN"),
     Registration(
         "b-anonymize", "anonymity",
         "Mask cells of INPUT so that every user i hides among ≥ δ_i others (b-matching).",

@@ -21,7 +21,7 @@ from graphanon.cli import cli
 from graphanon.cli._spec import _type, option_help
 from graphanon.errors import InvalidParameterError
 from graphanon.graph import BipartiteGraph, Graph
-from graphanon.jobs.adapter import import_target, mechanism_step
+from graphanon.jobs.adapter import mechanism_step
 from graphanon.jobs.state import JobState
 from graphanon.params import REQUIRED, Param, Spec, render_block
 
@@ -43,6 +43,11 @@ def load(target: str) -> Any:
 
 def _data(name: str) -> tuple[Graph | BipartiteGraph, dict[str, Any]]:
     """A small valid input and the other keywords a call of ``name`` needs."""
+    if name in ("smooth-k", "mondrian"):
+        X = np.random.default_rng(0).integers(0, 2, size=(12, 5))
+        r, c = np.nonzero(X)
+        B = BipartiteGraph.from_indices(r, c, n_users=12, n_features=5)
+        return B, ({"rng": np.random.default_rng(0)} if name == "smooth-k" else {})
     if name == "randomized-response":
         B = BipartiteGraph.from_indices([0, 1, 2], [0, 1, 0], n_users=3, n_features=2)
         return B, {"users": B.user_ids, "features": B.feature_ids}
@@ -60,6 +65,12 @@ def _job_keys(step: Any, data: Any) -> set[str]:
     return {k.strip() for k in listed.group(1).split(",")} - {"noise"}
 
 
+def spec_function(name: str) -> Any:
+    """The function a registry row's spec declares: ``spec.owner`` in the spec's module."""
+    module = SPECS[name].partition(":")[0]
+    return getattr(importlib.import_module(module), load(SPECS[name]).owner)
+
+
 def _type_key(t: Any) -> tuple[Any, ...]:
     """What a click type accepts: its class, choices and range."""
     return (type(t).__name__, tuple(getattr(t, "choices", ()) or ()), getattr(t, "min", None),
@@ -70,9 +81,8 @@ def disagreements(name: str, spec: Spec) -> list[str]:
     """Every way the function, command, job step and docs of ``name`` differ from ``spec``."""
     bad: list[str] = []
     row = next(r for r in registry.REGISTRY if r.name == name)
-    # the function: every keyword declared, with the same default
-    assert row.step is not None and not row.step.custom, name
-    func = import_target(row.step.target)
+    # the function (named by the spec, beside it): every keyword declared, same default
+    func = spec_function(name)
     sig = list(inspect.signature(func).parameters.values())[1:]
     keywords = {p.name: p.default for p in sig if p.name not in NOT_DECLARED}
     if set(keywords) != set(spec.names):
@@ -124,7 +134,7 @@ def disagreements(name: str, spec: Spec) -> list[str]:
 
 
 def test_the_migrated_mechanisms_have_specs() -> None:
-    assert {"synthesize", "randomized-response", "project"} <= set(SPECS)
+    assert {"synthesize", "randomized-response", "project", "smooth-k", "mondrian"} <= set(SPECS)
     for name, target in SPECS.items():
         assert isinstance(load(target), Spec), name
 
@@ -172,9 +182,7 @@ def test_each_bound_and_choice_is_enforced_by_the_function(name: str) -> None:
     """Every declared range and choice refuses a value just outside it, naming the
     parameter, through the function itself."""
     spec: Spec = load(SPECS[name])
-    row = next(r for r in registry.REGISTRY if r.name == name)
-    assert row.step is not None
-    func = import_target(row.step.target)
+    func = spec_function(name)
     data, extra = _data(name)
     base = {p.name: (1.0 if p.kind in ("epsilon", "float") else 2) for p in spec.params
             if p.required}
@@ -205,7 +213,7 @@ def test_a_parameter_for_another_setting_is_refused_everywhere(name: str) -> Non
     data, extra = _data(name)
     row = next(r for r in registry.REGISTRY if r.name == name)
     assert row.step is not None
-    func = import_target(row.step.target)
+    func = spec_function(name)
     for p in spec.params:
         if p.only is None:
             continue

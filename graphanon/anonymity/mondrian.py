@@ -27,10 +27,11 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_choice, check_int
+from .._validation import check_int
 from ..errors import InfeasibleError, InvalidParameterError
 from ..graph import BipartiteGraph
 from ..metrics import edge_set_metrics
+from ..params import Param, Spec
 from .smooth_k import release_clusters
 
 __all__ = ["MondrianResult", "MondrianTableResult", "mondrian", "mondrian_table"]
@@ -79,6 +80,15 @@ class MondrianTableResult:
     seconds: float
 
 
+#: The parameters of :func:`mondrian`, declared once: its validation, the options of
+#: ``graphanon mondrian``, the job step's keys and the table in docs/anonymity.md.
+MONDRIAN = Spec("mondrian", (
+    Param("k", "int", "Anonymity level: every final partition has at least k users.", low=2),
+    Param("split", "choice", "Split attribute rule (first: the reference's; balanced: the "
+          "cut closest to half).", default="first", choices=("first", "balanced")),
+), doc="docs/anonymity.md")
+
+
 def mondrian(B: BipartiteGraph, *, k: int, split: str = "first") -> MondrianResult:
     """Strict Mondrian k-anonymity by suppression of a binary user × feature graph.
 
@@ -112,8 +122,8 @@ def mondrian(B: BipartiteGraph, *, k: int, split: str = "first") -> MondrianResu
     K. LeFevre, D. DeWitt, R. Ramakrishnan, "Mondrian multidimensional k-anonymity", ICDE
     2006; reference implementation https://github.com/qiyuangong/Mondrian (strict mode).
     """
-    k = check_int(k, "k", "mondrian", low=2)
-    split = check_choice(split, "split", "mondrian", ("first", "balanced"))
+    checked = MONDRIAN.validate({"k": k, "split": split})
+    k, split = checked["k"], checked["split"]
     if B.n_users < k:
         raise InfeasibleError(
             f"k-anonymity needs at least k users: the graph has {B.n_users} users and k={k}."

@@ -21,10 +21,11 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .._progress import ProgressFn, log_progress
-from .._validation import check_choice, check_float, check_int, check_type, fail
+from .._validation import check_choice, check_int, check_type
 from ..errors import InfeasibleError, InvalidParameterError
 from ..graph import BipartiteGraph
 from ..metrics import edge_set_metrics
+from ..params import Param, Spec
 from . import _kernels as K
 from .lsh import (
     child_seed,
@@ -51,6 +52,44 @@ __all__ = [
 _OWNER = "smooth_k_anonymity"
 #: Default ``α`` (see :func:`smooth_k_anonymity`).
 DEFAULT_ALPHA = 0.1
+
+#: Most restarts a run may ask for: each is a full clustering of every chunk (the default, 10,
+#: already keeps the cheapest of ten).
+MAX_RESTARTS = 1000
+
+#: The parameters of :func:`smooth_k_anonymity`, declared once: its validation (and the
+#: chunk anonymizer's, :func:`check_chunk_options`), the options of ``graphanon smooth-k``,
+#: the job step's keys and the table in docs/anonymity.md.
+SMOOTH_K = Spec("smooth_k_anonymity", (
+    Param("k", "int", "Anonymity level: every released feature set is shared by at least k "
+          "users.", low=2),
+    Param("variant", "choice",
+          "smooth: majority row per cluster (smooth-k-anonymity); suppress: intersection "
+          "(k-anonymity by suppression).", default="smooth", choices=("smooth", "suppress")),
+    Param("postprocess", "choice", "How clusters below k are removed (see docs).",
+          default="simple", choices=("simple", "paper")),
+    Param("alpha", "float", "α of the opening cost 2α/(1−α)·Σ k-NN distances (the paper's "
+          "experiments: 0.5; see docs/anonymity.md).", default=DEFAULT_ALPHA, low=0.0,
+          high=1.0, closed="neither"),
+    Param("restarts", "int", "Meyerson runs on random orders; the best is kept.",
+          default=10, low=1, high=MAX_RESTARTS),
+    Param("shard_size", "int", "LSH sharding: anonymize chunks of about N MinHash-sorted "
+          "users (at least k).", default=None, low=2),
+    Param("n_jobs", "int", "Processes for the shards (with shard_size; at most one per "
+          "shard and per core).", default=1, low=1, cli="--jobs"),
+    Param("n_hashes", "int", "MinHash functions used for sharding.", default=4, low=1,
+          high=64, cli=""),
+    Param("search", "choice", "Nearest-facility search: bit-packed rows, an inverted "
+          "index, or bits up to 1,024 used features.", default="auto",
+          choices=("auto", "bits", "sparse"), cli=""),
+    Param("select", "choice", "Which restart is kept: the best Jaccard, or the cheapest "
+          "facility-location cost (the paper's rule).", default="jaccard",
+          choices=("jaccard", "cost"), cli=""),
+    Param("refine", "bool", "Split clusters of 2k users or more in MinHash order when that "
+          "raises the Jaccard.", default=True, cli=""),
+    Param("fallback", "bool", "Per chunk, keep the naive MinHash-run baseline when its "
+          "Jaccard is higher.", default=True, cli=""),
+), doc="docs/anonymity.md")
 _BITS_MAX_FEATURES = 1024  # above this many (used) features the inverted index is faster
 
 
@@ -234,13 +273,14 @@ def smooth_k_anonymity(
     and Appendix D. A. Meyerson, "Online facility location", FOCS 2001.
     """
     check_type(B, BipartiteGraph, "B", _OWNER, "a BipartiteGraph (users × features)")
-    k = check_int(k, "k", _OWNER, low=2)
-    if shard_size is not None:
-        shard_size = check_int(shard_size, "shard_size", _OWNER, low=max(k, 2))
     opts = check_chunk_options(_OWNER, k=k, alpha=alpha, restarts=restarts, variant=variant,
                                postprocess=postprocess, search=search, n_hashes=n_hashes,
                                select=select, refine=refine, fallback=fallback)
-    n_jobs = check_int(n_jobs, "n_jobs", _OWNER, low=1)
+    k = opts["k"]
+    checked = SMOOTH_K.validate({"shard_size": shard_size, "n_jobs": n_jobs})
+    shard_size, n_jobs = checked["shard_size"], checked["n_jobs"]
+    if shard_size is not None:  # a chunk below k users could not be k-anonymous
+        shard_size = check_int(shard_size, "shard_size", _OWNER, low=k)
     if n_jobs > 1 and shard_size is None:
         raise InvalidParameterError(
             f"The 'n_jobs' parameter of {_OWNER} runs shards in parallel; it needs "
@@ -258,9 +298,6 @@ def smooth_k_anonymity(
                           progress=progress)
 
 
-#: Most restarts a run may ask for: each is a full clustering of every chunk (the default, 10,
-#: already keeps the cheapest of ten).
-MAX_RESTARTS = 1000
 
 
 def check_chunk_options(owner: str, *, k: Any, alpha: Any, restarts: Any, variant: Any,
@@ -268,24 +305,10 @@ def check_chunk_options(owner: str, *, k: Any, alpha: Any, restarts: Any, varian
                         refine: Any, fallback: Any) -> dict[str, Any]:
     """Validate the options of the chunk anonymizer (shared with the distributed engine) and
     return them as the keyword arguments of :func:`cluster_chunk`."""
-    return {
-        "k": check_int(k, "k", owner, low=2),
-        "alpha": check_float(alpha, "alpha", owner, low=0.0, high=1.0, closed="neither"),
-        "restarts": check_int(restarts, "restarts", owner, low=1, high=MAX_RESTARTS),
-        "variant": check_choice(variant, "variant", owner, ("smooth", "suppress")),
-        "postprocess": check_choice(postprocess, "postprocess", owner, ("simple", "paper")),
-        "search": check_choice(search, "search", owner, ("auto", "bits", "sparse")),
-        "n_hashes": check_int(n_hashes, "n_hashes", owner, low=1, high=64),
-        "select": check_choice(select, "select", owner, ("jaccard", "cost")),
-        "refine": _check_bool(refine, "refine", owner),
-        "fallback": _check_bool(fallback, "fallback", owner),
-    }
-
-
-def _check_bool(value: Any, name: str, owner: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise fail(name, owner, "a bool", value)
-    return bool(value)
+    return SMOOTH_K.validate(
+        {"k": k, "alpha": alpha, "restarts": restarts, "variant": variant,
+         "postprocess": postprocess, "search": search, "n_hashes": n_hashes, "select": select,
+         "refine": refine, "fallback": fallback}, owner=owner)
 
 
 def _smooth_k_impl(B: BipartiteGraph, *, opts: dict[str, Any], rng: np.random.Generator,

@@ -15,14 +15,42 @@ from ._params import EPSILON, _Float
 __all__ = ["option_for", "options_from", "spec_values"]
 
 
+class _Int(click.ParamType):  # type: ignore[type-arg]
+    """An int option in ``[low, high]``, refused as the arguments are read with the one
+    message format (``The '--k' option must be an int in [2, ...]. Got 1 instead.``)."""
+
+    name = "integer"
+
+    def __init__(self, low: int | None, high: int | None) -> None:
+        self.min, self.max = low, high
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            x = value
+        else:
+            try:
+                x = int(str(value).strip())
+            except ValueError:
+                self.fail(f"{value!r} is not an integer.", param, ctx)
+        from .._validation import check_int
+        from ..errors import InvalidParameterError
+
+        try:
+            return check_int(x, "x", "<cli>", low=self.min, high=self.max)
+        except InvalidParameterError as exc:
+            opt = param.opts[0] if param is not None and param.opts else "the"
+            raise InvalidParameterError(str(exc).replace(
+                "The 'x' parameter of <cli>", f"The {opt!r} option")) from None
+
+
 def _type(p: Param) -> Any:
     if p.kind == "epsilon":
         return EPSILON
     if p.kind == "choice":
         return click.Choice(list(p.choices))
     if p.kind == "int":
-        return click.IntRange(None if p.low is None else int(p.low),
-                              None if p.high is None else int(p.high))
+        return _Int(None if p.low is None else int(p.low),
+                    None if p.high is None else int(p.high))
     if p.low is None and p.high is None:
         return _Float()
     return _Float((float("-inf") if p.low is None else p.low,

@@ -7,12 +7,15 @@ from typing import Any
 
 import click
 
+from ..anonymity.mondrian import MONDRIAN
+from ..anonymity.smooth_k import SMOOTH_K
 from ..errors import GraphAnonError, InvalidParameterError
 from ._console import echo, progress_bar, wall_seconds
 from ._inputs import load_bipartite, refuse_skip_bad_rows
 from ._outputs import bound, outside_published, pseudonymized, write_json
-from ._params import FLOAT, distributed_options, pseudonym_options
+from ._params import distributed_options, pseudonym_options
 from ._privacy import make_rng
+from ._spec import options_from
 
 __all__ = ["COMMANDS"]
 
@@ -91,23 +94,7 @@ def _write_release(B: Any, out: str, report: str, payload: dict[str, Any],
 
 @click.command("smooth-k")
 @click.argument("input_path", metavar="INPUT", type=click.Path())
-@click.option("--k", "k", type=int, required=True, help="Anonymity level (≥ 2).")
-@click.option("--variant", type=click.Choice(["smooth", "suppress"]), default="smooth",
-              show_default=True,
-              help="smooth: majority row per cluster (smooth-k-anonymity); suppress: "
-                   "intersection (k-anonymity by suppression).")
-@click.option("--postprocess", type=click.Choice(["simple", "paper"]), default="simple",
-              show_default=True, help="How clusters below k are removed (see docs).")
-@click.option("--alpha", type=FLOAT, default=0.1, show_default=True,
-              help="α of the opening cost 2α/(1−α)·Σ k-NN distances (the paper's "
-                   "experiments: 0.5; see docs/anonymity.md).")
-@click.option("--restarts", type=int, default=10, show_default=True,
-              help="Meyerson runs on random orders; the cheapest is kept.")
-@click.option("--shard-size", type=int, default=None,
-              help="LSH sharding: anonymize chunks of about N MinHash-sorted users.")
-@click.option("--jobs", "n_jobs", type=int, default=1, show_default=True,
-              help="Processes for the shards (with --shard-size; at most one per shard and "
-                   "per core).")
+@options_from(SMOOTH_K)  # --k ... --jobs: declared with the function
 @click.option("--seed", type=int, default=None, help="Random seed (recorded in the report).")
 @click.option("--out", required=True, type=click.Path(),
               help="Output user<TAB>feature list (a folder of Parquet parts with --scheduler "
@@ -133,8 +120,6 @@ def smooth_k(input_path: str, k: int, variant: str, postprocess: str, alpha: flo
     """
     from ..anonymity import smooth_k_anonymity
 
-    if k < 2:
-        raise InvalidParameterError(f"The '--k' option must be an int ≥ 2. Got {k} instead.")
     rng, seed = make_rng(seed)
     if clusters_path:  # real id -> cluster gives each user's published row
         outside_published("--clusters", clusters_path, out, "the user-to-cluster list",
@@ -175,9 +160,7 @@ def smooth_k(input_path: str, k: int, variant: str, postprocess: str, alpha: flo
 
 @click.command("mondrian")
 @click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False))
-@click.option("--k", "k", type=int, required=True, help="Anonymity level (≥ 2).")
-@click.option("--split", type=click.Choice(["first", "balanced"]), default="first",
-              show_default=True, help="Split attribute rule (first: the reference's).")
+@options_from(MONDRIAN)  # --k, --split: declared with the function
 @click.option("--out", required=True, type=click.Path(dir_okay=False),
               help="Output user<TAB>feature list.")
 @click.option("--report", "report_path", required=True, type=click.Path(dir_okay=False),
@@ -191,8 +174,6 @@ def mondrian_cmd(input_path: str, k: int, split: str, out: str, report_path: str
     """
     from ..anonymity import mondrian
 
-    if k < 2:
-        raise InvalidParameterError(f"The '--k' option must be an int ≥ 2. Got {k} instead.")
     B = load_bipartite(input_path)
     res = mondrian(B, k=k, split=split)
     check = _verify_or_fail(B, res.anonymized, k)

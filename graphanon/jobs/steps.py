@@ -235,14 +235,14 @@ def b_anonymize_step(state: JobState, params: dict[str, Any]) -> None:
 
 
 def _k_anonymity_step(target: str, mechanism: Callable[[dict[str, Any]], str],
-                      public: tuple[str, ...]) -> StepFn:
+                      public: tuple[str, ...], spec: str) -> StepFn:
     """A smooth-k / Mondrian step: run, verify (``verify_smooth_k``), record the release.
 
     The anonymized graph becomes the job's released data and the step's k-anonymity Release
     record (public parameters only: ``public`` keys of the step) the job's release; a release
     that fails the verification stops the job before any sink runs.
     """
-    inner = mechanism_step(target, rng="other")
+    inner = mechanism_step(target, rng="other", spec=spec)
 
     def step(state: JobState, params: dict[str, Any]) -> None:
         from ..anonymity import verify_smooth_k
@@ -282,9 +282,9 @@ _SMOOTH_K = _k_anonymity_step(
     "graphanon.anonymity.smooth_k:smooth_k_anonymity",
     lambda p: ("k-anonymity-suppression" if p.get("variant") == "suppress"
                else "smooth-k-anonymity"),
-    ("variant", "alpha", "restarts", "postprocess", "shard_size"))
+    ("variant", "alpha", "restarts", "postprocess", "shard_size"), registry.specs()["smooth-k"])
 _MONDRIAN = _k_anonymity_step("graphanon.anonymity.mondrian:mondrian", lambda p: "mondrian",
-                              ("split",))
+                              ("split",), registry.specs()["mondrian"])
 
 
 def _custom(target: str) -> StepFn:
