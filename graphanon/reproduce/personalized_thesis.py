@@ -40,8 +40,9 @@ from ..dk.personalized import (
     pdp_params,
     personalized_query,
 )
+from ..dk.postprocess import split_evenly
 from ..dk.preferences import Preferences
-from ..dk.release import dk_query, split_evenly
+from ..dk.release import dk_query
 from ..errors import PersonalizedCalibrationWarning
 from ..graph import Graph
 from ..nodedp.projection import edge_addition

@@ -407,8 +407,8 @@ def release_community_degrees(G: Graph, membership: Any, *, epsilon: float, node
 def _project_groups(values: npt.NDArray[np.float64], groups: IntArray, totals: IntArray,
                     caps: npt.NDArray[np.int64] | None = None) -> IntArray:
     """Per group, the non-negative integers closest to ``values`` summing to ``totals[g]``
-    (:func:`graphanon.dk.release.project_to_total`), optionally capped."""
-    from ..dk.release import project_to_total
+    (:func:`graphanon.dk.postprocess.project_to_total`), optionally capped."""
+    from ..dk.postprocess import project_to_total
 
     out = np.zeros(values.size, dtype=np.int64)
     order = np.argsort(groups, kind="stable")
@@ -438,7 +438,7 @@ def _symmetric_fit(E: npt.NDArray[np.float64], rows: npt.NDArray[np.float64],
 
 
 def _round_symmetric(X: npt.NDArray[np.float64], total: int) -> npt.NDArray[np.int64]:
-    from ..dk.release import largest_remainder
+    from ..dk.postprocess import largest_remainder
 
     k = X.shape[0]
     iu, ju = np.triu_indices(k, 1)
@@ -499,7 +499,7 @@ def consistent_degrees(raw: CommunityDegrees, membership: IntArray, k: int, *,
     dout = np.maximum(deg - din, 0)
     rows = np.bincount(membership, weights=dout, minlength=k).astype(np.float64)
     iu, ju = np.triu_indices(k, 1)
-    from ..dk.release import project_to_total
+    from ..dk.postprocess import project_to_total
 
     E = np.zeros((k, k))
     if iu.size and rows.sum() > 0:
