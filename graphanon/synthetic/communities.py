@@ -56,7 +56,7 @@ from .._progress import ProgressFn, log_progress
 from .._validation import check_choice, check_epsilon, check_float, check_int
 from ..errors import InvalidParameterError
 from ..graph import Graph
-from ..privacy.noise import NoiseBackend, get_backend
+from ..privacy.noise import NoiseBackend, get_backend, gumbel_argmax
 from ..privacy.release import Release, started_at
 
 __all__ = [
@@ -193,7 +193,7 @@ def refine_partition(G: Graph, membership: IntArray, *, epsilon: float,
     Every node ``u`` draws its new community ``c`` with probability
     ``∝ μ_c exp(ε/2 · S[u, c])``, ``log μ_c = stay`` for its current community and 0 for the
     others (a public base measure) (:func:`refinement_scores`), by Gumbel-max on the backend's
-    uniforms (one draw of ``n × k`` uniforms).
+    uniforms (one draw of ``n × k`` uniforms, :func:`~graphanon.privacy.noise.gumbel_argmax`).
 
     Notes
     -----
@@ -211,11 +211,9 @@ def refine_partition(G: Graph, membership: IntArray, *, epsilon: float,
     if n == 0:
         return membership.copy()
     eps_node = epsilon / 2.0  # two selections change per edge; Δ = 1, monotone quality
-    u = np.asarray(backend.uniform(n * k), dtype=np.float64).reshape(n, k)
-    gumbel = -np.log(-np.log(np.clip(u, 1e-300, 1.0 - 1e-16)))
-    score = eps_node * scores + gumbel
+    score = eps_node * scores
     score[np.arange(n), membership] += stay  # public base measure: favour the current one
-    return np.asarray(np.argmax(score, axis=1), dtype=np.int64)
+    return gumbel_argmax(score, backend)  # the n × k uniforms of one call, row by row
 
 
 def _relabel(membership: IntArray) -> tuple[IntArray, int]:
