@@ -119,6 +119,7 @@ __all__ = [
     "default_threshold",
     "dk_query",
     "dk_query_sparse",
+    "dk_unit_cells",
     "domain_partition",
     "evaluate_release",
     "largest_remainder",
@@ -246,16 +247,23 @@ def sensitivity(d: int, h: int, *, privacy: str = "edge") -> tuple[float, str]:
         "data-independent partition cannot increase L1")
 
 
+def dk_unit_cells(G: Graph, *, d: int, h: int) -> npt.NDArray[np.int64]:
+    """Where each unit of the dK query counts, degrees top-coded at ``h``: 1K, the degree of
+    every node (node order); 2K, the domain cell (:func:`~graphanon.dk.extract.cell_index`)
+    of every edge (order of ``G.edges()``). :func:`dk_query` counts them."""
+    deg = np.minimum(G.degrees, h).astype(np.int64, copy=False)
+    if d == 1:
+        return deg
+    u, v = G.edges()
+    a, b = deg[u], deg[v]
+    return cell_index(np.minimum(a, b), np.maximum(a, b), h)
+
+
 def dk_query(G: Graph, *, d: int, h: int) -> npt.NDArray[np.int64]:
     """The exact vector that the mechanisms noise: top-coded 1K over ``0..h`` or 2K over the
     ``h(h+1)/2`` domain cells (order of :func:`~graphanon.dk.extract.domain_cells`)."""
-    deg = np.minimum(G.degrees, h)
-    if d == 1:
-        return np.bincount(deg, minlength=h + 1).astype(np.int64)
-    u, v = G.edges()
-    a, b = deg[u], deg[v]
-    idx = cell_index(np.minimum(a, b), np.maximum(a, b), h)
-    return np.bincount(idx, minlength=h * (h + 1) // 2).astype(np.int64)
+    n_cells = h + 1 if d == 1 else h * (h + 1) // 2
+    return np.bincount(dk_unit_cells(G, d=d, h=h), minlength=n_cells).astype(np.int64)
 
 
 def dk_query_sparse(G: Graph, *, d: int, h: int
@@ -266,13 +274,7 @@ def dk_query_sparse(G: Graph, *, d: int, h: int
     the degree itself for 1K) of the non-zero entries, ``counts`` their values, ``n_cells`` the
     size of the public domain (``h + 1`` or ``h(h+1)/2``).
     """
-    deg = np.minimum(G.degrees, h).astype(np.int64)
-    if d == 1:
-        keys, n_cells = deg, h + 1
-    else:
-        u, v = G.edges()
-        a, b = deg[u], deg[v]
-        keys, n_cells = cell_index(np.minimum(a, b), np.maximum(a, b), h), h * (h + 1) // 2
+    keys, n_cells = dk_unit_cells(G, d=d, h=h), (h + 1 if d == 1 else h * (h + 1) // 2)
     cells, counts = np.unique(keys, return_counts=True)
     return cells.astype(np.int64), counts.astype(np.int64), n_cells
 
