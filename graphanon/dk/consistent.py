@@ -33,7 +33,7 @@ generate_2k` (Gjoka et al.'s construction).
    class still off (missing stubs, or holding too many where the fit stopped short) is closed
    by a diagonal edge or an alternating path in the class graph (add, remove, add, … one
    edge per cell, found by breadth-first search), which changes only its two end classes.
-   The class-size repair of :func:`~graphanon.dk.release.postprocess_2k_sparse` and a
+   The class-size repair of :func:`~graphanon.dk.postprocess.postprocess_2k_sparse` and a
    capacity cap are a last resort (a few rounds) if a residual is left.
 
 The result is reported (``info``): whether it is graphical, its total against ``T``, the
@@ -364,7 +364,7 @@ def graphical_2k(values: Any, h: int, *, target: int | None = None,
         The table and ``info``: ``graphical``, ``total``, ``target_stubs``,
         ``fit_iterations``, ``fit_error``, ``repair_rounds``.
     """
-    from .release import cell_coordinates, postprocess_2k_sparse
+    from .postprocess import cell_coordinates, postprocess_2k_sparse
 
     x = np.clip(np.asarray(values, dtype=np.float64), 0.0, None)
     if x.size != h * (h + 1) // 2:

@@ -32,7 +32,16 @@ from .._validation import check_int
 from ..errors import InvalidParameterError
 from .extract import domain_cells
 
-__all__ = ["Partition", "aggregate", "grid_partition", "mdav", "mpdc", "sae", "tile_partition"]
+__all__ = [
+    "Partition",
+    "aggregate",
+    "domain_partition",
+    "grid_partition",
+    "mdav",
+    "mpdc",
+    "sae",
+    "tile_partition",
+]
 
 
 @dataclass(frozen=True)
@@ -336,6 +345,35 @@ def tile_partition(h: int, *, k: int, d: int = 2) -> Partition:
     part = grid_partition(h, side=side)
     return Partition(part.labels, part.n_clusters, "grid", {"k": k, "side": side},
                      time.perf_counter() - t0)
+
+
+#: Largest public domain clustered by MDAV in :func:`domain_partition` (``h <= 199``); above,
+#: the tiling.
+MAX_MDAV_CELLS = 20_000
+
+
+def domain_partition(h: int, *, method: str, k: int | None = None, tau: int | None = None
+                     ) -> Partition:
+    """A data-independent partition of the 2K domain cells.
+
+    ``"mdav"``: MDAV over the ``h(h+1)/2`` cells (clusters of ``k`` cells) up to
+    ``MAX_MDAV_CELLS`` (20,000, i.e. ``h <= 199``: MDAV is quadratic in the number of cells);
+    above, the square tiling with about ``k`` cells per tile
+    (:func:`~graphanon.dk.microaggregation.tile_partition`, ``method = "grid"``).
+    ``"mpdc"``: the tiling by boxes of side ``tau + 1`` anchored at ``(1, 1)`` (each box's
+    cells are within ``tau`` in both coordinates, the MPDC constraint; on a full lattice this
+    is the minimum cover). Every variant depends on ``(h, k, tau)`` only.
+    """
+    n_cells = h * (h + 1) // 2
+    if method == "mdav":
+        assert k is not None
+        if n_cells > MAX_MDAV_CELLS:
+            return tile_partition(h, k=k, d=2)
+        return mdav(domain_cells(h), k=min(k, n_cells))
+    assert tau is not None
+    grid = grid_partition(h, side=tau + 1)
+    return Partition(grid.labels, grid.n_clusters, "mpdc", {"tau": tau, "domain": "grid"},
+                     grid.seconds)
 
 
 # ----------------------------------------------------------------------------- helpers

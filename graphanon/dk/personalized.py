@@ -117,9 +117,10 @@ from ..nodedp.theta_dk import (
 from ..privacy.noise import NoiseBackend, dp_scale, get_backend, secure_uniform
 from ..privacy.release import NOT_PRIVATE_NOTE, Release, started_at
 from .extract import DKDistribution, domain_cells
-from .microaggregation import Partition, aggregate, mdav, tile_partition
+from .microaggregation import Partition, aggregate, domain_partition, mdav, tile_partition
+from .postprocess import split_evenly
 from .preferences import GROUPS, Preferences, group_labels
-from .release import DegreeBoundWarning, dk_query, domain_partition, split_evenly
+from .release import DegreeBoundWarning, dk_query
 from .release import sensitivity as edge_sensitivity
 
 __all__ = [

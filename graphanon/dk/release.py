@@ -20,7 +20,10 @@ Mechanisms (``mechanism`` in the :class:`~graphanon.privacy.release.Release` rec
     above ``SAMPLED_ABOVE`` domain cells.
 
 Every output is post-processed into a consistent, non-negative, integer distribution
-(:func:`postprocess_1k`, :func:`postprocess_2k`), which costs no privacy.
+(:func:`postprocess_1k`, :func:`postprocess_2k`), which costs no privacy. The post-processing
+lives in :mod:`graphanon.dk.postprocess`, the sampled form in :mod:`graphanon.dk.sampled` and
+the public domain partitions in :mod:`graphanon.dk.microaggregation`; this module re-exports
+their public names.
 
 Sensitivity (neighbouring relation: add or remove one edge, Definition 16)
 -------------------------------------------------------------------------
@@ -88,7 +91,18 @@ from ..metrics import euclidean_distance, ks_distance, l1_distance
 from ..privacy.noise import NoiseBackend, dp_scale, get_backend
 from ..privacy.release import NOT_PRIVATE_NOTE, Release, started_at
 from .extract import DKDistribution, cell_index, domain_cells
-from .microaggregation import Partition, aggregate, grid_partition, mdav, sae, tile_partition
+from .microaggregation import MAX_MDAV_CELLS, Partition, aggregate, domain_partition, sae
+from .postprocess import (
+    _without_low,
+    cell_coordinates,
+    largest_remainder,
+    postprocess_1k,
+    postprocess_2k,
+    postprocess_2k_sparse,
+    project_to_total,
+    split_evenly,
+)
+from .sampled import crossing_probability, default_threshold, sampled_threshold_noise
 
 __all__ = [
     "FORMS",
@@ -105,6 +119,7 @@ __all__ = [
     "default_threshold",
     "dk_query",
     "dk_query_sparse",
+    "dk_unit_cells",
     "domain_partition",
     "evaluate_release",
     "largest_remainder",
@@ -112,11 +127,13 @@ __all__ = [
     "postprocess_1k",
     "postprocess_2k",
     "postprocess_2k_sparse",
+    "project_to_total",
     "release_dk",
     "release_params",
     "sampled_threshold_noise",
     "select_degree_bound",
     "sensitivity",
+    "split_evenly",
     "true_distribution",
 ]
 
@@ -127,7 +144,6 @@ MAX_DOMAIN_CELLS = 20_000_000  # dense form only
 MAX_2K_DEGREE = 4_000_000
 SAMPLED_ABOVE = 1_000_000  # form="auto": the sampled form above this many public domain cells
 FORMS = ("auto", "dense", "sampled")
-MAX_MDAV_CELLS = 20_000
 
 
 @dataclass(frozen=True)
@@ -231,16 +247,23 @@ def sensitivity(d: int, h: int, *, privacy: str = "edge") -> tuple[float, str]:
         "data-independent partition cannot increase L1")
 
 
+def dk_unit_cells(G: Graph, *, d: int, h: int) -> npt.NDArray[np.int64]:
+    """Where each unit of the dK query counts, degrees top-coded at ``h``: 1K, the degree of
+    every node (node order); 2K, the domain cell (:func:`~graphanon.dk.extract.cell_index`)
+    of every edge (order of ``G.edges()``). :func:`dk_query` counts them."""
+    deg = np.minimum(G.degrees, h).astype(np.int64, copy=False)
+    if d == 1:
+        return deg
+    u, v = G.edges()
+    a, b = deg[u], deg[v]
+    return cell_index(np.minimum(a, b), np.maximum(a, b), h)
+
+
 def dk_query(G: Graph, *, d: int, h: int) -> npt.NDArray[np.int64]:
     """The exact vector that the mechanisms noise: top-coded 1K over ``0..h`` or 2K over the
     ``h(h+1)/2`` domain cells (order of :func:`~graphanon.dk.extract.domain_cells`)."""
-    deg = np.minimum(G.degrees, h)
-    if d == 1:
-        return np.bincount(deg, minlength=h + 1).astype(np.int64)
-    u, v = G.edges()
-    a, b = deg[u], deg[v]
-    idx = cell_index(np.minimum(a, b), np.maximum(a, b), h)
-    return np.bincount(idx, minlength=h * (h + 1) // 2).astype(np.int64)
+    n_cells = h + 1 if d == 1 else h * (h + 1) // 2
+    return np.bincount(dk_unit_cells(G, d=d, h=h), minlength=n_cells).astype(np.int64)
 
 
 def dk_query_sparse(G: Graph, *, d: int, h: int
@@ -251,202 +274,12 @@ def dk_query_sparse(G: Graph, *, d: int, h: int
     the degree itself for 1K) of the non-zero entries, ``counts`` their values, ``n_cells`` the
     size of the public domain (``h + 1`` or ``h(h+1)/2``).
     """
-    deg = np.minimum(G.degrees, h).astype(np.int64)
-    if d == 1:
-        keys, n_cells = deg, h + 1
-    else:
-        u, v = G.edges()
-        a, b = deg[u], deg[v]
-        keys, n_cells = cell_index(np.minimum(a, b), np.maximum(a, b), h), h * (h + 1) // 2
+    keys, n_cells = dk_unit_cells(G, d=d, h=h), (h + 1 if d == 1 else h * (h + 1) // 2)
     cells, counts = np.unique(keys, return_counts=True)
     return cells.astype(np.int64), counts.astype(np.int64), n_cells
 
 
-def cell_coordinates(idx: Any, h: int) -> npt.NDArray[np.int64]:
-    """Inverse of :func:`~graphanon.dk.extract.cell_index`: ``(n, 2)`` cells ``(i, j)``."""
-    idx = np.asarray(idx, dtype=np.int64)
-
-    def start(r: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-        return r * h - r * (r - 1) // 2  # first position of row r (0-based)
-
-    b = 2.0 * h + 1.0
-    r = np.floor((b - np.sqrt(np.maximum(b * b - 8.0 * idx, 0.0))) / 2.0).astype(np.int64)
-    r = np.clip(r, 0, h - 1)
-    for _ in range(4):  # float error is at most a step or two
-        r = np.where(start(r) > idx, r - 1, r)
-        r = np.where((r + 1 < h) & (start(r + 1) <= idx), r + 1, r)
-    i = r + 1
-    return np.stack([i, idx - start(r) + i], axis=1)
-
-
-def crossing_probability(scale: float, threshold: int) -> float:
-    """``P[Z >= τ]`` for ``Z`` discrete Laplace (``P ∝ a^|z|``, ``a = e^{−1/scale}``),
-    ``τ >= 1``: ``a^τ / (1 + a)``."""
-    a = math.exp(-1.0 / scale)
-    return float(math.exp(-threshold / scale) / (1.0 + a))
-
-
-def default_threshold(scale: float, n_cells: int) -> int:
-    """The default public threshold ``τ = max(1, ceil(scale · ln(n_cells)))``.
-
-    A function of public quantities only (the noise scale, from ``Δ`` and ε, and the domain
-    size). With it the expected number of released cells whose true count is 0 is
-    ``N0 · a^τ / (1 + a) <= n_cells · e^{−τ/scale} / (1 + a) < 1``: the table holds (about)
-    only the cells whose true count is large compared with the noise.
-    """
-    return max(1, math.ceil(scale * math.log(max(n_cells, 2))))
-
-
-def _uniform_subset(population: int, k: int, backend: NoiseBackend) -> npt.NDArray[np.int64]:
-    """A uniformly random ``k``-subset of ``range(population)`` (sorted), from
-    ``backend.integers``: the first ``k`` distinct values of an i.i.d. uniform sequence (by
-    symmetry under relabelling, every ``k``-subset is equally likely)."""
-    if k <= 0:
-        return np.zeros(0, dtype=np.int64)
-    if k > population // 2:  # draw the complement instead
-        drop = _uniform_subset(population, population - k, backend)
-        keep = np.ones(population, dtype=bool)
-        keep[drop] = False
-        return np.flatnonzero(keep).astype(np.int64)
-    draws = np.zeros(0, dtype=np.int64)
-    while True:
-        draws = np.concatenate([draws, backend.integers(population, k + k // 4 + 8)])
-        uniq, first = np.unique(draws, return_index=True)
-        if uniq.size >= k:
-            return np.sort(draws[np.sort(first)[:k]])
-
-
-def _tail_values(count: int, threshold: int, sens: float, epsilon: float,
-                 backend: NoiseBackend) -> npt.NDArray[np.int64]:
-    """``count`` draws of ``Z | Z >= τ`` for the discrete Laplace ``Z`` of the release.
-
-    Memorylessness: ``P[Z = τ + g | Z >= τ] = (1 − a) a^g`` for every ``τ >= 1``, the law of
-    ``Z | Z >= 1`` shifted by ``τ − 1``; that law is drawn by rejection from the backend's own
-    discrete Laplace (acceptance ``a / (1 + a)``), so it is as exact as the dense noise.
-    """
-    out: list[npt.NDArray[np.int64]] = []
-    need = count
-    while need > 0:
-        z = np.asarray(backend.discrete_laplace(np.zeros(2 * need + 16, dtype=np.int64),
-                                                sensitivity=sens, epsilon=epsilon),
-                       dtype=np.int64)
-        z = z[z >= 1][:need]
-        out.append(z)
-        need -= z.size
-    vals = np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
-    return vals + (threshold - 1)
-
-
-def sampled_threshold_noise(cells: Any, counts: Any, n_cells: int, *, sensitivity: float,
-                            epsilon: float, threshold: int, backend: NoiseBackend
-                            ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """The thresholded dense release, sampled: the cells whose noisy count is ``>= τ``.
-
-    Distributionally identical to: add discrete Laplace noise (scale ``b`` of
-    :func:`~graphanon.privacy.noise.dp_scale` for ``(sensitivity, ε)``) to **every** one of the
-    ``n_cells`` cells of the public domain, then keep the cells with noisy value ``>= τ``.
-
-    Parameters
-    ----------
-    cells, counts
-        Sorted distinct positions of the cells with a non-zero true count, and the counts.
-    n_cells
-        Size of the public domain.
-    sensitivity, epsilon
-        Calibration of the dense release (L1 sensitivity, ε).
-    threshold
-        Public ``τ >= 1``.
-    backend
-        Source of all randomness (noise, binomial count, positions, tail values).
-
-    Returns
-    -------
-    (cells, values)
-        Sorted positions of the released cells and their noisy values (all ``>= τ``).
-
-    Notes
-    -----
-    Why the law is the same. In the dense release ``Y_c = x_c + Z_c`` with ``Z_c`` i.i.d.
-    discrete Laplace, ``P[Z = z] = (1 − a)/(1 + a) · a^|z|``, ``a = e^{−1/b}``; the output is
-    ``T(Y) = {(c, Y_c) : Y_c >= τ}``. Split the cells into ``S`` (``x_c != 0``) and the zero
-    cells ``Z0`` (``N0 = n_cells − |S|``). The coordinates are independent, so the output is
-    the union of two independent parts:
-
-    * ``S``: exactly as dense — noise every cell of ``S``, keep ``Y_c >= τ``.
-    * ``Z0``: each cell crosses independently with ``π = P[Z >= τ] = a^τ/(1 + a)``
-      (``τ >= 1``). So the number of crossing cells is ``K ~ Binomial(N0, π)``; given ``K``,
-      the crossing set is uniform among the ``K``-subsets of ``Z0`` (the cells are
-      exchangeable); given the set, the values are i.i.d. ``Z | Z >= τ`` =
-      ``τ + Geometric(1 − a)`` on ``{0, 1, ...}``, independent of which cells they are.
-
-    We draw exactly these: ``K`` by ``backend.binomial``, the positions as a uniform
-    ``K``-subset of the ranks ``0..N0 − 1`` of the zero cells (``backend.integers``; rank
-    ``r`` is the cell ``r + #{s ∈ S : s − rank(s) <= r}``, found by binary search — the zero
-    cells are never materialized), the values by rejection from ``backend.discrete_laplace``.
-    Hence the output has the law of ``T(M(x))`` for the dense ε-DP release ``M``: it is
-    post-processing of an ε-DP release (``τ`` and the domain are public), and ε-DP with the
-    same neighbouring relation and sensitivity. The *work* is ``O(|S| + K)``; only the run
-    time depends on ``|S|`` (a timing side channel that the dense form does not have).
-    With the OpenDP backend the binomial count is exact for the float ``π``
-    (:meth:`~graphanon.privacy.noise.OpenDPBackend.binomial`; ``π`` itself is rounded to the
-    nearest float); positions and values are exact.
-    """
-    cells = np.asarray(cells, dtype=np.int64)
-    counts = np.asarray(counts, dtype=np.int64)
-    n_zero = int(n_cells) - cells.size
-    noisy = np.asarray(backend.discrete_laplace(counts, sensitivity=sensitivity,
-                                                epsilon=epsilon), dtype=np.int64)
-    keep = noisy >= threshold
-    pi = crossing_probability(dp_scale(sensitivity, epsilon), threshold)
-    n_cross = backend.binomial(n_zero, pi)
-    ranks = _uniform_subset(n_zero, n_cross, backend)
-    zero_before = cells - np.arange(cells.size, dtype=np.int64)  # zero cells before cells[t]
-    zcells = ranks + np.searchsorted(zero_before, ranks, side="right")
-    zvals = _tail_values(n_cross, threshold, sensitivity, epsilon, backend)
-    out_cells = np.concatenate([cells[keep], zcells])
-    out_vals = np.concatenate([noisy[keep], zvals])
-    order = np.argsort(out_cells, kind="stable")
-    return out_cells[order], out_vals[order]
-
-
-def domain_partition(h: int, *, method: str, k: int | None = None, tau: int | None = None
-                     ) -> Partition:
-    """A data-independent partition of the 2K domain cells.
-
-    ``"mdav"``: MDAV over the ``h(h+1)/2`` cells (clusters of ``k`` cells) up to
-    ``MAX_MDAV_CELLS`` (20,000, i.e. ``h <= 199``: MDAV is quadratic in the number of cells);
-    above, the square tiling with about ``k`` cells per tile
-    (:func:`~graphanon.dk.microaggregation.tile_partition`, ``method = "grid"``).
-    ``"mpdc"``: the tiling by boxes of side ``tau + 1`` anchored at ``(1, 1)`` (each box's
-    cells are within ``tau`` in both coordinates, the MPDC constraint; on a full lattice this
-    is the minimum cover). Every variant depends on ``(h, k, tau)`` only.
-    """
-    n_cells = h * (h + 1) // 2
-    if method == "mdav":
-        assert k is not None
-        if n_cells > MAX_MDAV_CELLS:
-            return tile_partition(h, k=k, d=2)
-        return mdav(domain_cells(h), k=min(k, n_cells))
-    assert tau is not None
-    grid = grid_partition(h, side=tau + 1)
-    return Partition(grid.labels, grid.n_clusters, "mpdc", {"tau": tau, "domain": "grid"},
-                     grid.seconds)
-
-
-# ----------------------------------------------------------------------------- post-processing
-def largest_remainder(weights: npt.NDArray[np.float64], total: int) -> npt.NDArray[np.int64]:
-    """Non-negative integers proportional to ``weights`` summing to ``total``."""
-    w = np.clip(weights, 0.0, None)
-    if total <= 0 or w.sum() <= 0:
-        return np.zeros(w.size, np.int64)
-    ideal = w / w.sum() * total
-    out = np.floor(ideal).astype(np.int64)
-    rest = int(total - out.sum())
-    if rest > 0:
-        out[np.argsort(-(ideal - out), kind="stable")[:rest]] += 1
-    return np.asarray(out, dtype=np.int64)
-
-
+# ----------------------------------------------------------------------------- the degree bound
 def select_degree_bound(G: Graph, *, epsilon: float, quantile: float, nodes: Any,
                         backend: NoiseBackend) -> tuple[int, dict[str, Any]]:
     """A public degree bound ``h`` for an edge-DP dK release, chosen with ε-edge-DP: the
@@ -478,188 +311,6 @@ def bound_from_sequence(seq: Any, quantile: float) -> tuple[int, dict[str, Any]]
     return h, {"max_degree_selection": "quantile of Hay et al.'s constrained-inference degree "
                                        "sequence (edge-DP, sensitivity 2; post-processing)",
                "max_degree_quantile": quantile}
-
-
-def project_to_total(values: Any, total: int) -> npt.NDArray[np.int64]:
-    """Post-processing: the non-negative integers closest to ``values`` that sum to
-    ``total`` — the Euclidean projection onto ``{y >= 0, Σ y = total}`` (every value shifted
-    down, or up, by one constant and clipped at 0: Duchi et al., ICML 2008), then rounded by
-    largest remainder."""
-    v = np.asarray(values, dtype=np.float64)
-    total = int(total)
-    if total <= 0 or v.size == 0:
-        return np.zeros(v.size, np.int64)
-    u = np.sort(v)[::-1]
-    css = np.cumsum(u) - total
-    rho = int(np.flatnonzero(u - css / np.arange(1, u.size + 1) > 0)[-1])
-    y = np.maximum(v - css[rho] / (rho + 1), 0.0)
-    return largest_remainder(y, total)
-
-
-def postprocess_1k(values: Any, *, n_nodes: int | None = None) -> DKDistribution:
-    """Noisy 1K over ``0..h`` → non-negative integers with an even degree sum.
-
-    Negative bins are clipped to 0. An odd degree sum is fixed by moving one node from the
-    largest odd-degree bin to the bin below. With ``n_nodes`` (public under edge-DP), the
-    degree-0 bin absorbs the difference to ``n`` when it can.
-    """
-    x = np.clip(np.rint(np.asarray(values, dtype=np.float64)), 0, None).astype(np.int64)
-    deg = np.arange(x.size)
-    if int((deg * x).sum()) % 2:
-        odd = np.flatnonzero((deg % 2 == 1) & (x > 0))
-        g = int(odd[np.argmax(x[odd])])
-        x[g] -= 1
-        x[g - 1] += 1
-    if n_nodes is not None and x.size:
-        x[0] = max(0, x[0] + n_nodes - int(x.sum()))
-    keep = np.flatnonzero(x)
-    return DKDistribution("degree", keep[:, None], x[keep])
-
-
-def postprocess_2k(values: Any, h: int, *, target: int | None = None) -> DKDistribution:
-    """Noisy 2K over the domain cells → a non-negative integer JDD with integer class sizes.
-
-    Clip negatives to 0 and round; then, for ``k = h, h − 1, ..., 2``, make the stub count
-    ``s_k = Σ_{l≠k} m(k, l) + 2 m(k, k)`` divisible by ``k`` by removing ``r = s_k mod k``
-    edges from the largest cells ``(l, k)``, ``l < k`` (or adding ``k − r`` there when that is
-    cheaper or nothing can be removed). Changes only touch classes ``l < k``, which are fixed
-    later; class 1 is always consistent. With a released edge total ``target``, each repair
-    instead removes or adds, whichever leaves the running total closer to it. Runs on the
-    non-zero cells (:func:`postprocess_2k_sparse`).
-    """
-    x = np.clip(np.rint(np.asarray(values, dtype=np.float64)), 0, None).astype(np.int64)
-    idx = np.flatnonzero(x)
-    return postprocess_2k_sparse(idx, x[idx], h, target=target)
-
-
-def _waterfill(values: npt.NDArray[np.int64], units: int) -> npt.NDArray[np.int64]:
-    """How often each entry is hit by ``units`` repetitions of "decrement the largest entry
-    (lowest index among ties)", computed at once: every entry above the final level ``L`` is
-    cut to ``L``, then the first ``units − cut`` entries equal to ``L`` (by index) lose one
-    more. ``O(len · log(range))`` instead of ``O(units · len)``."""
-    v = np.asarray(values, dtype=np.int64)
-    if units <= 0 or v.size == 0:
-        return np.zeros(v.size, dtype=np.int64)
-
-    def cut(level: int) -> int:
-        return int(np.maximum(v - level, 0).sum())
-
-    hi = int(v.max())  # cut(hi) = 0 <= units
-    lo = int(v.min()) - units // v.size - 1  # cut(lo) > units
-    while hi - lo > 1:  # smallest level with cut(level) <= units
-        mid = (lo + hi) // 2
-        if cut(mid) <= units:
-            hi = mid
-        else:
-            lo = mid
-    hits = np.maximum(v - hi, 0)
-    rest = units - int(hits.sum())
-    if rest:
-        at = np.flatnonzero(v - hits == hi)[:rest]
-        hits[at] += 1
-    return hits
-
-
-def _toward(surplus: int, r: int, k: int, removable: int) -> int:
-    """The change of class ``k``'s cells ``(l, k)``, ``l < k``, that makes its stub count
-    divisible by ``k`` (``−r − jk`` or ``k − r + jk``, ``j >= 0``; a removal at most
-    ``removable``) and leaves the table's total nearest its target (``surplus`` = total −
-    target); ties: the smaller change."""
-    j = abs(surplus) // k + 1  # no candidate further than this can be nearer
-    removals = [-(r + i * k) for i in range(j + 1) if r + i * k <= removable]
-    additions = [(k - r if r else 0) + i * k for i in range(j + 1)]
-    return min(removals + additions, key=lambda d: (abs(surplus + d), abs(d)))
-
-
-def postprocess_2k_sparse(cells: Any, values: Any, h: int, *,
-                          target: int | None = None) -> DKDistribution:
-    """:func:`postprocess_2k` on a sparse input: positions ``cells`` (distinct, in
-    :func:`~graphanon.dk.extract.domain_cells` order) holding ``values``; every other cell 0.
-
-    Same result as the dense repair; the work is ``O(h)`` plus ``O(k)`` per class ``k`` that
-    needs a repair, never ``O(h²)``.
-    """
-    x = np.clip(np.rint(np.asarray(values, dtype=np.float64)), 0, None).astype(np.int64)
-    idx = np.asarray(cells, dtype=np.int64)
-    nz = x > 0
-    idx, x = idx[nz], x[nz]
-    ij = cell_coordinates(idx, h) if idx.size else np.zeros((0, 2), dtype=np.int64)
-    diag = np.zeros(h + 1, dtype=np.int64)
-    above = np.zeros(h + 1, dtype=np.int64)  # Σ_{j > k} m(k, j)
-    below = np.zeros(h + 1, dtype=np.int64)  # Σ_{l < k} m(l, k)
-    on = ij[:, 0] == ij[:, 1]
-    np.add.at(diag, ij[on, 0], x[on])
-    np.add.at(above, ij[~on, 0], x[~on])
-    np.add.at(below, ij[~on, 1], x[~on])
-    total = int(x.sum())
-    col: dict[int, dict[int, int]] = {}  # col[k][l] = m(l, k), l < k, non-zero
-    for (i, j), c in zip(ij[~on].tolist(), x[~on].tolist(), strict=True):
-        col.setdefault(j, {})[i] = c
-    for k in range(h, 1, -1):
-        s = int(above[k] + below[k] + 2 * diag[k])
-        r = s % k
-        if r == 0 and (target is None or abs(total - target) < k or not col.get(k)):
-            continue
-        entries = col.get(k, {})
-        row = np.zeros(k - 1, dtype=np.int64)  # m(l, k) for l = 1 .. k − 1
-        if entries:
-            row[np.fromiter(entries.keys(), dtype=np.int64) - 1] = np.fromiter(
-                entries.values(), dtype=np.int64)
-        old = row.copy()
-        removable = int(row.sum())
-        if target is not None:  # the change nearest the released total (±k keeps s_k % k)
-            delta = _toward(total - target, r, k, removable)
-        else:
-            remove = (r <= k - r and removable >= r) or (removable >= r and k - r > removable)
-            delta = -r if remove else k - r
-        total += delta
-        if delta < 0:
-            row -= _waterfill(row, -delta)  # −1 on the largest cell (lowest l on ties)
-        elif delta > 0:
-            weights = row.copy()
-            if weights.sum() == 0:
-                weights[:] = 0
-                weights[0] = 1
-            row += _waterfill(weights, delta)  # +1 on the heaviest weight, weight −1
-        changed = np.flatnonzero(row != old)
-        above[changed + 1] += row[changed] - old[changed]
-        below[k] = int(row.sum())
-        col[k] = {int(t) + 1: int(row[t]) for t in np.flatnonzero(row)}
-    ii: list[int] = []
-    jj: list[int] = []
-    cc: list[int] = []
-    for j, entries in col.items():
-        for i, c in entries.items():
-            ii.append(i)
-            jj.append(j)
-            cc.append(c)
-    dk_ = np.flatnonzero(diag)
-    ii.extend(dk_.tolist())
-    jj.extend(dk_.tolist())
-    cc.extend(diag[dk_].tolist())
-    out_cells = np.stack([np.asarray(ii, dtype=np.int64), np.asarray(jj, dtype=np.int64)],
-                         axis=1) if ii else np.zeros((0, 2), dtype=np.int64)
-    counts = np.asarray(cc, dtype=np.int64)
-    order = np.lexsort((out_cells[:, 1], out_cells[:, 0]))
-    return DKDistribution("joint_degree", out_cells[order], counts[order])
-
-
-def split_evenly(sums: npt.NDArray[np.int64], part: Partition, rng: np.random.Generator
-                  ) -> npt.NDArray[np.int64]:
-    """Spread each (clipped) cluster sum over its cells: ``floor(S/|C|)`` each, the remainder
-    to random distinct cells (post-processing)."""
-    s = np.clip(sums, 0, None)
-    sizes = part.sizes()
-    base = s // sizes
-    rem = s - base * sizes
-    out = base[part.labels].copy()
-    # random rank of each cell inside its cluster; cells with rank < remainder get +1
-    order = np.lexsort((rng.random(part.labels.size), part.labels))
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.size) - np.repeat(starts, sizes)
-    out += (rank < rem[part.labels]).astype(np.int64)
-    return out
 
 
 # ----------------------------------------------------------------------------- the release
@@ -1193,14 +844,6 @@ def _release_sampled(spec: ReleaseSpec, *, backend: NoiseBackend, seed: int | No
     evaluation = _errors(tcells, tvals, dist, h)
     return DKRelease(dist, vals, None, rec.mechanism, rec.neighbourhood, rec.epsilon, sens, h,
                      rec, evaluation, time.perf_counter() - t0, noisy_cells=cells)
-
-
-def _without_low(dist: DKDistribution, lo: int) -> DKDistribution:
-    """A 1K table without the degrees below ``lo`` (post-processing may move a node there)."""
-    if not lo:
-        return dist
-    keep = dist.degrees[:, 0] >= lo
-    return DKDistribution(dist.kind, dist.degrees[keep], dist.counts[keep])
 
 
 def _universe_note(universe_given: bool, d: int) -> str:

@@ -2,8 +2,9 @@
 
 - :mod:`.risk` — linkage attacks with ``q`` known features on anonymized user–feature releases
   (candidate sets, singling out, correct-link probability, theoretical bounds).
-- :mod:`.audit` — empirical lower bounds on ε of the DP mechanisms (worst-case neighbouring
-  pairs, Clopper–Pearson bounds on a threshold test), OpenDP noise by default.
+- :mod:`.audit` — empirical lower bounds on ε of the DP mechanisms (Clopper–Pearson bounds on
+  a threshold test), OpenDP noise by default; :mod:`.pairs` — the worst-case neighbouring
+  pairs; :mod:`.targets` — the DP commands under audit.
 - :mod:`.utility` — income classifiers on anonymized Adult (scikit-learn, the ``eval`` extra)
   and synthetic graphs from released 1K / 2K against the original.
 - :mod:`.suites` / :mod:`.report` — named suites or TOML files, run into one HTML + JSON report
@@ -14,17 +15,13 @@ publication.
 """
 
 from .audit import (
-    AUDIT_MECHANISMS,
-    AuditTarget,
-    Candidate,
     EmpiricalAudit,
     ReplayBackend,
     audit_mechanism,
-    audit_targets,
     clopper_pearson_upper,
     epsilon_lower_bound,
-    miscalibrated_dk1,
 )
+from .pairs import Candidate
 from .risk import (
     AttackTargets,
     ReleasedRows,
@@ -34,6 +31,7 @@ from .risk import (
     reidentification_risk,
 )
 from .suites import SUITES, SuiteConfig, load_suite, named_suite, resolve_suite, run_suite
+from .targets import AUDIT_MECHANISMS, AuditTarget, audit_targets, miscalibrated_dk1
 from .utility import (
     ClassifierScore,
     GraphUtility,

@@ -42,7 +42,7 @@ import numpy as np
 from .._progress import ProgressFn, log_progress
 from .._validation import check_choice, check_float, check_int
 from ..errors import InvalidParameterError
-from .audit import AUDIT_MECHANISMS
+from .targets import AUDIT_MECHANISMS
 from .utility import CLASSIFIERS, SOCIAL_MECHANISMS
 
 __all__ = [
@@ -359,7 +359,8 @@ def run_suite(config: SuiteConfig, outdir: str | os.PathLike[str], *,
 
 
 def _run_audit(report: Any, cfg: AuditConfig, *, backend: Any, progress: ProgressFn) -> None:
-    from .audit import audit_mechanism, audit_targets
+    from .audit import audit_mechanism
+    from .targets import audit_targets
 
     t0 = time.perf_counter()
     results = []

@@ -34,7 +34,7 @@ from .._validation import (
     check_int,
 )
 from ..dk.extract import DKDistribution
-from ..dk.release import largest_remainder
+from ..dk.postprocess import largest_remainder
 from ..errors import InvalidParameterError
 from ..graph import Graph
 from ..metrics import emd_distance, ks_distance

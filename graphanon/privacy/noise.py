@@ -57,6 +57,7 @@ __all__ = [
     "exact_bernoulli",
     "exponential_mechanism",
     "get_backend",
+    "gumbel_argmax",
     "opendp_prelude",
     "secure_binomial",
     "secure_integers",
@@ -235,12 +236,26 @@ def exponential_mechanism(quality: Any, *, epsilon: float, sensitivity: float,
     and of the 2K degree bound.
     """
     q = np.asarray(quality, dtype=np.float64)
-    u = backend.uniform(q.size)
-    gumbel = -np.log(-np.log(np.clip(u, 1e-300, 1.0 - 1e-16)))
     score = epsilon * q / (2.0 * sensitivity)
     if log_base is not None:
         score = score + np.asarray(log_base, dtype=np.float64)
-    return int(np.argmax(score + gumbel))
+    return int(gumbel_argmax(np.ravel(score), backend))
+
+
+def gumbel_argmax(scores: Any, backend: NoiseBackend) -> IntArray:
+    """Gumbel-max selection: per row of ``scores`` (along the last axis), the index ``i``
+    drawn with probability ``∝ exp(scores_i)``.
+
+    One call ``backend.uniform(scores.size)``, used in row-major order (row ``r`` of a
+    ``k``-column array takes uniforms ``r k .. r k + k − 1``); ``−log(−log u)`` is standard
+    Gumbel and the argmax of ``scores + Gumbel`` has that law (the Gumbel-max trick). The
+    draw of :func:`exponential_mechanism` (one row) and of every node's row in
+    :func:`graphanon.synthetic.communities.refine_partition`.
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    u = np.asarray(backend.uniform(s.size), dtype=np.float64).reshape(s.shape)
+    gumbel = -np.log(-np.log(np.clip(u, 1e-300, 1.0 - 1e-16)))
+    return np.asarray(np.argmax(s + gumbel, axis=-1), dtype=np.int64)
 
 
 def _nibbles(size: int, random_bytes: RandomBytes) -> npt.NDArray[np.uint8]:

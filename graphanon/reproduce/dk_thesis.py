@@ -32,17 +32,16 @@ import numpy.typing as npt
 
 from .._validation import check_choice
 from ..dk.extract import domain_cells
-from ..dk.microaggregation import Partition, aggregate, mdav, mpdc
+from ..dk.microaggregation import Partition, aggregate, domain_partition, mdav, mpdc
+from ..dk.postprocess import split_evenly
 from ..dk.release import (
     DKRelease,
     check_release_args,
     dk_query,
-    domain_partition,
     evaluate_release,
     postprocess,
     release_params,
     sensitivity,
-    split_evenly,
 )
 from ..errors import InsecureReproductionWarning, LooseSensitivityWarning
 from ..graph import Graph

@@ -40,8 +40,9 @@ from ..dk.personalized import (
     pdp_params,
     personalized_query,
 )
+from ..dk.postprocess import split_evenly
 from ..dk.preferences import Preferences
-from ..dk.release import dk_query, split_evenly
+from ..dk.release import dk_query, dk_unit_cells
 from ..errors import PersonalizedCalibrationWarning
 from ..graph import Graph
 from ..nodedp.projection import edge_addition
@@ -81,18 +82,15 @@ def _entry_eps(G: Graph, eps: npt.NDArray[np.float64], d: int, h: int
 
     1K: nodes of (top-coded) degree g; 2K: endpoints of the edges in cell (i, j).
     """
-    deg = np.minimum(G.degrees, h)
+    cells = dk_unit_cells(G, d=d, h=h)
     if d == 1:
         out = np.full(h + 1, np.inf)
-        np.minimum.at(out, deg, eps)
+        np.minimum.at(out, cells, eps)
         return out
-    from ..dk.extract import cell_index
-
     out = np.full(h * (h + 1) // 2, np.inf)
     u, v = G.edges()
     if u.size:
-        idx = cell_index(np.minimum(deg[u], deg[v]), np.maximum(deg[u], deg[v]), h)
-        np.minimum.at(out, idx, np.minimum(eps[u], eps[v]))
+        np.minimum.at(out, cells, np.minimum(eps[u], eps[v]))
     return out
 
 
@@ -130,19 +128,15 @@ def personalized_query_thesis(
     if method == "st":  # split the dK entries into unit records and sample the units
         assert mu is not None
         B = _bounded(G, privacy=privacy, h=h, key=key)
-        deg = np.minimum(B.degrees, h)
+        cells = dk_unit_cells(B, d=d, h=h)  # one unit per node (1K) or edge (2K)
         if d == 1:
             p = inclusion_probability(eps, mu)
-            kept = _uniforms(backend, rng, B.n_nodes) <= p if sample else np.ones(B.n_nodes, bool)
-            x = np.bincount(deg[kept], minlength=h + 1).astype(np.int64)
         else:
-            from ..dk.extract import cell_index
-
             u, v = B.edges()
             p = inclusion_probability(np.minimum(eps[u], eps[v]), mu)
-            kept = _uniforms(backend, rng, u.size) <= p if sample else np.ones(u.size, bool)
-            idx = cell_index(np.minimum(deg[u], deg[v]), np.maximum(deg[u], deg[v]), h)
-            x = np.bincount(idx[kept], minlength=h * (h + 1) // 2).astype(np.int64)
+        kept = _uniforms(backend, rng, cells.size) <= p if sample else np.ones(cells.size, bool)
+        x = np.bincount(cells[kept], minlength=h + 1 if d == 1 else h * (h + 1) // 2
+                        ).astype(np.int64)
         return PersonalizedQuery(x, np.where(x > 0, sens / mu, np.inf), h, sens)
     # AG-dK: MDAV over the observed entries by (degree tuple, ε of the entry); a group's ε is
     # the smallest entry ε in it

@@ -56,7 +56,7 @@ from .._progress import ProgressFn, log_progress
 from .._validation import check_choice, check_epsilon, check_float, check_int
 from ..errors import InvalidParameterError
 from ..graph import Graph
-from ..privacy.noise import NoiseBackend, get_backend
+from ..privacy.noise import NoiseBackend, get_backend, gumbel_argmax
 from ..privacy.release import Release, started_at
 
 __all__ = [
@@ -193,7 +193,7 @@ def refine_partition(G: Graph, membership: IntArray, *, epsilon: float,
     Every node ``u`` draws its new community ``c`` with probability
     ``∝ μ_c exp(ε/2 · S[u, c])``, ``log μ_c = stay`` for its current community and 0 for the
     others (a public base measure) (:func:`refinement_scores`), by Gumbel-max on the backend's
-    uniforms (one draw of ``n × k`` uniforms).
+    uniforms (one draw of ``n × k`` uniforms, :func:`~graphanon.privacy.noise.gumbel_argmax`).
 
     Notes
     -----
@@ -211,11 +211,9 @@ def refine_partition(G: Graph, membership: IntArray, *, epsilon: float,
     if n == 0:
         return membership.copy()
     eps_node = epsilon / 2.0  # two selections change per edge; Δ = 1, monotone quality
-    u = np.asarray(backend.uniform(n * k), dtype=np.float64).reshape(n, k)
-    gumbel = -np.log(-np.log(np.clip(u, 1e-300, 1.0 - 1e-16)))
-    score = eps_node * scores + gumbel
+    score = eps_node * scores
     score[np.arange(n), membership] += stay  # public base measure: favour the current one
-    return np.asarray(np.argmax(score, axis=1), dtype=np.int64)
+    return gumbel_argmax(score, backend)  # the n × k uniforms of one call, row by row
 
 
 def _relabel(membership: IntArray) -> tuple[IntArray, int]:
@@ -407,8 +405,8 @@ def release_community_degrees(G: Graph, membership: Any, *, epsilon: float, node
 def _project_groups(values: npt.NDArray[np.float64], groups: IntArray, totals: IntArray,
                     caps: npt.NDArray[np.int64] | None = None) -> IntArray:
     """Per group, the non-negative integers closest to ``values`` summing to ``totals[g]``
-    (:func:`graphanon.dk.release.project_to_total`), optionally capped."""
-    from ..dk.release import project_to_total
+    (:func:`graphanon.dk.postprocess.project_to_total`), optionally capped."""
+    from ..dk.postprocess import project_to_total
 
     out = np.zeros(values.size, dtype=np.int64)
     order = np.argsort(groups, kind="stable")
@@ -438,7 +436,7 @@ def _symmetric_fit(E: npt.NDArray[np.float64], rows: npt.NDArray[np.float64],
 
 
 def _round_symmetric(X: npt.NDArray[np.float64], total: int) -> npt.NDArray[np.int64]:
-    from ..dk.release import largest_remainder
+    from ..dk.postprocess import largest_remainder
 
     k = X.shape[0]
     iu, ju = np.triu_indices(k, 1)
@@ -499,7 +497,7 @@ def consistent_degrees(raw: CommunityDegrees, membership: IntArray, k: int, *,
     dout = np.maximum(deg - din, 0)
     rows = np.bincount(membership, weights=dout, minlength=k).astype(np.float64)
     iu, ju = np.triu_indices(k, 1)
-    from ..dk.release import project_to_total
+    from ..dk.postprocess import project_to_total
 
     E = np.zeros((k, k))
     if iu.size and rows.sum() > 0:

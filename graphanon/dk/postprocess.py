@@ -1,0 +1,255 @@
+"""Post-processing of noisy dK answers: consistent, non-negative, integer tables.
+
+Everything here is a function of released values and public parameters only, so it costs no
+privacy (post-processing of an ε-DP release is ε-DP):
+
+- :func:`postprocess_1k` / :func:`postprocess_2k` (:func:`postprocess_2k_sparse` on the
+  non-zero cells only): a noisy 1K / 2K vector over the public domain → a table with an even
+  degree sum / integer class sizes;
+- :func:`project_to_total` and :func:`largest_remainder`: integers that honour a released
+  total;
+- :func:`split_evenly`: a noisy cluster sum spread back over the cluster's cells;
+- :func:`cell_coordinates`: the inverse of :func:`~graphanon.dk.extract.cell_index`.
+
+Split out of :mod:`graphanon.dk.release` (issue 37), which still exports every public name.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .extract import DKDistribution
+from .microaggregation import Partition
+
+__all__ = [
+    "cell_coordinates",
+    "largest_remainder",
+    "postprocess_1k",
+    "postprocess_2k",
+    "postprocess_2k_sparse",
+    "project_to_total",
+    "split_evenly",
+]
+
+
+def largest_remainder(weights: npt.NDArray[np.float64], total: int) -> npt.NDArray[np.int64]:
+    """Non-negative integers proportional to ``weights`` summing to ``total``."""
+    w = np.clip(weights, 0.0, None)
+    if total <= 0 or w.sum() <= 0:
+        return np.zeros(w.size, np.int64)
+    ideal = w / w.sum() * total
+    out = np.floor(ideal).astype(np.int64)
+    rest = int(total - out.sum())
+    if rest > 0:
+        out[np.argsort(-(ideal - out), kind="stable")[:rest]] += 1
+    return np.asarray(out, dtype=np.int64)
+
+
+def project_to_total(values: Any, total: int) -> npt.NDArray[np.int64]:
+    """Post-processing: the non-negative integers closest to ``values`` that sum to
+    ``total`` — the Euclidean projection onto ``{y >= 0, Σ y = total}`` (every value shifted
+    down, or up, by one constant and clipped at 0: Duchi et al., ICML 2008), then rounded by
+    largest remainder."""
+    v = np.asarray(values, dtype=np.float64)
+    total = int(total)
+    if total <= 0 or v.size == 0:
+        return np.zeros(v.size, np.int64)
+    u = np.sort(v)[::-1]
+    css = np.cumsum(u) - total
+    rho = int(np.flatnonzero(u - css / np.arange(1, u.size + 1) > 0)[-1])
+    y = np.maximum(v - css[rho] / (rho + 1), 0.0)
+    return largest_remainder(y, total)
+
+
+def postprocess_1k(values: Any, *, n_nodes: int | None = None) -> DKDistribution:
+    """Noisy 1K over ``0..h`` → non-negative integers with an even degree sum.
+
+    Negative bins are clipped to 0. An odd degree sum is fixed by moving one node from the
+    largest odd-degree bin to the bin below. With ``n_nodes`` (public under edge-DP), the
+    degree-0 bin absorbs the difference to ``n`` when it can.
+    """
+    x = np.clip(np.rint(np.asarray(values, dtype=np.float64)), 0, None).astype(np.int64)
+    deg = np.arange(x.size)
+    if int((deg * x).sum()) % 2:
+        odd = np.flatnonzero((deg % 2 == 1) & (x > 0))
+        g = int(odd[np.argmax(x[odd])])
+        x[g] -= 1
+        x[g - 1] += 1
+    if n_nodes is not None and x.size:
+        x[0] = max(0, x[0] + n_nodes - int(x.sum()))
+    keep = np.flatnonzero(x)
+    return DKDistribution("degree", keep[:, None], x[keep])
+
+
+def _without_low(dist: DKDistribution, lo: int) -> DKDistribution:
+    """A 1K table without the degrees below ``lo`` (post-processing may move a node there)."""
+    if not lo:
+        return dist
+    keep = dist.degrees[:, 0] >= lo
+    return DKDistribution(dist.kind, dist.degrees[keep], dist.counts[keep])
+
+
+def postprocess_2k(values: Any, h: int, *, target: int | None = None) -> DKDistribution:
+    """Noisy 2K over the domain cells → a non-negative integer JDD with integer class sizes.
+
+    Clip negatives to 0 and round; then, for ``k = h, h − 1, ..., 2``, make the stub count
+    ``s_k = Σ_{l≠k} m(k, l) + 2 m(k, k)`` divisible by ``k`` by removing ``r = s_k mod k``
+    edges from the largest cells ``(l, k)``, ``l < k`` (or adding ``k − r`` there when that is
+    cheaper or nothing can be removed). Changes only touch classes ``l < k``, which are fixed
+    later; class 1 is always consistent. With a released edge total ``target``, each repair
+    instead removes or adds, whichever leaves the running total closer to it. Runs on the
+    non-zero cells (:func:`postprocess_2k_sparse`).
+    """
+    x = np.clip(np.rint(np.asarray(values, dtype=np.float64)), 0, None).astype(np.int64)
+    idx = np.flatnonzero(x)
+    return postprocess_2k_sparse(idx, x[idx], h, target=target)
+
+
+def cell_coordinates(idx: Any, h: int) -> npt.NDArray[np.int64]:
+    """Inverse of :func:`~graphanon.dk.extract.cell_index`: ``(n, 2)`` cells ``(i, j)``."""
+    idx = np.asarray(idx, dtype=np.int64)
+
+    def start(r: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        return r * h - r * (r - 1) // 2  # first position of row r (0-based)
+
+    b = 2.0 * h + 1.0
+    r = np.floor((b - np.sqrt(np.maximum(b * b - 8.0 * idx, 0.0))) / 2.0).astype(np.int64)
+    r = np.clip(r, 0, h - 1)
+    for _ in range(4):  # float error is at most a step or two
+        r = np.where(start(r) > idx, r - 1, r)
+        r = np.where((r + 1 < h) & (start(r + 1) <= idx), r + 1, r)
+    i = r + 1
+    return np.stack([i, idx - start(r) + i], axis=1)
+
+
+def _waterfill(values: npt.NDArray[np.int64], units: int) -> npt.NDArray[np.int64]:
+    """How often each entry is hit by ``units`` repetitions of "decrement the largest entry
+    (lowest index among ties)", computed at once: every entry above the final level ``L`` is
+    cut to ``L``, then the first ``units − cut`` entries equal to ``L`` (by index) lose one
+    more. ``O(len · log(range))`` instead of ``O(units · len)``."""
+    v = np.asarray(values, dtype=np.int64)
+    if units <= 0 or v.size == 0:
+        return np.zeros(v.size, dtype=np.int64)
+
+    def cut(level: int) -> int:
+        return int(np.maximum(v - level, 0).sum())
+
+    hi = int(v.max())  # cut(hi) = 0 <= units
+    lo = int(v.min()) - units // v.size - 1  # cut(lo) > units
+    while hi - lo > 1:  # smallest level with cut(level) <= units
+        mid = (lo + hi) // 2
+        if cut(mid) <= units:
+            hi = mid
+        else:
+            lo = mid
+    hits = np.maximum(v - hi, 0)
+    rest = units - int(hits.sum())
+    if rest:
+        at = np.flatnonzero(v - hits == hi)[:rest]
+        hits[at] += 1
+    return hits
+
+
+def _toward(surplus: int, r: int, k: int, removable: int) -> int:
+    """The change of class ``k``'s cells ``(l, k)``, ``l < k``, that makes its stub count
+    divisible by ``k`` (``−r − jk`` or ``k − r + jk``, ``j >= 0``; a removal at most
+    ``removable``) and leaves the table's total nearest its target (``surplus`` = total −
+    target); ties: the smaller change."""
+    j = abs(surplus) // k + 1  # no candidate further than this can be nearer
+    removals = [-(r + i * k) for i in range(j + 1) if r + i * k <= removable]
+    additions = [(k - r if r else 0) + i * k for i in range(j + 1)]
+    return min(removals + additions, key=lambda d: (abs(surplus + d), abs(d)))
+
+
+def postprocess_2k_sparse(cells: Any, values: Any, h: int, *,
+                          target: int | None = None) -> DKDistribution:
+    """:func:`postprocess_2k` on a sparse input: positions ``cells`` (distinct, in
+    :func:`~graphanon.dk.extract.domain_cells` order) holding ``values``; every other cell 0.
+
+    Same result as the dense repair; the work is ``O(h)`` plus ``O(k)`` per class ``k`` that
+    needs a repair, never ``O(h²)``.
+    """
+    x = np.clip(np.rint(np.asarray(values, dtype=np.float64)), 0, None).astype(np.int64)
+    idx = np.asarray(cells, dtype=np.int64)
+    nz = x > 0
+    idx, x = idx[nz], x[nz]
+    ij = cell_coordinates(idx, h) if idx.size else np.zeros((0, 2), dtype=np.int64)
+    diag = np.zeros(h + 1, dtype=np.int64)
+    above = np.zeros(h + 1, dtype=np.int64)  # Σ_{j > k} m(k, j)
+    below = np.zeros(h + 1, dtype=np.int64)  # Σ_{l < k} m(l, k)
+    on = ij[:, 0] == ij[:, 1]
+    np.add.at(diag, ij[on, 0], x[on])
+    np.add.at(above, ij[~on, 0], x[~on])
+    np.add.at(below, ij[~on, 1], x[~on])
+    total = int(x.sum())
+    col: dict[int, dict[int, int]] = {}  # col[k][l] = m(l, k), l < k, non-zero
+    for (i, j), c in zip(ij[~on].tolist(), x[~on].tolist(), strict=True):
+        col.setdefault(j, {})[i] = c
+    for k in range(h, 1, -1):
+        s = int(above[k] + below[k] + 2 * diag[k])
+        r = s % k
+        if r == 0 and (target is None or abs(total - target) < k or not col.get(k)):
+            continue
+        entries = col.get(k, {})
+        row = np.zeros(k - 1, dtype=np.int64)  # m(l, k) for l = 1 .. k − 1
+        if entries:
+            row[np.fromiter(entries.keys(), dtype=np.int64) - 1] = np.fromiter(
+                entries.values(), dtype=np.int64)
+        old = row.copy()
+        removable = int(row.sum())
+        if target is not None:  # the change nearest the released total (±k keeps s_k % k)
+            delta = _toward(total - target, r, k, removable)
+        else:
+            remove = (r <= k - r and removable >= r) or (removable >= r and k - r > removable)
+            delta = -r if remove else k - r
+        total += delta
+        if delta < 0:
+            row -= _waterfill(row, -delta)  # −1 on the largest cell (lowest l on ties)
+        elif delta > 0:
+            weights = row.copy()
+            if weights.sum() == 0:
+                weights[:] = 0
+                weights[0] = 1
+            row += _waterfill(weights, delta)  # +1 on the heaviest weight, weight −1
+        changed = np.flatnonzero(row != old)
+        above[changed + 1] += row[changed] - old[changed]
+        below[k] = int(row.sum())
+        col[k] = {int(t) + 1: int(row[t]) for t in np.flatnonzero(row)}
+    ii: list[int] = []
+    jj: list[int] = []
+    cc: list[int] = []
+    for j, entries in col.items():
+        for i, c in entries.items():
+            ii.append(i)
+            jj.append(j)
+            cc.append(c)
+    dk_ = np.flatnonzero(diag)
+    ii.extend(dk_.tolist())
+    jj.extend(dk_.tolist())
+    cc.extend(diag[dk_].tolist())
+    out_cells = np.stack([np.asarray(ii, dtype=np.int64), np.asarray(jj, dtype=np.int64)],
+                         axis=1) if ii else np.zeros((0, 2), dtype=np.int64)
+    counts = np.asarray(cc, dtype=np.int64)
+    order = np.lexsort((out_cells[:, 1], out_cells[:, 0]))
+    return DKDistribution("joint_degree", out_cells[order], counts[order])
+
+
+def split_evenly(sums: npt.NDArray[np.int64], part: Partition, rng: np.random.Generator
+                  ) -> npt.NDArray[np.int64]:
+    """Spread each (clipped) cluster sum over its cells: ``floor(S/|C|)`` each, the remainder
+    to random distinct cells (post-processing)."""
+    s = np.clip(sums, 0, None)
+    sizes = part.sizes()
+    base = s // sizes
+    rem = s - base * sizes
+    out = base[part.labels].copy()
+    # random rank of each cell inside its cluster; cells with rank < remainder get +1
+    order = np.lexsort((rng.random(part.labels.size), part.labels))
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size) - np.repeat(starts, sizes)
+    out += (rank < rem[part.labels]).astype(np.int64)
+    return out
