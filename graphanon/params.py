@@ -38,7 +38,7 @@ from ._validation import (
 )
 from .errors import InvalidParameterError
 
-__all__ = ["REQUIRED", "Param", "Spec", "render_block"]
+__all__ = ["REQUIRED", "Param", "Spec", "combine", "render_block"]
 
 
 class _Required:
@@ -51,7 +51,7 @@ class _Required:
 REQUIRED: Any = _Required()
 
 #: The kinds of value a parameter may hold.
-KINDS = ("int", "float", "epsilon", "choice", "bool")
+KINDS = ("int", "float", "epsilon", "choice", "bool", "ints")
 
 
 @dataclass(frozen=True)
@@ -66,8 +66,11 @@ class Param:
     kind
         ``"int"``, ``"float"`` (in ``[low, high]``, ``closed`` as
         :func:`graphanon._validation.check_float`), ``"epsilon"`` (a privacy budget in
-        :data:`~graphanon._validation.EPSILON_RANGE`), ``"choice"`` (one of ``choices``) or
-        ``"bool"``.
+        :data:`~graphanon._validation.EPSILON_RANGE`), ``"choice"`` (one of ``choices``),
+        ``"bool"`` or ``"ints"`` (a non-empty list of ints in ``[low, high]``; job and API
+        only).
+    words
+        Words an ``"int"`` parameter also takes (``("auto",)``: a value chosen privately).
     help
         One or two sentences: what the value does (the CLI's help, the docs' table).
     default
@@ -76,8 +79,8 @@ class Param:
         Whether the value is public (every parameter of a spec is: the data is the only
         private input; ``False`` marks a value that must not be recorded, none so far).
     only
-        ``(other, value)``: the parameter applies only when parameter ``other`` is
-        ``value``; giving it otherwise is refused, naming both.
+        ``(other, value)``, or a tuple of such pairs: the parameter applies only when each
+        parameter ``other`` is ``value``; giving it otherwise is refused, naming both.
     cli
         The option's flag; ``""``: no CLI option (job and API only).
     job
@@ -93,15 +96,27 @@ class Param:
     closed: str = "both"
     choices: tuple[str, ...] = ()
     public: bool = True
-    only: tuple[str, Any] | None = None
+    only: Any = None
     cli: str | None = None
     job: bool = True
+    words: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"Param {self.name!r}: kind {self.kind!r} not in {KINDS}")
         if (self.kind == "choice") != bool(self.choices):
             raise ValueError(f"Param {self.name!r}: choices go with kind 'choice' only")
+        if self.words and self.kind != "int":
+            raise ValueError(f"Param {self.name!r}: words go with kind 'int' only")
+        if self.kind == "ints" and self.cli is None:
+            object.__setattr__(self, "cli", "")  # no CLI option holds a list
+        if self.only is not None and isinstance(self.only[0], str):
+            object.__setattr__(self, "only", (tuple(self.only),))
+
+    @property
+    def conditions(self) -> tuple[tuple[str, Any], ...]:
+        """The settings the parameter applies to: ``((other, value), ...)``."""
+        return () if self.only is None else tuple(self.only)
 
     @property
     def required(self) -> bool:
@@ -117,6 +132,20 @@ class Param:
         passes when the default is ``None``."""
         if value is None and self.default is None:
             return None
+        if isinstance(value, str) and value in self.words:
+            return value
+        if self.kind == "ints":
+            if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__") or not list(
+                    value):
+                raise InvalidParameterError(
+                    f"The {self.name!r} parameter of {owner} must be a non-empty list of "
+                    f"{self.describe()[5:]}. Got {value!r} instead.")
+            item = Param(self.name, "int", self.help, low=self.low, high=self.high)
+            return tuple(item.check(v, owner) for v in value)
+        if self.kind == "int" and self.words and isinstance(value, str):
+            raise InvalidParameterError(
+                f"The {self.name!r} parameter of {owner} must be an int or "
+                f"{' or '.join(map(repr, self.words))}. Got {value!r} instead.")
         if self.kind == "epsilon":
             return check_epsilon(value, self.name, owner)
         if self.kind == "int":
@@ -146,7 +175,8 @@ class Param:
         hi = "∞" if self.high is None else _bound(self.high)
         left = "[" if self.closed in ("both", "left") and self.low is not None else "("
         right = "]" if self.closed in ("both", "right") and self.high is not None else ")"
-        return f"{self.kind} in {left}{lo}, {hi}{right}"
+        text = f"{self.kind} in {left}{lo}, {hi}{right}"
+        return text + "".join(f" or `{w}`" for w in self.words)
 
 
 @dataclass(frozen=True)
@@ -164,9 +194,10 @@ class Spec:
         if len(set(names)) != len(names):
             raise ValueError(f"Spec {self.owner!r}: a parameter is declared twice")
         for p in self.params:
-            if p.only is not None and p.only[0] not in names:
-                raise ValueError(f"Spec {self.owner!r}: {p.name!r} depends on the unknown "
-                                 f"parameter {p.only[0]!r}")
+            for other, _ in p.conditions:
+                if other not in names:
+                    raise ValueError(f"Spec {self.owner!r}: {p.name!r} depends on the unknown "
+                                     f"parameter {other!r}")
 
     def __getitem__(self, name: str) -> Param:
         for p in self.params:
@@ -213,12 +244,11 @@ class Spec:
         (``--theta``) or ``"job"`` (the key ``theta``)."""
         for name in sorted(set(chosen)):
             p = self[name]
-            if p.only is None:
-                continue
-            other, want = p.only
-            have = values.get(other, self[other].default)
-            if have != want:
-                raise InvalidParameterError(self._applies_message(p, other, want, have, style))
+            for other, want in p.conditions:
+                have = values.get(other, self[other].default)
+                if have != want:
+                    raise InvalidParameterError(
+                        self._applies_message(p, other, want, have, style))
 
     def _applies_message(self, p: Param, other: str, want: Any, have: Any, style: str) -> str:
         if style == "cli":
@@ -235,12 +265,43 @@ class Spec:
                 "|---|---|---|---|---|---|---|"]
         for p in self.params:
             default = "required" if p.required else f"`{p.default!r}`"
-            applies = "always" if p.only is None else f"`{p.only[0]}={p.only[1]!r}`"
+            applies = ", ".join(f"`{o}={v!r}`" for o, v in p.conditions) or "always"
             cli = f"`{p.flag}`" if p.flag else "—"
             text = p.help.replace("|", "\\|")
             rows.append(f"| `{p.name}` | {cli} | {p.describe()} | {default} | {applies} | "
                         f"{'yes' if p.public else 'no'} | {text} |")
         return "\n".join(rows)
+
+
+def combine(owner: str, on: Param, parts: Mapping[str, Spec]) -> Spec:
+    """One command's spec over several functions chosen by ``on`` (``--privacy edge`` runs
+    one, ``--privacy node`` another): ``on`` first, then every parameter of each part, a
+    parameter of one part applying only when ``on`` chooses it. A parameter in several
+    parts must be declared identically in each (it is one option)."""
+    merged: dict[str, Param] = {on.name: on}
+    homes: dict[str, list[str]] = {}
+    for value, spec in parts.items():
+        for p in spec.params:
+            if p.name == on.name:
+                continue
+            if p.name in merged and p.name not in homes:
+                raise ValueError(f"combine {owner!r}: {p.name!r} clashes with {on.name!r}")
+            if p.name in homes:
+                first = parts[homes[p.name][0]][p.name]
+                if first != p:
+                    raise ValueError(f"combine {owner!r}: {p.name!r} is declared differently "
+                                     f"in {homes[p.name][0]!r} and {value!r}")
+                homes[p.name].append(value)
+                continue
+            homes[p.name] = [value]
+            merged[p.name] = p
+    params = []
+    for name, p in merged.items():
+        where = homes.get(name, list(parts))
+        if name != on.name and len(where) < len(parts):  # one part's only
+            p = Param(**{**p.__dict__, "only": ((on.name, where[0]), *p.conditions)})
+        params.append(p)
+    return Spec(owner, tuple(params))
 
 
 def render_block(text: str, name: str, spec: Spec) -> str:

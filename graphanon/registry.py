@@ -80,7 +80,8 @@ REGISTRY: tuple[Registration, ...] = (
     Registration(
         "release-dk", "dk",
         "Release the 1K or 2K distribution of INPUT with ε-differential privacy.",
-        cli="dk", step=Step("graphanon.dk.release:release_dk", defaults={"max_degree": None})),
+        cli="release_dk", step=Step("graphanon.dk.release:release_dk"),
+        spec="graphanon.dk.release:RELEASE_DK"),
     Registration(
         "release-personalized", "dk",
         "Release the 1K/2K distribution of INPUT where every node has its own ε.",
@@ -97,7 +98,8 @@ REGISTRY: tuple[Registration, ...] = (
         spec="graphanon.nodedp.projection:PROJECT"),
     Registration(  # on the CLI: release-dk --privacy node
         "release-dk-node", "nodedp",
-        step=Step("graphanon.nodedp.theta_dk:theta_dk_release")),
+        step=Step("graphanon.nodedp.theta_dk:theta_dk_release"),
+        spec="graphanon.nodedp.theta_dk:THETA_DK"),
     Registration(
         "release-degrees", "nodedp",
         "Release a differentially private degree sequence of INPUT.",

@@ -52,7 +52,7 @@ def _data(name: str) -> tuple[Graph | BipartiteGraph, dict[str, Any]]:
         B = BipartiteGraph.from_indices([0, 1, 2], [0, 1, 0], n_users=3, n_features=2)
         return B, {"users": B.user_ids, "features": B.feature_ids}
     G = Graph.from_edges([0, 1, 2, 2], [1, 2, 0, 3])
-    return G, ({"nodes": G.node_ids} if name == "synthesize" else {})
+    return G, ({"nodes": G.node_ids} if name in ("synthesize", "release-dk") else {})
 
 
 def _job_keys(step: Any, data: Any) -> set[str]:
@@ -92,11 +92,21 @@ def disagreements(name: str, spec: Spec) -> list[str]:
         if p.name in keywords and keywords[p.name] != want:
             bad.append(f"default of {p.name!r}: function {keywords[p.name]!r}, spec "
                        f"{p.default!r}")
-    # the command: one generated option per CLI parameter
+    # the command: one generated option per CLI parameter (of the command's spec, which
+    # holds the function's parameters, each applying under its neighbouring relation)
     if row.cli is not None:
         cmd = cli.get_command(click.Context(cli), name)
         assert cmd is not None, name
+        module = importlib.import_module(f"graphanon.cli.{row.cli}")
+        command_spec = getattr(module, "COMMAND_SPECS", {}).get(name, spec)
+        for p in spec.params:
+            q = command_spec[p.name] if p.name in command_spec.names else None
+            if q is None or Param(**{**q.__dict__, "only": p.only}) != p:
+                if p.flag and p.name != "privacy":
+                    bad.append(f"the command's spec declares {p.name!r} differently")
         options = {o.name: o for o in cmd.params if isinstance(o, click.Option)}
+        spec_for_cli = spec
+        spec = command_spec
         for p in spec.cli_params():
             o = options.get(p.name)
             if o is None or p.flag not in o.opts:
@@ -116,9 +126,11 @@ def disagreements(name: str, spec: Spec) -> list[str]:
         for p in spec.params:
             if not p.flag and any(o.name == p.name for o in options.values()):
                 bad.append(f"{p.name!r} is declared job/API-only but the command has it")
+        spec = spec_for_cli
     # the job step: exactly the spec's job keys
     data, _ = _data(name)
     keys = _job_keys(jobs.STEPS[name], data)  # the registered step, as a job file meets it
+    keys -= set(getattr(func, "__paper_variants__", (None, {}))[1])  # deprecated until 0.3.0
     if keys != set(spec.job_keys()):
         bad.append(f"job keys {sorted(keys)} != spec {sorted(spec.job_keys())}")
     # the docs: the generated table is the one on the page
@@ -134,7 +146,8 @@ def disagreements(name: str, spec: Spec) -> list[str]:
 
 
 def test_the_migrated_mechanisms_have_specs() -> None:
-    assert {"synthesize", "randomized-response", "project", "smooth-k", "mondrian"} <= set(SPECS)
+    assert {"synthesize", "randomized-response", "project", "smooth-k", "mondrian",
+            "release-dk", "release-dk-node"} <= set(SPECS)
     for name, target in SPECS.items():
         assert isinstance(load(target), Spec), name
 
@@ -199,9 +212,9 @@ def test_each_bound_and_choice_is_enforced_by_the_function(name: str) -> None:
             bad_values += [0.0, -1.0, float("nan")]
         for value in bad_values:
             call = {**base, p.name: value}
-            if p.only is not None:
-                call[p.only[0]] = p.only[1]
-                if p.only[0] == "privacy" and p.only[1] == "node":
+            for other, want in p.conditions:
+                call[other] = want
+                if (other, want) == ("privacy", "node"):
                     call.pop("nodes", None)
             with pytest.raises(InvalidParameterError, match=repr(p.name)):
                 func(data, **call)
@@ -215,14 +228,17 @@ def test_a_parameter_for_another_setting_is_refused_everywhere(name: str) -> Non
     assert row.step is not None
     func = spec_function(name)
     for p in spec.params:
-        if p.only is None:
+        if not p.conditions:
             continue
-        other = spec[p.only[0]]
-        elsewhere = next(c for c in other.choices if c != p.only[1])
-        value = p.choices[0] if p.kind == "choice" else (p.low or 0) + 1
+        name, want = p.conditions[0]
+        other = spec[name]
+        elsewhere = (next(c for c in other.choices if c != want) if other.kind == "choice"
+                     else 8)
+        value = p.choices[0] if p.kind == "choice" else 0.5 if p.kind == "float" else (
+            (p.low or 0) + 1)
         base = {q.name: (1.0 if q.kind in ("epsilon", "float") else 2) for q in spec.params
                 if q.required}
-        call = {**base, **extra, p.only[0]: elsewhere, p.name: value}
+        call = {**base, **extra, name: elsewhere, p.name: value}
         with pytest.raises(InvalidParameterError, match=f"{p.name!r} parameter of "
                                                         f"{spec.owner} applies to"):
             func(data, **call)
@@ -230,7 +246,7 @@ def test_a_parameter_for_another_setting_is_refused_everywhere(name: str) -> Non
         state = JobState(data=data, rng=np.random.default_rng(0), seed=None)
         with pytest.raises(InvalidParameterError, match=f"{p.name!r} key of {spec.owner} "
                                                         "applies to"):
-            step(state, {**base, p.only[0]: elsewhere, p.name: value})
+            step(state, {**base, name: elsewhere, p.name: value})
 
 
 # ---------------------------------------------------------------------- the Spec itself

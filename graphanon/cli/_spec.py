@@ -21,17 +21,22 @@ class _Int(click.ParamType):  # type: ignore[type-arg]
 
     name = "integer"
 
-    def __init__(self, low: int | None, high: int | None) -> None:
-        self.min, self.max = low, high
+    def __init__(self, low: int | None, high: int | None, words: tuple[str, ...] = ()) -> None:
+        self.min, self.max, self.words = low, high, words
+        if words:
+            self.name = "INT|" + "|".join(words)
 
-    def convert(self, value: Any, param: Any, ctx: Any) -> int:
+    def convert(self, value: Any, param: Any, ctx: Any) -> int | str:
+        if isinstance(value, str) and value in self.words:
+            return value
         if isinstance(value, int) and not isinstance(value, bool):
             x = value
         else:
             try:
                 x = int(str(value).strip())
             except ValueError:
-                self.fail(f"{value!r} is not an integer.", param, ctx)
+                also = "".join(f" or {w!r}" for w in self.words)
+                self.fail(f"{value!r} is not an integer{also}.", param, ctx)
         from .._validation import check_int
         from ..errors import InvalidParameterError
 
@@ -50,7 +55,7 @@ def _type(p: Param) -> Any:
         return click.Choice(list(p.choices))
     if p.kind == "int":
         return _Int(None if p.low is None else int(p.low),
-                    None if p.high is None else int(p.high))
+                    None if p.high is None else int(p.high), p.words)
     if p.low is None and p.high is None:
         return _Float()
     return _Float((float("-inf") if p.low is None else p.low,
@@ -62,9 +67,9 @@ def option_help(p: Param, spec: Spec) -> str:
     cannot show (an option that applies to one setting defaults to ``None`` on the CLI, so
     that giving it under another setting can be refused)."""
     text = p.help
-    if p.only is not None:
-        other = spec[p.only[0]]
-        text = f"Only with {other.flag} {p.only[1]}. {text}"
+    if p.conditions:
+        needs = ", ".join(f"{spec[o].flag} {v}" for o, v in p.conditions)
+        text = f"Only with {needs}. {text}"
     if p.only is not None and not p.required and p.default is not None:
         text += f" Default {p.default}."
     return text
@@ -106,11 +111,11 @@ def spec_values(spec: Spec, values: Mapping[str, Any]) -> dict[str, Any]:
     that does not apply to the chosen setting is refused (naming both options), and an
     option left out takes the spec's default."""
     chosen = {n for n in spec.names if values.get(n) is not None and spec[n].flag}
-    spec.check_applies(values, chosen, style="cli")
     out: dict[str, Any] = {}
     for p in spec.params:
         if not p.flag:
             continue
         v = values.get(p.name)
         out[p.name] = p.default if v is None and not p.required else v
+    spec.check_applies(out, chosen, style="cli")
     return out

@@ -88,6 +88,7 @@ from ..errors import (
 )
 from ..graph import Graph
 from ..metrics import euclidean_distance, ks_distance, l1_distance
+from ..params import Param, Spec
 from ..privacy.noise import NoiseBackend, dp_scale, get_backend
 from ..privacy.release import NOT_PRIVATE_NOTE, Release, started_at
 from .extract import DKDistribution, cell_index, domain_cells
@@ -144,6 +145,56 @@ MAX_DOMAIN_CELLS = 20_000_000  # dense form only
 MAX_2K_DEGREE = 4_000_000
 SAMPLED_ABOVE = 1_000_000  # form="auto": the sampled form above this many public domain cells
 FORMS = ("auto", "dense", "sampled")
+
+#: The parameters of :func:`release_dk`, declared once: its validation, the edge-DP options
+#: of ``graphanon release-dk`` (with :data:`graphanon.nodedp.theta_dk.THETA_DK` for
+#: ``--privacy node``), the job step's keys and the table in docs/dk.md.
+RELEASE_DK = Spec("release_dk", (
+    Param("d", "int", "1 (degree histogram) or 2 (joint degree distribution).", low=1,
+          high=2),
+    Param("epsilon", "epsilon", "Privacy budget ε > 0."),
+    Param("privacy", "choice", "Neighbouring relation: edge (node-DP: theta_dk_release).",
+          default="edge", choices=PRIVACY, cli=""),
+    Param("max_degree", "int",
+          "PUBLIC degree bound h (degrees above it are top-coded), never the observed "
+          "maximum; or 'auto' (with the public node set): the bound_quantile of a private "
+          "degree sequence, for bound_fraction of ε. Without it, the node set makes h = "
+          "|nodes| - 1 (with a warning); with neither the release is refused.",
+          default=None, low=1, high=2**31 - 2, words=("auto",)),
+    Param("microaggregation", "choice", "dK-microaggregation (2K only).", default="none",
+          choices=MICROAGGREGATIONS),
+    Param("k", "int", "MDAV-dK cluster size (below the number of domain cells).",
+          default=None, low=2, only=("microaggregation", "mdav")),
+    Param("tau", "int", "MPDC-dK box side τ (at most h - 2).", default=None, low=1,
+          only=("microaggregation", "mpdc")),
+    Param("threshold", "int",
+          "PUBLIC threshold τ >= 1; only noisy answers >= τ are released. Default: none for "
+          "the dense form, ceil(scale·ln(domain cells)) for the sampled form.",
+          default=None, low=1),
+    Param("form", "choice",
+          "dense noises every domain cell; sampled draws the thresholded dense release in "
+          "time O(non-zero cells + released cells), same distribution; auto = sampled "
+          "above 10^6 domain cells without microaggregation.", default="auto", choices=FORMS),
+    Param("edge_total", "float",
+          "2K (dense): share of ε spent on a private edge count (sensitivity 1); the noisy "
+          "cells are projected onto it, so the table's total is near the true edge count. "
+          "E.g. 0.1.", default=None, low=0.0, high=1.0, closed="neither"),
+    Param("graphical", "bool",
+          "2K (dense): post-process the noisy table into a graphical one (integer class "
+          "sizes, row sums k*n_k, cell capacities; with edge_total its total), which the 2K "
+          "generator realizes exactly. Default: on with edge_total or degree_sequence "
+          "(h <= 2000).", default=None),
+    Param("degree_sequence", "float",
+          "2K (dense), needs the public node set: share of ε spent on Hay's degree sequence "
+          "(sensitivity 2); the class sizes come from it and the cells are fitted to them "
+          "(implies graphical; with max_degree auto the same sequence gives the bound). "
+          "E.g. 0.2.", default=None, low=0.0, high=1.0, closed="neither"),
+    Param("bound_fraction", "float",
+          "Share of ε spent on choosing max_degree = 'auto' (without degree_sequence).",
+          default=0.1, cli="", low=0.0, high=1.0, closed="neither"),
+    Param("bound_quantile", "float", "The quantile of the private degree sequence that "
+          "max_degree = 'auto' takes.", default=0.95, cli="", low=0.0, high=1.0, closed="neither"),
+), doc="docs/dk.md")
 
 
 @dataclass(frozen=True)
@@ -465,7 +516,7 @@ def release_dk(
     *,
     d: int,
     epsilon: float,
-    max_degree: int | str | None,
+    max_degree: int | str | None = None,
     microaggregation: str = "none",
     k: int | None = None,
     tau: int | None = None,
@@ -590,6 +641,13 @@ def release_dk(
     t0 = time.perf_counter()
     started = started_at()
     owner = "release_dk"
+    checked = RELEASE_DK.validate({
+        "d": d, "epsilon": epsilon, "privacy": privacy, "max_degree": max_degree,
+        "microaggregation": microaggregation, "k": k, "tau": tau, "threshold": threshold,
+        "form": form, "edge_total": edge_total, "graphical": graphical,
+        "degree_sequence": degree_sequence, "bound_fraction": bound_fraction,
+        "bound_quantile": bound_quantile})
+    d, epsilon, max_degree = checked["d"], checked["epsilon"], checked["max_degree"]
     backend = backend or get_backend("opendp")
     eps_bound, bound_info = 0.0, dict[str, Any]()
     eps_seq, hay_seq, seq_info = 0.0, None, dict[str, Any]()

@@ -98,6 +98,7 @@ from ..dk.release import dk_query
 from ..errors import InvalidParameterError, NodeSensitivityWarning
 from ..graph import Graph
 from ..metrics import ks_distance, l1_distance
+from ..params import Param, Spec
 from ..privacy.noise import NoiseBackend, exponential_mechanism, get_backend
 from ..privacy.release import Release, started_at
 from .projection import Projection, edge_addition_sizes, project
@@ -295,6 +296,25 @@ def noise_domain(proj: Projection, *, d: int, theta: int, sensitivity: float, ep
     return noisy, node_dk_table(d, noisy, theta)
 
 
+#: The parameters of :func:`theta_dk_release`, declared once: its validation, the node-DP
+#: options of ``graphanon release-dk --privacy node``, the job step's keys and the table in
+#: docs/node_dp.md.
+THETA_DK = Spec("theta_dk_release", (
+    Param("d", "int", "1 (degree histogram) or 2 (joint degree distribution).", low=1,
+          high=2),
+    Param("epsilon", "epsilon", "Privacy budget ε > 0."),
+    Param("theta", "int", "Public degree bound θ of the projection, or 'auto' to choose it "
+          "privately (spends select_fraction of ε).", default="auto", low=1,
+          words=("auto",)),
+    Param("select_fraction", "float", "Share of ε spent on choosing θ. Default 0.1.",
+          default=None, low=0.0, high=1.0, closed="neither", only=("theta", "auto")),
+    Param("grid", "ints", "The public candidates θ = 'auto' chooses from.",
+          default=DEFAULT_THETA_GRID, low=1, high=2**31 - 2),
+    Param("key", "int", "Key of the projection's keyed-hash order (default: drawn from the "
+          "generator).", default=None, low=0, high=2**64 - 1, cli=""),
+), doc="docs/node_dp.md")
+
+
 @paper_variants("graphanon.reproduce.node_dp_thesis:theta_dk_release_ser", removed_in="0.3.0",
                 projection="ead", order="hash")
 def theta_dk_release(
@@ -367,6 +387,9 @@ def theta_dk_release(
     t0 = time.perf_counter()
     started = started_at()
     owner = "theta_dk_release"
+    checked = THETA_DK.validate({"d": d, "epsilon": epsilon, "theta": theta,
+                                 "select_fraction": select_fraction, "grid": grid, "key": key})
+    theta, grid = checked["theta"], checked["grid"]
     d, epsilon = check_node_release(G, d=d, epsilon=epsilon, owner=owner)
     backend = backend or get_backend("opendp")
     key = projection_key(key, rng)
@@ -382,10 +405,6 @@ def theta_dk_release(
                                         backend=backend, progress=progress)
     else:
         theta = check_degree_bound(theta, "theta", owner, d=d)
-        if select_fraction is not None:
-            raise InvalidParameterError(
-                f"The 'select_fraction' parameter of {owner} applies to theta='auto'; with "
-                f"the public bound theta={theta} no ε is spent on choosing θ.")
     # the query: the dK vector of the θ-projection; its node sensitivity; the noise
     proj = project(G, theta=theta, method="ead", key=key, progress=progress)
     sens = node_sensitivity(d, theta)

@@ -66,7 +66,7 @@ def test_bad_input_exit_2_and_no_output(tmp_path: Path, capsys: pytest.CaptureFi
                  "25", "--microaggregation", "mpdc", "--out", str(out)]) == 2
     assert main(["-q", "release-dk", POLBOOKS, "--d", "2", "--epsilon", "1", "--privacy",
                  "node", "--microaggregation", "mdav", "--out", str(out)]) == 2
-    assert "apply to --privacy edge only" in capsys.readouterr().err
+    assert "option applies to --privacy edge only" in capsys.readouterr().err
     assert main(["-q", "release-dk", POLBOOKS, "--d", "2", "--epsilon", "1", "--theta", "5",
                  "--out", str(out)]) == 2
     assert not out.exists()
