@@ -80,7 +80,7 @@ REGISTRY: tuple[Registration, ...] = (
     Registration(
         "release-dk", "dk",
         "Release the 1K or 2K distribution of INPUT with ε-differential privacy.",
-        cli="release_dk", step=Step("graphanon.dk.release:release_dk"),
+        cli="release_dk", step=Step(f"{_JOB}:release_dk_step", custom=True),
         spec="graphanon.dk.release:RELEASE_DK"),
     Registration(
         "release-personalized", "dk",
@@ -96,9 +96,9 @@ REGISTRY: tuple[Registration, ...] = (
         "Project INPUT to maximum degree θ (no privacy by itself: a preprocessing step).",
         cli="nodedp", step=Step("graphanon.nodedp.projection:project", rng="other"),
         spec="graphanon.nodedp.projection:PROJECT"),
-    Registration(  # on the CLI: release-dk --privacy node
+    Registration(  # the old job name of release-dk with privacy = "node" (until 0.3.0)
         "release-dk-node", "nodedp",
-        step=Step("graphanon.nodedp.theta_dk:theta_dk_release"),
+        step=Step(f"{_JOB}:release_dk_node_step", custom=True),
         spec="graphanon.nodedp.theta_dk:THETA_DK"),
     Registration(
         "release-degrees", "nodedp",
@@ -128,9 +128,10 @@ REGISTRY: tuple[Registration, ...] = (
     # ---- input, output and tools
     Registration(
         "info", "io",
-        "Print nodes, edges, density, degree statistics and components of PATH.", cli="info"),
-    Registration(  # the job step of `info`
-        "describe", "io", step=Step(f"{_JOB}:describe_step", custom=True)),
+        "Print nodes, edges, density, degree statistics and components of PATH.", cli="info",
+        step=Step(f"{_JOB}:describe_step", custom=True)),
+    Registration(  # the old job name of `info` (until 0.3.0)
+        "describe", "io", step=Step(f"{_JOB}:describe_alias_step", custom=True)),
     Registration(
         "bipartite-from-table", "io",
         "Turn the table CSV into a user<TAB>feature list (categorical values one-hot).",

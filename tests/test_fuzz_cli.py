@@ -466,7 +466,8 @@ release_id = "r1"
 [source]
 path = "g.txt"
 [[steps]]
-name = "release-dk-node"
+name = "release-dk"
+privacy = "node"
 d = 1
 epsilon = 1.0
 theta = 4
@@ -586,7 +587,7 @@ def test_job_source_keys_that_do_not_apply(work: Path, source: str,
     monkeypatch.setenv("NEO4J_URI", "bolt://127.0.0.1:1")
     monkeypatch.setenv("NEO4J_PASSWORD", "x")
     (work / "job.toml").write_text(
-        f'[job]\nrelease_id = "r1"\n[source]\n{source}\n[[steps]]\nname = "describe"\n'
+        f'[job]\nrelease_id = "r1"\n[source]\n{source}\n[[steps]]\nname = "info"\n'
         '[[sinks]]\ntype = "file"\npath = "out"\n')
     assert check(["run", str(work / "job.toml")], work, capsys, outputs=("out",)) == 2
 
@@ -632,7 +633,7 @@ def test_read_only_descriptor_and_job_inputs_are_never_outputs(
     source = (work / "out" / "operator" / "graph.graphml").read_bytes()
     (work / "job.toml").write_text(
         '[job]\nrelease_id = "r1"\n[source]\npath = "out/operator/graph.graphml"\n'
-        '[[steps]]\nname = "describe"\n[[sinks]]\ntype = "file"\npath = "out"\n')
+        '[[steps]]\nname = "info"\n[[sinks]]\ntype = "file"\npath = "out"\n')
     code = main(["-q", "run", str(work / "job.toml")])
     assert code == 2 and "could be replaced" in capsys.readouterr().err  # before any sink writes
     assert (work / "out" / "operator" / "graph.graphml").read_bytes() == source

@@ -101,7 +101,7 @@ def test_graphml_sink_on_a_full_disk(work: Path, capsys: pytest.CaptureFixture[s
     monkeypatch.setattr(igraph.Graph, "write_graphml", full)
     monkeypatch.setattr("graphanon.io.files.os.statvfs", lambda path: Full())
     (work / "job.toml").write_text(
-        '[job]\nrelease_id = "r1"\n[source]\npath = "g.txt"\n[[steps]]\nname = "describe"\n'
+        '[job]\nrelease_id = "r1"\n[source]\npath = "g.txt"\n[[steps]]\nname = "info"\n'
         '[[sinks]]\ntype = "file"\npath = "out"\n')
     assert check(["run", str(work / "job.toml")], work, capsys, outputs=("out",)) == 2
     assert not list(work.glob(".*.lock"))
@@ -206,7 +206,7 @@ def test_a_removed_lock_file_is_not_held_twice(tmp_path: Path) -> None:
 def test_job_lock_is_removed_after_every_run(work: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:
     (work / "job.toml").write_text(
-        '[job]\nrelease_id = "r1"\n[source]\npath = "g.txt"\n[[steps]]\nname = "describe"\n'
+        '[job]\nrelease_id = "r1"\n[source]\npath = "g.txt"\n[[steps]]\nname = "info"\n'
         '[[sinks]]\ntype = "file"\npath = "out"\n')
     assert check(["run", str(work / "job.toml")], work, capsys) == 0
     assert not list(work.glob(".*.lock")) and (work / "out").is_dir()

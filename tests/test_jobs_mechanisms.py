@@ -105,8 +105,8 @@ VARIANT_KEYS = [
     ('name = "release-dk"\n        d = 1\n        max_degree = 30\n'
      '        domain = "observed"', "release-dk-thesis"),
     ('name = "release-degrees"\n        counts = "cauchy"', "release-degrees-seed"),
-    ('name = "release-dk-node"\n        d = 1\n        theta = 4\n        projection = "ser"',
-     "release-dk-node-ser"),
+    ('name = "release-dk"\n        privacy = "node"\n        d = 1\n        theta = 4\n'
+     '        projection = "ser"', "release-dk-node-ser"),
 ]
 
 
@@ -163,6 +163,47 @@ def test_a_paper_reproduction_is_a_step_of_its_own(tmp_path: Path, polbooks: Pat
     assert any(issubclass(getattr(errors, w["category"], Warning), errors.ReproductionWarning)
                for w in warned), warned
     assert not rep["publishable"]
+
+
+@pytest.mark.parametrize(("old", "keys", "new"), [
+    ("describe", "", "'info'"),
+    ("release-dk-node", "d = 1\n        epsilon = 1.0\n        theta = 4",
+     "'release-dk' with privacy"),
+])
+def test_old_step_names_still_run_and_warn(tmp_path: Path, polbooks: Path, old: str,
+                                           keys: str, new: str) -> None:
+    """Job step names are command names (issue 37); the old ones run until 0.3.0."""
+    rep = run(tmp_path, head('path = "g.txt"') + f"""
+        [[steps]]
+        name = "{old}"
+        {keys}
+    """ + FILE_SINK)
+    warned = [w for w in rep["not_private"]["steps"]["warnings"]
+              if w["category"] == "DeprecationWarning"]
+    assert len(warned) == 1 and new in warned[0]["message"] and "0.3.0" in warned[0]["message"]
+
+
+def test_release_dk_step_runs_either_relation_and_refuses_the_other_s_keys(
+        tmp_path: Path, polbooks: Path) -> None:
+    rep = run(tmp_path, head('path = "g.txt"') + """
+        [[steps]]
+        name = "release-dk"
+        privacy = "node"
+        d = 1
+        epsilon = 1.0
+        theta = 4
+        noise = "numpy-insecure"
+    """ + FILE_SINK)
+    assert rep["release"]["neighbourhood"] == "node"
+    assert rep["release"]["params"]["theta"] == 4
+    run(tmp_path, head('path = "g.txt"') + """
+        [[steps]]
+        name = "release-dk"
+        privacy = "node"
+        d = 1
+        epsilon = 1.0
+        max_degree = 30
+    """ + FILE_SINK, expect=2)
 
 
 def test_secure_signatures_name_only_secure_parameters() -> None:
@@ -321,7 +362,8 @@ def test_edge_dp_2k_on_a_private_degree_sequence(tmp_path: Path, polbooks: Path)
 def test_node_dp_dk_release(tmp_path: Path, polbooks: Path) -> None:
     rep = run(tmp_path, head('path = "g.txt"') + """
         [[steps]]
-        name = "release-dk-node"
+        name = "release-dk"
+        privacy = "node"
         d = 1
         epsilon = 1.0
         theta = 8
@@ -362,11 +404,11 @@ def test_projection_job(tmp_path: Path, polbooks: Path) -> None:
         name = "project"
         theta = 4
         [[steps]]
-        name = "describe"
+        name = "info"
     """ + FILE_SINK)
     G = read_graph(out(tmp_path, rep, "graph.graphml"))
     assert rep["release"] is None and G.degrees.max() <= 4 and not rep["publishable"]
-    assert rep["not_private"]["steps"]["describe"]["edges"] == G.n_edges
+    assert rep["not_private"]["steps"]["info"]["edges"] == G.n_edges
     # projection is reproducible from the job seed (non-noise randomness)
     run(tmp_path, head('path = "g.txt"') + """
         [[steps]]
@@ -424,7 +466,8 @@ def test_json_ledger_refuses_over_budget_exit_3(tmp_path: Path, polbooks: Path,
     body = head('path = "g.txt"', extra='ledger = "ledger.json"\n        budget = 3.0\n'
                 '        dataset = "polbooks"') + """
         [[steps]]
-        name = "release-dk-node"
+        name = "release-dk"
+        privacy = "node"
         d = 1
         epsilon = 1.0
         theta = 8
@@ -441,7 +484,7 @@ def test_json_ledger_refuses_over_budget_exit_3(tmp_path: Path, polbooks: Path,
     assert not stats.exists()  # nothing written
     # an edge-DP release cannot be charged to a node budget
     node_budget = body.replace("budget = 3.0", 'budget = 3.0\n        budget_neighbourhood = '
-                               '"node"').replace('"release-dk-node"', '"release-dk"').replace(
+                               '"node"').replace('privacy = "node"', 'privacy = "edge"').replace(
         "theta = 8", "max_degree = 30")
     (tmp_path / "ledger.json").unlink()
     run(tmp_path, node_budget, expect=2)
@@ -740,7 +783,8 @@ def test_a_failing_sink_leaves_no_release_behind(tmp_path: Path, polbooks: Path)
     """Sinks commit together: a later sink failing removes the staged earlier ones."""
     body = head('path = "g.txt"') + """
         [[steps]]
-        name = "release-dk-node"
+        name = "release-dk"
+        privacy = "node"
         d = 1
         epsilon = 1.0
         theta = 8
@@ -760,7 +804,7 @@ def test_release_id_cannot_escape_the_sink_folder(tmp_path: Path, polbooks: Path
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     body = head('path = "g.txt"').replace('release_id = "r"', 'release_id = "../../esc"') + """
         [[steps]]
-        name = "describe"
+        name = "info"
     """ + FILE_SINK.replace('path = "out"', 'path = "out/{release_id}"')
     run(tmp_path, body, expect=2)
     assert "release id" in capsys.readouterr().err
@@ -799,7 +843,7 @@ def test_source_and_sink_tables_refuse_what_they_do_not_take(
     before = polbooks.read_bytes()
     body = head(source) + f"""
         [[steps]]
-        name = "describe"
+        name = "info"
 
         [[sinks]]
         type = "file"
@@ -828,7 +872,7 @@ def test_neo4j_settings_are_checked_before_connecting(
     monkeypatch.setenv("NEO4J_PASSWORD", "x")
     body = head(f'type = "neo4j"\n        label = "B"\n        rel = "R"\n        {source}') + f"""
         [[steps]]
-        name = "describe"
+        name = "info"
 
         [[sinks]]
         type = "neo4j"
@@ -859,7 +903,7 @@ def test_a_dp_release_of_a_projection_is_refused(tmp_path: Path, polbooks: Path,
     assert err.count("\n") == 1
     assert not (tmp_path / "out").exists()
     # the same release on the source, and a projection alone, run
-    run(tmp_path, body.replace('name = "project"\n        theta = 3', 'name = "describe"'))
+    run(tmp_path, body.replace('name = "project"\n        theta = 3', 'name = "info"'))
     run(tmp_path, head('path = "g.txt"') + """
         [[steps]]
         name = "project"
@@ -895,13 +939,13 @@ def test_two_file_sinks_in_one_folder_are_refused(tmp_path: Path, polbooks: Path
                     for p in paths)
     run(tmp_path, head('path = "g.txt"') + """
         [[steps]]
-        name = "describe"
+        name = "info"
     """ + sinks + "\n", expect=2)
     assert "give each its own folder" in capsys.readouterr().err
     # other folders, one with a template that differs from this run's id: both written
     run(tmp_path, head('path = "g.txt"') + """
         [[steps]]
-        name = "describe"
+        name = "info"
         [[sinks]]
         type = "file"
         path = "out"
@@ -949,11 +993,11 @@ def test_an_interrupted_job_logs_its_failure(tmp_path: Path, polbooks: Path,
     def stop(state, params):  # type: ignore[no-untyped-def]
         raise Terminated(15)
 
-    monkeypatch.setitem(runner.STEPS, "describe", stop)
+    monkeypatch.setitem(runner.STEPS, "info", stop)
     job = tmp_path / "job.toml"
     job.write_text(textwrap.dedent(head('path = "g.txt"') + """
         [[steps]]
-        name = "describe"
+        name = "info"
     """ + FILE_SINK))
     assert main(["run", str(job), "--log-format", "json"]) == 143
     events = [json.loads(x) for x in capsys.readouterr().err.splitlines() if x.startswith("{")]
@@ -968,7 +1012,7 @@ def test_a_bad_ledger_budget_is_named_with_its_value(tmp_path: Path, polbooks: P
     body = head('path = "g.txt"', extra=f'ledger = "L.json"\n        budget = {budget}\n'
                 '        dataset = "polbooks"') + """
         [[steps]]
-        name = "describe"
+        name = "info"
     """ + FILE_SINK
     run(tmp_path, body, expect=2)
     err = capsys.readouterr().err

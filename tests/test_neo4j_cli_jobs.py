@@ -225,7 +225,7 @@ def test_file_job_describe(tmp_path: Path) -> None:
         type = "file"
         path = "in.txt"
         [[steps]]
-        name = "describe"
+        name = "info"
         [[sinks]]
         type = "file"
         path = "out/{release_id}"
@@ -234,7 +234,7 @@ def test_file_job_describe(tmp_path: Path) -> None:
     outs = list((tmp_path / "out").iterdir())
     assert len(outs) == 1 and outs[0].name.startswith("n-20")
     report = json.loads((outs[0] / "operator" / "report.json").read_text())
-    assert report["not_private"]["steps"]["describe"]["nodes"] == 6 and report["release"] is None
+    assert report["not_private"]["steps"]["info"]["nodes"] == 6 and report["release"] is None
     # no release: the data is the private input, written for the operator only
     assert not report["publishable"] and not (outs[0] / "publish").exists()
     assert read_graph(outs[0] / "operator" / "graph.graphml").n_edges == 6
@@ -253,7 +253,7 @@ def test_neo4j_job_json_logs_and_exit_codes(fake: FakeDriver, tmp_path: Path, wi
         rel = "KNOWS"
         id_prop = "uid"
         [[steps]]
-        name = "describe"
+        name = "info"
         [[steps]]
         name = "test-dp"
         epsilon = 0.6
@@ -699,7 +699,7 @@ def test_a_neo4j_sink_without_a_uri_fails_before_the_steps(
         [source]
         path = "in.txt"
         [[steps]]
-        name = "describe"
+        name = "info"
         [[sinks]]
         type = "neo4j"
     """)

@@ -9,6 +9,7 @@ import importlib
 import inspect
 import re
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +59,8 @@ def _data(name: str) -> tuple[Graph | BipartiteGraph, dict[str, Any]]:
 def _job_keys(step: Any, data: Any) -> set[str]:
     """The keys a job step says it takes (from its refusal of an unknown key)."""
     state = JobState(data=data, rng=np.random.default_rng(0), seed=None)
-    with pytest.raises(InvalidParameterError) as err:
+    with pytest.raises(InvalidParameterError) as err, warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # an old step name
         step(state, {"not_a_key": 1})
     listed = re.search(r"It takes: (.*)\.$", str(err.value))
     assert listed is not None, str(err.value)

@@ -133,7 +133,7 @@ def test_a_failed_job_commit_is_logged_as_a_failure(tmp_path: Path, monkeypatch:
         [source]
         path = "g.txt"
         [[steps]]
-        name = "describe"
+        name = "info"
         [[sinks]]
         type = "file"
         path = "out"

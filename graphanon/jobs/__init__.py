@@ -22,7 +22,7 @@ A job names its **source** (a file — the embedded default — or Neo4j), a lis
     id_prop = "uid"
 
     [[steps]]
-    name = "describe"
+    name = "info"
     [[steps]]
     name = "randomized-response"
     epsilon = 2.0
@@ -36,8 +36,9 @@ A job names its **source** (a file — the embedded default — or Neo4j), a lis
     dataset = "interests"               # ledger key: a stable name (required for DP releases)
 
 Steps live in :data:`STEPS` (name -> ``step(state, params) -> None``), built from the one
-table of :mod:`graphanon.registry` that also lists the CLI commands: ``describe``,
-``randomized-response``, ``release-dk``, ``release-dk-node``, ``release-degrees``,
+table of :mod:`graphanon.registry` that also lists the CLI commands (a step has its
+command's name): ``info``, ``randomized-response``, ``release-dk`` (``privacy = "node"``:
+θ-dKε), ``release-degrees``, ``synthesize``,
 ``release-personalized``, ``project``, ``generate``, ``smooth-k``, ``mondrian``,
 ``b-anonymize`` (keys: ``docs/neo4j.md``, ``docs/bmatching.md``). A mechanism is one row
 there, usually naming a library function ``f(data, **params) -> result`` that

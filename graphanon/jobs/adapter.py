@@ -17,7 +17,7 @@ from ..graph import BipartiteGraph, Graph
 from ..params import Spec
 from .state import NOISE_CHOICES, UNIVERSE_KEYS, JobState, StepFn
 
-__all__ = ["absorb", "check_data_kind", "import_target", "mechanism_step"]
+__all__ = ["absorb", "check_data_kind", "import_target", "load_spec", "mechanism_step"]
 
 #: Keys a job file may not set on a step: the job supplies them (see :func:`mechanism_step`;
 #: the universe comes from the [source] table).
@@ -106,9 +106,7 @@ def mechanism_step(
             # accepted until they are removed, with a warning naming the reproduction's step
             routed = getattr(f, "__paper_variants__", None)
             variant_keys = dict(routed[1]) if routed is not None else {}
-            declared: Spec | None = (
-                getattr(importlib.import_module(spec.partition(":")[0]), spec.partition(":")[2])
-                if isinstance(spec, str) else spec)
+            declared = load_spec(spec) if isinstance(spec, str) else spec
             accepted = {n for n in names if n not in _RESERVED}
             if declared is not None:
                 accepted = set(declared.job_keys())
@@ -196,6 +194,15 @@ def mechanism_step(
     step.__name__ = f"step_{func if isinstance(func, str) else func.__name__}"
     step.__doc__ = None if isinstance(func, str) else func.__doc__
     return step
+
+
+def load_spec(target: str) -> Spec:
+    """The :class:`~graphanon.params.Spec` at ``"module:NAME"``."""
+    module, _, attr = target.partition(":")
+    spec = getattr(importlib.import_module(module), attr)
+    if not isinstance(spec, Spec):
+        raise TypeError(f"{target} is not a graphanon.params.Spec")
+    return spec
 
 
 def reproduction_steps() -> dict[str, str]:

@@ -20,15 +20,58 @@ from .state import JobState, StepFn, resolve_path
 __all__ = ["STEPS", "register_step"]
 
 def describe_step(state: JobState, params: dict[str, Any]) -> None:
-    """Counts and degree statistics of the current data (``graphanon info``)."""
+    """``info``: counts and degree statistics of the current data (``graphanon info``),
+    reported under the step's name."""
     from ..metrics import describe_bipartite, describe_graph
 
+    name = state.step or "info"
     if params:
-        raise InvalidParameterError(f"step 'describe' takes no parameters; got {sorted(params)}.")
+        raise InvalidParameterError(f"step {name!r} takes no parameters; got {sorted(params)}.")
     data = state.data
-    state.report["describe"] = (
+    state.report[name] = (
         describe_graph(data) if isinstance(data, Graph) else describe_bipartite(data)
     )
+
+
+def _renamed(old: str, new: str) -> None:
+    """The warning of a job step name that changed (issue 37: step names are command
+    names)."""
+    import warnings
+
+    warnings.warn(f"the job step {old!r} is now {new} (the old name is removed in 0.3.0).",
+                  DeprecationWarning, stacklevel=3)
+
+
+def describe_alias_step(state: JobState, params: dict[str, Any]) -> None:
+    """``describe``: the old name of ``info`` (removed in 0.3.0)."""
+    _renamed("describe", "'info'")
+    describe_step(state, params)
+
+
+def release_dk_step(state: JobState, params: dict[str, Any]) -> None:
+    """``release-dk``: the edge-DP release (:func:`graphanon.dk.release.release_dk`) or, with
+    ``privacy = "node"``, θ-dKε (:func:`graphanon.nodedp.theta_dk.theta_dk_release`), as
+    ``graphanon release-dk --privacy edge|node``. A key of the other relation is refused."""
+    from ..params import Param, combine
+    from .adapter import load_spec
+
+    edge, node = load_spec(registry.specs()["release-dk"]), load_spec(
+        registry.specs()["release-dk-node"])
+    both = combine("release-dk", Param("privacy", "choice", "", default="edge",
+                                       choices=("edge", "node")), {"edge": edge, "node": node})
+    privacy = params.get("privacy", "edge")
+    if privacy in ("edge", "node"):
+        both.check_applies(params, set(params) & set(both.names) - {"privacy"}, style="job")
+    if privacy == "node":
+        _THETA_DK(state, {k: v for k, v in params.items() if k != "privacy"})
+    else:
+        _RELEASE_DK(state, params)
+
+
+def release_dk_node_step(state: JobState, params: dict[str, Any]) -> None:
+    """``release-dk-node``: the old name of ``release-dk`` with ``privacy = "node"``."""
+    _renamed("release-dk-node", "'release-dk' with privacy = \"node\"")
+    _THETA_DK(state, params)
 
 
 def release_degrees_step(state: JobState, params: dict[str, Any]) -> None:
@@ -305,6 +348,12 @@ STEPS: dict[str, StepFn] = {
                                spec=registry.specs().get(name)))
     for name, spec in registry.steps().items()
 }
+
+
+_RELEASE_DK = mechanism_step("graphanon.dk.release:release_dk",
+                             spec=registry.specs()["release-dk"])
+_THETA_DK = mechanism_step("graphanon.nodedp.theta_dk:theta_dk_release",
+                           spec=registry.specs()["release-dk-node"])
 
 
 def register_step(name: str, step: StepFn) -> None:
