@@ -188,6 +188,10 @@ class Spec:
     #: the page of ``docs/`` that holds its parameter table (between
     #: ``<!-- params:NAME -->`` and ``<!-- /params:NAME -->``, NAME the registry's name)
     doc: str = field(default="", compare=False)
+    #: a spec made by :func:`combine`: the parameter choosing the function, and each
+    #: function's own spec by that parameter's value
+    on: str = field(default="", compare=False)
+    parts: Mapping[str, Spec] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
         names = [p.name for p in self.params]
@@ -246,17 +250,19 @@ class Spec:
             p = self[name]
             for other, want in p.conditions:
                 have = values.get(other, self[other].default)
-                if have != want:
+                if not (have in want if isinstance(want, tuple) else have == want):
                     raise InvalidParameterError(
                         self._applies_message(p, other, want, have, style))
 
     def _applies_message(self, p: Param, other: str, want: Any, have: Any, style: str) -> str:
+        wants = want if isinstance(want, tuple) else (want,)
         if style == "cli":
             o = self[other]
-            return (f"The {p.flag!r} option applies to {o.flag} {want} only (here "
-                    f"{o.flag} {have}).")
+            return (f"The {p.flag!r} option applies to {o.flag} {'|'.join(map(str, wants))} "
+                    f"only (here {o.flag} {have}).")
         what = "key" if style == "job" else "parameter"
-        return (f"The {p.name!r} {what} of {self.owner} applies to {other}={want!r} only "
+        shown = " or ".join(f"{other}={w!r}" for w in wants)
+        return (f"The {p.name!r} {what} of {self.owner} applies to {shown} only "
                 f"(here {other}={have!r}).")
 
     def markdown(self) -> str:
@@ -265,7 +271,9 @@ class Spec:
                 "|---|---|---|---|---|---|---|"]
         for p in self.params:
             default = "required" if p.required else f"`{p.default!r}`"
-            applies = ", ".join(f"`{o}={v!r}`" for o, v in p.conditions) or "always"
+            applies = ", ".join(
+                f"`{o}` in {list(v)}" if isinstance(v, tuple) else f"`{o}={v!r}`"
+                for o, v in p.conditions) or "always"
             cli = f"`{p.flag}`" if p.flag else "—"
             text = p.help.replace("|", "\\|")
             rows.append(f"| `{p.name}` | {cli} | {p.describe()} | {default} | {applies} | "
@@ -273,7 +281,7 @@ class Spec:
         return "\n".join(rows)
 
 
-def combine(owner: str, on: Param, parts: Mapping[str, Spec]) -> Spec:
+def combine(owner: str, on: Param, parts: Mapping[str, Spec], *, doc: str = "") -> Spec:
     """One command's spec over several functions chosen by ``on`` (``--privacy edge`` runs
     one, ``--privacy node`` another): ``on`` first, then every parameter of each part, a
     parameter of one part applying only when ``on`` chooses it. A parameter in several
@@ -298,10 +306,11 @@ def combine(owner: str, on: Param, parts: Mapping[str, Spec]) -> Spec:
     params = []
     for name, p in merged.items():
         where = homes.get(name, list(parts))
-        if name != on.name and len(where) < len(parts):  # one part's only
-            p = Param(**{**p.__dict__, "only": ((on.name, where[0]), *p.conditions)})
+        if name != on.name and len(where) < len(parts):  # some parts' only
+            want = where[0] if len(where) == 1 else tuple(where)
+            p = Param(**{**p.__dict__, "only": ((on.name, want), *p.conditions)})
         params.append(p)
-    return Spec(owner, tuple(params))
+    return Spec(owner, tuple(params), doc=doc, on=on.name, parts=dict(parts))
 
 
 def render_block(text: str, name: str, spec: Spec) -> str:

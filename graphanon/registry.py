@@ -103,7 +103,8 @@ REGISTRY: tuple[Registration, ...] = (
     Registration(
         "release-degrees", "nodedp",
         "Release a differentially private degree sequence of INPUT.",
-        cli="nodedp", step=Step(f"{_JOB}:release_degrees_step", custom=True)),
+        cli="nodedp", step=Step(f"{_JOB}:release_degrees_step", custom=True),
+        spec="graphanon.nodedp.degree_sequences:RELEASE_DEGREES"),
     # ---- synthetic graphs: the recommended pipeline, one record (issue 36)
     Registration(
         "synthesize", "synthetic",

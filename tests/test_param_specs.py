@@ -56,21 +56,29 @@ def _data(name: str) -> tuple[Graph | BipartiteGraph, dict[str, Any]]:
     return G, ({"nodes": G.node_ids} if name in ("synthesize", "release-dk") else {})
 
 
-def _job_keys(step: Any, data: Any) -> set[str]:
+def _job_keys(step: Any, data: Any, choose: dict[str, Any] | None = None) -> set[str]:
     """The keys a job step says it takes (from its refusal of an unknown key)."""
     state = JobState(data=data, rng=np.random.default_rng(0), seed=None)
     with pytest.raises(InvalidParameterError) as err, warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)  # an old step name
-        step(state, {"not_a_key": 1})
+        step(state, {**(choose or {}), "not_a_key": 1})
     listed = re.search(r"It takes: (.*)\.$", str(err.value))
     assert listed is not None, str(err.value)
     return {k.strip() for k in listed.group(1).split(",")} - {"noise"}
 
 
+def function_specs(name: str, spec: Spec | None = None) -> list[tuple[Spec, Any]]:
+    """Each function a registry row's spec declares, with its own spec: ``spec.owner`` in
+    the spec's module (a combined spec: each of its parts)."""
+    spec = load(SPECS[name]) if spec is None else spec
+    module = importlib.import_module(SPECS[name].partition(":")[0])
+    parts = list(spec.parts.values()) if spec.parts else [spec]
+    return [(part, getattr(module, part.owner)) for part in parts]
+
+
 def spec_function(name: str) -> Any:
-    """The function a registry row's spec declares: ``spec.owner`` in the spec's module."""
-    module = SPECS[name].partition(":")[0]
-    return getattr(importlib.import_module(module), load(SPECS[name]).owner)
+    (_, func), = function_specs(name)
+    return func
 
 
 def _type_key(t: Any) -> tuple[Any, ...]:
@@ -84,16 +92,16 @@ def disagreements(name: str, spec: Spec) -> list[str]:
     bad: list[str] = []
     row = next(r for r in registry.REGISTRY if r.name == name)
     # the function (named by the spec, beside it): every keyword declared, same default
-    func = spec_function(name)
-    sig = list(inspect.signature(func).parameters.values())[1:]
-    keywords = {p.name: p.default for p in sig if p.name not in NOT_DECLARED}
-    if set(keywords) != set(spec.names):
-        bad.append(f"function keywords {sorted(keywords)} != spec {sorted(spec.names)}")
-    for p in spec.params:
-        want = inspect.Parameter.empty if p.required else p.default
-        if p.name in keywords and keywords[p.name] != want:
-            bad.append(f"default of {p.name!r}: function {keywords[p.name]!r}, spec "
-                       f"{p.default!r}")
+    for part, func in function_specs(name, spec):
+        sig = list(inspect.signature(func).parameters.values())[1:]
+        keywords = {p.name: p.default for p in sig if p.name not in NOT_DECLARED}
+        if set(keywords) != set(part.names):
+            bad.append(f"function keywords {sorted(keywords)} != spec {sorted(part.names)}")
+        for p in part.params:
+            want = inspect.Parameter.empty if p.required else p.default
+            if p.name in keywords and keywords[p.name] != want:
+                bad.append(f"default of {p.name!r}: function {keywords[p.name]!r}, spec "
+                           f"{p.default!r}")
     # the command: one generated option per CLI parameter (of the command's spec, which
     # holds the function's parameters, each applying under its neighbouring relation)
     if row.cli is not None:
@@ -131,10 +139,14 @@ def disagreements(name: str, spec: Spec) -> list[str]:
         spec = spec_for_cli
     # the job step: exactly the spec's job keys
     data, _ = _data(name)
-    keys = _job_keys(jobs.STEPS[name], data)  # the registered step, as a job file meets it
-    keys -= set(getattr(func, "__paper_variants__", (None, {}))[1])  # deprecated until 0.3.0
-    if keys != set(spec.job_keys()):
-        bad.append(f"job keys {sorted(keys)} != spec {sorted(spec.job_keys())}")
+    for value, (part, func) in zip(spec.parts or [None], function_specs(name, spec),
+                                   strict=True):
+        # the registered step, as a job file meets it (a combined spec: each choice)
+        choose = {} if value is None else {spec.on: value}
+        keys = _job_keys(jobs.STEPS[name], data, choose)
+        keys -= set(getattr(func, "__paper_variants__", (None, {}))[1])  # until 0.3.0
+        if keys != set(part.job_keys()):
+            bad.append(f"job keys {sorted(keys)} != spec {sorted(part.job_keys())}")
     # the docs: the generated table is the one on the page
     page = ROOT / spec.doc
     text = page.read_text(encoding="utf-8")
@@ -149,7 +161,7 @@ def disagreements(name: str, spec: Spec) -> list[str]:
 
 def test_the_migrated_mechanisms_have_specs() -> None:
     assert {"synthesize", "randomized-response", "project", "smooth-k", "mondrian",
-            "release-dk", "release-dk-node"} <= set(SPECS)
+            "release-dk", "release-dk-node", "release-degrees"} <= set(SPECS)
     for name, target in SPECS.items():
         assert isinstance(load(target), Spec), name
 
@@ -196,8 +208,11 @@ def test_the_docs_script_agrees() -> None:
 def test_each_bound_and_choice_is_enforced_by_the_function(name: str) -> None:
     """Every declared range and choice refuses a value just outside it, naming the
     parameter, through the function itself."""
-    spec: Spec = load(SPECS[name])
-    func = spec_function(name)
+    for spec, func in function_specs(name):
+        _check_bounds(name, spec, func)
+
+
+def _check_bounds(name: str, spec: Spec, func: Any) -> None:
     data, extra = _data(name)
     base = {p.name: (1.0 if p.kind in ("epsilon", "float") else 2) for p in spec.params
             if p.required}
@@ -224,31 +239,41 @@ def test_each_bound_and_choice_is_enforced_by_the_function(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(SPECS))
 def test_a_parameter_for_another_setting_is_refused_everywhere(name: str) -> None:
-    spec: Spec = load(SPECS[name])
     data, extra = _data(name)
-    row = next(r for r in registry.REGISTRY if r.name == name)
-    assert row.step is not None
-    func = spec_function(name)
-    for p in spec.params:
-        if not p.conditions:
-            continue
-        name, want = p.conditions[0]
-        other = spec[name]
-        elsewhere = (next(c for c in other.choices if c != want) if other.kind == "choice"
-                     else 8)
-        value = p.choices[0] if p.kind == "choice" else 0.5 if p.kind == "float" else (
-            (p.low or 0) + 1)
-        base = {q.name: (1.0 if q.kind in ("epsilon", "float") else 2) for q in spec.params
-                if q.required}
-        call = {**base, **extra, name: elsewhere, p.name: value}
-        with pytest.raises(InvalidParameterError, match=f"{p.name!r} parameter of "
-                                                        f"{spec.owner} applies to"):
-            func(data, **call)
-        step = mechanism_step(row.step.target, rng=row.step.rng, spec=spec)
-        state = JobState(data=data, rng=np.random.default_rng(0), seed=None)
-        with pytest.raises(InvalidParameterError, match=f"{p.name!r} key of {spec.owner} "
-                                                        "applies to"):
-            step(state, {**base, name: elsewhere, p.name: value})
+    for spec, func in function_specs(name):
+        for p in spec.params:
+            if not p.conditions:
+                continue
+            other_name, want = p.conditions[0]
+            other = spec[other_name]
+            elsewhere = (next(c for c in other.choices if c != want)
+                         if other.kind == "choice" else 8)
+            value = p.choices[0] if p.kind == "choice" else 0.5 if p.kind == "float" else (
+                (p.low or 0) + 1)
+            base = {q.name: (1.0 if q.kind in ("epsilon", "float") else 2)
+                    for q in spec.params if q.required}
+            call = {**base, **extra, other_name: elsewhere, p.name: value}
+            with pytest.raises(InvalidParameterError, match=f"{p.name!r} parameter of "
+                                                            f"{spec.owner} applies to"):
+                func(data, **call)
+            step = mechanism_step(func, spec=spec)
+            state = JobState(data=data, rng=np.random.default_rng(0), seed=None)
+            with pytest.raises(InvalidParameterError, match=f"{p.name!r} key of {spec.owner} "
+                                                            "applies to"):
+                step(state, {**base, other_name: elsewhere, p.name: value})
+    spec = load(SPECS[name])
+    if spec.parts:  # the registered step refuses a key of another choice, naming it
+        choices = list(spec.parts)
+        for p in spec.params:
+            if p.conditions and p.conditions[0][0] == spec.on:
+                wants = p.conditions[0][1]
+                wants = wants if isinstance(wants, tuple) else (wants,)
+                elsewhere = next(c for c in choices if c not in wants)
+                state = JobState(data=data, rng=np.random.default_rng(0), seed=None)
+                with pytest.raises(InvalidParameterError,
+                                   match=f"{p.name!r} key of {spec.owner} applies to"):
+                    jobs.STEPS[name](state, {spec.on: elsewhere, "epsilon": 1.0,
+                                             p.name: 2})
 
 
 # ---------------------------------------------------------------------- the Spec itself

@@ -68,7 +68,8 @@ def option_help(p: Param, spec: Spec) -> str:
     that giving it under another setting can be refused)."""
     text = p.help
     if p.conditions:
-        needs = ", ".join(f"{spec[o].flag} {v}" for o, v in p.conditions)
+        needs = ", ".join(f"{spec[o].flag} {'|'.join(v) if isinstance(v, tuple) else v}"
+                          for o, v in p.conditions)
         text = f"Only with {needs}. {text}"
     if p.only is not None and not p.required and p.default is not None:
         text += f" Default {p.default}."

@@ -8,19 +8,18 @@ Glue only: the algorithms live in :mod:`graphanon.nodedp` (:mod:`~graphanon.node
 
 from __future__ import annotations
 
-import math
 import warnings
 from typing import Any
 
 import click
 
+from ..nodedp.degree_sequences import RELEASE_DEGREES
 from ..nodedp.projection import PROJECT
 from ..privacy.release import NOT_PRIVATE_NOTE
 from ._console import echo, progress_bar, progress_task
 from ._inputs import load_graph, read_universe
 from ._outputs import bound, write_graph_output, write_json
 from ._params import (
-    EPSILON,
     FORMAT_CHOICE,
     OUT_FORMAT_CHOICE,
     ledger_options,
@@ -142,25 +141,8 @@ def release_dk_node(input_path: str, *, d: int, epsilon: float, theta: int | str
 
 @click.command("release-degrees")
 @click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False))
-@click.option("--method", type=click.Choice(["rps", "laplace", "hay"]), default="rps",
-              show_default=True,
-              help="rps: node-DP RPS; laplace: node-DP EAD-projected histogram; hay: edge-DP "
-                   "constrained inference.")
-@click.option("--epsilon", type=EPSILON, required=True, help="Privacy budget ε.")
-@click.option("--max-degree", type=click.IntRange(min=1), default=None,
-              help="RPS: public degree bound Λ (default N − 1). Only pass the true maximum "
-                   "if it is public.")
-@click.option("--max-nodes", type=click.IntRange(min=1), default=None,
-              help="RPS: public count N of nodes with an edge (the release has N degrees). "
-                   "Default: a private estimate that spends 10% of ε: the nodes with an edge "
-                   "in the EAD --count-theta projection, noise of sensitivity θ+1.")
-@click.option("--count-theta", type=click.IntRange(min=1, max=1 << 20), default=None,
-              help="RPS without --max-nodes: the public EAD bound of the node-count "
-                   "estimate (default 8; larger: less bias, more noise).")
-@click.option("--theta", type=click.IntRange(min=1), default=None,
-              help="laplace: projection bound θ (default 64).")
-@click.option("--depth", type=click.IntRange(min=1, max=20), default=None,
-              help="RPS: recursion depth (default: a public rule of ε).")
+@options_from(RELEASE_DEGREES)  # declared with the three functions (degree_sequences.py)
+# the RPS seed's summarization (graphanon.reproduce.rps_seed), not a secure parameter:
 @click.option("--counts", "rps_counts", type=click.Choice(["partition", "cauchy"]),
               default=None,
               help="RPS: region counts from the public split targets, or the seed's "
@@ -195,14 +177,12 @@ def release_degrees(input_path: str, method: str, epsilon: float, max_degree: in
         rps_degree_sequence,
     )
 
-    if not (epsilon > 0 and math.isfinite(epsilon)):
-        raise InvalidParameterError(f"The '--epsilon' option must be a float > 0. Got {epsilon}.")
-    only = {"--max-degree": (max_degree, "rps"), "--max-nodes": (max_nodes, "rps"),
-            "--count-theta": (count_theta, "rps"),
-            "--depth": (depth, "rps"), "--counts": (rps_counts, "rps"),
-            "--summary": (summary, "rps"), "--theta": (theta, "laplace")}
-    misplaced = [f"{opt} (for --method {m})" for opt, (v, m) in only.items()
-                 if v is not None and m != method]
+    values = spec_values(RELEASE_DEGREES, dict(
+        method=method, epsilon=epsilon, max_degree=max_degree, max_nodes=max_nodes,
+        count_theta=count_theta, theta=theta, depth=depth))
+    misplaced = [f"{opt} (for --method rps)" for opt, v in (("--counts", rps_counts),
+                                                           ("--summary", summary))
+                 if v is not None and method != "rps"]
     if nodes_path is not None and method != "hay":
         misplaced.append("--nodes (for --method hay; node-DP protects the node set itself)")
     if count_theta is not None and max_nodes is not None:
@@ -221,10 +201,8 @@ def release_degrees(input_path: str, method: str, epsilon: float, max_degree: in
     G = load_graph(input_path)
     backend, rng, used_seed = resolve_noise(noise, seed)
     kw: dict[str, Any] = {"backend": backend, "rng": rng, "seed": used_seed}
-    rps_kw: dict[str, Any] = {"epsilon": epsilon, "max_degree": max_degree,
-                              "max_nodes": max_nodes, "depth": depth}
-    if count_theta is not None:
-        rps_kw["count_theta"] = count_theta
+    rps_kw: dict[str, Any] = {k: values[k] for k in
+                              ("epsilon", "max_degree", "max_nodes", "depth", "count_theta")}
     if method == "rps" and (rps_counts or "partition", summary or "interpolate") == (
             "partition", "interpolate"):
         rel = rps_degree_sequence(G, **rps_kw, **kw)
@@ -234,7 +212,7 @@ def release_degrees(input_path: str, method: str, epsilon: float, max_degree: in
         rel = rps_degree_sequence_seed(G, **rps_kw, counts=rps_counts or "partition",
                                        summary=summary or "interpolate", **kw)
     elif method == "laplace":
-        rel = laplace_degree_sequence(G, epsilon=epsilon, theta=theta or 64, **kw)
+        rel = laplace_degree_sequence(G, epsilon=epsilon, theta=values["theta"], **kw)
     else:
         rel = hay_degree_sequence(G, epsilon=epsilon, nodes=nodes, **kw)
     payload = {"release": rel.release.to_dict(), "method": method,

@@ -76,17 +76,22 @@ def release_dk_node_step(state: JobState, params: dict[str, Any]) -> None:
 
 def release_degrees_step(state: JobState, params: dict[str, Any]) -> None:
     """``release-degrees``: ``method = "rps" | "laplace" | "hay"``
-    (:mod:`graphanon.nodedp.degree_sequences`)."""
+    (:mod:`graphanon.nodedp.degree_sequences`; the keys of the chosen method's spec, another
+    method's refused)."""
+    from .adapter import load_spec
+
+    both = load_spec(registry.specs()["release-degrees"])
     kwargs = dict(params)
     method = kwargs.pop("method", "rps")
-    funcs = {"rps": "rps_degree_sequence", "laplace": "laplace_degree_sequence",
-             "hay": "hay_degree_sequence"}
-    if method not in funcs:
+    if method not in both.parts:
         raise InvalidParameterError(
             f"The 'method' key of step 'release-degrees' must be 'rps', 'laplace' or 'hay'. "
             f"Got {method!r} instead."
         )
-    mechanism_step(f"graphanon.nodedp.degree_sequences:{funcs[method]}")(state, kwargs)
+    both.check_applies({**kwargs, "method": method}, set(kwargs) & set(both.names),
+                       style="job")
+    spec = both.parts[method]
+    mechanism_step(f"graphanon.nodedp.degree_sequences:{spec.owner}", spec=spec)(state, kwargs)
 
 
 def release_personalized_step(state: JobState, params: dict[str, Any]) -> None:

@@ -38,6 +38,7 @@ from ..dk.postprocess import largest_remainder
 from ..errors import InvalidParameterError
 from ..graph import Graph
 from ..metrics import emd_distance, ks_distance
+from ..params import Param, Spec, combine
 from ..privacy.noise import NoiseBackend, exponential_mechanism, get_backend
 from ..privacy.release import Release, started_at
 from .theta_dk import NODE_SET, non_isolated_count, projection_key, theta_dk_release
@@ -290,6 +291,48 @@ def rps_params(setup: RpsSetup, *, depth: int, depth_given: bool, n_regions: int
             "epsilon_partition": epsilon_partition, "epsilon_split": epsilon_split}
 
 
+_EPSILON = Param("epsilon", "epsilon", "Privacy budget ε > 0.")
+_KEY = Param("key", "int", "Key of the EAD projection's keyed-hash order (default: drawn from "
+             "the generator).", default=None, low=0, high=2**64 - 1, cli="")
+
+#: The parameters of :func:`rps_degree_sequence` (node-DP RPS), declared once.
+RPS = Spec("rps_degree_sequence", (
+    _EPSILON,
+    Param("max_degree", "int", "Public degree bound Λ (default N − 1). Only pass the true "
+          "maximum if it is public.", default=None, low=1, high=2**31 - 2),
+    Param("max_nodes", "int", "Public count N of nodes with an edge (the release has N "
+          "degrees). Default: a private estimate that spends count_fraction of ε: the nodes "
+          "with an edge in the EAD count_theta-projection, noise of sensitivity θ+1.",
+          default=None, low=1, high=2**31 - 2),
+    Param("count_theta", "int", "Without max_nodes: the public EAD bound of the node-count "
+          "estimate (larger: less bias, more noise).", default=8, low=1, high=1 << 20),
+    Param("depth", "int", "Recursion depth (default: a public rule of ε).", default=None,
+          low=1, high=20),
+    Param("count_fraction", "float", "Without max_nodes: the share of ε spent on the node "
+          "count.", default=0.1, low=0.0, high=1.0, closed="neither", cli=""),
+    Param("rank_scale", "float", "The rank envelope's scale c (default max(1, N/64)).",
+          default=None, low=1.0, cli=""),
+    _KEY,
+))
+
+#: The parameters of :func:`laplace_degree_sequence` (node-DP baseline), declared once.
+LAPLACE_DEGREES = Spec("laplace_degree_sequence", (
+    _EPSILON,
+    Param("theta", "int", "Projection bound θ.", default=64, low=1, high=2**31 - 2),
+    _KEY,
+))
+
+#: The parameters of :func:`hay_degree_sequence` (edge-DP, one degree per public node).
+HAY_DEGREES = Spec("hay_degree_sequence", (_EPSILON,))
+
+#: ``release-degrees`` (command and job step): one of the three by ``method``; an option of
+#: one method is refused with another. The table in docs/node_dp.md.
+RELEASE_DEGREES = combine("release-degrees", Param(
+    "method", "choice", "rps: node-DP RPS; laplace: node-DP EAD-projected histogram; hay: "
+    "edge-DP constrained inference.", default="rps", choices=("rps", "laplace", "hay")),
+    {"rps": RPS, "laplace": LAPLACE_DEGREES, "hay": HAY_DEGREES}, doc="docs/node_dp.md")
+
+
 @paper_variants("graphanon.reproduce.rps_seed:rps_degree_sequence_seed",
                 removed_in="0.3.0", counts="partition", summary="interpolate",
                 partition_fraction=0.5)
@@ -412,6 +455,9 @@ def rps_degree_sequence(
     F. McSherry, K. Talwar, "Mechanism design via differential privacy", FOCS 2007
     (exponential mechanism).
     """
+    RPS.validate({"epsilon": epsilon, "max_degree": max_degree, "max_nodes": max_nodes,
+                  "count_theta": count_theta, "depth": depth, "count_fraction": count_fraction,
+                  "rank_scale": rank_scale, "key": key})
     t0 = time.perf_counter()
     started = started_at()
     owner = "rps_degree_sequence"
@@ -455,6 +501,7 @@ def laplace_degree_sequence(
     """
     t0 = time.perf_counter()
     _check_graph(G, "laplace_degree_sequence")
+    LAPLACE_DEGREES.validate({"epsilon": epsilon, "theta": theta, "key": key})
     rel = theta_dk_release(G, d=1, epsilon=epsilon, theta=theta, key=key,
                            backend=backend, rng=rng, seed=seed)
     counts = np.clip(rel.noisy, 0, None)
@@ -503,7 +550,7 @@ def hay_degree_sequence(
     started = started_at()
     owner = "hay_degree_sequence"
     _check_graph(G, owner)
-    epsilon = check_epsilon(epsilon, "epsilon", owner)
+    epsilon = HAY_DEGREES.validate({"epsilon": epsilon})["epsilon"]
     if nodes is None:
         raise InvalidParameterError(
             f"The 'nodes' parameter of {owner} is required: the released sequence has one "
