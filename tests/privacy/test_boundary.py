@@ -328,7 +328,7 @@ def test_a_failed_write_costs_no_budget(tmp_path: Path, monkeypatch: pytest.Monk
     appears and no budget is spent."""
     import errno
 
-    from graphanon.cli import dk as cli_dk
+    from graphanon.cli import release_dk as cli_dk
     from graphanon.io._atomic import atomic_path
 
     def full_disk(path, payload):  # type: ignore[no-untyped-def]
