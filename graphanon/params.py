@@ -70,7 +70,7 @@ class Param:
         ``"bool"`` or ``"ints"`` (a non-empty list of ints in ``[low, high]``; job and API
         only).
     words
-        Words an ``"int"`` parameter also takes (``("auto",)``: a value chosen privately).
+        Words a number parameter also takes (``("auto",)``: a value chosen privately).
     help
         One or two sentences: what the value does (the CLI's help, the docs' table).
     default
@@ -106,8 +106,8 @@ class Param:
             raise ValueError(f"Param {self.name!r}: kind {self.kind!r} not in {KINDS}")
         if (self.kind == "choice") != bool(self.choices):
             raise ValueError(f"Param {self.name!r}: choices go with kind 'choice' only")
-        if self.words and self.kind != "int":
-            raise ValueError(f"Param {self.name!r}: words go with kind 'int' only")
+        if self.words and self.kind not in ("int", "float", "epsilon"):
+            raise ValueError(f"Param {self.name!r}: words go with a number kind only")
         if self.kind == "ints" and self.cli is None:
             object.__setattr__(self, "cli", "")  # no CLI option holds a list
         if self.only is not None and isinstance(self.only[0], str):
@@ -142,9 +142,10 @@ class Param:
                     f"{self.describe()[5:]}. Got {value!r} instead.")
             item = Param(self.name, "int", self.help, low=self.low, high=self.high)
             return tuple(item.check(v, owner) for v in value)
-        if self.kind == "int" and self.words and isinstance(value, str):
+        if self.words and isinstance(value, str):
             raise InvalidParameterError(
-                f"The {self.name!r} parameter of {owner} must be an int or "
+                f"The {self.name!r} parameter of {owner} must be a"
+                f"{'n int' if self.kind == 'int' else ' float'} or "
                 f"{' or '.join(map(repr, self.words))}. Got {value!r} instead.")
         if self.kind == "epsilon":
             return check_epsilon(value, self.name, owner)
@@ -166,7 +167,8 @@ class Param:
     def describe(self) -> str:
         """The type and range in words (the docs' table)."""
         if self.kind == "epsilon":
-            return f"float in ({_bound(EPSILON_RANGE[0])}, {_bound(EPSILON_RANGE[1])}]"
+            return (f"float in [{_bound(EPSILON_RANGE[0])}, {_bound(EPSILON_RANGE[1])}]"
+                    + "".join(f" or `{w}`" for w in self.words))
         if self.kind == "choice":
             return " \\| ".join(f"`{c}`" for c in self.choices)
         if self.kind == "bool":

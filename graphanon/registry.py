@@ -85,7 +85,8 @@ REGISTRY: tuple[Registration, ...] = (
     Registration(
         "release-personalized", "dk",
         "Release the 1K/2K distribution of INPUT where every node has its own ε.",
-        cli="personalized", step=Step(f"{_JOB}:release_personalized_step", custom=True)),
+        cli="personalized", step=Step(f"{_JOB}:release_personalized_step", custom=True),
+        spec="graphanon.dk.personalized:PERSONALIZED"),
     Registration(
         "generate", "dk",
         "Generate a simple graph realizing a 1K or 2K table (e.g. a release-dk output).",

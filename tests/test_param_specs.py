@@ -22,6 +22,7 @@ from graphanon.cli import cli
 from graphanon.cli._spec import _type, option_help
 from graphanon.errors import InvalidParameterError
 from graphanon.graph import BipartiteGraph, Graph
+from graphanon.jobs import steps as steps_module
 from graphanon.jobs.adapter import mechanism_step
 from graphanon.jobs.state import JobState
 from graphanon.params import REQUIRED, Param, Spec, render_block
@@ -32,7 +33,10 @@ import param_docs  # noqa: E402
 
 #: Keywords a spec does not declare: the data's public universes (their own options / the
 #: job's [source]) and the run's plumbing (noise, randomness, progress).
-NOT_DECLARED = {"nodes", "users", "features", "rng", "backend", "seed", "progress"}
+NOT_DECLARED = {"nodes", "users", "features", "prefs", "rng", "backend", "seed", "progress"}
+
+#: Keys a step reads itself (files and tables next to the job), besides its function's.
+STEP_OWN_KEYS = {"release-personalized": set(steps_module.PREFERENCE_KEYS)}
 
 SPECS = registry.specs()
 
@@ -44,6 +48,12 @@ def load(target: str) -> Any:
 
 def _data(name: str) -> tuple[Graph | BipartiteGraph, dict[str, Any]]:
     """A small valid input and the other keywords a call of ``name`` needs."""
+    if name == "release-personalized":
+        from graphanon.dk.preferences import thesis_scheme
+
+        G = Graph.from_edges([0, 1, 2, 2], [1, 2, 0, 3])
+        prefs = thesis_scheme(G.node_ids, rng=np.random.default_rng(0))
+        return G, {"prefs": prefs, "nodes": G.node_ids}
     if name in ("smooth-k", "mondrian"):
         X = np.random.default_rng(0).integers(0, 2, size=(12, 5))
         r, c = np.nonzero(X)
@@ -145,6 +155,7 @@ def disagreements(name: str, spec: Spec) -> list[str]:
         choose = {} if value is None else {spec.on: value}
         keys = _job_keys(jobs.STEPS[name], data, choose)
         keys -= set(getattr(func, "__paper_variants__", (None, {}))[1])  # until 0.3.0
+        keys -= STEP_OWN_KEYS.get(name, set())
         if keys != set(part.job_keys()):
             bad.append(f"job keys {sorted(keys)} != spec {sorted(part.job_keys())}")
     # the docs: the generated table is the one on the page
@@ -161,7 +172,8 @@ def disagreements(name: str, spec: Spec) -> list[str]:
 
 def test_the_migrated_mechanisms_have_specs() -> None:
     assert {"synthesize", "randomized-response", "project", "smooth-k", "mondrian",
-            "release-dk", "release-dk-node", "release-degrees"} <= set(SPECS)
+            "release-dk", "release-dk-node", "release-degrees",
+            "release-personalized"} <= set(SPECS)
     for name, target in SPECS.items():
         assert isinstance(load(target), Spec), name
 
@@ -212,10 +224,16 @@ def test_each_bound_and_choice_is_enforced_by_the_function(name: str) -> None:
         _check_bounds(name, spec, func)
 
 
+def _base(spec: Spec) -> dict[str, Any]:
+    """A valid value for every required parameter."""
+    return {q.name: (q.choices[0] if q.kind == "choice" else 1.0
+                     if q.kind in ("epsilon", "float") else 2)
+            for q in spec.params if q.required}
+
+
 def _check_bounds(name: str, spec: Spec, func: Any) -> None:
     data, extra = _data(name)
-    base = {p.name: (1.0 if p.kind in ("epsilon", "float") else 2) for p in spec.params
-            if p.required}
+    base = _base(spec)
     base.update(extra)
     for p in spec.params:
         bad_values: list[Any] = []
@@ -230,7 +248,7 @@ def _check_bounds(name: str, spec: Spec, func: Any) -> None:
         for value in bad_values:
             call = {**base, p.name: value}
             for other, want in p.conditions:
-                call[other] = want
+                call[other] = want[0] if isinstance(want, tuple) else want
                 if (other, want) == ("privacy", "node"):
                     call.pop("nodes", None)
             with pytest.raises(InvalidParameterError, match=repr(p.name)):
@@ -250,8 +268,7 @@ def test_a_parameter_for_another_setting_is_refused_everywhere(name: str) -> Non
                          if other.kind == "choice" else 8)
             value = p.choices[0] if p.kind == "choice" else 0.5 if p.kind == "float" else (
                 (p.low or 0) + 1)
-            base = {q.name: (1.0 if q.kind in ("epsilon", "float") else 2)
-                    for q in spec.params if q.required}
+            base = _base(spec)
             call = {**base, **extra, other_name: elsewhere, p.name: value}
             with pytest.raises(InvalidParameterError, match=f"{p.name!r} parameter of "
                                                             f"{spec.owner} applies to"):

@@ -48,7 +48,24 @@ class _Int(click.ParamType):  # type: ignore[type-arg]
                 "The 'x' parameter of <cli>", f"The {opt!r} option")) from None
 
 
+class _Words(click.ParamType):  # type: ignore[type-arg]
+    """A number option that also takes some words (``--mu max``)."""
+
+    def __init__(self, inner: Any, words: tuple[str, ...]) -> None:
+        self.inner, self.words = inner, words
+        self.name = f"{inner.name}|" + "|".join(words)
+        self.bounds = getattr(inner, "bounds", None)
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        if isinstance(value, str) and value in self.words:
+            return value
+        return self.inner.convert(value, param, ctx)
+
+
 def _type(p: Param) -> Any:
+    if p.words and p.kind != "int":
+        return _Words(_type(Param(p.name, p.kind, p.help, low=p.low, high=p.high,
+                                  closed=p.closed)), p.words)
     if p.kind == "epsilon":
         return EPSILON
     if p.kind == "choice":

@@ -7,23 +7,21 @@ from typing import Any
 
 import click
 
+from ..dk.personalized import PERSONALIZED
 from ..errors import InvalidParameterError
 from ._console import echo
 from ._inputs import load_graph, read_universe
 from ._outputs import bound, write_json
 from ._params import EPSILON, ledger_options, nodes_option, noise_options
 from ._privacy import charge_on_commit, open_ledger, resolve_noise
+from ._spec import options_from, spec_values
 
 __all__ = ["COMMANDS"]
 
 
 @click.command("release-personalized")
 @click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False))
-@click.option("--d", "d", type=click.Choice(["1", "2"]), required=True, help="1K or 2K.")
-@click.option("--privacy", type=click.Choice(["edge", "node"]), required=True,
-              help="Edge-PDP (Definition 30) or node-PDP (Definition 31).")
-@click.option("--method", type=click.Choice(["min", "ll", "tp", "st", "ag"]), required=True,
-              help="PDP_min, LL-dK, TP-dK, ST-dK or AG-dK.")
+@options_from(PERSONALIZED)  # --d ... --k: declared with the function
 @click.option("--prefs", "prefs_path", type=click.Path(dir_okay=False), default=None,
               help="Preference table: node<TAB>epsilon (public).")
 @click.option("--prefs-scheme", type=click.Choice(["thesis"]), default=None,
@@ -32,11 +30,6 @@ __all__ = ["COMMANDS"]
               help="Read preferences from this node attribute of INPUT.")
 @click.option("--default-epsilon", type=EPSILON, default=None,
               help="ε of nodes without a preference (default: the smallest listed ε).")
-@click.option("--theta", type=click.IntRange(min=1), default=None,
-              help="Public degree bound: top-coding (edge) / EAD projection bound (node).")
-@click.option("--mu", default=None,
-              help="TP/ST threshold μ: a number, 'max' or 'avg' (the default).")
-@click.option("--k", type=click.IntRange(min=1), default=None, help="AG-dK group size.")
 @click.option("--calibration", type=click.Choice(["strict", "thesis"]), default="strict",
               show_default=True,
               help="strict: audited; thesis: chapter 8 as written (warns, no guarantee).")
@@ -46,10 +39,11 @@ __all__ = ["COMMANDS"]
 @click.option("--out", required=True, type=click.Path(dir_okay=False),
               help="TSV: degree<TAB>count (1K) or deg1<TAB>deg2<TAB>count (2K).")
 @click.option("--report", type=click.Path(dir_okay=False), help="JSON report.")
-def release_personalized_cmd(input_path: str, d: str, privacy: str, method: str,
+def release_personalized_cmd(input_path: str, d: int, privacy: str, method: str,
                              prefs_path: str | None, prefs_scheme: str | None,
                              prefs_attribute: str | None, default_epsilon: float | None,
-                             theta: int | None, mu: str | None, k: int | None, calibration: str,
+                             theta: int | None, mu: float | str | None, k: int | None,
+                             calibration: str,
                              noise: str, seed: int | None, nodes_path: str | None,
                              ledger: str | None, dataset: str | None, budget: float | None,
                              budget_neighbourhood: str | None, out: str,
@@ -63,6 +57,8 @@ def release_personalized_cmd(input_path: str, d: str, privacy: str, method: str,
     from ..dk.preferences import from_attribute, thesis_scheme
     from ..io.dk_tables import write_dk_table
 
+    spec_values(PERSONALIZED, {"d": d, "privacy": privacy, "method": method, "theta": theta,
+                               "mu": mu, "k": k})
     given = [x for x in (prefs_path, prefs_scheme, prefs_attribute) if x is not None]
     if len(given) != 1:
         raise InvalidParameterError(

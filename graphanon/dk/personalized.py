@@ -114,6 +114,7 @@ from ..nodedp.theta_dk import (
     node_sensitivity,
     projection_key,
 )
+from ..params import Param, Spec
 from ..privacy.noise import NoiseBackend, dp_scale, get_backend, secure_uniform
 from ..privacy.release import NOT_PRIVATE_NOTE, Release, started_at
 from .extract import DKDistribution, domain_cells
@@ -554,6 +555,25 @@ def mechanism_name(method: str, mu: float | str | None, d: int) -> str:
     return f"pdp-{method}{'-avg' if avg else ''}-dk{d}"
 
 
+#: The parameters of :func:`release_personalized`, declared once: its validation, the
+#: options of ``graphanon release-personalized``, the job step's keys (besides the preference
+#: table's: ``prefs``, ``prefs_scheme``, ``prefs_attribute``, ``default_epsilon``) and the
+#: table in docs/personalized.md.
+PERSONALIZED = Spec("release_personalized", (
+    Param("d", "int", "1K or 2K.", low=1, high=2),
+    Param("privacy", "choice", "Edge-PDP (Definition 30) or node-PDP (Definition 31).",
+          choices=PRIVACY),
+    Param("method", "choice", "PDP_min, LL-dK, TP-dK, ST-dK or AG-dK.", choices=METHODS),
+    Param("theta", "int", "Public degree bound: top-coding (edge) / EAD projection bound "
+          "(node).", default=None, low=1, high=2**31 - 2),
+    Param("mu", "epsilon", "TP/ST threshold μ: a number, 'max' or 'avg' (the default).",
+          default=None, words=("max", "avg", "mean"), only=("method", ("tp", "st"))),
+    Param("k", "int", "AG-dK group size.", default=None, low=2, only=("method", "ag")),
+    Param("key", "int", "Key of the node-PDP projection's keyed-hash order (default: drawn "
+          "from the generator).", default=None, low=0, high=2**64 - 1, cli=""),
+), doc="docs/personalized.md")
+
+
 @paper_variants("graphanon.reproduce.personalized_thesis:release_personalized_thesis",
                 removed_in="0.3.0", calibration="strict")
 def release_personalized(
@@ -639,6 +659,8 @@ def release_personalized(
     """
     t0 = time.perf_counter()
     started = started_at()
+    PERSONALIZED.validate({"d": d, "privacy": privacy, "method": method, "theta": theta,
+                           "mu": mu, "k": k, "key": key})
     spec = check_personalized(G, prefs, owner="release_personalized", d=d, privacy=privacy,
                               method=method, theta=theta, mu=mu, k=k, nodes=nodes)
     G, h = spec.G, spec.h

@@ -112,9 +112,27 @@ def release_personalized_thesis_step(state: JobState, params: dict[str, Any]) ->
                   "release-personalized-thesis")
 
 
+#: Keys the personalized steps read themselves (the preference table), besides the
+#: function's (``dk.personalized.PERSONALIZED``).
+PREFERENCE_KEYS = ("prefs", "prefs_scheme", "prefs_attribute", "default_epsilon")
+
+
 def _personalized(state: JobState, params: dict[str, Any], target: str, step: str) -> None:
     from ..dk import preferences as pp
 
+    impl = import_target(target)
+    spec = None
+    if target.endswith(":release_personalized"):  # the secure function: its declared keys
+        from .adapter import load_spec
+
+        spec = load_spec(registry.specs()["release-personalized"])
+        routed = set(getattr(impl, "__paper_variants__", (None, {}))[1])
+        takes = set(spec.job_keys()) | set(PREFERENCE_KEYS) | routed
+        unknown = sorted(set(params) - takes - {"noise"})
+        if unknown:
+            raise InvalidParameterError(
+                f"step {step!r}: unknown keys {unknown}. It takes: "
+                f"{', '.join(sorted(takes))}, noise.")
     kwargs = dict(params)
     path = kwargs.pop("prefs", None)
     scheme = kwargs.pop("prefs_scheme", None)
@@ -149,8 +167,6 @@ def _personalized(state: JobState, params: dict[str, Any], target: str, step: st
             f"The 'prefs_scheme' key of step {step!r} must be 'thesis'. "
             f"Got {scheme!r} instead.")
 
-    impl = import_target(target)
-
     def release_personalized(G: Graph, **kw: Any) -> Any:
         from .._compat import variant_for
 
@@ -161,7 +177,7 @@ def _personalized(state: JobState, params: dict[str, Any], target: str, step: st
     if hasattr(impl, "__paper_variants__"):  # its deprecated keys (graphanon.jobs.adapter)
         release_personalized.__paper_variants__ = impl.__paper_variants__  # type: ignore[attr-defined]
         release_personalized.__routes_itself__ = True  # type: ignore[attr-defined]
-    mechanism_step(release_personalized)(state, kwargs)
+    mechanism_step(release_personalized, spec=spec)(state, kwargs)
 
 
 def _without_prefs(func: Callable[..., Any]) -> Any:
