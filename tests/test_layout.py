@@ -141,3 +141,20 @@ def test_the_shim_table_in_the_docs_lists_every_shim_module() -> None:
     for rel, _, _, version in _shims():
         module = rel.removesuffix(".py").replace("/", ".").removesuffix(".__init__")
         assert module.rsplit(".", 1)[1] in table and version in table, (module, version)
+
+
+def test_test_folders_mirror_the_package() -> None:
+    """Issue 37: the tests of ``graphanon/<family>/`` live in ``tests/<family>/`` (the shipped
+    sample data in ``tests/data/``; cross-cutting tests — CLI, fuzzing, architecture, Neo4j
+    through the fake driver — at the top)."""
+    from pathlib import Path
+
+    root = Path(graphanon.__file__).parent
+    tests = Path(__file__).parent
+    folders = [p for p in tests.rglob("*") if p.is_dir() and p.name != "__pycache__"
+               and "data" not in p.relative_to(tests).parts]
+    assert folders
+    for folder in folders:
+        assert (root / folder.relative_to(tests)).is_dir(), (
+            f"tests/{folder.relative_to(tests)} has no package graphanon/"
+            f"{folder.relative_to(tests)}")

@@ -548,7 +548,7 @@ def test_neo4j_sink_of_a_dp_release(tmp_path: Path, polbooks: Path,
 
 @pytest.mark.parametrize("name", ["example.toml", "dp-statistics.toml"])
 def test_shipped_example_jobs_are_valid(name: str) -> None:
-    cfg = jobs.load_job(Path(__file__).resolve().parents[1] / "docker" / "jobs" / name)
+    cfg = jobs.load_job(Path(__file__).resolve().parents[2] / "docker" / "jobs" / name)
     assert all(st["name"] in jobs.STEPS for st in cfg["steps"])
 
 
