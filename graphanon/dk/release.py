@@ -157,9 +157,10 @@ RELEASE_DK = Spec("release_dk", (
           default="edge", choices=PRIVACY, cli=""),
     Param("max_degree", "int",
           "PUBLIC degree bound h (degrees above it are top-coded), never the observed "
-          "maximum; or 'auto' (with the public node set): the bound_quantile of a private "
-          "degree sequence, for bound_fraction of ε. Without it, the node set makes h = "
-          "|nodes| - 1 (with a warning); with neither the release is refused.",
+          "maximum; or 'auto' (with the public node set): the 95th percentile of a private "
+          "degree sequence, for 10% of ε (API and jobs: bound_quantile, bound_fraction). "
+          "Without it, the node set makes h = |nodes| - 1 (with a warning); with neither the "
+          "release is refused.",
           default=None, low=1, high=2**31 - 2, words=("auto",)),
     Param("microaggregation", "choice", "dK-microaggregation (2K only).", default="none",
           choices=MICROAGGREGATIONS),
