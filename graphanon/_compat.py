@@ -23,7 +23,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["REMOVED_IN", "moved_module", "moved_names", "paper_variants", "variant_for"]
+__all__ = ["REMOVED_IN", "moved_module", "moved_names", "paper_variants", "renamed_keywords",
+           "variant_for"]
 
 #: The release that removes the shims added in 0.2.0 (issue 19): the next minor.
 REMOVED_IN = "0.3.0"
@@ -67,6 +68,34 @@ def paper_variants(target: str, removed_in: str = REMOVED_IN,
 
         wrapper.__signature__ = sig  # type: ignore[attr-defined]
         wrapper.__paper_variants__ = (target, dict(defaults))  # type: ignore[attr-defined]
+        return wrapper  # type: ignore[return-value]
+
+    return deco
+
+
+def renamed_keywords(renamed: dict[str, str], *, removed_in: str) -> Callable[[F], F]:
+    """Accept the old keyword names ``renamed`` (``{old: new}``) of a function until the
+    release ``removed_in``: an old name warns (``DeprecationWarning``) and is passed as the
+    new one; both at once are refused. The signature is the function's own (new names)."""
+
+    def deco(func: F) -> F:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            for old, new in renamed.items():
+                if old in kwargs:
+                    if new in kwargs:
+                        from .errors import InvalidParameterError
+
+                        raise InvalidParameterError(
+                            f"The {old!r} and {new!r} parameters of {func.__name__} are one "
+                            f"setting ({old!r} is its old name); give {new!r} only.")
+                    kwargs[new] = kwargs.pop(old)
+                    warnings.warn(
+                        f"{func.__name__}({old}=...) is now {func.__name__}({new}=...) (the "
+                        f"old keyword is removed in {removed_in}).", DeprecationWarning,
+                        stacklevel=2)
+            return func(*args, **kwargs)
+
         return wrapper  # type: ignore[return-value]
 
     return deco

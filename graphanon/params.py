@@ -83,6 +83,9 @@ class Param:
         parameter ``other`` is ``value``; giving it otherwise is refused, naming both.
     cli
         The option's flag; ``""``: no CLI option (job and API only).
+    aliases
+        Old names of the parameter (keyword, option ``--old-name``, job key), accepted with
+        a deprecation until 0.3.0 (issue 37: one name for the neighbouring relation).
     job
         Whether a job step may set it.
     """
@@ -100,6 +103,7 @@ class Param:
     cli: str | None = None
     job: bool = True
     words: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -215,6 +219,30 @@ class Spec:
     def names(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.params)
 
+    def aliases(self) -> dict[str, str]:
+        """Old names: ``{old: new}`` (deprecated until 0.3.0)."""
+        return {a: p.name for p in self.params for a in p.aliases}
+
+    def rename(self, values: Mapping[str, Any], *, style: str = "api") -> dict[str, Any]:
+        """``values`` with every old name replaced by its new one, warning
+        (``DeprecationWarning``) for each; both names at once are refused."""
+        import warnings
+
+        out = dict(values)
+        for old, new in self.aliases().items():
+            if old not in out:
+                continue
+            if new in out:
+                what = "options" if style == "cli" else "keys" if style == "job" else (
+                    "parameters")
+                raise InvalidParameterError(
+                    f"The {what} {old!r} and {new!r} of {self.owner} are one setting "
+                    f"({old!r} is its old name); give {new!r} only.")
+            out[new] = out.pop(old)
+            warnings.warn(f"{self.owner}: {old!r} is now {new!r} (the old name is removed in "
+                          "0.3.0).", DeprecationWarning, stacklevel=3)
+        return out
+
     def job_keys(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.params if p.job)
 
@@ -284,8 +312,8 @@ class Spec:
 
 
 def combine(owner: str, on: Param, parts: Mapping[str, Spec], *, doc: str = "") -> Spec:
-    """One command's spec over several functions chosen by ``on`` (``--privacy edge`` runs
-    one, ``--privacy node`` another): ``on`` first, then every parameter of each part, a
+    """One command's spec over several functions chosen by ``on`` (``--neighbourhood edge`` runs
+    one, ``--neighbourhood node`` another): ``on`` first, then every parameter of each part, a
     parameter of one part applying only when ``on`` chooses it. A parameter in several
     parts must be declared identically in each (it is one option)."""
     merged: dict[str, Param] = {on.name: on}

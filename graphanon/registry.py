@@ -97,7 +97,7 @@ REGISTRY: tuple[Registration, ...] = (
         "Project INPUT to maximum degree θ (no privacy by itself: a preprocessing step).",
         cli="nodedp", step=Step("graphanon.nodedp.projection:project", rng="other"),
         spec="graphanon.nodedp.projection:PROJECT"),
-    Registration(  # the old job name of release-dk with privacy = "node" (until 0.3.0)
+    Registration(  # the old job name of release-dk with neighbourhood = "node" (until 0.3.0)
         "release-dk-node", "nodedp",
         step=Step(f"{_JOB}:release_dk_node_step", custom=True),
         spec="graphanon.nodedp.theta_dk:THETA_DK"),

@@ -185,7 +185,7 @@ COMMANDS = [
         str(i["nodes"]), "--max-degree", "1024", *NOISE, "--out", _out(o),
         "--report", _out(o, "r.json")], "identical") for d in (1, 2)],
     *[Command(f"release-dk --d {d} node", lambda i, o, d=d: [
-        "release-dk", str(i["graph"]), "--d", str(d), "--epsilon", "1", "--privacy", "node",
+        "release-dk", str(i["graph"]), "--d", str(d), "--epsilon", "1", "--neighbourhood", "node",
         "--theta", "64", *NOISE, "--out", _out(o), "--report", _out(o, "r.json")], "report")
       for d in (1, 2)],
     Command("release-degrees rps", lambda i, o: [
@@ -195,11 +195,11 @@ COMMANDS = [
         "release-degrees", str(i["graph"]), "--method", "hay", "--epsilon", "1", "--nodes",
         str(i["nodes"]), *NOISE, "--out", _out(o)], "identical"),
     Command("release-personalized --d 2 edge tp", lambda i, o: [
-        "release-personalized", str(i["graph"]), "--d", "2", "--privacy", "edge", "--method",
+        "release-personalized", str(i["graph"]), "--d", "2", "--neighbourhood", "edge", "--method",
         "tp", "--prefs", str(i["prefs"]), "--nodes", str(i["nodes"]), "--theta", "1024",
         *NOISE, "--out", _out(o)], "identical"),
     Command("release-personalized --d 1 node min", lambda i, o: [
-        "release-personalized", str(i["graph"]), "--d", "1", "--privacy", "node", "--method",
+        "release-personalized", str(i["graph"]), "--d", "1", "--neighbourhood", "node", "--method",
         "min", "--prefs", str(i["prefs"]), "--theta", "64", *NOISE, "--out", _out(o),
         "--report", _out(o, "r.json")], "report"),
     Command("project ead", lambda i, o: [

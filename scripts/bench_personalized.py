@@ -91,7 +91,7 @@ def main() -> None:
                             release = (release_personalized if cal == "strict"
                                        else release_personalized_thesis)
                             r = release(
-                                G, prefs, d=d, privacy=privacy, method=cfg["method"],
+                                G, prefs, d=d, neighbourhood=privacy, method=cfg["method"],
                                 theta=cfg["theta"], mu=cfg.get("mu"), k=cfg.get("k"),
                                 key=12345, rng=rng, seed=run,
                                 nodes=G.node_ids if privacy == "edge" else None,

@@ -41,7 +41,7 @@ def main() -> None:
     for name, B in inputs.items():
         for eps in EPSILONS:
             t0 = time.perf_counter()
-            res = randomized_response(B, epsilon=eps, level="edge", rng=rng)
+            res = randomized_response(B, epsilon=eps, neighbourhood="edge", rng=rng)
             seconds = time.perf_counter() - t0
             m = edge_set_metrics(B, res.graph)
             rows.append({"dataset": name, "users": B.n_users, "features": B.n_features,

@@ -311,7 +311,7 @@ def randomized_response_part(datasets: list[str], ks: list[int],
                                    "rr_edge_epsilon": eps}
             if randomized_response is not None:
                 try:
-                    rr = randomized_response(B, epsilon=eps, level="edge",
+                    rr = randomized_response(B, epsilon=eps, neighbourhood="edge",
                                              rng=np.random.default_rng(0))
                     row["rr_jaccard"] = edge_set_metrics(B, rr.graph)["jaccard"]
                 except Exception as exc:  # report it, do not abort the benchmark

@@ -113,7 +113,7 @@ def _synthesize(privacy: str) -> Pipeline:
 
     def release(G: Graph, eps: float, backend: Any, rng: np.random.Generator) -> Graph:
         nodes = G.node_ids if privacy == "edge" else None
-        return synthesize(G, epsilon=eps, privacy=privacy, nodes=nodes, backend=backend,
+        return synthesize(G, epsilon=eps, neighbourhood=privacy, nodes=nodes, backend=backend,
                           rng=rng).graph
 
     return release

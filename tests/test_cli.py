@@ -186,7 +186,8 @@ def test_library_warnings_are_one_graphanon_line(tmp_path: Path) -> None:
     ["release-dk", "{missing}", "--d", "1", "--max-degree", "5", "--epsilon"],
     ["release-degrees", "{missing}", "--epsilon"],
     ["randomized-response", "{missing}", "--users", "u", "--features", "f", "--epsilon"],
-    ["release-personalized", "{missing}", "--d", "1", "--privacy", "edge", "--default-epsilon"],
+    ["release-personalized", "{missing}", "--d", "1", "--neighbourhood", "edge",
+     "--default-epsilon"],
 ])
 def test_a_bad_epsilon_is_refused_before_the_input_is_read(tmp_path: Path, capsys: Any,
                                                            args: list[str]) -> None:
@@ -207,7 +208,13 @@ def test_a_bad_epsilon_is_refused_before_the_input_is_read(tmp_path: Path, capsy
 def test_choices_in_a_usage_error_stay_on_one_readable_line(capsys: Any) -> None:
     assert main(["release-personalized", "x.txt", "--d", "1"]) == 2
     err = capsys.readouterr().err
-    assert "Missing option '--privacy'. Choose from: edge, node" in err
+    assert "Missing option '--method'. Choose from: min, ll, tp, st, ag" in err
+    assert "\\t" not in err and len(err.splitlines()) == 1
+    # an option with an old name (--privacy) is checked by the command, the same way
+    assert main(["release-personalized", "x.txt", "--d", "1", "--method", "min", "--out",
+                 "o.tsv"]) == 2
+    err = capsys.readouterr().err
+    assert "Missing option '--neighbourhood'. Choose from: edge, node." in err
     assert "\\t" not in err and len(err.splitlines()) == 1
 
 

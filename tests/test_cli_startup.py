@@ -53,7 +53,7 @@ def test_commands_do_not_import_what_they_never_use(tmp_path: Path) -> None:
     users.write_text("".join(f"u{i}\n" for i in range(40)))
     features.write_text("".join(f"f{i}\n" for i in range(5)))
     runs = [["info", str(edges)],
-            ["release-dk", str(edges), "--d", "2", "--epsilon", "1", "--privacy", "edge",
+            ["release-dk", str(edges), "--d", "2", "--epsilon", "1", "--neighbourhood", "edge",
              "--max-degree", "10", "--nodes", str(nodes), "--out", str(tmp_path / "n.tsv"),
              "--report", str(tmp_path / "n.json")],
             ["randomized-response", str(pairs), "--epsilon", "1", "--users", str(users),
@@ -62,7 +62,7 @@ def test_commands_do_not_import_what_they_never_use(tmp_path: Path) -> None:
             ["dk", str(edges), "--d", "2", "--out", str(tmp_path / "t.tsv")],
             ["generate", str(tmp_path / "t.tsv"), "--d", "2", "--seed", "1",
              "--out", str(tmp_path / "gen.txt")],
-            ["release-dk", str(edges), "--d", "1", "--epsilon", "1", "--privacy", "edge",
+            ["release-dk", str(edges), "--d", "1", "--epsilon", "1", "--neighbourhood", "edge",
              "--max-degree", "10", "--out", str(tmp_path / "r.tsv"),
              "--report", str(tmp_path / "r.json")],
             ["smooth-k", str(pairs), "--k", "4", "--out", str(tmp_path / "s.tsv"),

@@ -124,7 +124,7 @@ READ_COMMANDS = [
     ["project", "{f}", "--theta", "3", "--out", "{o}/p.txt"],
     ["release-dk", "{f}", "--d", "1", "--epsilon", "1", "--max-degree", "10", "--out",
      "{o}/r.tsv", "--report", "{o}/r.json"],
-    ["release-dk", "{f}", "--d", "2", "--epsilon", "1", "--privacy", "node", "--theta", "4",
+    ["release-dk", "{f}", "--d", "2", "--epsilon", "1", "--neighbourhood", "node", "--theta", "4",
      "--out", "{o}/r.tsv"],
     ["release-degrees", "{f}", "--epsilon", "1", "--max-nodes", "50", "--out", "{o}/d.tsv"],
     ["smooth-k", "{f}", "--k", "2", "--out", "{o}/s.tsv", "--report", "{o}/s.json"],
@@ -196,11 +196,11 @@ PARAMETERS = [
     ["release-dk", "{g}", "--d", "1", "--epsilon", "1"],  # no bound, no universe
     ["release-dk", "{g}", "--d", "1", "--epsilon", "1", "--nodes", "{w}/missing.txt"],
     ["release-dk", "{g}", "--d", "1", "--epsilon", "1", "--nodes", "{w}/features.txt"],
-    ["release-dk", "{g}", "--d", "2", "--epsilon", "1", "--privacy", "node", "--theta", "0"],
-    ["release-dk", "{g}", "--d", "2", "--epsilon", "1", "--privacy", "node", "--theta",
+    ["release-dk", "{g}", "--d", "2", "--epsilon", "1", "--neighbourhood", "node", "--theta", "0"],
+    ["release-dk", "{g}", "--d", "2", "--epsilon", "1", "--neighbourhood", "node", "--theta",
      "10000000000"],
     ["release-degrees", "{g}", "--epsilon", "1", "--method", "hay"],
-    ["release-personalized", "{g}", "--d", "1", "--privacy", "edge", "--method", "ag",
+    ["release-personalized", "{g}", "--d", "1", "--neighbourhood", "edge", "--method", "ag",
      "--prefs", "{w}/prefs.tsv", "--nodes", "{w}/nodes.txt", "--k", "100000", "--theta", "5"],
     ["smooth-k", "{b}", "--k", "1000000"],
     ["smooth-k", "{b}", "--k", "1"],
@@ -222,16 +222,16 @@ PARAMETERS = [
     ["release-dk", "{g}", "--d", "1", "--epsilon", "1e-400", "--max-degree", "5"],
     ["release-dk", "{g}", "--d", "1", "--epsilon", "1e400", "--max-degree", "5"],
     # options that do not apply to the rest of the command are refused, never ignored
-    ["release-dk", "{g}", "--d", "1", "--epsilon", "1", "--privacy", "node", "--theta", "5",
+    ["release-dk", "{g}", "--d", "1", "--epsilon", "1", "--neighbourhood", "node", "--theta", "5",
      "--select-fraction", "0.5"],
-    ["release-dk", "{g}", "--d", "1", "--epsilon", "1", "--privacy", "node", "--theta", ""],
+    ["release-dk", "{g}", "--d", "1", "--epsilon", "1", "--neighbourhood", "node", "--theta", ""],
     ["release-dk", "{g}", "--d", "1", "--epsilon", "1", "--max-degree", "5",
      "--select-fraction", "0.5"],
     ["release-dk", "{g}", "--d", "1", "--epsilon", "1", "--max-degree", "5",
      "--projection", "ser"],
-    ["release-personalized", "{g}", "--d", "1", "--privacy", "edge", "--method", "min",
+    ["release-personalized", "{g}", "--d", "1", "--neighbourhood", "edge", "--method", "min",
      "--prefs", "{w}/prefs.tsv", "--nodes", "{w}/nodes.txt", "--k", "3", "--theta", "5"],
-    ["release-personalized", "{g}", "--d", "1", "--privacy", "edge", "--method", "ll",
+    ["release-personalized", "{g}", "--d", "1", "--neighbourhood", "edge", "--method", "ll",
      "--prefs", "{w}/prefs.tsv", "--nodes", "{w}/nodes.txt", "--mu", "0.5", "--theta", "5"],
     ["bipartite-from-table", "{w}/table.csv", "--preset", "adult", "--columns", "age"],
     ["bipartite-from-table", "{w}/table.csv", "--split", "Nope=;"],
@@ -467,7 +467,7 @@ release_id = "r1"
 path = "g.txt"
 [[steps]]
 name = "release-dk"
-privacy = "node"
+neighbourhood = "node"
 d = 1
 epsilon = 1.0
 theta = 4

@@ -103,7 +103,7 @@ def _shims() -> list[tuple[str, int, str, str]]:
             if not isinstance(node, ast.Call):
                 continue
             name = getattr(node.func, "id", getattr(node.func, "attr", ""))
-            if name in ("moved_module", "moved_names", "paper_variants"):
+            if name in ("moved_module", "moved_names", "paper_variants", "renamed_keywords"):
                 given = [k.value for k in node.keywords if k.arg == "removed_in"]
                 version = (given[0].value if given and isinstance(given[0], ast.Constant)
                            else REMOVED_IN if name == "paper_variants" else "")

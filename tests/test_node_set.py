@@ -144,9 +144,9 @@ def test_node_pdp_query_star_versus_empty(method: str, d: int) -> None:
 
 def test_node_pdp_release_star_versus_empty() -> None:
     prefs = from_pairs([], [], default=1.0)
-    a = release_personalized(star(), prefs, d=1, privacy="node", method="min", theta=THETA,
+    a = release_personalized(star(), prefs, d=1, neighbourhood="node", method="min", theta=THETA,
                              key=KEY, backend=insecure(0), rng=np.random.default_rng(0))
-    b = release_personalized(EMPTY, prefs, d=1, privacy="node", method="min", theta=THETA,
+    b = release_personalized(EMPTY, prefs, d=1, neighbourhood="node", method="min", theta=THETA,
                              key=KEY, backend=insecure(0), rng=np.random.default_rng(0))
     assert l1(a.noisy, b.noisy) <= node_sensitivity(1, THETA)
     assert a.table.degrees.min(initial=1) >= 1
@@ -181,7 +181,7 @@ def test_cli_node_releases_on_an_edge_list(tmp_path) -> None:
     src = tmp_path / "star.txt"
     src.write_text("".join(f"0 {i}\n" for i in range(1, 101)))
     out, rep = tmp_path / "k.tsv", tmp_path / "k.json"
-    assert main(["-q", "release-dk", str(src), "--d", "1", "--privacy", "node", "--epsilon",
+    assert main(["-q", "release-dk", str(src), "--d", "1", "--neighbourhood", "node", "--epsilon",
                  "1", "--theta", "2", "--noise", "numpy-insecure", "--seed", "3", "--out",
                  str(out), "--report", str(rep)]) == 0
     table = read_dk_table(out)

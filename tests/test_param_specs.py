@@ -19,7 +19,7 @@ import pytest
 
 from graphanon import jobs, registry
 from graphanon.cli import cli
-from graphanon.cli._spec import _type, option_help
+from graphanon.cli._spec import _type, option_settings
 from graphanon.errors import InvalidParameterError
 from graphanon.graph import BipartiteGraph, Graph
 from graphanon.jobs import steps as steps_module
@@ -122,7 +122,7 @@ def disagreements(name: str, spec: Spec) -> list[str]:
         for p in spec.params:
             q = command_spec[p.name] if p.name in command_spec.names else None
             if q is None or Param(**{**q.__dict__, "only": p.only}) != p:
-                if p.flag and p.name != "privacy":
+                if p.flag and p.name != "neighbourhood":
                     bad.append(f"the command's spec declares {p.name!r} differently")
         options = {o.name: o for o in cmd.params if isinstance(o, click.Option)}
         spec_for_cli = spec
@@ -132,14 +132,15 @@ def disagreements(name: str, spec: Spec) -> list[str]:
             if o is None or p.flag not in o.opts:
                 bad.append(f"command has no {p.flag}")
                 continue
-            if o.help != option_help(p, spec):
+            want = option_settings(p, spec)
+            if o.help != want["help"]:
                 bad.append(f"{p.flag}: help differs from the spec's")
-            if o.required != p.required:
+            if o.required != want.get("required", False):
                 bad.append(f"{p.flag}: required={o.required}, spec {p.required}")
             want_type = _type(p) if p.kind != "bool" else o.type
             if _type_key(o.type) != _type_key(want_type):
                 bad.append(f"{p.flag}: type {_type_key(o.type)}, spec {_type_key(want_type)}")
-            click_default = None if (p.only is not None or p.required) else p.default
+            click_default = want.get("default")
             default = None if type(o.default).__name__ == "Sentinel" else o.default
             if default != click_default:
                 bad.append(f"{p.flag}: default {default!r}, spec {click_default!r}")
@@ -155,7 +156,7 @@ def disagreements(name: str, spec: Spec) -> list[str]:
         choose = {} if value is None else {spec.on: value}
         keys = _job_keys(jobs.STEPS[name], data, choose)
         keys -= set(getattr(func, "__paper_variants__", (None, {}))[1])  # until 0.3.0
-        keys -= STEP_OWN_KEYS.get(name, set())
+        keys -= STEP_OWN_KEYS.get(name, set()) | set(part.aliases())  # old names: until 0.3.0
         if keys != set(part.job_keys()):
             bad.append(f"job keys {sorted(keys)} != spec {sorted(part.job_keys())}")
     # the docs: the generated table is the one on the page
@@ -189,12 +190,12 @@ def test_a_drifted_spec_is_caught(drift: str) -> None:
     spec: Spec = load(SPECS["synthesize"])
     params = list(spec.params)
     if drift == "default":
-        params[1] = Param("privacy", "choice", params[1].help, default="node",
-                          choices=("edge", "node"))
-        want = "default of 'privacy'"
+        params[1] = Param("neighbourhood", "choice", params[1].help, default="node",
+                          choices=("edge", "node"), aliases=("privacy",))
+        want = "default of 'neighbourhood'"
     elif drift == "range":
         params[2] = Param("theta", "int", params[2].help, default=16, low=1, high=99,
-                          only=("privacy", "node"))
+                          only=("neighbourhood", "node"))
         want = "--theta: type"
     elif drift == "help":
         params[0] = Param("epsilon", "epsilon", "Something else.")
@@ -204,7 +205,7 @@ def test_a_drifted_spec_is_caught(drift: str) -> None:
         want = "function keywords"
     else:
         params[2] = Param("theta", "int", params[2].help, default=16, low=1, high=4096,
-                          only=("privacy", "node"), job=False)
+                          only=("neighbourhood", "node"), job=False)
         want = "job keys"
     drifted = Spec(spec.owner, tuple(params), doc=spec.doc)
     found = disagreements("synthesize", drifted)
@@ -249,7 +250,7 @@ def _check_bounds(name: str, spec: Spec, func: Any) -> None:
             call = {**base, p.name: value}
             for other, want in p.conditions:
                 call[other] = want[0] if isinstance(want, tuple) else want
-                if (other, want) == ("privacy", "node"):
+                if (other, want) == ("neighbourhood", "node"):
                     call.pop("nodes", None)
             with pytest.raises(InvalidParameterError, match=repr(p.name)):
                 func(data, **call)
@@ -335,3 +336,46 @@ def test_markdown_escapes_and_render_needs_its_markers() -> None:
     out = render_block(page, "f", spec)
     assert "old" not in out and table in out and out.startswith("x\n") and out.endswith("y\n")
     assert render_block(out, "f", spec) == out  # idempotent
+
+
+# ---------------------------------------------------------------------- one name (issue 37)
+def test_the_neighbouring_relation_has_one_name_and_the_old_ones_warn(tmp_path: Path) -> None:
+    """``neighbourhood`` everywhere (API, CLI, jobs, records, ledgers); ``privacy`` /
+    ``level`` still work until 0.3.0 with a deprecation, and both at once are refused."""
+    from graphanon.anonymity.randomized_response import randomized_response_epsilon
+    from graphanon.synthetic.pipeline import synthesize
+
+    for name in ("synthesize", "release-dk", "release-personalized", "randomized-response"):
+        spec = load(SPECS[name])
+        assert "neighbourhood" in spec.names, name
+        assert spec["neighbourhood"].aliases, name
+    G = Graph.from_edges([0, 1, 2, 2], [1, 2, 0, 3])
+    with pytest.warns(DeprecationWarning, match=r"synthesize\(privacy=...\) is now "
+                                                r"synthesize\(neighbourhood=...\).*0\.3\.0"):
+        res = synthesize(G, epsilon=5.0, privacy="node", theta=2,  # type: ignore[call-arg]
+                         backend=None, rng=np.random.default_rng(0))
+    assert res.release.neighbourhood == "node"
+    with pytest.raises(InvalidParameterError, match="one setting"):
+        synthesize(G, epsilon=5.0, privacy="node", neighbourhood="node")  # type: ignore[call-arg]
+    with pytest.warns(DeprecationWarning, match="level"):
+        old = randomized_response_epsilon(0.5, level="node", n_features=3)  # type: ignore[call-arg]
+    assert old == randomized_response_epsilon(0.5, neighbourhood="node", n_features=3)
+
+
+def test_old_option_names_warn_and_both_are_refused(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    from graphanon.cli import main
+
+    g = tmp_path / "g.txt"
+    g.write_text("1 2\n2 3\n3 1\n")
+    base = ["-q", "release-dk", str(g), "--d", "1", "--epsilon", "1", "--theta", "2",
+            "--noise", "numpy-insecure", "--seed", "1"]
+    assert main([*base, "--privacy", "node", "--out", str(tmp_path / "a.tsv")]) == 0
+    err = capsys.readouterr().err
+    assert "--privacy is now --neighbourhood" in err and "0.3.0" in err
+    assert main([*base, "--neighbourhood", "node", "--out", str(tmp_path / "b.tsv")]) == 0
+    assert "--privacy" not in capsys.readouterr().err
+    assert (tmp_path / "a.tsv").read_text() == (tmp_path / "b.tsv").read_text()
+    assert main([*base, "--privacy", "node", "--neighbourhood", "node", "--out",
+                 str(tmp_path / "c.tsv")]) == 2
+    assert "one setting" in capsys.readouterr().err and not (tmp_path / "c.tsv").exists()

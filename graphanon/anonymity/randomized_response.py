@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from .._compat import renamed_keywords
 from .._progress import ProgressFn, log_progress
 from .._validation import EPSILON_RANGE, check_choice, check_epsilon, check_float, check_int
 from ..errors import InfeasibleError, InvalidParameterError
@@ -39,9 +40,9 @@ LEVELS = ("edge", "node")
 RANDOMIZED_RESPONSE = Spec("randomized_response", (
     Param("epsilon", "float", "Total ε at the chosen level.",
           low=EPSILON_RANGE[0], high=1e9),
-    Param("level", "choice",
+    Param("neighbourhood", "choice",
           "Neighbouring relation. edge: one user–feature cell is protected; node: a user's "
-          "whole row (ε/|F| per cell).", default="edge", choices=LEVELS),
+          "whole row (ε/|F| per cell).", default="edge", choices=LEVELS, aliases=("level",)),
     Param("max_output_cells", "int",
           "Refuse when the expected number of released cells exceeds this (at small ε the "
           "output is a dense random matrix).", default=50_000_000, low=0, cli=""),
@@ -84,28 +85,32 @@ class RandomizedResponseResult:
     seconds: float
 
 
-def randomized_response_epsilon(p: float, *, level: str = "edge", n_features: int = 1) -> float:
+@renamed_keywords({"level": "neighbourhood"}, removed_in="0.3.0")
+def randomized_response_epsilon(p: float, *, neighbourhood: str = "edge",
+                                n_features: int = 1) -> float:
     """ε of Algorithm 1 with keep-probability ``p``: ``ln((1+p)/(1−p))`` per cell.
 
-    ``level="node"`` multiplies by ``n_features`` (a user's whole row may change).
+    ``neighbourhood="node"`` multiplies by ``n_features`` (a user's whole row may change).
     """
+    level = neighbourhood
     p = check_float(p, "p", "randomized_response_epsilon", low=0.0, high=1.0, closed="left")
-    check_choice(level, "level", "randomized_response_epsilon", LEVELS)
+    check_choice(level, "neighbourhood", "randomized_response_epsilon", LEVELS)
     f = check_int(n_features, "n_features", "randomized_response_epsilon", low=1)
     per_entry = math.log1p(p) - math.log1p(-p)
     return per_entry * (f if level == "node" else 1)
 
 
+@renamed_keywords({"level": "neighbourhood"}, removed_in="0.3.0")
 def randomized_response_probability(
-    epsilon: float, *, level: str = "edge", n_features: int = 1
+    epsilon: float, *, neighbourhood: str = "edge", n_features: int = 1
 ) -> float:
-    """Keep-probability ``p`` giving ε at ``level``: ``p = tanh(ε_entry / 2)``.
+    """Keep-probability ``p`` giving ε at ``neighbourhood``: ``p = tanh(ε_entry / 2)``.
 
     ``ε_entry = ε`` for edge level and ``ε / n_features`` for node level (the inverse of
     :func:`randomized_response_epsilon`). Computed as ``1 − 2q`` from the flip probability
     of :func:`_flip_probability`, which is what the sampler uses.
     """
-    return 1.0 - 2.0 * _flip_probability(epsilon, level=level, n_features=n_features)
+    return 1.0 - 2.0 * _flip_probability(epsilon, level=neighbourhood, n_features=n_features)
 
 
 def _check_total_epsilon(epsilon: Any, level: str) -> float:
@@ -145,11 +150,12 @@ def _random_bytes(rng: np.random.Generator | None) -> RandomBytes:
     return rng.bytes
 
 
+@renamed_keywords(RANDOMIZED_RESPONSE.aliases(), removed_in="0.3.0")
 def randomized_response(
     B: BipartiteGraph,
     *,
     epsilon: float,
-    level: str = "edge",
+    neighbourhood: str = "edge",
     users: Any = None,
     features: Any = None,
     rng: np.random.Generator | None = None,
@@ -168,8 +174,8 @@ def randomized_response(
         Users × features. The user and feature sets (and ids) are public: the output has the
         same rows and columns.
     epsilon : float
-        Total ε at ``level`` (> 0).
-    level : {"edge", "node"}
+        Total ε at ``neighbourhood`` (> 0).
+    neighbourhood : {"edge", "node"}
         ``"edge"``: neighbouring inputs differ in one cell, ``ε_entry = ε``. ``"node"``:
         they differ in one user's row (any of its ``|F|`` cells), ``ε_entry = ε / |F|``.
     users, features : array-like
@@ -237,8 +243,9 @@ def randomized_response(
     for every ε in the allowed range (up to 100 per cell).
     """
     checked = RANDOMIZED_RESPONSE.validate(
-        {"epsilon": epsilon, "level": level, "max_output_cells": max_output_cells})
-    level, max_cells = checked["level"], checked["max_output_cells"]
+        {"epsilon": epsilon, "neighbourhood": neighbourhood,
+         "max_output_cells": max_output_cells})
+    level, max_cells = checked["neighbourhood"], checked["max_output_cells"]
     eps = _check_total_epsilon(checked["epsilon"], level)
     if not isinstance(B, BipartiteGraph):
         raise InvalidParameterError(

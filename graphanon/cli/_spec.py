@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from ..errors import InvalidParameterError
 from ..params import Param, Spec
 from ._params import EPSILON, _Float
 
@@ -93,22 +94,66 @@ def option_help(p: Param, spec: Spec) -> str:
     return text
 
 
+_ALIASES = "graphanon.option_aliases"
+
+
+def _alias_option(p: Param, alias: str) -> Callable[[Any], Any]:
+    """A hidden option under an old name: its value is kept for :func:`spec_values`, which
+    warns and uses it as the new option's."""
+    flag = "--" + alias.replace("_", "-")
+
+    def remember(ctx: click.Context, param: Any, value: Any) -> Any:
+        if value is not None and value is not False:
+            ctx.meta.setdefault(_ALIASES, {})[p.name] = (flag, value)
+        return value
+
+    kwargs: dict[str, Any] = {"type": _type(p), "default": None, "hidden": True,
+                              "expose_value": False, "callback": remember}
+    return click.option(flag, f"_alias_{alias}", **kwargs)
+
+
 def option_for(p: Param, spec: Spec) -> Callable[[Any], Any]:
-    """The click option of one parameter."""
+    """The click option of one parameter (and hidden ones for its old names)."""
+    if p.aliases:
+        main = _option_for(p, spec)
+        extra = [_alias_option(p, a) for a in p.aliases]
+
+        def decorate(f: Any) -> Any:
+            for d in (*extra, main):
+                f = d(f)
+            return f
+
+        return decorate
+    return _option_for(p, spec)
+
+
+def _option_for(p: Param, spec: Spec) -> Callable[[Any], Any]:
     dest = p.name
     if p.kind == "bool":
         flag = p.flag
         return click.option(f"{flag}/--no-{flag[2:]}", dest,
                             default=None if p.only is not None else p.default,
                             help=option_help(p, spec))
-    kwargs: dict[str, Any] = {"type": _type(p), "help": option_help(p, spec)}
-    if p.required:
+    return click.option(p.flag, dest, type=_type(p), **option_settings(p, spec))
+
+
+def option_settings(p: Param, spec: Spec) -> dict[str, Any]:
+    """The click option's help, default and whether it is required (what
+    ``tests/test_param_specs.py`` compares the commands against)."""
+    kwargs: dict[str, Any] = {"help": option_help(p, spec)}
+    if p.aliases:  # an old name may give it: the default is filled in by spec_values
+        kwargs["default"] = None
+        if p.required:
+            kwargs["help"] += "  [required]"
+        elif p.default is not None:
+            kwargs["help"] += f"  [default: {p.default}]"
+    elif p.required:
         kwargs["required"] = True
     elif p.only is not None or p.default is None:
         kwargs["default"] = None
     else:
         kwargs.update(default=p.default, show_default=True)
-    return click.option(p.flag, dest, **kwargs)
+    return kwargs
 
 
 def options_from(spec: Spec, *, skip: tuple[str, ...] = ()) -> Callable[[Any], Any]:
@@ -128,6 +173,21 @@ def spec_values(spec: Spec, values: Mapping[str, Any]) -> dict[str, Any]:
     """The function's keyword arguments from the parsed options of ``spec``: a chosen option
     that does not apply to the chosen setting is refused (naming both options), and an
     option left out takes the spec's default."""
+    values = dict(values)
+    ctx = click.get_current_context(silent=True)
+    for name, (flag, value) in (ctx.meta.get(_ALIASES, {}) if ctx is not None else {}).items():
+        p = spec[name]
+        if values.get(name) is not None:
+            raise InvalidParameterError(
+                f"The options {flag!r} and {p.flag!r} are one setting ({flag!r} is its old "
+                f"name); give {p.flag!r} only.")
+        values[name] = value
+        click.echo(f"graphanon: warning: {flag} is now {p.flag} (the old option is removed "
+                   "in 0.3.0).", err=True)
+    for p in spec.params:
+        if p.aliases and p.required and values.get(p.name) is None:
+            choose = f" Choose from: {', '.join(p.choices)}." if p.choices else ""
+            raise click.UsageError(f"Missing option {p.flag!r}.{choose}")
     chosen = {n for n in spec.names if values.get(n) is not None and spec[n].flag}
     out: dict[str, Any] = {}
     for p in spec.params:

@@ -2,7 +2,7 @@
 
 Glue only: the algorithms live in :mod:`graphanon.nodedp` (:mod:`~graphanon.nodedp.projection`,
 :mod:`~graphanon.nodedp.theta_dk`, :mod:`~graphanon.nodedp.degree_sequences`).
-:func:`release_dk_node` is the implementation behind ``graphanon release-dk --privacy node``
+:func:`release_dk_node` is the implementation behind ``graphanon release-dk --neighbourhood node``
 (the ``release-dk`` command itself is defined by the dK module and calls it).
 """
 
@@ -81,10 +81,10 @@ def release_dk_node(input_path: str, *, d: int, epsilon: float, theta: int | str
                     backend: Any = None, rng: Any = None,
                     seed: int | None = None, out: str, report: str | None = None,
                     fmt: str | None = None, accountant: Any = None) -> dict[str, Any]:
-    """Implementation of ``graphanon release-dk --privacy node`` (θ-dKε).
+    """Implementation of ``graphanon release-dk --neighbourhood node`` (θ-dKε).
 
     Reads INPUT, runs :func:`~graphanon.nodedp.theta_dk.theta_dk_release`, writes the released
-    table in the dK table format (as ``release-dk --privacy edge`` does) to ``out`` and the
+    table in the dK table format (as ``release-dk --neighbourhood edge`` does) to ``out`` and the
     Release record, θ and the utility against the unprojected truth (not private) to
     ``report`` (with the wall-clock ``seconds``; the preserved edge ratio ``|E^θ|/|E|`` is
     computed from the private graph and so sits under ``not_private``).

@@ -39,7 +39,7 @@ __all__ = ["COMMANDS"]
 @click.option("--out", required=True, type=click.Path(dir_okay=False),
               help="TSV: degree<TAB>count (1K) or deg1<TAB>deg2<TAB>count (2K).")
 @click.option("--report", type=click.Path(dir_okay=False), help="JSON report.")
-def release_personalized_cmd(input_path: str, d: int, privacy: str, method: str,
+def release_personalized_cmd(input_path: str, d: int, neighbourhood: str | None, method: str,
                              prefs_path: str | None, prefs_scheme: str | None,
                              prefs_attribute: str | None, default_epsilon: float | None,
                              theta: int | None, mu: float | str | None, k: int | None,
@@ -57,24 +57,25 @@ def release_personalized_cmd(input_path: str, d: int, privacy: str, method: str,
     from ..dk.preferences import from_attribute, thesis_scheme
     from ..io.dk_tables import write_dk_table
 
-    spec_values(PERSONALIZED, {"d": d, "privacy": privacy, "method": method, "theta": theta,
-                               "mu": mu, "k": k})
+    values = spec_values(PERSONALIZED, {"d": d, "neighbourhood": neighbourhood,
+                                        "method": method, "theta": theta, "mu": mu, "k": k})
+    privacy = values["neighbourhood"]
     given = [x for x in (prefs_path, prefs_scheme, prefs_attribute) if x is not None]
     if len(given) != 1:
         raise InvalidParameterError(
             "Give exactly one of --prefs FILE, --prefs-scheme thesis or --prefs-attribute NAME.")
     if privacy == "node" and prefs_path is None:
         raise InvalidParameterError(
-            "Under --privacy node the preference table must be public and independent of "
+            "Under --neighbourhood node the preference table must be public and independent of "
             "which nodes are present: pass --prefs FILE. --prefs-scheme and --prefs-attribute "
             "derive it from the private node set.")
     if privacy == "edge" and nodes_path is None:
         raise InvalidParameterError(
-            "release-personalized --privacy edge needs the public node set (--nodes FILE): "
+            "release-personalized --neighbourhood edge needs the public node set (--nodes FILE): "
             "edge-PDP treats it as public, and an edge list cannot say which nodes exist.")
     if privacy == "node" and nodes_path is not None:
         raise InvalidParameterError(
-            "The '--nodes' option applies to --privacy edge; under node-PDP the node set "
+            "The '--nodes' option applies to --neighbourhood edge; under node-PDP the node set "
             "itself is private.")
     acc = open_ledger(ledger, dataset, budget, budget_neighbourhood, neighbourhood=privacy)
     nodes = read_universe(nodes_path, "node")
@@ -90,7 +91,7 @@ def release_personalized_cmd(input_path: str, d: int, privacy: str, method: str,
         prefs = thesis_scheme(nodes, rng=rng)  # over the public universe, seeded by --seed
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        common: dict[str, Any] = dict(d=int(d), privacy=privacy, method=method, theta=theta,
+        common: dict[str, Any] = dict(d=int(d), neighbourhood=privacy, method=method, theta=theta,
                                       mu=mu, k=k, nodes=nodes, backend=backend, rng=rng,
                                       seed=used_seed)
         if calibration == "strict":

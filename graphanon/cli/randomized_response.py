@@ -19,14 +19,14 @@ from ._params import (
     pseudonym_options,
 )
 from ._privacy import charge_on_commit, make_rng, open_ledger
-from ._spec import options_from
+from ._spec import options_from, spec_values
 
 __all__ = ["COMMANDS"]
 
 
 @click.command("randomized-response")
 @click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False))
-@options_from(RANDOMIZED_RESPONSE)  # --epsilon, --level: declared with the function
+@options_from(RANDOMIZED_RESPONSE)  # --epsilon, --neighbourhood: declared with the function
 @click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False),
               help="Released user<TAB>feature list.")
 @click.option("--report", "report_path", required=True, type=click.Path(dir_okay=False),
@@ -40,7 +40,8 @@ __all__ = ["COMMANDS"]
 @ledger_options
 @pseudonym_options
 def randomized_response_cmd(
-    input_path: str, epsilon: float, level: str, out_path: str, report_path: str,
+    input_path: str, epsilon: float, neighbourhood: str | None, out_path: str,
+    report_path: str,
     users_path: str, features_path: str, seed: int | None, noise: str, ledger: str | None,
     dataset: str | None, budget: float | None, budget_neighbourhood: str | None,
     keep_ids: bool, pseudonym_map: str | None,
@@ -68,13 +69,15 @@ def randomized_response_cmd(
     rng = None
     if noise == "numpy-insecure":
         rng, seed = make_rng(seed)
+    level = spec_values(RANDOMIZED_RESPONSE, {"epsilon": epsilon,
+                                              "neighbourhood": neighbourhood})["neighbourhood"]
     acc = open_ledger(ledger, dataset, budget, budget_neighbourhood, neighbourhood=level,
                       epsilon=epsilon)
     users = read_universe(users_path, "user")
     features = read_universe(features_path, "feature")
     B = load_bipartite(input_path)
     with progress_bar() as progress:
-        res = randomized_response(B, epsilon=epsilon, level=level, users=users,
+        res = randomized_response(B, epsilon=epsilon, neighbourhood=level, users=users,
                                   features=features, rng=rng, progress=progress)
     release = dataclasses.replace(res.release, seed=seed)
     metrics = edge_set_metrics(B, res.graph)

@@ -26,14 +26,15 @@ from ._spec import options_from, spec_values
 
 __all__ = ["COMMANDS", "COMMAND_SPECS", "RELEASE_DK_CLI", "release_dk_cmd"]
 
-#: ``release-dk``'s parameters: :data:`~graphanon.dk.release.RELEASE_DK` under ``--privacy
-#: edge``, :data:`~graphanon.nodedp.theta_dk.THETA_DK` under ``--privacy node`` (an option of
+#: ``release-dk``'s parameters: :data:`~graphanon.dk.release.RELEASE_DK` under
+#: ``--neighbourhood edge``, :data:`~graphanon.nodedp.theta_dk.THETA_DK` under
+#: ``--neighbourhood node`` (an option of
 #: one applies only with its neighbouring relation, and is refused with the other).
 RELEASE_DK_CLI = combine("release-dk", Param(
-    "privacy", "choice",
+    "neighbourhood", "choice",
     "Neighbouring relation. edge: one edge added or removed. node: one node added or removed "
     "with all its edges (θ-dKε: project to degree ≤ θ first).", default="edge",
-    choices=("edge", "node")), {"edge": RELEASE_DK, "node": THETA_DK})
+    choices=("edge", "node"), aliases=("privacy",)), {"edge": RELEASE_DK, "node": THETA_DK})
 
 
 def _echo_warnings(caught: list[warnings.WarningMessage]) -> None:
@@ -64,7 +65,7 @@ def _echo_warnings(caught: list[warnings.WarningMessage]) -> None:
 @click.option("--report", "report", type=click.Path(dir_okay=False), default=None,
               help="JSON report: Release record, l1/ks/euclidean vs the truth, n_clusters, sae.")
 @click.option("--format", "fmt", type=FORMAT_CHOICE, help="Graph format (default: extension).")
-def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
+def release_dk_cmd(input_path: str, d: int, epsilon: float, neighbourhood: str | None,
                    max_degree: int | str | None, theta: str | None, projection: str,
                    select_fraction: float | None, microaggregation: str, k: int | None,
                    tau: int | None, domain: str, sensitivity_rule: str,
@@ -100,11 +101,12 @@ def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
     from ..io.dk_tables import write_dk_table
 
     values = spec_values(RELEASE_DK_CLI, dict(
-        privacy=privacy, d=d, epsilon=epsilon, max_degree=max_degree, theta=theta,
+        neighbourhood=neighbourhood, d=d, epsilon=epsilon, max_degree=max_degree, theta=theta,
         select_fraction=select_fraction, microaggregation=microaggregation, k=k, tau=tau,
         threshold=threshold, form=form, edge_total=edge_total, graphical=graphical,
         degree_sequence=degree_sequence))
     nb, rng, used_seed = resolve_noise(noise, seed)
+    privacy = values["neighbourhood"]
     if privacy == "node":
         from .nodedp import release_dk_node
 
@@ -114,7 +116,7 @@ def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
         used = [name for name, given in edge_only.items() if given]
         if used:
             raise InvalidParameterError(
-                f"The option(s) {', '.join(used)} apply to --privacy edge only; node-DP "
+                f"The option(s) {', '.join(used)} apply to --neighbourhood edge only; node-DP "
                 "releases take --theta, --projection and --select-fraction (and no --nodes: "
                 "under node-DP the node set itself is private).")
         acc = open_ledger(ledger, dataset, budget, budget_neighbourhood, neighbourhood="node",
@@ -126,7 +128,7 @@ def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
         return
     if projection != "ead":
         raise InvalidParameterError(
-            "The option(s) --projection apply to --privacy node only; edge-DP uses "
+            "The option(s) --projection apply to --neighbourhood node only; edge-DP uses "
             "--max-degree.")
     if max_degree == "auto" and nodes_path is None:
         raise InvalidParameterError(
@@ -139,7 +141,7 @@ def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
             "--sensitivity-rule tight), not to the thesis's variants.")
     if max_degree is None and nodes_path is None:
         raise InvalidParameterError(
-            "release-dk --privacy edge needs a public degree bound (--max-degree H) or the "
+            "release-dk --neighbourhood edge needs a public degree bound (--max-degree H) or the "
             "public node set (--nodes FILE, which makes H = |nodes| - 1 public): the default "
             "n - 1 would read the node count off the private input.")
     if degree_sequence is not None and nodes_path is None:
@@ -167,7 +169,7 @@ def release_dk_cmd(input_path: str, d: int, epsilon: float, privacy: str,
         warnings.simplefilter("always")
         common: dict[str, Any] = dict(
             d=d, epsilon=epsilon, max_degree=max_degree,
-            microaggregation=values["microaggregation"], k=k, tau=tau, privacy=privacy,
+            microaggregation=values["microaggregation"], k=k, tau=tau, neighbourhood=privacy,
             threshold=threshold, form=values["form"], nodes=nodes, backend=nb, rng=rng,
             seed=used_seed)
         if domain == "public" and sensitivity_rule == "tight":

@@ -27,7 +27,7 @@ RECORD_SUFFIX = ".release.json"
 
 @click.command("synthesize")
 @click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False))
-@options_from(SYNTHESIZE)  # --epsilon, --privacy, --theta: declared with the function
+@options_from(SYNTHESIZE)  # --epsilon, --neighbourhood, --theta: declared with the function
 @click.option("--nodes", "nodes_path", type=click.Path(dir_okay=False), default=None,
               help="edge (required): the PUBLIC node universe, one id per line; the "
                    "synthetic graph has exactly these nodes and ids. node: refused (the node "
@@ -44,7 +44,8 @@ RECORD_SUFFIX = ".release.json"
 @click.option("--format", "fmt", type=FORMAT_CHOICE, help="Input format (default: extension).")
 @click.option("--out-format", type=OUT_FORMAT_CHOICE,
               help="Output format (default: extension).")
-def synthesize_cmd(input_path: str, epsilon: float, privacy: str, nodes_path: str | None,
+def synthesize_cmd(input_path: str, epsilon: float, neighbourhood: str | None,
+                   nodes_path: str | None,
                    theta: int | None, noise: str, seed: int | None, ledger: str | None,
                    dataset: str | None, budget: float | None,
                    budget_neighbourhood: str | None, out: str, record: str | None,
@@ -65,20 +66,22 @@ def synthesize_cmd(input_path: str, epsilon: float, privacy: str, nodes_path: st
     from ..privacy.publish import bind
     from ..synthetic.pipeline import synthesize
 
-    values = spec_values(SYNTHESIZE, {"epsilon": epsilon, "privacy": privacy, "theta": theta})
+    values = spec_values(SYNTHESIZE, {"epsilon": epsilon, "neighbourhood": neighbourhood,
+                                      "theta": theta})
+    privacy = values["neighbourhood"]
     if privacy == "edge":
         if nodes_path is None:
             raise InvalidParameterError(
-                "synthesize --privacy edge needs the public node set (--nodes FILE): the "
+                "synthesize --neighbourhood edge needs the public node set (--nodes FILE): the "
                 "synthetic graph keeps the public node ids, and reading the nodes off the "
                 "private edges would leak them.")
         if theta is not None:
             raise InvalidParameterError(
-                "The '--theta' option applies to --privacy node (the degree bound of its "
+                "The '--theta' option applies to --neighbourhood node (the degree bound of its "
                 "projection); edge-DP needs none.")
     elif nodes_path is not None:
         raise InvalidParameterError(
-            "The '--nodes' option applies to --privacy edge: under node-DP the node set "
+            "The '--nodes' option applies to --neighbourhood edge: under node-DP the node set "
             "itself is private (the synthetic nodes get new ids).")
     out_format = graph_output_format(out, out_format)
     if record is None:

@@ -35,7 +35,7 @@ def step_personalized(ctx: DemoContext) -> Section:
             for cal in ("strict", "thesis"):
                 release = (release_personalized if cal == "strict"
                            else release_personalized_thesis)
-                r = release(G, prefs, d=1, privacy="edge", method=method, theta=25,
+                r = release(G, prefs, d=1, neighbourhood="edge", method=method, theta=25,
                             k=4 if method == "ag" else None, nodes=G.node_ids,
                             backend=get_backend("numpy-insecure", rng=rng), rng=rng,
                             seed=ctx.seed)

@@ -33,7 +33,7 @@ def step_randomized_response(ctx: DemoContext) -> Section:
     # its columns' value sets are known; what is protected is which user has which value)
     users, features = B.user_ids, B.feature_ids
     for eps in DEMO_EPSILONS:
-        res = randomized_response(B, epsilon=eps, level="edge", rng=rng, users=users,
+        res = randomized_response(B, epsilon=eps, neighbourhood="edge", rng=rng, users=users,
                                   features=features)
         m = edge_set_metrics(B, res.graph)
         write_bipartite(res.graph, ctx.operator(
@@ -43,7 +43,7 @@ def step_randomized_response(ctx: DemoContext) -> Section:
                      m["created"]])
         data[f"eps={eps:g}"] = {"metrics": m, "release": res.release.to_dict()}
     node_eps = 5.0 * B.n_features
-    node = randomized_response(B, epsilon=node_eps, level="node", rng=rng, users=users,
+    node = randomized_response(B, epsilon=node_eps, neighbourhood="node", rng=rng, users=users,
                                features=features)
     m_node = edge_set_metrics(B, node.graph)
     rows.append([f"{node_eps:g} (node)", node.p, node.graph.n_edges, m_node["jaccard"],

@@ -102,7 +102,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .._compat import moved_names, paper_variants
+from .._compat import moved_names, paper_variants, renamed_keywords
 from .._validation import check_choice, check_cluster_size, check_degree_bound, check_int
 from ..errors import InvalidParameterError, PersonalizedCalibrationWarning
 from ..graph import Graph
@@ -561,8 +561,8 @@ def mechanism_name(method: str, mu: float | str | None, d: int) -> str:
 #: table in docs/personalized.md.
 PERSONALIZED = Spec("release_personalized", (
     Param("d", "int", "1K or 2K.", low=1, high=2),
-    Param("privacy", "choice", "Edge-PDP (Definition 30) or node-PDP (Definition 31).",
-          choices=PRIVACY),
+    Param("neighbourhood", "choice", "Edge-PDP (Definition 30) or node-PDP (Definition 31).",
+          choices=PRIVACY, aliases=("privacy",)),
     Param("method", "choice", "PDP_min, LL-dK, TP-dK, ST-dK or AG-dK.", choices=METHODS),
     Param("theta", "int", "Public degree bound: top-coding (edge) / EAD projection bound "
           "(node).", default=None, low=1, high=2**31 - 2),
@@ -574,6 +574,7 @@ PERSONALIZED = Spec("release_personalized", (
 ), doc="docs/personalized.md")
 
 
+@renamed_keywords(PERSONALIZED.aliases(), removed_in="0.3.0")
 @paper_variants("graphanon.reproduce.personalized_thesis:release_personalized_thesis",
                 removed_in="0.3.0", calibration="strict")
 def release_personalized(
@@ -581,7 +582,7 @@ def release_personalized(
     prefs: Preferences,
     *,
     d: int,
-    privacy: str,
+    neighbourhood: str,
     method: str,
     theta: int | None = None,
     mu: float | str | None = None,
@@ -602,9 +603,9 @@ def release_personalized(
         The public preference table (unlisted nodes get ``prefs.default``). Under node-PDP
         it must not be derived from the graph (a node attribute, or the preference scheme
         drawn over ``G.node_ids``): its ε_min, μ and default would then depend on which
-        nodes are present. Attribute-derived tables are refused for ``privacy="node"``.
+        nodes are present. Attribute-derived tables are refused for ``neighbourhood="node"``.
     d : {1, 2}
-    privacy : {"edge", "node"}
+    neighbourhood : {"edge", "node"}
         Definition 30 or Definition 31 (the node's own ε; see the module docstring).
     method : {"min", "ll", "tp", "st", "ag"}
         PDP_min, LL-dK, TP-dK (Algorithm 7), ST-dK (Algorithm 8), AG-dK (Algorithm 9), with
@@ -659,7 +660,8 @@ def release_personalized(
     """
     t0 = time.perf_counter()
     started = started_at()
-    PERSONALIZED.validate({"d": d, "privacy": privacy, "method": method, "theta": theta,
+    privacy = neighbourhood
+    PERSONALIZED.validate({"d": d, "neighbourhood": privacy, "method": method, "theta": theta,
                            "mu": mu, "k": k, "key": key})
     spec = check_personalized(G, prefs, owner="release_personalized", d=d, privacy=privacy,
                               method=method, theta=theta, mu=mu, k=k, nodes=nodes)

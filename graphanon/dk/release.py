@@ -70,7 +70,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .._compat import paper_variants
+from .._compat import paper_variants, renamed_keywords
 from .._validation import (
     check_choice,
     check_cluster_size,
@@ -148,13 +148,14 @@ FORMS = ("auto", "dense", "sampled")
 
 #: The parameters of :func:`release_dk`, declared once: its validation, the edge-DP options
 #: of ``graphanon release-dk`` (with :data:`graphanon.nodedp.theta_dk.THETA_DK` for
-#: ``--privacy node``), the job step's keys and the table in docs/dk.md.
+#: ``--neighbourhood node``), the job step's keys and the table in docs/dk.md.
 RELEASE_DK = Spec("release_dk", (
     Param("d", "int", "1 (degree histogram) or 2 (joint degree distribution).", low=1,
           high=2),
     Param("epsilon", "epsilon", "Privacy budget ε > 0."),
-    Param("privacy", "choice", "Neighbouring relation: edge (node-DP: theta_dk_release).",
-          default="edge", choices=PRIVACY, cli=""),
+    Param("neighbourhood", "choice",
+          "Neighbouring relation: edge (node-DP: theta_dk_release).", default="edge",
+          choices=PRIVACY, cli="", aliases=("privacy",)),
     Param("max_degree", "int",
           "PUBLIC degree bound h (degrees above it are top-coded), never the observed "
           "maximum; or 'auto' (with the public node set): the 95th percentile of a private "
@@ -510,6 +511,7 @@ def release_params(spec: ReleaseSpec, part: Partition | None) -> dict[str, Any]:
     return params
 
 
+@renamed_keywords(RELEASE_DK.aliases(), removed_in="0.3.0")
 @paper_variants("graphanon.reproduce.dk_thesis:release_dk_thesis", domain="public",
                 sensitivity_rule="tight")
 def release_dk(
@@ -521,7 +523,7 @@ def release_dk(
     microaggregation: str = "none",
     k: int | None = None,
     tau: int | None = None,
-    privacy: str = "edge",
+    neighbourhood: str = "edge",
     threshold: int | None = None,
     form: str = "auto",
     nodes: Any = None,
@@ -556,8 +558,9 @@ def release_dk(
         (MPDC-dK, needs ``tau``); 2K only. The partition is of the public domain.
     k, tau
         MDAV cluster size (``2 <= k <`` domain cells) / MPDC box side (``1 <= tau <= h − 2``).
-    privacy
+    neighbourhood
         Neighbouring relation; ``"edge"`` (node-DP releases: :mod:`graphanon.nodedp.theta_dk`).
+        (Its old name ``privacy`` warns until 0.3.0.)
     threshold
         Public ``τ >= 1``: only noisy answers ``>= τ`` are kept (the others become 0; this is
         post-processing). ``None``: no threshold in the dense form (equivalent to ``τ = 1``,
@@ -643,12 +646,13 @@ def release_dk(
     started = started_at()
     owner = "release_dk"
     checked = RELEASE_DK.validate({
-        "d": d, "epsilon": epsilon, "privacy": privacy, "max_degree": max_degree,
+        "d": d, "epsilon": epsilon, "neighbourhood": neighbourhood, "max_degree": max_degree,
         "microaggregation": microaggregation, "k": k, "tau": tau, "threshold": threshold,
         "form": form, "edge_total": edge_total, "graphical": graphical,
         "degree_sequence": degree_sequence, "bound_fraction": bound_fraction,
         "bound_quantile": bound_quantile})
     d, epsilon, max_degree = checked["d"], checked["epsilon"], checked["max_degree"]
+    privacy = checked["neighbourhood"]
     backend = backend or get_backend("opendp")
     eps_bound, bound_info = 0.0, dict[str, Any]()
     eps_seq, hay_seq, seq_info = 0.0, None, dict[str, Any]()

@@ -414,7 +414,7 @@ def _run_risk(B: Any, cfg: RiskConfig, *, rng: np.random.Generator, backend: Any
     rr_rng = backend.rng if isinstance(backend, NumpyInsecureBackend) else None
 
     def rr(eps: float) -> Any:
-        res = randomized_response(B, epsilon=eps, level="edge", users=B.user_ids,
+        res = randomized_response(B, epsilon=eps, neighbourhood="edge", users=B.user_ids,
                                   features=B.feature_ids, rng=rr_rng)
         return ReleasedRows.from_bipartite(
             "randomized-response", f"ε={eps:g}", "randomized", res.graph,

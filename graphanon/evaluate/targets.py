@@ -109,7 +109,7 @@ def _rr_mechanism(epsilon: float, level: str) -> Mechanism:
 
     def run(B: BipartiteGraph, backend: NoiseBackend) -> tuple[Any, Release]:
         rng = backend.rng if isinstance(backend, NumpyInsecureBackend) else None
-        res = randomized_response(B, epsilon=epsilon, level=level, users=B.user_ids,
+        res = randomized_response(B, epsilon=epsilon, neighbourhood=level, users=B.user_ids,
                                   features=B.feature_ids, rng=rng)
         return res.graph.to_dense().ravel().astype(np.float64), res.release
 
@@ -212,14 +212,15 @@ def audit_targets(
             # node 0 (a centre of every pair) owns the smallest ε; everyone else is liberal
             prefs = from_pairs(G.node_ids, np.where(np.arange(G.n_nodes) == 0, eps, 4 * eps),
                                default=4 * eps)
-            r = release_personalized(G, prefs, d=1, privacy="edge", method=method, theta=h,
+            r = release_personalized(G, prefs, d=1, neighbourhood="edge", method=method, theta=h,
                                      key=0, nodes=G.node_ids, backend=backend, rng=post, **kw)
             return r.noisy, r.release
         return run
 
     def pdp_node(G: Graph, backend: NoiseBackend) -> tuple[Any, Release]:
         # node-PDP: the preference table is public (here one ε for everyone), θ-projected
-        r = release_personalized(G, from_pairs([], [], default=eps), d=1, privacy="node",
+        r = release_personalized(G, from_pairs([], [], default=eps), d=1,
+                                 neighbourhood="node",
                                  method="min", theta=th, key=0, backend=backend, rng=post)
         return r.noisy, r.release
 
@@ -264,33 +265,33 @@ def audit_targets(
 
     table: dict[str, AuditTarget] = {
         "randomized-response-edge": AuditTarget(
-            "randomized-response (edge)", "randomized-response --level edge",
+            "randomized-response (edge)", "randomized-response --neighbourhood edge",
             "edge", _rr_mechanism(eps, "edge"), lambda: _rr_pairs(2, "edge"),
             "one cell flipped", mode="direct", truth=_dense_truth, noise_source=_rr_source),
         "randomized-response-node": AuditTarget(
             f"randomized-response (node, |F|={F})",
-            "randomized-response --level node", "node", _rr_mechanism(eps, "node"),
+            "randomized-response --neighbourhood node", "node", _rr_mechanism(eps, "node"),
             lambda: _rr_pairs(F, "node"), "a whole row flipped", mode="direct",
             truth=_dense_truth, noise_source=_rr_source),
         "dk1-laplace": AuditTarget(
-            f"dk1-laplace (h={h})", "release-dk --privacy edge --d 1", "edge", dk(1),
+            f"dk1-laplace (h={h})", "release-dk --neighbourhood edge --d 1", "edge", dk(1),
             edge_pairs, star),
         "dk2-laplace": AuditTarget(
-            f"dk2-laplace (h={h})", "release-dk --privacy edge --d 2", "edge", dk(2),
+            f"dk2-laplace (h={h})", "release-dk --neighbourhood edge --d 2", "edge", dk(2),
             edge_pairs, star),
         "dk2-mdav": AuditTarget(
             f"dk2-mdav (h={h}, k={mk})",
-            "release-dk --privacy edge --d 2 --microaggregation mdav", "edge",
+            "release-dk --neighbourhood edge --d 2 --microaggregation mdav", "edge",
             dk(2, "mdav"), edge_pairs, star),
         "dk2-mpdc": AuditTarget(
             f"dk2-mpdc (h={h}, τ={tau})",
-            "release-dk --privacy edge --d 2 --microaggregation mpdc", "edge",
+            "release-dk --neighbourhood edge --d 2 --microaggregation mpdc", "edge",
             dk(2, "mpdc"), edge_pairs, star),
         "theta-dk1-ead": AuditTarget(
-            f"theta-dk1-ead (θ={th})", "release-dk --privacy node --d 1", "node", node(1),
+            f"theta-dk1-ead (θ={th})", "release-dk --neighbourhood node --d 1", "node", node(1),
             node_pairs, hubs),
         "theta-dk2-ead": AuditTarget(
-            f"theta-dk2-ead (θ={th})", "release-dk --privacy node --d 2", "node", node(2),
+            f"theta-dk2-ead (θ={th})", "release-dk --neighbourhood node --d 2", "node", node(2),
             node_pairs, hubs),
         "hay-constrained-inference": AuditTarget(
             "hay-constrained-inference", "release-degrees --method hay", "edge", hay,
@@ -298,32 +299,34 @@ def audit_targets(
                         "random edge pairs)"),
         "pdp-min-dk1": AuditTarget(
             f"pdp-min-dk1 (edge-PDP, h={h})",
-            "release-personalized --privacy edge --method min --d 1", "personalized-edge",
+            "release-personalized --neighbourhood edge --method min --d 1", "personalized-edge",
             pdp("min"), lambda: joined_star_pairs(h),
             "an edge of the node with the smallest ε (joined stars)", claim="epsilon_min"),
         "pdp-ll-dk1": AuditTarget(
             f"pdp-ll-dk1 (edge-PDP, h={h})",
-            "release-personalized --privacy edge --method ll --d 1", "personalized-edge",
+            "release-personalized --neighbourhood edge --method ll --d 1", "personalized-edge",
             pdp("ll"), lambda: joined_star_pairs(h),
             "an edge of the node with the smallest ε (joined stars)", claim="epsilon_min"),
         "pdp-ag-dk1": AuditTarget(
             f"pdp-ag-dk1 (edge-PDP, h={h}, k=2)",
-            "release-personalized --privacy edge --method ag --k 2 --d 1", "personalized-edge",
+            "release-personalized --neighbourhood edge --method ag --k 2 --d 1",
+            "personalized-edge",
             pdp("ag", k=2), lambda: joined_star_pairs(h),
             "an edge of the node with the smallest ε (joined stars)", claim="epsilon_min"),
         "pdp-min-dk1-node": AuditTarget(
             f"pdp-min-dk1 (node-PDP, θ={th})",
-            "release-personalized --privacy node --method min --d 1", "personalized-node",
+            "release-personalized --neighbourhood node --method min --d 1", "personalized-node",
             pdp_node, node_pairs, hubs, claim="epsilon_min"),
         "private-partition": AuditTarget(
-            "private-partition (super-node counts, 2 nodes each)", "synthesize --privacy edge",
+            "private-partition (super-node counts, 2 nodes each)",
+            "synthesize --neighbourhood edge",
             "edge", partition, edge_pairs, f"one edge, one super-node cell ({star})"),
         "community-degrees": AuditTarget(
-            "community-degrees (parity partition)", "synthesize --privacy edge", "edge",
+            "community-degrees (parity partition)", "synthesize --neighbourhood edge", "edge",
             community_degrees, edge_pairs,
             f"an edge between communities: two d_out and one E_ij ({star})"),
         "bounded-triangles": AuditTarget(
-            f"bounded-triangles (h={h})", "synthesize --privacy edge", "edge", triangles,
+            f"bounded-triangles (h={h})", "synthesize --neighbourhood edge", "edge", triangles,
             lambda: clique_pairs(h) + random_edge_pairs(h),
             f"two (h+1)-cliques joined: both ends leave with C(h,2) triangles each, and "
             f"{RANDOM_PAIRS} random edge pairs"),

@@ -230,7 +230,7 @@ def _adult_mechanisms(ks: Sequence[int], epsilons: Sequence[float], *, b_max_use
 
     def rr(eps: float) -> Anonymizer:
         return lambda B, rng: randomized_response(
-            B, epsilon=eps, level="edge", users=B.user_ids, features=B.feature_ids,
+            B, epsilon=eps, neighbourhood="edge", users=B.user_ids, features=B.feature_ids,
             rng=rr_rng).graph.to_dense().astype(np.float64)
 
     for k in ks:
@@ -560,7 +560,7 @@ def _release_for(name: str, G: Graph, eps: float, *, h: int, theta: int, mpdc_ta
     # personalized edge-DP, ST-dK: the thesis's preference mix scaled so that the liberal ε
     # is `eps` (conservative 0.01 eps, moderate 0.2 eps)
     prefs = thesis_scheme(G.node_ids, rng=rng, eps_c=0.01 * eps, eps_m=0.2 * eps, eps_l=eps)
-    r3 = release_personalized(G, prefs, d=2, privacy="edge", method="st", theta=h,
+    r3 = release_personalized(G, prefs, d=2, neighbourhood="edge", method="st", theta=h,
                               nodes=G.node_ids, backend=backend, rng=rng)
     return r3.table, r3.release
 

@@ -26,7 +26,7 @@ A job names its **source** (a file — the embedded default — or Neo4j), a lis
     [[steps]]
     name = "randomized-response"
     epsilon = 2.0
-    level = "edge"                      # noise = "opendp" (default, secure) | "numpy-insecure"
+    neighbourhood = "edge"              # noise = "opendp" (default, secure) | "numpy-insecure"
 
     [[sinks]]
     type = "file"
@@ -37,7 +37,7 @@ A job names its **source** (a file — the embedded default — or Neo4j), a lis
 
 Steps live in :data:`STEPS` (name -> ``step(state, params) -> None``), built from the one
 table of :mod:`graphanon.registry` that also lists the CLI commands (a step has its
-command's name): ``info``, ``randomized-response``, ``release-dk`` (``privacy = "node"``:
+command's name): ``info``, ``randomized-response``, ``release-dk`` (``neighbourhood = "node"``:
 θ-dKε), ``release-degrees``, ``synthesize``,
 ``release-personalized``, ``project``, ``generate``, ``smooth-k``, ``mondrian``,
 ``b-anonymize`` (keys: ``docs/neo4j.md``, ``docs/bmatching.md``). A mechanism is one row

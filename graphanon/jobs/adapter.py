@@ -59,7 +59,7 @@ def mechanism_step(
         The function's :class:`~graphanon.params.Spec` (or ``"module:NAME"``): the step then
         takes exactly the spec's job keys (instead of reading them off the signature) and
         refuses a key that does not apply to the chosen setting (``theta`` under
-        ``privacy = "edge"``), before anything runs.
+        ``neighbourhood = "edge"``), before anything runs.
 
     Notes
     -----
@@ -125,6 +125,8 @@ def mechanism_step(
     def step(state: JobState, params: dict[str, Any]) -> None:
         info = setup()
         name = info["name"]
+        if info["spec"] is not None:  # old key names (deprecated): the new ones
+            params = info["spec"].rename(params, style="job")
         kwargs = {**fixed, **params}
         bad = sorted(set(params) & set(_RESERVED))
         if bad:

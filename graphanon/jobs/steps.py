@@ -50,27 +50,31 @@ def describe_alias_step(state: JobState, params: dict[str, Any]) -> None:
 
 def release_dk_step(state: JobState, params: dict[str, Any]) -> None:
     """``release-dk``: the edge-DP release (:func:`graphanon.dk.release.release_dk`) or, with
-    ``privacy = "node"``, θ-dKε (:func:`graphanon.nodedp.theta_dk.theta_dk_release`), as
-    ``graphanon release-dk --privacy edge|node``. A key of the other relation is refused."""
+    ``neighbourhood = "node"``, θ-dKε (:func:`graphanon.nodedp.theta_dk.theta_dk_release`),
+    as ``graphanon release-dk --neighbourhood edge|node``. A key of the other relation is
+    refused; ``privacy`` is the key's old name (until 0.3.0)."""
     from ..params import Param, combine
     from .adapter import load_spec
 
     edge, node = load_spec(registry.specs()["release-dk"]), load_spec(
         registry.specs()["release-dk-node"])
-    both = combine("release-dk", Param("privacy", "choice", "", default="edge",
-                                       choices=("edge", "node")), {"edge": edge, "node": node})
-    privacy = params.get("privacy", "edge")
-    if privacy in ("edge", "node"):
-        both.check_applies(params, set(params) & set(both.names) - {"privacy"}, style="job")
-    if privacy == "node":
-        _THETA_DK(state, {k: v for k, v in params.items() if k != "privacy"})
+    both = combine("release-dk", Param("neighbourhood", "choice", "", default="edge",
+                                       choices=("edge", "node"), aliases=("privacy",)),
+                   {"edge": edge, "node": node})
+    params = both.rename(params, style="job")
+    relation = params.get("neighbourhood", "edge")
+    if relation in ("edge", "node"):
+        both.check_applies(params, set(params) & set(both.names) - {"neighbourhood"},
+                           style="job")
+    if relation == "node":
+        _THETA_DK(state, {k: v for k, v in params.items() if k != "neighbourhood"})
     else:
         _RELEASE_DK(state, params)
 
 
 def release_dk_node_step(state: JobState, params: dict[str, Any]) -> None:
-    """``release-dk-node``: the old name of ``release-dk`` with ``privacy = "node"``."""
-    _renamed("release-dk-node", "'release-dk' with privacy = \"node\"")
+    """``release-dk-node``: the old name of ``release-dk`` with ``neighbourhood = "node"``."""
+    _renamed("release-dk-node", "'release-dk' with neighbourhood = \"node\"")
     _THETA_DK(state, params)
 
 
@@ -127,7 +131,7 @@ def _personalized(state: JobState, params: dict[str, Any], target: str, step: st
 
         spec = load_spec(registry.specs()["release-personalized"])
         routed = set(getattr(impl, "__paper_variants__", (None, {}))[1])
-        takes = set(spec.job_keys()) | set(PREFERENCE_KEYS) | routed
+        takes = set(spec.job_keys()) | set(PREFERENCE_KEYS) | routed | set(spec.aliases())
         unknown = sorted(set(params) - takes - {"noise"})
         if unknown:
             raise InvalidParameterError(
@@ -144,9 +148,9 @@ def _personalized(state: JobState, params: dict[str, Any], target: str, step: st
             "'prefs_attribute' (a node property) or 'prefs_scheme' (\"thesis\").")
     if not isinstance(state.data, Graph):
         raise InvalidParameterError(f"step {step!r} needs a social graph source.")
-    if kwargs.get("privacy") == "node" and path is None:
+    if kwargs.get("neighbourhood", kwargs.get("privacy")) == "node" and path is None:
         raise InvalidParameterError(
-            f"step {step!r} with privacy = \"node\" needs 'prefs' (a public "
+            f"step {step!r} with neighbourhood = \"node\" needs 'prefs' (a public "
             "table file): 'prefs_scheme' and 'prefs_attribute' derive the table from the "
             "private node set.")
     if path is not None:

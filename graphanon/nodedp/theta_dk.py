@@ -297,7 +297,7 @@ def noise_domain(proj: Projection, *, d: int, theta: int, sensitivity: float, ep
 
 
 #: The parameters of :func:`theta_dk_release`, declared once: its validation, the node-DP
-#: options of ``graphanon release-dk --privacy node``, the job step's keys and the table in
+#: options of ``graphanon release-dk --neighbourhood node``, the job step's keys and the table in
 #: docs/node_dp.md.
 THETA_DK = Spec("theta_dk_release", (
     Param("d", "int", "1 (degree histogram) or 2 (joint degree distribution).", low=1,

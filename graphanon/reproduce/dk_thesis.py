@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .._compat import renamed_keywords
 from .._validation import check_choice
 from ..dk.extract import domain_cells
 from ..dk.microaggregation import Partition, aggregate, domain_partition, mdav, mpdc
@@ -65,6 +66,7 @@ def thesis_sensitivity(d: int, h: int, *, privacy: str = "edge", n_clusters: int
         f"thesis Lemma 3/5: (4h+1)*z = (4*{h}+1)*{z} (loose; tight value is 4h-3)")
 
 
+@renamed_keywords({"privacy": "neighbourhood"}, removed_in="0.3.0")
 def release_dk_thesis(
     G: Graph,
     *,
@@ -74,7 +76,7 @@ def release_dk_thesis(
     microaggregation: str = "none",
     k: int | None = None,
     tau: int | None = None,
-    privacy: str = "edge",
+    neighbourhood: str = "edge",
     domain: str = "observed",
     sensitivity_rule: str = "tight",
     threshold: int | None = None,
@@ -105,7 +107,8 @@ def release_dk_thesis(
     check_choice(form, "form", owner, ("dense", "auto"))
     spec = check_release_args(G, owner=owner, d=d, epsilon=epsilon, max_degree=max_degree,
                               microaggregation=microaggregation, k=k, tau=tau,
-                              privacy=privacy, threshold=threshold, form="dense", nodes=nodes)
+                              privacy=neighbourhood, threshold=threshold, form="dense",
+                              nodes=nodes)
     backend = backend or get_backend("opendp")
     rng = rng if rng is not None else np.random.default_rng()
     observed_domain = domain == "observed"
@@ -163,7 +166,7 @@ def release_dk_thesis(
         params["partition"] = "over the observed tuples (thesis; data-dependent)"
     rec = Release.create(
         mechanism=mech,
-        neighbourhood="none" if observed_domain else privacy,
+        neighbourhood="none" if observed_domain else neighbourhood,
         epsilon=None if observed_domain else spec.epsilon,
         sensitivity=sens,
         sensitivity_derivation=("NO PRIVACY CLAIM: observed-domain reproduction; nominal "

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .._compat import renamed_keywords
 from .._validation import check_choice
 from ..dk.microaggregation import Partition, mdav
 from ..dk.personalized import (
@@ -160,8 +161,9 @@ def personalized_query_thesis(
                              info={"observed_labels": labels})
 
 
+@renamed_keywords({"privacy": "neighbourhood"}, removed_in="0.3.0")
 def release_personalized_thesis(
-    G: Graph, prefs: Preferences, *, d: int, privacy: str, method: str,
+    G: Graph, prefs: Preferences, *, d: int, neighbourhood: str, method: str,
     theta: int | None = None, mu: float | str | None = None, k: int | None = None,
     calibration: str = "thesis", key: int | None = None, nodes: Any = None,
     backend: NoiseBackend | None = None, rng: np.random.Generator | None = None,
@@ -175,6 +177,7 @@ def release_personalized_thesis(
     PersonalizedCalibrationWarning
         Always.
     """
+    privacy = neighbourhood
     t0 = time.perf_counter()
     started = started_at()
     check_choice(calibration, "calibration", "release_personalized_thesis", ("thesis",))

@@ -1,6 +1,6 @@
 """Private synthetic graphs: the recommended pipeline and its parts (issue 36).
 
-``synthesize(G, epsilon=..., privacy="edge"|"node", nodes=...)`` runs the recommended
+``synthesize(G, epsilon=..., neighbourhood="edge"|"node", nodes=...)`` runs the recommended
 pipeline, splits ε across its parts as its record states and returns the synthetic graph with
 one Release record. Each part is usable alone:
 

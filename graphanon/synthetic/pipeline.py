@@ -9,7 +9,7 @@ sum of the shares, so a ledger is charged once with it.
 
 The pipelines
 -------------
-``privacy="node"`` (ε-node-DP; the node set itself is private, no ``nodes``):
+``neighbourhood="node"`` (ε-node-DP; the node set itself is private, no ``nodes``):
 
 1. ``edge_total`` (``0.1·ε``): ``|E^θ|``, the edge count of the EAD θ-projection (a public,
    data-independent ordering key), plus discrete Laplace noise of sensitivity ``θ``;
@@ -20,7 +20,7 @@ The pipelines
    (:func:`~graphanon.dk.release.postprocess_2k`), realized by
    :func:`~graphanon.dk.generate.generate_2k`; nodes get new ids ``s0, s1, …`` in random order.
 
-``privacy="edge"`` (ε-edge-DP; the node set is public, ``nodes`` required): the graph keeps
+``neighbourhood="edge"`` (ε-edge-DP; the node set is public, ``nodes`` required): the graph keeps
 the public node ids (every listed node, isolated ones included). The parts are those of
 :func:`~graphanon.synthetic.communities.community_release` (a private community partition,
 Hay's degree sequence, per-node community degrees and a degree-bounded triangle count),
@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from .._compat import renamed_keywords
 from .._progress import ProgressFn, log_progress, progress_step
 from .._validation import EPSILON_RANGE, check_int, check_type
 from ..errors import InvalidParameterError
@@ -56,13 +57,13 @@ SYNTHESIZE = Spec("synthesize", (
     Param("epsilon", "epsilon",
           "Total privacy budget ε > 0, split across the pipeline's parts as the record states "
           "(params.epsilon_split); the ledger is charged once with it."),
-    Param("privacy", "choice",
+    Param("neighbourhood", "choice",
           "Neighbouring relation. edge: one edge added or removed, over the public node set "
           "(the graph keeps its node ids). node: one node added or removed with all its "
           "edges (θ-projection first; new ids s0, s1, ...).",
-          default="edge", choices=("edge", "node")),
+          default="edge", choices=("edge", "node"), aliases=("privacy",)),
     Param("theta", "int", "Public degree bound θ of the EAD projection.",
-          default=16, low=1, high=4096, only=("privacy", "node")),
+          default=16, low=1, high=4096, only=("neighbourhood", "node")),
 ), doc="docs/synthetic.md")
 
 
@@ -112,7 +113,8 @@ class _Outcome:
     summary: dict[str, Any]
 
 
-def synthesize(G: Graph, *, epsilon: float, privacy: str = "edge", nodes: Any = None,
+@renamed_keywords(SYNTHESIZE.aliases(), removed_in="0.3.0")
+def synthesize(G: Graph, *, epsilon: float, neighbourhood: str = "edge", nodes: Any = None,
                theta: int = 16, backend: NoiseBackend | None = None,
                rng: np.random.Generator | None = None, seed: int | None = None,
                progress: ProgressFn | None = None) -> SyntheticRelease:
@@ -124,7 +126,7 @@ def synthesize(G: Graph, *, epsilon: float, privacy: str = "edge", nodes: Any = 
         The private graph.
     epsilon : float
         Total privacy budget; split across the pipeline's parts as the record states.
-    privacy : {"edge", "node"}
+    neighbourhood : {"edge", "node"}
         The neighbouring relation. ``"edge"``: graphs differing in one edge, over a public
         node set (``nodes``); ``"node"``: graphs differing in one node and all its edges.
     nodes : array-like, optional
@@ -151,7 +153,7 @@ def synthesize(G: Graph, *, epsilon: float, privacy: str = "edge", nodes: Any = 
     Raises
     ------
     InvalidParameterError
-        ε outside its range, an unknown ``privacy``, a missing (edge) or given (node)
+        ε outside its range, an unknown ``neighbourhood``, a missing (edge) or given (node)
         ``nodes``, a ``G`` node missing from ``nodes``, a bad ``theta``.
 
     Notes
@@ -176,8 +178,9 @@ def synthesize(G: Graph, *, epsilon: float, privacy: str = "edge", nodes: Any = 
     started = started_at()
     owner = "synthesize"
     check_type(G, Graph, "G", owner, "a graphanon Graph")
-    checked = SYNTHESIZE.validate({"epsilon": epsilon, "privacy": privacy, "theta": theta})
-    epsilon, privacy, theta = checked["epsilon"], checked["privacy"], checked["theta"]
+    checked = SYNTHESIZE.validate({"epsilon": epsilon, "neighbourhood": neighbourhood,
+                                   "theta": theta})
+    epsilon, privacy, theta = checked["epsilon"], checked["neighbourhood"], checked["theta"]
     if rng is not None:
         check_type(rng, np.random.Generator, "rng", owner, "a numpy.random.Generator")
     if seed is not None:
@@ -188,7 +191,7 @@ def synthesize(G: Graph, *, epsilon: float, privacy: str = "edge", nodes: Any = 
     if privacy == "edge":
         if nodes is None:
             raise InvalidParameterError(
-                "The 'nodes' parameter of synthesize is required with privacy='edge': the "
+                "The 'nodes' parameter of synthesize is required with neighbourhood='edge': the "
                 "synthetic graph keeps the public node ids, so it needs the public node "
                 "universe (the CLI's --nodes FILE); reading the nodes off the private edges "
                 "would leak them.")
@@ -197,7 +200,7 @@ def synthesize(G: Graph, *, epsilon: float, privacy: str = "edge", nodes: Any = 
     else:
         if nodes is not None:
             raise InvalidParameterError(
-                "The 'nodes' parameter of synthesize applies to privacy='edge' only: under "
+                "The 'nodes' parameter of synthesize applies to neighbourhood='edge' only: under "
                 "node-DP the node set itself is private (the synthetic nodes get new ids).")
         outcome = _node_pipeline(G, epsilon=epsilon, theta=theta, backend=backend, rng=rng,
                                  seed=seed, progress=progress)

@@ -64,9 +64,9 @@ def test_bad_input_exit_2_and_no_output(tmp_path: Path, capsys: pytest.CaptureFi
     assert "The '--epsilon' option must be" in capsys.readouterr().err
     assert main(["-q", "release-dk", POLBOOKS, "--d", "2", "--epsilon", "1", "--max-degree",
                  "25", "--microaggregation", "mpdc", "--out", str(out)]) == 2
-    assert main(["-q", "release-dk", POLBOOKS, "--d", "2", "--epsilon", "1", "--privacy",
+    assert main(["-q", "release-dk", POLBOOKS, "--d", "2", "--epsilon", "1", "--neighbourhood",
                  "node", "--microaggregation", "mdav", "--out", str(out)]) == 2
-    assert "option applies to --privacy edge only" in capsys.readouterr().err
+    assert "option applies to --neighbourhood edge only" in capsys.readouterr().err
     assert main(["-q", "release-dk", POLBOOKS, "--d", "2", "--epsilon", "1", "--theta", "5",
                  "--out", str(out)]) == 2
     assert not out.exists()
@@ -93,7 +93,7 @@ def test_degree_bound_from_the_node_universe(tmp_path: Path,
                  str(nodes), "--out", str(out)]) == 0
     assert "|nodes| - 1 = 104" in capsys.readouterr().err
     # --nodes is refused under node-DP (the node set itself is private)
-    assert main(["-q", "release-dk", POLBOOKS, "--d", "1", "--epsilon", "1", "--privacy",
+    assert main(["-q", "release-dk", POLBOOKS, "--d", "1", "--epsilon", "1", "--neighbourhood",
                  "node", "--nodes", str(nodes), "--out", str(tmp_path / "y.tsv")]) == 2
     assert "--nodes" in capsys.readouterr().err
 
@@ -128,7 +128,7 @@ def test_the_early_budget_check_counts_a_node_release_twice_on_an_edge_budget(
                  "30", "--out", str(tmp_path / "a.tsv"), *ledger, "--budget", "3",
                  "--budget-neighbourhood", "edge"]) == 0
     # 2 left; a node-DP ε = 1.2 costs 2.4 there: refused before the computation
-    assert main(["-q", "release-dk", POLBOOKS, "--d", "1", "--epsilon", "1.2", "--privacy",
+    assert main(["-q", "release-dk", POLBOOKS, "--d", "1", "--epsilon", "1.2", "--neighbourhood",
                  "node", "--theta", "8", "--out", str(tmp_path / "b.tsv"), *ledger]) == 3
     assert "needs ε=2.4; nothing was computed" in capsys.readouterr().err
     assert not (tmp_path / "b.tsv").exists()

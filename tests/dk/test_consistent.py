@@ -247,7 +247,7 @@ def test_cli_graphical_and_degree_sequence(tmp_path) -> None:
     assert is_graphical_2k(read_dk_table(out2))
     for bad in (["--max-degree", "20", "--degree-sequence", "0.2"],  # no --nodes
                 ["--max-degree", "20", "--graphical", "--domain", "observed"],
-                ["--privacy", "node", "--graphical"]):
+                ["--neighbourhood", "node", "--graphical"]):
         bad_out = tmp_path / "x.tsv"
         assert main([*base, *bad, "--out", str(bad_out)]) == 2
         assert not bad_out.exists()

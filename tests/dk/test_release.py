@@ -224,8 +224,8 @@ def test_warnings_and_errors() -> None:
         release_dk(G, d=2, epsilon=1, max_degree=0)
     with pytest.raises(InvalidParameterError, match="'k' parameter"):
         release_dk(G, d=2, epsilon=1, max_degree=25, microaggregation="mdav")
-    with pytest.raises(InvalidParameterError, match="'privacy' parameter"):
-        release_dk(G, d=2, epsilon=1, max_degree=25, privacy="node")
+    with pytest.raises(InvalidParameterError, match="'neighbourhood' parameter"):
+        release_dk(G, d=2, epsilon=1, max_degree=25, neighbourhood="node")
     with pytest.raises(InvalidParameterError, match="must be 'none' for d = 1"):
         release_dk(G, d=1, epsilon=1, max_degree=25, microaggregation="mpdc", tau=1)
 

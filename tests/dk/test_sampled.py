@@ -304,6 +304,6 @@ def test_cli_sampled_release_then_generate(tmp_path: Path) -> None:
     assert main(["-q", "generate", str(table), "--d", "2", "--seed", "1", "--out",
                  str(out)]) == 0
     assert out.exists()
-    rc = main(["-q", "release-dk", polbooks, "--d", "2", "--epsilon", "1", "--privacy",
+    rc = main(["-q", "release-dk", polbooks, "--d", "2", "--epsilon", "1", "--neighbourhood",
                "node", "--threshold", "3", "--out", str(tmp_path / "x.tsv")])
     assert rc == 2 and not (tmp_path / "x.tsv").exists()

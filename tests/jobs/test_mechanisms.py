@@ -105,7 +105,7 @@ VARIANT_KEYS = [
     ('name = "release-dk"\n        d = 1\n        max_degree = 30\n'
      '        domain = "observed"', "release-dk-thesis"),
     ('name = "release-degrees"\n        counts = "cauchy"', "release-degrees-seed"),
-    ('name = "release-dk"\n        privacy = "node"\n        d = 1\n        theta = 4\n'
+    ('name = "release-dk"\n        neighbourhood = "node"\n        d = 1\n        theta = 4\n'
      '        projection = "ser"', "release-dk-node-ser"),
 ]
 
@@ -139,7 +139,7 @@ def test_a_paper_variant_key_still_runs_its_reproduction_and_names_its_step(
     'name = "release-degrees-seed"',
     'name = "release-dk-node-ser"\n        d = 1\n        theta = 4',
     'name = "release-personalized-thesis"\n        d = 1\n        prefs_scheme = "thesis"\n'
-    '        privacy = "edge"\n        method = "tp"\n        theta = 20\n        mu = 1.0',
+    '        neighbourhood = "edge"\n        method = "tp"\n        theta = 20\n        mu = 1.0',
 ])
 def test_a_paper_reproduction_is_a_step_of_its_own(tmp_path: Path, polbooks: Path,
                                                    step: str) -> None:
@@ -168,7 +168,7 @@ def test_a_paper_reproduction_is_a_step_of_its_own(tmp_path: Path, polbooks: Pat
 @pytest.mark.parametrize(("old", "keys", "new"), [
     ("describe", "", "'info'"),
     ("release-dk-node", "d = 1\n        epsilon = 1.0\n        theta = 4",
-     "'release-dk' with privacy"),
+     "'release-dk' with neighbourhood"),
 ])
 def test_old_step_names_still_run_and_warn(tmp_path: Path, polbooks: Path, old: str,
                                            keys: str, new: str) -> None:
@@ -188,7 +188,7 @@ def test_release_dk_step_runs_either_relation_and_refuses_the_other_s_keys(
     rep = run(tmp_path, head('path = "g.txt"') + """
         [[steps]]
         name = "release-dk"
-        privacy = "node"
+        neighbourhood = "node"
         d = 1
         epsilon = 1.0
         theta = 4
@@ -199,7 +199,7 @@ def test_release_dk_step_runs_either_relation_and_refuses_the_other_s_keys(
     run(tmp_path, head('path = "g.txt"') + """
         [[steps]]
         name = "release-dk"
-        privacy = "node"
+        neighbourhood = "node"
         d = 1
         epsilon = 1.0
         max_degree = 30
@@ -363,7 +363,7 @@ def test_node_dp_dk_release(tmp_path: Path, polbooks: Path) -> None:
     rep = run(tmp_path, head('path = "g.txt"') + """
         [[steps]]
         name = "release-dk"
-        privacy = "node"
+        neighbourhood = "node"
         d = 1
         epsilon = 1.0
         theta = 8
@@ -467,7 +467,7 @@ def test_json_ledger_refuses_over_budget_exit_3(tmp_path: Path, polbooks: Path,
                 '        dataset = "polbooks"') + """
         [[steps]]
         name = "release-dk"
-        privacy = "node"
+        neighbourhood = "node"
         d = 1
         epsilon = 1.0
         theta = 8
@@ -483,9 +483,9 @@ def test_json_ledger_refuses_over_budget_exit_3(tmp_path: Path, polbooks: Path,
     assert "exceeded" in capsys.readouterr().err
     assert not stats.exists()  # nothing written
     # an edge-DP release cannot be charged to a node budget
-    node_budget = body.replace("budget = 3.0", 'budget = 3.0\n        budget_neighbourhood = '
-                               '"node"').replace('privacy = "node"', 'privacy = "edge"').replace(
-        "theta = 8", "max_degree = 30")
+    node_budget = body.replace('neighbourhood = "node"', 'neighbourhood = "edge"').replace(
+        "theta = 8", "max_degree = 30").replace(
+        "budget = 3.0", 'budget = 3.0\n        budget_neighbourhood = "node"')
     (tmp_path / "ledger.json").unlink()
     run(tmp_path, node_budget, expect=2)
     assert "node-DP budget" in capsys.readouterr().err
@@ -618,7 +618,7 @@ def test_personalized_job_reads_prefs_relative_to_the_job(tmp_path: Path, polboo
         name = "release-personalized"
         prefs = "prefs.tsv"
         d = 1
-        privacy = "edge"
+        neighbourhood = "edge"
         method = "tp"
         theta = 20
         mu = 1.0
@@ -633,7 +633,7 @@ def test_personalized_job_reads_prefs_relative_to_the_job(tmp_path: Path, polboo
         [[steps]]
         name = "release-personalized"
         d = 1
-        privacy = "edge"
+        neighbourhood = "edge"
         method = "min"
     """ + FILE_SINK
     run(tmp_path, bad, expect=2)
@@ -784,7 +784,7 @@ def test_a_failing_sink_leaves_no_release_behind(tmp_path: Path, polbooks: Path)
     body = head('path = "g.txt"') + """
         [[steps]]
         name = "release-dk"
-        privacy = "node"
+        neighbourhood = "node"
         d = 1
         epsilon = 1.0
         theta = 8

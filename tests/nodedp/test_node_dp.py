@@ -386,7 +386,7 @@ def test_cli_project_and_release(tmp_path) -> None:
     assert main(["-q", "release-degrees", str(src), "--epsilon", "0", "--out", str(bad)]) == 2
     assert not bad.exists()
     k_tsv, k_json = tmp_path / "k.tsv", tmp_path / "k.json"
-    assert main(["-q", "release-dk", str(src), "--d", "1", "--privacy", "node", "--epsilon",
+    assert main(["-q", "release-dk", str(src), "--d", "1", "--neighbourhood", "node", "--epsilon",
                  "1", "--theta", "8", "--noise", "numpy-insecure", "--seed", "3", "--out",
                  str(k_tsv), "--report", str(k_json)]) == 0
     payload = json.loads(k_json.read_text())
@@ -403,7 +403,7 @@ def test_cli_project_and_release(tmp_path) -> None:
     assert json.loads(r_json.read_text())["release"]["params"]["counts"] == "partition"
     assert read_dk_table(k_tsv).kind == "degree"
     for bad_theta in ("zero", "0"):
-        assert main(["-q", "release-dk", str(src), "--d", "1", "--privacy", "node",
+        assert main(["-q", "release-dk", str(src), "--d", "1", "--neighbourhood", "node",
                      "--epsilon", "1", "--theta", bad_theta, "--out",
                      str(tmp_path / "never.tsv")]) == 2
     assert not (tmp_path / "never.tsv").exists()

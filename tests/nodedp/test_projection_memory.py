@@ -166,7 +166,7 @@ def test_cli_project_and_node_release_show_progress(tmp_path: Path,
     assert "EAD projection θ=5" in text and "reading" in text
     assert json.loads(rep.read_text())["projected"]["degree_max"] <= 5
     table = tmp_path / "n.tsv"
-    assert main(["release-dk", src, "--d", "2", "--epsilon", "1", "--privacy", "node",
+    assert main(["release-dk", src, "--d", "2", "--epsilon", "1", "--neighbourhood", "node",
                  "--noise", "numpy-insecure", "--seed", "2", "--out", str(table)]) == 0
     text = "".join(capsys.readouterr())  # progress bars on stderr, messages on stdout
     assert "θ selection" in text and "utility" in text

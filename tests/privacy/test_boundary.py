@@ -88,9 +88,9 @@ GRAPH_COMMANDS = {
                           "--microaggregation", "mpdc", "--tau", "4"]),
     "dk2-sampled": ("edge", ["release-dk", "--d", "2", "--epsilon", "1", "--max-degree",
                              "2000", "--form", "sampled"]),
-    "dk1-node": ("node", ["release-dk", "--d", "1", "--epsilon", "1", "--privacy", "node",
+    "dk1-node": ("node", ["release-dk", "--d", "1", "--epsilon", "1", "--neighbourhood", "node",
                           "--theta", "8"]),
-    "dk2-node": ("node", ["release-dk", "--d", "2", "--epsilon", "1", "--privacy", "node",
+    "dk2-node": ("node", ["release-dk", "--d", "2", "--epsilon", "1", "--neighbourhood", "node",
                           "--theta", "6"]),
     "degrees-rps": ("node", ["release-degrees", "--method", "rps", "--epsilon", "1",
                              "--max-nodes", "150"]),
@@ -98,10 +98,10 @@ GRAPH_COMMANDS = {
                                  "--theta", "10"]),
     "degrees-hay": ("edge", ["release-degrees", "--method", "hay", "--epsilon", "1",
                              "--nodes", "{nodes}"]),
-    "pdp-edge": ("edge", ["release-personalized", "--d", "1", "--privacy", "edge", "--method",
+    "pdp-edge": ("edge", ["release-personalized", "--d", "1", "--neighbourhood", "edge", "--method",
                           "tp", "--mu", "0.5", "--theta", "20", "--prefs", "{prefs}",
                           "--nodes", "{nodes}"]),
-    "pdp-node": ("node", ["release-personalized", "--d", "2", "--privacy", "node", "--method",
+    "pdp-node": ("node", ["release-personalized", "--d", "2", "--neighbourhood", "node", "--method",
                           "min", "--theta", "5", "--prefs", "{prefs}"]),
 }
 
@@ -142,7 +142,7 @@ def _bipartite_pair(tmp: Path, level: str) -> tuple[Path, Path]:
 def test_randomized_response_records_of_neighbours(tmp_path: Path, level: str) -> None:
     b, h = _bipartite_pair(tmp_path, level)
     eps = "2" if level == "edge" else "400"
-    common = ["--epsilon", eps, "--level", level, "--users", str(tmp_path / "users.txt"),
+    common = ["--epsilon", eps, "--neighbourhood", level, "--users", str(tmp_path / "users.txt"),
               "--features", str(tmp_path / "features.txt")]
     a = _run(["randomized-response", str(b), *common], tmp_path, "a")
     c = _run(["randomized-response", str(h), *common], tmp_path, "c")
@@ -172,7 +172,7 @@ def test_a_vanishing_node_changes_nothing_public(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------- ledgers
 @pytest.mark.parametrize("args", [
     ["release-dk", "--d", "1", "--epsilon", "1", "--nodes", "{u}"],
-    ["release-dk", "--d", "2", "--epsilon", "1", "--privacy", "node", "--theta", "4"],
+    ["release-dk", "--d", "2", "--epsilon", "1", "--neighbourhood", "node", "--theta", "4"],
     ["release-degrees", "--method", "rps", "--epsilon", "1", "--max-nodes", "10"],
     ["release-degrees", "--method", "hay", "--epsilon", "1", "--nodes", "{u}"],
 ])
@@ -276,10 +276,10 @@ def test_no_documented_example_keys_a_budget_by_the_data() -> None:
 
 LEDGER_COMMANDS = {
     "release-dk": ["release-dk", "{g}", "--d", "1", "--epsilon", "1", "--max-degree", "20"],
-    "release-dk-node": ["release-dk", "{g}", "--d", "1", "--epsilon", "1", "--privacy",
+    "release-dk-node": ["release-dk", "{g}", "--d", "1", "--epsilon", "1", "--neighbourhood",
                         "node", "--theta", "6"],
     "release-degrees": ["release-degrees", "{g}", "--epsilon", "1", "--max-nodes", "150"],
-    "release-personalized": ["release-personalized", "{g}", "--d", "1", "--privacy", "edge",
+    "release-personalized": ["release-personalized", "{g}", "--d", "1", "--neighbourhood", "edge",
                              "--method", "tp", "--mu", "1.0", "--theta", "10", "--prefs",
                              "{prefs}", "--nodes", "{nodes}"],
     "randomized-response": ["randomized-response", "{b}", "--epsilon", "1", "--users",

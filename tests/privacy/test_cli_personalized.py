@@ -26,7 +26,7 @@ def _input(tmp_path):
 def test_release_personalized_from_file(tmp_path):
     g, prefs = _input(tmp_path)
     out, rep = tmp_path / "t.tsv", tmp_path / "r.json"
-    rc = main(["release-personalized", str(g), "--d", "2", "--privacy", "node", "--method",
+    rc = main(["release-personalized", str(g), "--d", "2", "--neighbourhood", "node", "--method",
                "tp", "--prefs", str(prefs), "--theta", "6", "--mu", "0.5", "--noise",
                "numpy-insecure", "--seed", "3", "--out", str(out), "--report", str(rep)])
     assert rc == 0
@@ -54,7 +54,7 @@ def test_record_names_the_preference_table_by_keyed_digest_not_path(tmp_path):
     records = []
     for i, table in enumerate((prefs, elsewhere, changed)):
         rep = tmp_path / f"r{i}.json"
-        rc = main(["release-personalized", str(g), "--d", "2", "--privacy", "node",
+        rc = main(["release-personalized", str(g), "--d", "2", "--neighbourhood", "node",
                    "--method", "min", "--prefs", str(table), "--theta", "6", "--noise",
                    "numpy-insecure", "--seed", "3", "--out", str(tmp_path / f"t{i}.tsv"),
                    "--report", str(rep)])
@@ -71,7 +71,7 @@ def test_record_names_the_preference_table_by_keyed_digest_not_path(tmp_path):
 def test_release_personalized_scheme_and_thesis(tmp_path):
     g, _ = _input(tmp_path)
     out, rep = tmp_path / "t.tsv", tmp_path / "r.json"
-    rc = main(["release-personalized", str(g), "--d", "1", "--privacy", "edge", "--method",
+    rc = main(["release-personalized", str(g), "--d", "1", "--neighbourhood", "edge", "--method",
                "ag", "--prefs-scheme", "thesis", "--k", "3", "--theta", "20", "--nodes",
                str(tmp_path / "nodes.txt"),
                "--calibration", "thesis", "--noise", "numpy-insecure", "--seed", "1", "--out",
@@ -85,19 +85,19 @@ def test_release_personalized_bad_input_writes_nothing(tmp_path, capsys):
     out = tmp_path / "t.tsv"
     bad = tmp_path / "bad.tsv"
     bad.write_text("1\t0.5\n2\t-1\n")
-    rc = main(["release-personalized", str(g), "--d", "1", "--privacy", "edge", "--method",
+    rc = main(["release-personalized", str(g), "--d", "1", "--neighbourhood", "edge", "--method",
                "min", "--prefs", str(bad), "--nodes", str(tmp_path / "nodes.txt"), "--out",
                str(out)])
     assert rc == 2 and not out.exists()
     assert "bad.tsv:2" in capsys.readouterr().err
-    rc = main(["release-personalized", str(g), "--d", "1", "--privacy", "edge", "--method",
+    rc = main(["release-personalized", str(g), "--d", "1", "--neighbourhood", "edge", "--method",
                "min", "--prefs", str(prefs), "--out", str(out)])
     assert rc == 2 and not out.exists()
     assert "--nodes FILE" in capsys.readouterr().err
-    rc = main(["release-personalized", str(g), "--d", "1", "--privacy", "node", "--method",
+    rc = main(["release-personalized", str(g), "--d", "1", "--neighbourhood", "node", "--method",
                "min", "--prefs", str(prefs), "--out", str(out)])
     assert rc == 2 and not out.exists()
-    rc = main(["release-personalized", str(g), "--d", "1", "--privacy", "edge", "--method",
+    rc = main(["release-personalized", str(g), "--d", "1", "--neighbourhood", "edge", "--method",
                "min", "--out", str(out)])
     assert rc == 2 and not out.exists()
 
@@ -108,7 +108,7 @@ def test_preferences_outside_the_public_universe_are_refused(tmp_path, capsys):
     g, nodes, prefs = tmp_path / "g.txt", tmp_path / "nodes.txt", tmp_path / "p.tsv"
     g.write_text("1 2\n2 3\n3 1\n3 4\n4 007\n")
     nodes.write_text("1\n2\n3\n4\n007\n")
-    args = ["-q", "release-personalized", str(g), "--d", "1", "--privacy", "edge", "--method",
+    args = ["-q", "release-personalized", str(g), "--d", "1", "--neighbourhood", "edge", "--method",
             "min", "--prefs", str(prefs), "--nodes", str(nodes), "--theta", "3", "--out",
             str(tmp_path / "o.tsv"), "--report", str(tmp_path / "r.json")]
     for stray in ("9", "7"):

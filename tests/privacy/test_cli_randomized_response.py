@@ -25,7 +25,7 @@ def _universe(tmp_path):
 def test_cli_writes_output_and_report(tmp_path, capsys):
     src = _input(tmp_path)
     out, rep = tmp_path / "out.tsv", tmp_path / "rep.json"
-    code = main(["-q", "randomized-response", str(src), "--epsilon", "5", "--level", "edge",
+    code = main(["-q", "randomized-response", str(src), "--epsilon", "5", "--neighbourhood", "edge",
                  "--out", str(out), "--report", str(rep), "--seed", "3",
                  "--noise", "numpy-insecure", "--keep-ids", *_universe(tmp_path)])
     assert code == 0
@@ -65,7 +65,8 @@ def test_cli_writes_output_and_report(tmp_path, capsys):
 def test_cli_secure_default_and_node_level(tmp_path):
     src = _input(tmp_path)
     out, rep = tmp_path / "o.tsv", tmp_path / "r.json"
-    assert main(["-q", "randomized-response", str(src), "--epsilon", "200", "--level", "node",
+    assert main(["-q", "randomized-response", str(src), "--epsilon", "200",
+                 "--neighbourhood", "node",
                  "--out", str(out), "--report", str(rep), *_universe(tmp_path)]) == 0
     rel = json.loads(rep.read_text())["release"]
     assert rel["backend"] == "os-urandom" and rel["seed"] is None

@@ -284,7 +284,7 @@ def test_strict_release_record_and_guarantee(polbooks, method):
                       rng=np.random.default_rng(4))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", InsecureNoiseWarning)
-        r = release_personalized(G, P, d=1, privacy="node", method=method, theta=8,
+        r = release_personalized(G, P, d=1, neighbourhood="node", method=method, theta=8,
                                  k=3 if method == "ag" else None,
                                  mu="avg" if method in ("tp", "st") else None,
                                  rng=np.random.default_rng(1), seed=1,
@@ -302,7 +302,7 @@ def test_strict_release_record_and_guarantee(polbooks, method):
 
 def test_opendp_backend_release(polbooks):
     G, P = polbooks
-    r = release_personalized(G, P, d=2, privacy="edge", method="ag", theta=10, k=4,
+    r = release_personalized(G, P, d=2, neighbourhood="edge", method="ag", theta=10, k=4,
                              nodes=G.node_ids)
     assert r.release.backend == "opendp" and r.release.seed is None
     assert r.table.kind == "joint_degree"
@@ -312,7 +312,7 @@ def test_thesis_release_warns_and_claims_nothing(polbooks):
     G, P = polbooks
     with pytest.warns(PersonalizedCalibrationWarning), warnings.catch_warnings():
         warnings.simplefilter("ignore", InsecureNoiseWarning)
-        r = release_personalized_thesis(G, P, d=2, privacy="edge", method="ll", theta=10,
+        r = release_personalized_thesis(G, P, d=2, neighbourhood="edge", method="ll", theta=10,
                                         nodes=G.node_ids, rng=np.random.default_rng(0),
                                         backend=get_backend("numpy-insecure",
                                                             rng=np.random.default_rng(0)))
@@ -323,7 +323,7 @@ def test_thesis_release_warns_and_claims_nothing(polbooks):
     with pytest.warns(DeprecationWarning, match="personalized_thesis"), \
             pytest.warns(PersonalizedCalibrationWarning), warnings.catch_warnings():
         warnings.simplefilter("ignore", InsecureNoiseWarning)
-        old = release_personalized(G, P, d=1, privacy="node", method="min", theta=5,
+        old = release_personalized(G, P, d=1, neighbourhood="node", method="min", theta=5,
                                    calibration="thesis",
                                    backend=get_backend("numpy-insecure",
                                                        rng=np.random.default_rng(0)))
@@ -337,27 +337,28 @@ def test_thesis_release_warns_and_claims_nothing(polbooks):
 def test_bad_parameters(polbooks):
     G, P = polbooks
     with pytest.raises(InvalidParameterError, match="'theta'"):
-        release_personalized(G, P, d=1, privacy="node", method="min")
+        release_personalized(G, P, d=1, neighbourhood="node", method="min")
     with pytest.raises(InvalidParameterError, match="'k'"):
-        release_personalized(G, P, d=1, privacy="edge", method="ag", theta=5, nodes=G.node_ids)
+        release_personalized(G, P, d=1, neighbourhood="edge", method="ag", theta=5,
+                             nodes=G.node_ids)
     with pytest.raises(InvalidParameterError, match="'method'"):
-        release_personalized(G, P, d=1, privacy="edge", method="xx", theta=5)
+        release_personalized(G, P, d=1, neighbourhood="edge", method="xx", theta=5)
     with pytest.raises(InvalidParameterError, match=r"'nodes' parameter .* required for edge"):
-        release_personalized(G, P, d=1, privacy="edge", method="min", theta=5)
+        release_personalized(G, P, d=1, neighbourhood="edge", method="min", theta=5)
     with pytest.raises(InvalidParameterError, match=r"'nodes' parameter .* edge-PDP only"):
-        release_personalized(G, P, d=1, privacy="node", method="min", theta=5,
+        release_personalized(G, P, d=1, neighbourhood="node", method="min", theta=5,
                              nodes=G.node_ids)
     with pytest.raises(InvalidParameterError, match="'prefs'"):
-        release_personalized(G, {"a": 1}, d=1, privacy="edge", method="min", theta=5)
+        release_personalized(G, {"a": 1}, d=1, neighbourhood="edge", method="min", theta=5)
     # a parameter the method does not use is refused, not ignored
     with pytest.raises(InvalidParameterError,
                        match=r"'k' parameter of release_personalized applies to method='ag' "
                              r"only \(here method='min'\)"):
-        release_personalized(G, P, d=1, privacy="node", method="min", theta=5, k=3)
+        release_personalized(G, P, d=1, neighbourhood="node", method="min", theta=5, k=3)
     with pytest.raises(InvalidParameterError,
                        match=r"'mu' parameter of release_personalized applies to "
                              r"method='tp' or method='st' only \(here method='ag'\)"):
-        release_personalized(G, P, d=1, privacy="node", method="ag", theta=5, k=3, mu=0.5)
+        release_personalized(G, P, d=1, neighbourhood="node", method="ag", theta=5, k=3, mu=0.5)
     assert isinstance(P, Preferences)
 
 
@@ -386,7 +387,7 @@ def test_node_pdp_metadata_does_not_depend_on_which_nodes_exist(method):
     for H in (G, Gv):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", InsecureNoiseWarning)
-            r = release_personalized(H, P, d=1, privacy="node", method=method, theta=3,
+            r = release_personalized(H, P, d=1, neighbourhood="node", method=method, theta=3,
                                      k=2 if method == "ag" else None,
                                      mu=0.5 if method in ("tp", "st") else None,
                                      rng=np.random.default_rng(0),
@@ -400,14 +401,14 @@ def test_node_pdp_metadata_does_not_depend_on_which_nodes_exist(method):
 def test_node_pdp_refuses_graph_derived_preferences(tmp_path):
     G = Graph.from_edges([0, 1], [1, 2], attributes={"eps": [0.1, 0.5, 1.0]})
     with pytest.raises(InvalidParameterError, match="node-PDP"):
-        release_personalized(G, from_attribute(G, "eps"), d=1, privacy="node", method="min",
+        release_personalized(G, from_attribute(G, "eps"), d=1, neighbourhood="node", method="min",
                              theta=2)
     with pytest.raises(InvalidParameterError, match="drawn over exactly the graph's node"):
         release_personalized(G, thesis_scheme(G.node_ids, rng=np.random.default_rng(0)), d=1,
-                             privacy="node", method="tp", mu=0.5, theta=2)
+                             neighbourhood="node", method="tp", mu=0.5, theta=2)
     g = tmp_path / "g.txt"
     g.write_text("0 1\n1 2\n")
-    assert main(["-q", "release-personalized", str(g), "--d", "1", "--privacy", "node",
+    assert main(["-q", "release-personalized", str(g), "--d", "1", "--neighbourhood", "node",
                  "--method", "min", "--prefs-scheme", "thesis", "--theta", "2", "--out",
                  str(tmp_path / "t.tsv")]) == 2
     assert not (tmp_path / "t.tsv").exists()

@@ -65,17 +65,18 @@ BIPARTITE_SOURCE = """
 #: Every job step that makes a release (info and project make none: a sink refuses to
 #: publish their data), with a source carrying the salary column.
 RELEASE_STEPS = {
-    "randomized-response": (BIPARTITE_SOURCE, 'epsilon = 2.0\nlevel = "edge"'),
+    "randomized-response": (BIPARTITE_SOURCE, 'epsilon = 2.0\nneighbourhood = "edge"'),
     "smooth-k": (BIPARTITE_SOURCE, "k = 3"),
     "mondrian": (BIPARTITE_SOURCE, "k = 3"),
     "b-anonymize": (BIPARTITE_SOURCE, "delta = 2"),
     "release-dk": (GRAPH_SOURCE, "d = 2\nepsilon = 1.0\nmax_degree = 30"),
     "release-dk-node": (GRAPH_SOURCE, "d = 1\nepsilon = 1.0\ntheta = 8"),  # old name
     "release-degrees": (GRAPH_SOURCE, 'method = "laplace"\nepsilon = 1.0'),
-    "release-personalized": (GRAPH_SOURCE, 'prefs_scheme = "thesis"\nd = 1\nprivacy = "edge"\n'
-                                           'method = "tp"\ntheta = 20\nmu = 1.0'),
+    "release-personalized": (GRAPH_SOURCE, 'prefs_scheme = "thesis"\nd = 1\n'
+                                           'neighbourhood = "edge"\nmethod = "tp"\n'
+                                           'theta = 20\nmu = 1.0'),
     "generate": (GRAPH_SOURCE, ""),  # after release-dk d = 1: a graph of the released table
-    "synthesize": (GRAPH_SOURCE, 'epsilon = 1.0\nprivacy = "edge"'),  # on the public ids
+    "synthesize": (GRAPH_SOURCE, 'epsilon = 1.0\nneighbourhood = "edge"'),  # on the public ids
 }
 
 
@@ -167,7 +168,7 @@ def test_write_release_refuses_the_raw_input_under_a_release(
     an exact 2K table under a DP report and a 2K table under a 1K report are each refused
     with exit 2 before connecting; the release's own table is written."""
     g = _private_graph(tmp_path)
-    assert main(["-q", "release-dk", str(g), "--privacy", "node", "--d", "1", "--epsilon",
+    assert main(["-q", "release-dk", str(g), "--neighbourhood", "node", "--d", "1", "--epsilon",
                  "1", "--theta", "8", "--out", str(tmp_path / "node1k.tsv"), "--report",
                  str(tmp_path / "node1k.json")]) == 0
     assert main(["-q", "release-dk", str(g), "--d", "2", "--epsilon", "1", "--max-degree",

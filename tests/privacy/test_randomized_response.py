@@ -29,7 +29,7 @@ def _rr(B, **kw):
 
 @pytest.mark.parametrize("eps", [0.01, 0.1, 1.0, 5.0, 10.0])
 def test_epsilon_formula_edge(eps):
-    p = randomized_response_probability(eps, level="edge")
+    p = randomized_response_probability(eps, neighbourhood="edge")
     realized = math.log((1 + p) / (1 - p))
     assert realized == pytest.approx(eps, rel=1e-6)
     assert randomized_response_epsilon(p) == pytest.approx(realized, rel=1e-12)
@@ -44,11 +44,11 @@ def test_flip_probability_never_overspends(eps):
 
 def test_epsilon_formula_node_is_f_times_edge():
     F = 57
-    p = randomized_response_probability(2.0, level="node", n_features=F)
+    p = randomized_response_probability(2.0, neighbourhood="node", n_features=F)
     per_entry = math.log((1 + p) / (1 - p))
     assert F * per_entry <= 2.0 and F * per_entry == pytest.approx(2.0, rel=1e-6)
-    assert randomized_response_epsilon(p, level="node", n_features=F) == pytest.approx(
-        F * randomized_response_epsilon(p, level="edge"))
+    assert randomized_response_epsilon(p, neighbourhood="node", n_features=F) == pytest.approx(
+        F * randomized_response_epsilon(p, neighbourhood="edge"))
 
 
 def test_per_cell_probabilities_match_algorithm_1():
@@ -142,7 +142,7 @@ def test_reproducible_with_rng_and_release_record():
     assert rel.source_fingerprint == keyed_fingerprint(B.content_hash, rel.release_id)
     assert B.content_hash not in rel.source_fingerprint
     assert f"x {B.n_features} features" in rel.params["universe"]
-    node = _rr(B, epsilon=5.0, level="node", rng=np.random.default_rng(3))
+    node = _rr(B, epsilon=5.0, neighbourhood="node", rng=np.random.default_rng(3))
     assert node.release.sensitivity == B.n_features and node.neighbourhood == "node"
     assert np.array_equal(a.graph.user_ids, B.user_ids)
 
@@ -179,8 +179,9 @@ def test_validation():
     B = load_adult_sample()
     with pytest.raises(InvalidParameterError, match="'epsilon' parameter of randomized_response"):
         randomized_response(B, epsilon=0)
-    with pytest.raises(InvalidParameterError, match="'level' parameter of randomized_response"):
-        randomized_response(B, epsilon=1.0, level="user")
+    with pytest.raises(InvalidParameterError,
+                       match="'neighbourhood' parameter of randomized_response"):
+        randomized_response(B, epsilon=1.0, neighbourhood="user")
     with pytest.raises(InvalidParameterError, match="needs a BipartiteGraph"):
         randomized_response([[1]], epsilon=1.0)
     # node level splits ε over the row's cells: a too small total is named by the user's ε
@@ -188,7 +189,7 @@ def test_validation():
     with pytest.raises(InvalidParameterError,
                        match=rf"'epsilon' parameter of randomized_response \(1e-06\) gives "
                              rf"each of the {f} cells .* use epsilon >= "):
-        randomized_response(B, epsilon=1e-6, level="node", users=B.user_ids,
+        randomized_response(B, epsilon=1e-6, neighbourhood="node", users=B.user_ids,
                             features=B.feature_ids)
 
 

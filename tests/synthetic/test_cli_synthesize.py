@@ -36,7 +36,7 @@ def test_edge_dp_writes_graph_and_record_and_charges_once(
     g, nodes = files
     out = tmp_path / "syn.parquet"
     ledger = tmp_path / "L.json"
-    assert main(["synthesize", str(g), "--epsilon", "1.5", "--privacy", "edge", "--nodes",
+    assert main(["synthesize", str(g), "--epsilon", "1.5", "--neighbourhood", "edge", "--nodes",
                  str(nodes), "-o", str(out), "--seed", "3", "--ledger", str(ledger),
                  "--dataset", "polbooks", "--budget", "4"]) == 0
     assert "charged ε=1.5" in capsys.readouterr().out
@@ -63,7 +63,7 @@ def test_node_dp_gives_new_ids_and_an_explicit_record(tmp_path: Path,
                                                      files: tuple[Path, Path]) -> None:
     g, _ = files
     out, rec = tmp_path / "syn.graphml", tmp_path / "records" / "syn.json"
-    assert main(["-q", "synthesize", str(g), "--epsilon", "60", "--privacy", "node",
+    assert main(["-q", "synthesize", str(g), "--epsilon", "60", "--neighbourhood", "node",
                  "--theta", "6", "--out", str(out), "--record", str(rec), "--noise",
                  "numpy-insecure", "--seed", "1"]) == 0
     record = json.loads(rec.read_text())
@@ -79,9 +79,9 @@ def test_node_dp_gives_new_ids_and_an_explicit_record(tmp_path: Path,
     (["--epsilon", "0", "--nodes", "{nodes}"], "--epsilon"),
     (["--epsilon", "-1", "--nodes", "{nodes}"], "--epsilon"),
     (["--epsilon", "1"], "--nodes"),
-    (["--epsilon", "1", "--privacy", "node", "--nodes", "{nodes}"], "--nodes"),
+    (["--epsilon", "1", "--neighbourhood", "node", "--nodes", "{nodes}"], "--nodes"),
     (["--epsilon", "1", "--nodes", "{nodes}", "--theta", "4"], "--theta"),
-    (["--epsilon", "1", "--privacy", "vertex", "--nodes", "{nodes}"], "--privacy"),
+    (["--epsilon", "1", "--neighbourhood", "vertex", "--nodes", "{nodes}"], "--neighbourhood"),
     (["--epsilon", "1", "--nodes", "{nodes}", "--ledger", "{dir}/L.json"], "--dataset"),
 ])
 def test_bad_input_exit_2_one_line_nothing_left(
@@ -173,7 +173,7 @@ STEP = """
 [[steps]]
 name = "synthesize"
 epsilon = 1.0
-privacy = "edge"
+neighbourhood = "edge"
 """
 
 
@@ -192,7 +192,8 @@ def test_job_step_file_sink(tmp_path: Path, files: tuple[Path, Path]) -> None:
 
 def test_job_step_node_dp_and_bad_keys(tmp_path: Path, files: tuple[Path, Path],
                                        capsys: pytest.CaptureFixture[str]) -> None:
-    node = STEP.replace('privacy = "edge"', 'privacy = "node"\ntheta = 4\nepsilon = 1.0')
+    node = STEP.replace('neighbourhood = "edge"',
+                        'neighbourhood = "node"\ntheta = 4\nepsilon = 1.0')
     node = node.replace("epsilon = 1.0\n", "", 1)
     job = _job(tmp_path, node, '[[sinks]]\ntype = "file"\npath = "out"\n')
     # the source's node universe is refused under node-DP (the node set is private)

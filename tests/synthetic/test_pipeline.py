@@ -49,7 +49,7 @@ def _dense(n: int = 60, p: float = 0.3, seed: int = 1) -> Graph:
 @pytest.mark.parametrize("privacy", ["edge", "node"])
 def test_one_record_states_total_split_and_sensitivities(polbooks: Graph, privacy: str) -> None:
     where = {"nodes": polbooks.node_ids} if privacy == "edge" else {"theta": 4}
-    res = synthesize(polbooks, epsilon=2.5, privacy=privacy, **where, **_insecure(1))
+    res = synthesize(polbooks, epsilon=2.5, neighbourhood=privacy, **where, **_insecure(1))
     assert isinstance(res, SyntheticRelease) and isinstance(res.release, Release)
     rec = res.release
     assert rec.mechanism == f"synthesize-{privacy}" and rec.neighbourhood == privacy
@@ -86,7 +86,7 @@ def test_api_is_exported_lazily() -> None:
 def test_edge_dp_keeps_the_public_node_ids(polbooks: Graph) -> None:
     universe = np.concatenate([polbooks.node_ids.astype(str),
                                np.asarray(["not-in-the-graph-1", "not-in-the-graph-2"])])
-    res = synthesize(polbooks, epsilon=1.0, privacy="edge", nodes=universe, **_insecure(2))
+    res = synthesize(polbooks, epsilon=1.0, neighbourhood="edge", nodes=universe, **_insecure(2))
     ids = res.graph.node_ids.astype(str)
     assert sorted(ids.tolist()) == sorted(universe.tolist())  # every listed node, no other
     assert res.graph.n_edges > 0
@@ -95,7 +95,7 @@ def test_edge_dp_keeps_the_public_node_ids(polbooks: Graph) -> None:
 
 def test_node_dp_gives_new_ids() -> None:
     G = _dense()
-    res = synthesize(G, epsilon=50.0, privacy="node", theta=8, **_insecure(3))
+    res = synthesize(G, epsilon=50.0, neighbourhood="node", theta=8, **_insecure(3))
     ids = res.graph.node_ids.astype(str).tolist()
     assert res.graph.n_edges > 0 and res.graph.degrees.max() <= 8
     assert all(i.startswith("s") for i in ids) and len(set(ids)) == len(ids)
@@ -107,8 +107,8 @@ def test_node_dp_gives_new_ids() -> None:
 def test_seeded_runs_are_reproducible(privacy: str) -> None:
     G = _dense()
     where = {"nodes": G.node_ids} if privacy == "edge" else {"theta": 8}
-    a = synthesize(G, epsilon=20.0, privacy=privacy, **where, **_insecure(4))
-    b = synthesize(G, epsilon=20.0, privacy=privacy, **where, **_insecure(4))
+    a = synthesize(G, epsilon=20.0, neighbourhood=privacy, **where, **_insecure(4))
+    b = synthesize(G, epsilon=20.0, neighbourhood=privacy, **where, **_insecure(4))
     assert a.graph.content_hash == b.graph.content_hash
     assert a.parts == b.parts
 
@@ -132,7 +132,7 @@ def test_noise_calls_spend_exactly_the_split(privacy: str) -> None:
 
     G = _dense()
     where = {"nodes": G.node_ids} if privacy == "edge" else {"theta": 5}
-    res = synthesize(G, epsilon=3.0, privacy=privacy, **where,
+    res = synthesize(G, epsilon=3.0, neighbourhood=privacy, **where,
                      backend=Spy(), rng=np.random.default_rng(5))  # type: ignore[arg-type]
     p = res.release.params
     stated = sorted((p["sensitivities"][k], p["epsilon_split"][k]) for k in p["epsilon_split"])
@@ -155,18 +155,19 @@ def test_progress_is_reported(polbooks: Graph) -> None:
     ({"epsilon": -1.0}, "'epsilon'"),
     ({"epsilon": float("nan")}, "'epsilon'"),
     ({"epsilon": 1e-6}, "'epsilon' parameter of synthesize"),  # valid, its parts not
-    ({"epsilon": 1e-6, "privacy": "node", "nodes": None}, "'epsilon' parameter of synthesize"),
-    ({"privacy": "vertex"}, "'privacy'"),
-    ({"privacy": "edge", "nodes": None}, "'nodes'.*required"),
-    ({"privacy": "node", "nodes": ["a"]}, "'nodes'.*edge"),
-    ({"privacy": "node", "nodes": None, "theta": 0}, "'theta'"),
-    ({"privacy": "edge", "theta": 8}, "'theta' parameter of synthesize applies to "
-                                      "privacy='node' only"),
+    ({"epsilon": 1e-6, "neighbourhood": "node", "nodes": None},
+     "'epsilon' parameter of synthesize"),
+    ({"neighbourhood": "vertex"}, "'neighbourhood'"),
+    ({"neighbourhood": "edge", "nodes": None}, "'nodes'.*required"),
+    ({"neighbourhood": "node", "nodes": ["a"]}, "'nodes'.*edge"),
+    ({"neighbourhood": "node", "nodes": None, "theta": 0}, "'theta'"),
+    ({"neighbourhood": "edge", "theta": 8}, "'theta' parameter of synthesize applies to "
+                                      "neighbourhood='node' only"),
     ({"seed": -1}, "'seed'"),
     ({"rng": 3}, "'rng'"),
 ])
 def test_bad_parameters_are_named(polbooks: Graph, kwargs: dict[str, Any], match: str) -> None:
-    args: dict[str, Any] = {"epsilon": 1.0, "privacy": "edge", "nodes": polbooks.node_ids}
+    args: dict[str, Any] = {"epsilon": 1.0, "neighbourhood": "edge", "nodes": polbooks.node_ids}
     args.update(kwargs)
     with pytest.raises(InvalidParameterError, match=match):
         synthesize(polbooks, **args)
