@@ -3,7 +3,7 @@
     python scripts/screenshot_report.py graphanon-out/operator/report.html --out report.png
     python scripts/screenshot_report.py --demo /tmp/demo --out report.png   # run the demo first
 
-First checks the page with :func:`graphanon.report.broken_references` (exit 1 on a broken
+First checks the page with :func:`graphanon.reporting.broken_references` (exit 1 on a broken
 reference), then opens it as ``file://`` with networking off (no ``http`` request can
 succeed, so only what the file itself holds is shown) and writes a PNG of the whole page: the
 window is made taller until the page's bottom is blank, then the blank margin is cut off.
@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {page} does not exist", file=sys.stderr)
         return 2
 
-    from graphanon.report import broken_references
+    from graphanon.reporting import broken_references
 
     problems = broken_references(page)
     if problems:

@@ -12,7 +12,7 @@ CORE = ["graph", "metrics.py", "errors.py", "_validation.py", "universe.py", "an
         "dk", "nodedp", "privacy", "reproduce", "synthetic"]
 FORBIDDEN = ("neo4j", "graphanon.io")
 #: The glue above the mechanisms: nothing in CORE may import it (data flows one way).
-GLUE = ("graphanon.cli", "graphanon.jobs", "graphanon.report", "graphanon.demos",
+GLUE = ("graphanon.cli", "graphanon.jobs", "graphanon.reporting", "graphanon.demos",
         "graphanon.demo", "graphanon.evaluate", "graphanon.registry")
 
 

@@ -124,7 +124,7 @@ def test_demo_writes_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
                  "Edge-DP", "Personalized DP", "Lemma 4.5", "μ", "RPS"):
         assert term in terms, term
     # report.html is self-contained: plots embedded, no reference it could lose when copied
-    from graphanon.report import broken_references
+    from graphanon.reporting import broken_references
 
     page = (rep / "report.html").read_text()
     assert broken_references(rep / "report.html") == []

@@ -17,6 +17,9 @@ MOVED = {
     "graphanon.privacy.personalized": "graphanon.dk.personalized",
     "graphanon.privacy.preferences": "graphanon.dk.preferences",
     "graphanon.privacy.randomized_response": "graphanon.anonymity.randomized_response",
+    "graphanon.privacy.audit": "graphanon.privacy.sensitivity_audit",
+    "graphanon.evaluate.audit": "graphanon.evaluate.empirical_audit",
+    "graphanon.report": "graphanon.reporting",
     "graphanon.demo": "graphanon.demos.job",
     "graphanon.io.universe": "graphanon.io.id_lists",
 }
@@ -47,7 +50,8 @@ def test_privacy_holds_the_core_only() -> None:
     mechanism defines a function there."""
     import graphanon.privacy as core
 
-    core_modules = {"noise", "release", "accountant", "audit", "pseudonyms", "keys", "publish"}
+    core_modules = {"noise", "release", "accountant", "sensitivity_audit", "pseudonyms", "keys",
+                    "publish"}
     for info in pkgutil.iter_modules(core.__path__):
         name = f"graphanon.privacy.{info.name}"
         if name in MOVED:  # an alias module: nothing but the forwarding __getattr__

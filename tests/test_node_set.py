@@ -31,12 +31,12 @@ from graphanon.nodedp.theta_dk import (
     plain_node_dk_release,
     theta_dk_release,
 )
-from graphanon.privacy.audit import (
+from graphanon.privacy.noise import InsecureNoiseWarning, get_backend
+from graphanon.privacy.sensitivity_audit import (
     audit_sensitivity,
     neighbouring_pairs,
     remove_node_from_edge_list,
 )
-from graphanon.privacy.noise import InsecureNoiseWarning, get_backend
 
 THETA = 2
 KEY = 12345
@@ -114,7 +114,7 @@ def test_rps_star_versus_empty() -> None:
 
 
 def test_node_count_audit_over_edge_list_pairs() -> None:
-    from graphanon.privacy.audit import random_graphs, small_graphs
+    from graphanon.privacy.sensitivity_audit import random_graphs, small_graphs
 
     graphs = [*small_graphs()[:60], *random_graphs((30, 80), rng=np.random.default_rng(3)),
               star(30)]

@@ -13,7 +13,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from graphanon.report import Report, Section, Table, broken_references, slug
+from graphanon.reporting import Report, Section, Table, broken_references, slug
 
 
 def _draw(ax: Any) -> None:

@@ -50,7 +50,7 @@ def write_json(path: str | Path, payload: Any) -> None:
         payload = {**payload, "not_private": {**payload["not_private"],
                                               "input_cleaning": cleaning}}
     from ..io._atomic import atomic_write_text
-    from ..report import to_jsonable
+    from ..reporting import to_jsonable
 
     atomic_write_text(path, json.dumps(to_jsonable(payload), indent=2, sort_keys=False) + "\n")
 

@@ -31,7 +31,7 @@ def info(path: str, fmt: str | None, bipartite: bool, preset: str | None, as_jso
     """
     from ..errors import InvalidParameterError
     from ..metrics import describe_bipartite, describe_graph
-    from ..report import to_jsonable
+    from ..reporting import to_jsonable
 
     clash = [opt for opt, given in (("--preset", preset), ("--bipartite", bipartite),
                                     ("--format", fmt)) if given]

@@ -438,7 +438,7 @@ def releases(as_json: bool, uri: str | None, password_file: str | None,
     """List the releases and the privacy-budget ledger."""
     from ..io.cypher import load
     from ..io.neo4j import Neo4jSink
-    from ..report import to_jsonable
+    from ..reporting import to_jsonable
 
     with _driver(uri, password_file, database) as (drv, db):
         rel, bud = Neo4jSink(drv, database=db).releases()

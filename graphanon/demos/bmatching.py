@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..anonymity.bmatching import adaptive_anonymize
-from ..report import Section, Table
+from ..reporting import Section, Table
 
 if TYPE_CHECKING:
     from .job import DemoContext

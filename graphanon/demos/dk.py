@@ -16,7 +16,7 @@ from ..graph import Graph
 from ..io.dk_tables import write_dk_table
 from ..io.files import write_graph
 from ..privacy.publish import derived_release
-from ..report import Section, Table
+from ..reporting import Section, Table
 from .job import DemoContext
 
 __all__ = ["step_dk"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib.util
 from typing import TYPE_CHECKING, Any
 
-from ..report import Section, Table
+from ..reporting import Section, Table
 
 if TYPE_CHECKING:
     from .job import DemoContext

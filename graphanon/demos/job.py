@@ -37,7 +37,7 @@ from ..datasets import load_adult_sample, load_polbooks
 from ..graph import BipartiteGraph, Graph
 from ..io.files import write_bipartite, write_graph
 from ..metrics import describe_bipartite, describe_graph
-from ..report import Report, Section, Table
+from ..reporting import Report, Section, Table
 
 __all__ = ["DEMO_STEPS", "DemoContext", "run_demo"]
 

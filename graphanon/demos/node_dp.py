@@ -16,7 +16,7 @@ from ..nodedp.degree_sequences import (
 from ..nodedp.projection import project
 from ..nodedp.theta_dk import theta_dk_release
 from ..privacy.noise import InsecureNoiseWarning, NoiseBackend
-from ..report import Section, Table
+from ..reporting import Section, Table
 
 if TYPE_CHECKING:
     from .job import DemoContext

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ..dk.personalized import PersonalizedCalibrationWarning, release_personalized
 from ..dk.preferences import thesis_scheme
 from ..privacy.noise import InsecureNoiseWarning, get_backend
-from ..report import Section, Table
+from ..reporting import Section, Table
 from ..reproduce.personalized_thesis import release_personalized_thesis
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ from ..anonymity.randomized_response import randomized_response
 from ..io.files import write_bipartite
 from ..metrics import edge_set_metrics
 from ..privacy.noise import get_backend
-from ..report import Section, Table
+from ..reporting import Section, Table
 
 if TYPE_CHECKING:
     from .job import DemoContext

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..report import Section, Table
+from ..reporting import Section, Table
 
 if TYPE_CHECKING:
     from .job import DemoContext

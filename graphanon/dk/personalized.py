@@ -80,7 +80,7 @@ privacy loss of ``x + DiscreteLaplace(b)`` between neighbours is ``Σ_i |x_i −
     group at ``ε_min`` (any group can be moved by the most conservative node).
     **Each node receives ε_min.** The gain over PDP_min is the aggregation.
 
-All audited by :func:`graphanon.privacy.audit.audit_personalized` (tests/privacy/
+All audited by :func:`graphanon.privacy.sensitivity_audit.audit_personalized` (tests/privacy/
 test_personalized.py); ST-dK's inner mechanism is audited at μ and the amplification bound is
 checked exactly on the discrete Laplace mixture.
 

@@ -14,7 +14,7 @@ Every number this package computes uses the private input: it is for the operato
 publication.
 """
 
-from .audit import (
+from .empirical_audit import (
     EmpiricalAudit,
     ReplayBackend,
     audit_mechanism,

@@ -1,4 +1,5 @@
-"""Neighbouring pairs ``D ~ D'`` for the empirical audits of :mod:`graphanon.evaluate.audit`.
+"""Neighbouring pairs ``D ~ D'`` for the empirical audits of
+:mod:`graphanon.evaluate.empirical_audit`.
 
 Each generator returns :class:`Candidate` pairs that stress one neighbouring relation: the
 worst cases its sensitivity derivation names (joined stars for edge-DP dK, hubs and edge-list
@@ -7,7 +8,8 @@ response) and random pairs that no derivation names (:data:`RANDOM_PAIRS` per au
 seeds: the pairs are test inputs, not noise). The audit keeps the pair with the largest
 privacy loss under the mechanism's own calibration.
 
-Split out of :mod:`graphanon.evaluate.audit` (issue 37), which still exports every public name.
+Split out of :mod:`graphanon.evaluate.empirical_audit` (issue 37), which still exports every
+public name.
 """
 
 from __future__ import annotations
@@ -96,7 +98,7 @@ def edge_list_pairs(theta: int, leaves: int = 100) -> list[Candidate]:
     node also removes each neighbour whose only edge was theirs. A ``leaves``-leaf star and
     the empty file (the attack that moved a degree-0 bin by ``leaves + 1``), and the hubs of
     :func:`hub_pairs` with the hub removed from the file."""
-    from ..privacy.audit import remove_node_from_edge_list
+    from ..privacy.sensitivity_audit import remove_node_from_edge_list
 
     centre = np.zeros(leaves, dtype=np.int64)
     S = Graph.from_edges(centre, np.arange(1, leaves + 1, dtype=np.int64))

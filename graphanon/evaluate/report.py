@@ -1,6 +1,6 @@
 """The privacy–utility–risk report of ``graphanon evaluate`` (HTML + Markdown + JSON + plots).
 
-Built on :class:`graphanon.report.Report`; :meth:`EvaluationReport.json` adds top-level keys
+Built on :class:`graphanon.reporting.Report`; :meth:`EvaluationReport.json` adds top-level keys
 with the raw results: ``audit`` (one entry per audited mechanism and ε, with
 ``claimed_epsilon`` and ``empirical_epsilon_lower_bound``), ``risk``, ``utility``, the
 ``suite`` configuration and ``timings``.
@@ -20,7 +20,7 @@ import numpy as np
 from .._version import __version__
 from ..graph import BipartiteGraph, Graph
 from ..privacy.release import NOT_PRIVATE_NOTE
-from ..report import Report, Section, Table, to_jsonable
+from ..reporting import Report, Section, Table, to_jsonable
 
 __all__ = ["EvaluationReport"]
 

@@ -80,7 +80,7 @@ class RiskConfig:
 
 @dataclass(frozen=True)
 class AuditConfig:
-    """Part 2: empirical privacy audits (:mod:`graphanon.evaluate.audit`).
+    """Part 2: empirical privacy audits (:mod:`graphanon.evaluate.empirical_audit`).
 
     ``confidence`` is family-wise: each of the ``m`` audits of real mechanisms in a report
     runs at ``1 − (1 − confidence)/m`` (Bonferroni).
@@ -359,7 +359,7 @@ def run_suite(config: SuiteConfig, outdir: str | os.PathLike[str], *,
 
 
 def _run_audit(report: Any, cfg: AuditConfig, *, backend: Any, progress: ProgressFn) -> None:
-    from .audit import audit_mechanism
+    from .empirical_audit import audit_mechanism
     from .targets import audit_targets
 
     t0 = time.perf_counter()

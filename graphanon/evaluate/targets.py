@@ -2,10 +2,12 @@
 
 :func:`audit_targets` binds each mechanism of :data:`AUDIT_MECHANISMS` (the real release
 function with small public parameters) to the neighbouring pairs of
-:mod:`graphanon.evaluate.pairs` that stress it; :func:`graphanon.evaluate.audit.audit_mechanism`
-runs one. :func:`miscalibrated_dk1` is the deliberately broken control the audit must catch.
+:mod:`graphanon.evaluate.pairs` that stress it;
+:func:`graphanon.evaluate.empirical_audit.audit_mechanism` runs one. :func:`miscalibrated_dk1`
+is the deliberately broken control the audit must catch.
 
-Split out of :mod:`graphanon.evaluate.audit` (issue 37), which still exports every public name.
+Split out of :mod:`graphanon.evaluate.empirical_audit` (issue 37), which still exports every
+public name.
 """
 
 from __future__ import annotations

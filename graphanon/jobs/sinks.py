@@ -97,7 +97,7 @@ def write_sink(sink: dict[str, Any], state: JobState, release_id: str, job: str,
 
         from ..io._atomic import atomic_write_text
         from ..io.files import write_bipartite, write_graph
-        from ..report import to_jsonable
+        from ..reporting import to_jsonable
 
         target = resolve_path(base, render_sink_path(sink["path"], release_id=release_id, job=job))
         check_bound(state)

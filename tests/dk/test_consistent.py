@@ -21,8 +21,8 @@ from graphanon.dk.generate import generate_2k, jdd_feasible
 from graphanon.dk.release import dk_query, release_dk
 from graphanon.errors import InvalidParameterError
 from graphanon.graph import Graph
-from graphanon.privacy.audit import audit_sensitivity, random_graphs, small_graphs
 from graphanon.privacy.noise import get_backend
+from graphanon.privacy.sensitivity_audit import audit_sensitivity, random_graphs, small_graphs
 
 pytestmark = pytest.mark.filterwarnings("ignore::graphanon.privacy.noise.InsecureNoiseWarning")
 

@@ -21,8 +21,8 @@ from graphanon.dk.release import (
 )
 from graphanon.errors import InvalidParameterError
 from graphanon.graph import Graph
-from graphanon.privacy.audit import audit_sensitivity, random_graphs, small_graphs
 from graphanon.privacy.noise import get_backend
+from graphanon.privacy.sensitivity_audit import audit_sensitivity, random_graphs, small_graphs
 from graphanon.reproduce.dk_thesis import release_dk_thesis, thesis_sensitivity
 
 pytestmark = pytest.mark.filterwarnings("ignore::graphanon.privacy.noise.InsecureNoiseWarning")
@@ -320,8 +320,8 @@ def test_private_edge_total_keeps_the_table_near_the_edge_count(tmp_path) -> Non
     from graphanon.cli import main
     from graphanon.datasets import load_polbooks
     from graphanon.dk.release import project_to_total
-    from graphanon.privacy.audit import audit_sensitivity, random_graphs, small_graphs
     from graphanon.privacy.noise import InsecureNoiseWarning, get_backend
+    from graphanon.privacy.sensitivity_audit import audit_sensitivity, random_graphs, small_graphs
 
     G = load_polbooks()
     with warnings.catch_warnings():

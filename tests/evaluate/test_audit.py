@@ -11,7 +11,7 @@ from scipy.stats import binom
 
 from graphanon.dk.release import dk_query, release_dk
 from graphanon.errors import InvalidParameterError
-from graphanon.evaluate.audit import (
+from graphanon.evaluate.empirical_audit import (
     AUDIT_MECHANISMS,
     AuditTarget,
     Candidate,

@@ -12,7 +12,7 @@ from graphanon.datasets import data_path, load_adult_sample, load_polbooks
 from graphanon.demos.job import DEMO_STEPS, DemoContext
 from graphanon.errors import InvalidParameterError
 from graphanon.evaluate.suites import load_suite, named_suite, resolve_suite
-from graphanon.report import Report
+from graphanon.reporting import Report
 
 SMALL_ADULT = """
 name = "tiny adult"
@@ -200,7 +200,7 @@ def test_one_style_per_mechanism_and_a_verdict_per_release() -> None:
     assert mechanism_style("dk2-mpdc (h=4, τ=2)") == mechanism_style("dk2-mpdc")
     assert mechanism_style("randomized response ε=2") == mechanism_style("randomized-response")
     assert mechanism_style("dk2-mpdc-edge") == mechanism_style("dk2-mpdc (h=4, τ=2)")
-    from graphanon.evaluate.audit import AUDIT_MECHANISMS
+    from graphanon.evaluate.empirical_audit import AUDIT_MECHANISMS
     from graphanon.evaluate.utility import SOCIAL_MECHANISMS
 
     for family in (["smooth-k", "suppress", "mondrian", "b-anonymize", "randomized-response"],

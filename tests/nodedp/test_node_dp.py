@@ -28,8 +28,8 @@ from graphanon.nodedp.theta_dk import (
     select_theta,
     theta_dk_release,
 )
-from graphanon.privacy.audit import audit_sensitivity, random_graphs, small_graphs
 from graphanon.privacy.noise import InsecureNoiseWarning, get_backend
+from graphanon.privacy.sensitivity_audit import audit_sensitivity, random_graphs, small_graphs
 from graphanon.reproduce.rps_seed import rps_degree_sequence_seed, rps_smooth_sensitivity
 
 
@@ -173,7 +173,7 @@ def test_rps_smooth_bound_dominates_local_change(audit_graphs: list[Graph]) -> N
 def test_rps_rank_envelope_node_sensitivity(audit_graphs: list[Graph], c: float) -> None:
     """Each V(s) moves by at most c + 1 between node neighbours, edge-list removals included
     (split quality -|V - m|/(c+1): Δq = 1), against a public N below or above the counts."""
-    from graphanon.privacy.audit import neighbouring_pairs
+    from graphanon.privacy.sensitivity_audit import neighbouring_pairs
 
     lam = 12
     rng = np.random.default_rng(3)

@@ -157,7 +157,7 @@ def test_node_dp_at_the_same_eps_is_not_edge_dp():
     by at most its node sensitivity on 140,000 random edge changes; the charge rests on the
     group-privacy argument, not on a counterexample.)"""
     from graphanon.graph import Graph
-    from graphanon.privacy.audit import neighbouring_pairs
+    from graphanon.privacy.sensitivity_audit import neighbouring_pairs
 
     G = Graph.from_edges(np.array([0, 1]), np.array([1, 2]), n_nodes=4)
     H = Graph.from_edges(np.array([0, 1, 2]), np.array([1, 2, 3]))  # the edge (2, 3) added

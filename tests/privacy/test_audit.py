@@ -16,7 +16,7 @@ import pytest
 from graphanon.datasets import load_polbooks
 from graphanon.errors import InvalidParameterError
 from graphanon.graph import Graph
-from graphanon.privacy.audit import (
+from graphanon.privacy.sensitivity_audit import (
     all_graphs,
     audit_personalized,
     audit_sensitivity,

@@ -12,7 +12,6 @@ from scipy import stats
 
 from graphanon.errors import InvalidParameterError
 from graphanon.privacy import noise as noise_mod
-from graphanon.privacy.audit import discrete_laplace_gof
 from graphanon.privacy.noise import (
     InsecureNoiseWarning,
     NoiseBackend,
@@ -21,6 +20,7 @@ from graphanon.privacy.noise import (
     get_backend,
     opendp_prelude,
 )
+from graphanon.privacy.sensitivity_audit import discrete_laplace_gof
 
 
 @pytest.fixture

@@ -31,13 +31,13 @@ from graphanon.dk.release import dk_query
 from graphanon.errors import InvalidParameterError
 from graphanon.graph import Graph
 from graphanon.nodedp.projection import edge_addition
-from graphanon.privacy.audit import audit_personalized, random_graphs, small_graphs
 from graphanon.privacy.noise import (
     InsecureNoiseWarning,
     discrete_laplace_pmf,
     dp_scale,
     get_backend,
 )
+from graphanon.privacy.sensitivity_audit import audit_personalized, random_graphs, small_graphs
 from graphanon.reproduce.personalized_thesis import (
     personalized_query_thesis,
     release_personalized_thesis,
@@ -366,7 +366,7 @@ def test_demo_step(tmp_path):
     from graphanon.datasets import load_adult_sample
     from graphanon.demos.job import DEMO_STEPS, DemoContext
     from graphanon.demos.personalized import step_personalized
-    from graphanon.report import Report
+    from graphanon.reporting import Report
 
     assert dict(DEMO_STEPS)["personalized"] == "graphanon.demos.personalized:step_personalized"
     ctx = DemoContext(tmp_path, 1, Report("t", tmp_path), load_polbooks(), load_adult_sample())

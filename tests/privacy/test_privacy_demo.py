@@ -5,7 +5,7 @@ from __future__ import annotations
 from graphanon.datasets import load_adult_sample, load_polbooks
 from graphanon.demos.job import DEMO_STEPS, DemoContext
 from graphanon.demos.randomized_response import step_randomized_response
-from graphanon.report import Report
+from graphanon.reporting import Report
 
 
 def test_demo_step(tmp_path):

@@ -12,13 +12,13 @@ import pytest
 from graphanon.datasets import load_polbooks
 from graphanon.errors import InvalidParameterError
 from graphanon.graph import Graph
-from graphanon.privacy.audit import (
+from graphanon.privacy.noise import get_backend
+from graphanon.privacy.sensitivity_audit import (
     audit_sensitivity,
     neighbouring_pairs,
     random_graphs,
     small_graphs,
 )
-from graphanon.privacy.noise import get_backend
 from graphanon.synthetic.bter import affinity_blocks, generate_community_graph
 from graphanon.synthetic.clustering import (
     bounded_triangles,
@@ -175,7 +175,7 @@ def test_refinement_follows_the_exponential_mechanism() -> None:
 
 
 def test_noisy_parts_use_the_calibrated_backend_call() -> None:
-    from graphanon.evaluate.audit import ReplayBackend
+    from graphanon.evaluate.empirical_audit import ReplayBackend
 
     G = load_polbooks()
     rb = ReplayBackend(seeded(1))

@@ -17,9 +17,9 @@ from graphanon.datasets import load_polbooks
 from graphanon.errors import InvalidParameterError
 from graphanon.graph import Graph
 from graphanon.nodedp.projection import project
-from graphanon.privacy.audit import audit_sensitivity, random_graphs, small_graphs
 from graphanon.privacy.noise import get_backend
 from graphanon.privacy.release import Release
+from graphanon.privacy.sensitivity_audit import audit_sensitivity, random_graphs, small_graphs
 from graphanon.synthetic import SyntheticRelease, synthesize
 from graphanon.synthetic.communities import DEFAULT_SPLIT
 from graphanon.synthetic.pipeline import NODE_SPLIT

@@ -56,7 +56,7 @@ def release_record(release: Any) -> dict[str, Any]:
 
 
 def canonical_json(obj: Any) -> str:
-    from ...report import to_jsonable
+    from ...reporting import to_jsonable
 
     return json.dumps(to_jsonable(obj), sort_keys=True, separators=(",", ":"), default=str)
 
