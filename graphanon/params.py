@@ -243,6 +243,18 @@ class Spec:
                           "0.3.0).", DeprecationWarning, stacklevel=3)
         return out
 
+    def derive(self, owner: str, *, drop: Iterable[str] = (), add: Iterable[Param] = (),
+               replace: Iterable[Param] = (), doc: str | None = None) -> Spec:
+        """The spec of a variant of this function (a paper reproduction): the same
+        parameters, less ``drop``, with ``replace`` (by name, in place) and ``add`` (at the
+        end)."""
+        gone, swap = set(drop), {p.name: p for p in replace}
+        unknown = (gone | set(swap)) - set(self.names)
+        if unknown:
+            raise ValueError(f"derive {owner!r}: {sorted(unknown)} not in {self.owner!r}")
+        params = [swap.get(p.name, p) for p in self.params if p.name not in gone]
+        return Spec(owner, (*params, *add), doc=self.doc if doc is None else doc)
+
     def job_keys(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.params if p.job)
 

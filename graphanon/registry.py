@@ -116,17 +116,20 @@ REGISTRY: tuple[Registration, ...] = (
     # option values of the secure command (--domain observed, --projection ser, ...)
     Registration(
         "release-dk-thesis", "reproduce",
-        step=Step("graphanon.reproduce.dk_thesis:release_dk_thesis",
-                  defaults={"max_degree": None})),
+        step=Step("graphanon.reproduce.dk_thesis:release_dk_thesis"),
+        spec="graphanon.reproduce.dk_thesis:RELEASE_DK_THESIS"),
     Registration(
         "release-dk-node-ser", "reproduce",
-        step=Step("graphanon.reproduce.node_dp_thesis:theta_dk_release_ser")),
+        step=Step("graphanon.reproduce.node_dp_thesis:theta_dk_release_ser"),
+        spec="graphanon.reproduce.node_dp_thesis:THETA_DK_SER"),
     Registration(
         "release-degrees-seed", "reproduce",
-        step=Step("graphanon.reproduce.rps_seed:rps_degree_sequence_seed")),
+        step=Step("graphanon.reproduce.rps_seed:rps_degree_sequence_seed"),
+        spec="graphanon.reproduce.rps_seed:RPS_SEED"),
     Registration(
         "release-personalized-thesis", "reproduce",
-        step=Step(f"{_JOB}:release_personalized_thesis_step", custom=True)),
+        step=Step(f"{_JOB}:release_personalized_thesis_step", custom=True),
+        spec="graphanon.reproduce.personalized_thesis:PERSONALIZED_THESIS"),
     # ---- input, output and tools
     Registration(
         "info", "io",

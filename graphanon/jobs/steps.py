@@ -126,10 +126,10 @@ def _personalized(state: JobState, params: dict[str, Any], target: str, step: st
 
     impl = import_target(target)
     spec = None
-    if target.endswith(":release_personalized"):  # the secure function: its declared keys
+    if step in registry.specs():  # the function's declared keys
         from .adapter import load_spec
 
-        spec = load_spec(registry.specs()["release-personalized"])
+        spec = load_spec(registry.specs()[step])
         routed = set(getattr(impl, "__paper_variants__", (None, {}))[1])
         takes = set(spec.job_keys()) | set(PREFERENCE_KEYS) | routed | set(spec.aliases())
         unknown = sorted(set(params) - takes - {"noise"})

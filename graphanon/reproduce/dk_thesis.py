@@ -36,6 +36,7 @@ from ..dk.extract import domain_cells
 from ..dk.microaggregation import Partition, aggregate, domain_partition, mdav, mpdc
 from ..dk.postprocess import split_evenly
 from ..dk.release import (
+    RELEASE_DK,
     DKRelease,
     check_release_args,
     dk_query,
@@ -46,6 +47,7 @@ from ..dk.release import (
 )
 from ..errors import InsecureReproductionWarning, LooseSensitivityWarning
 from ..graph import Graph
+from ..params import Param
 from ..privacy.noise import NoiseBackend, get_backend
 from ..privacy.release import Release, started_at
 
@@ -66,13 +68,35 @@ def thesis_sensitivity(d: int, h: int, *, privacy: str = "edge", n_clusters: int
         f"thesis Lemma 3/5: (4h+1)*z = (4*{h}+1)*{z} (loose; tight value is 4h-3)")
 
 
+#: The parameters of :func:`release_dk_thesis`: :func:`~graphanon.dk.release.release_dk`'s
+#: (dense form only; no private bound, total or sequence) and the thesis's two choices. The
+#: job step ``release-dk-thesis``; the table in docs/dk.md.
+RELEASE_DK_THESIS = RELEASE_DK.derive(
+    "release_dk_thesis",
+    drop=("edge_total", "graphical", "degree_sequence", "bound_fraction", "bound_quantile"),
+    replace=(
+        Param("max_degree", "int", "Public degree bound h (degrees above it are top-coded); "
+              "without it, the node set makes h = |nodes| - 1.", default=None, low=1,
+              high=2**31 - 2),
+        Param("form", "choice", "Only the dense form exists here.", default="dense",
+              choices=("dense", "auto")),
+    ),
+    add=(
+        Param("domain", "choice", "observed: noise only on the observed tuples (the thesis; "
+              "INSECURE, no privacy claim); public: every cell of the public domain.",
+              default="observed", choices=("public", "observed")),
+        Param("sensitivity_rule", "choice", "thesis: Lemma 5's loose (4h+1)·z; tight: 4h−3.",
+              default="tight", choices=("tight", "thesis")),
+    ))
+
+
 @renamed_keywords({"privacy": "neighbourhood"}, removed_in="0.3.0")
 def release_dk_thesis(
     G: Graph,
     *,
     d: int,
     epsilon: float,
-    max_degree: int | None,
+    max_degree: int | None = None,
     microaggregation: str = "none",
     k: int | None = None,
     tau: int | None = None,
@@ -102,9 +126,10 @@ def release_dk_thesis(
     owner = "release_dk_thesis"
     t0 = time.perf_counter()
     started = started_at()
-    check_choice(domain, "domain", owner, ("public", "observed"))
-    check_choice(sensitivity_rule, "sensitivity_rule", owner, ("tight", "thesis"))
-    check_choice(form, "form", owner, ("dense", "auto"))
+    RELEASE_DK_THESIS.validate({
+        "d": d, "epsilon": epsilon, "neighbourhood": neighbourhood, "max_degree": max_degree,
+        "microaggregation": microaggregation, "k": k, "tau": tau, "threshold": threshold,
+        "form": form, "domain": domain, "sensitivity_rule": sensitivity_rule})
     spec = check_release_args(G, owner=owner, d=d, epsilon=epsilon, max_degree=max_degree,
                               microaggregation=microaggregation, k=k, tau=tau,
                               privacy=neighbourhood, threshold=threshold, form="dense",

@@ -29,16 +29,39 @@ from ..errors import InvalidParameterError, NodeSensitivityWarning
 from ..graph import Graph
 from ..nodedp.projection import ORDERS, project
 from ..nodedp.theta_dk import (
+    THETA_DK,
     NodeDKRelease,
     check_node_release,
     node_sensitivity,
     noise_domain,
     projection_key,
 )
+from ..params import Param
 from ..privacy.noise import NoiseBackend, get_backend
 from ..privacy.release import Release, started_at
 
 __all__ = ["theta_dk_release_ser"]
+
+
+#: The parameters of :func:`theta_dk_release_ser`: θ-dKε's with a public θ (no private
+#: selection: ``select_fraction`` and ``grid`` are accepted and unused), SER and its order.
+#: The job step ``release-dk-node-ser``; the table in docs/node_dp.md.
+THETA_DK_SER = THETA_DK.derive(
+    "theta_dk_release_ser",
+    replace=(
+        Param("theta", "int", "Public degree bound θ of the SER projection.", low=1,
+              high=2**31 - 2),
+        Param("select_fraction", "float", "Accepted and unused (θ is public).", default=0.1,
+              low=0.0, high=1.0, closed="neither", cli=""),
+        Param("grid", "ints", "Accepted and unused (θ is public).", default=None, low=1,
+              high=2**31 - 2),
+    ),
+    add=(
+        Param("projection", "choice", "Stable-Edge-Removal (Algorithm 5; breaks Lemma 8).",
+              default="ser", choices=("ser",)),
+        Param("order", "choice", "SER ordering: 'hash' is stable; 'degree' (thesis Example "
+              "7) is not.", default="hash", choices=ORDERS),
+    ))
 
 
 def theta_dk_release_ser(
@@ -74,9 +97,13 @@ def theta_dk_release_ser(
     t0 = time.perf_counter()
     started = started_at()
     owner = "theta_dk_release_ser"
-    d, epsilon = check_node_release(G, d=d, epsilon=epsilon, owner=owner)
     if projection == "truncate":
         node_sensitivity(d, 1, "truncate")  # raises with the explanation
+    if theta != "auto":  # 'auto' is refused below, with the reason
+        THETA_DK_SER.validate({"d": d, "epsilon": epsilon, "theta": theta,
+                               "select_fraction": select_fraction, "grid": grid, "key": key,
+                               "projection": projection, "order": order})
+    d, epsilon = check_node_release(G, d=d, epsilon=epsilon, owner=owner)
     check_choice(projection, "projection", owner, ("ser",))
     check_choice(order, "order", owner, ORDERS)
     if theta == "auto":

@@ -28,6 +28,7 @@ from .._validation import check_choice
 from ..dk.microaggregation import Partition, mdav
 from ..dk.personalized import (
     MECHANISM_NAMES,
+    PERSONALIZED,
     PersonalizedQuery,
     PersonalizedRelease,
     _bounded,
@@ -48,6 +49,7 @@ from ..errors import PersonalizedCalibrationWarning
 from ..graph import Graph
 from ..nodedp.projection import edge_addition
 from ..nodedp.theta_dk import dk_utility, node_dk_table, projection_key
+from ..params import Param
 from ..privacy.noise import NoiseBackend, get_backend
 from ..privacy.release import Release, started_at
 
@@ -161,6 +163,15 @@ def personalized_query_thesis(
                              info={"observed_labels": labels})
 
 
+#: The parameters of :func:`release_personalized_thesis`: those of
+#: :func:`~graphanon.dk.personalized.release_personalized` and the calibration. The job step
+#: ``release-personalized-thesis``; the table in docs/personalized.md.
+PERSONALIZED_THESIS = PERSONALIZED.derive("release_personalized_thesis", add=(
+    Param("calibration", "choice", "Chapter 8 as written (claims no privacy).",
+          default="thesis", choices=("thesis",)),
+))
+
+
 @renamed_keywords({"privacy": "neighbourhood"}, removed_in="0.3.0")
 def release_personalized_thesis(
     G: Graph, prefs: Preferences, *, d: int, neighbourhood: str, method: str,
@@ -178,6 +189,9 @@ def release_personalized_thesis(
         Always.
     """
     privacy = neighbourhood
+    PERSONALIZED_THESIS.validate({"d": d, "neighbourhood": neighbourhood, "method": method,
+                                  "theta": theta, "mu": mu, "k": k, "calibration": calibration,
+                                  "key": key})
     t0 = time.perf_counter()
     started = started_at()
     check_choice(calibration, "calibration", "release_personalized_thesis", ("thesis",))

@@ -30,11 +30,11 @@ import warnings
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import check_choice, check_float
 from ..errors import ReproductionWarning
 from ..graph import Graph
 from ..nodedp.degree_sequences import (
     PARTITION_DERIVATION,
+    RPS,
     DegreeSequenceRelease,
     interpolate_summary,
     largest_remainder,
@@ -42,6 +42,7 @@ from ..nodedp.degree_sequences import (
     rps_partition,
     rps_setup,
 )
+from ..params import Param
 from ..privacy.noise import NoiseBackend
 from ..privacy.release import Release, started_at
 
@@ -79,6 +80,21 @@ def rps_smooth_sensitivity(hist: npt.NDArray[np.int64], boundaries: npt.NDArray[
         t_opt = max(1.0 / beta - a / c, float(t_star))
         best = max(best, math.exp(-beta * t_opt) * (a + c * t_opt))
     return best
+
+
+#: The parameters of :func:`rps_degree_sequence_seed`: RPS's (no projection key: the node
+#: count estimate draws its own), and the seed's summarization. The job step
+#: ``release-degrees-seed``; the table in docs/node_dp.md.
+RPS_SEED = RPS.derive("rps_degree_sequence_seed", drop=("key",), add=(
+    Param("counts", "choice", "Region counts from the public split targets, or the seed's "
+          "smooth-sensitivity Cauchy counts.", default="cauchy",
+          choices=("partition", "cauchy")),
+    Param("summary", "choice", "Spread a region's nodes along the quantile line, or put them "
+          "at its lower boundary (the seed's rule).", default="lower",
+          choices=("interpolate", "lower")),
+    Param("partition_fraction", "float", "The share of ε spent on the partition.",
+          default=0.5, low=0.0, high=1.0, closed="neither"),
+), doc="docs/node_dp.md")
 
 
 def rps_degree_sequence_seed(
@@ -136,10 +152,12 @@ def rps_degree_sequence_seed(
     t0 = time.perf_counter()
     started = started_at()
     owner = "rps_degree_sequence_seed"
-    counts = check_choice(counts, "counts", owner, ("partition", "cauchy"))
-    summary = check_choice(summary, "summary", owner, ("interpolate", "lower"))
-    frac = check_float(partition_fraction, "partition_fraction", owner, low=0.0, high=1.0,
-                       closed="neither")
+    checked = RPS_SEED.validate({
+        "epsilon": epsilon, "max_degree": max_degree, "max_nodes": max_nodes, "depth": depth,
+        "counts": counts, "summary": summary, "rank_scale": rank_scale,
+        "partition_fraction": partition_fraction, "count_fraction": count_fraction,
+        "count_theta": count_theta})
+    counts, summary, frac = checked["counts"], checked["summary"], checked["partition_fraction"]
     setup = rps_setup(G, epsilon=epsilon, max_degree=max_degree, max_nodes=max_nodes,
                       rank_scale=rank_scale, count_fraction=count_fraction, backend=backend,
                       owner=owner, count_theta=count_theta, rng=rng)
