@@ -13,10 +13,8 @@ from typing import Any
 
 import click
 
-from ..dk.release import RELEASE_DK
 from ..errors import InvalidParameterError
-from ..nodedp.theta_dk import THETA_DK
-from ..params import Param, combine
+from ..nodedp.theta_dk import RELEASE_DK_EITHER
 from ._console import echo, progress_task
 from ._inputs import load_graph, read_universe
 from ._outputs import bound, write_json
@@ -26,15 +24,10 @@ from ._spec import options_from, spec_values
 
 __all__ = ["COMMANDS", "COMMAND_SPECS", "RELEASE_DK_CLI", "release_dk_cmd"]
 
-#: ``release-dk``'s parameters: :data:`~graphanon.dk.release.RELEASE_DK` under
-#: ``--neighbourhood edge``, :data:`~graphanon.nodedp.theta_dk.THETA_DK` under
-#: ``--neighbourhood node`` (an option of
-#: one applies only with its neighbouring relation, and is refused with the other).
-RELEASE_DK_CLI = combine("release-dk", Param(
-    "neighbourhood", "choice",
-    "Neighbouring relation. edge: one edge added or removed. node: one node added or removed "
-    "with all its edges (θ-dKε: project to degree ≤ θ first).", default="edge",
-    choices=("edge", "node"), aliases=("privacy",)), {"edge": RELEASE_DK, "node": THETA_DK})
+#: ``release-dk``'s parameters (:data:`graphanon.nodedp.theta_dk.RELEASE_DK_EITHER`, shared
+#: with the job step): release_dk's under ``--neighbourhood edge``, theta_dk_release's under
+#: ``--neighbourhood node``.
+RELEASE_DK_CLI = RELEASE_DK_EITHER
 
 
 def _echo_warnings(caught: list[warnings.WarningMessage]) -> None:

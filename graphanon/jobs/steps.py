@@ -53,14 +53,8 @@ def release_dk_step(state: JobState, params: dict[str, Any]) -> None:
     ``neighbourhood = "node"``, θ-dKε (:func:`graphanon.nodedp.theta_dk.theta_dk_release`),
     as ``graphanon release-dk --neighbourhood edge|node``. A key of the other relation is
     refused; ``privacy`` is the key's old name (until 0.3.0)."""
-    from ..params import Param, combine
-    from .adapter import load_spec
+    from ..nodedp.theta_dk import RELEASE_DK_EITHER as both
 
-    edge, node = load_spec(registry.specs()["release-dk"]), load_spec(
-        registry.specs()["release-dk-node"])
-    both = combine("release-dk", Param("neighbourhood", "choice", "", default="edge",
-                                       choices=("edge", "node"), aliases=("privacy",)),
-                   {"edge": edge, "node": node})
     params = both.rename(params, style="job")
     relation = params.get("neighbourhood", "edge")
     if relation in ("edge", "node"):

@@ -94,11 +94,11 @@ from ..dk.extract import (
     domain_cells,
     joint_degree_distribution,
 )
-from ..dk.release import dk_query
+from ..dk.release import RELEASE_DK, dk_query
 from ..errors import InvalidParameterError, NodeSensitivityWarning
 from ..graph import Graph
 from ..metrics import ks_distance, l1_distance
-from ..params import Param, Spec
+from ..params import Param, Spec, combine
 from ..privacy.noise import NoiseBackend, exponential_mechanism, get_backend
 from ..privacy.release import Release, started_at
 from .projection import Projection, edge_addition_sizes, project
@@ -313,6 +313,17 @@ THETA_DK = Spec("theta_dk_release", (
     Param("key", "int", "Key of the projection's keyed-hash order (default: drawn from the "
           "generator).", default=None, low=0, high=2**64 - 1, cli=""),
 ), doc="docs/node_dp.md")
+
+
+#: ``release-dk`` (the command and the job step): :data:`~graphanon.dk.release.RELEASE_DK`
+#: under ``neighbourhood = "edge"``, :data:`THETA_DK` under ``"node"``; a parameter of one
+#: relation is refused with the other. Declared here, beside the node half, because
+#: :mod:`graphanon.dk.release` cannot import this module.
+RELEASE_DK_EITHER = combine("release-dk", Param(
+    "neighbourhood", "choice",
+    "Neighbouring relation. edge: one edge added or removed. node: one node added or removed "
+    "with all its edges (θ-dKε: project to degree ≤ θ first).", default="edge",
+    choices=("edge", "node"), aliases=("privacy",)), {"edge": RELEASE_DK, "node": THETA_DK})
 
 
 @paper_variants("graphanon.reproduce.node_dp_thesis:theta_dk_release_ser", removed_in="0.3.0",
