@@ -66,7 +66,8 @@ REGISTRY: tuple[Registration, ...] = (
     Registration(
         "b-anonymize", "anonymity",
         "Mask cells of INPUT so that every user i hides among ≥ δ_i others (b-matching).",
-        cli="bmatching", step=Step(f"{_JOB}:b_anonymize_step", custom=True)),
+        cli="bmatching", step=Step(f"{_JOB}:b_anonymize_step", custom=True),
+        spec="graphanon.anonymity.bmatching:B_ANONYMIZE"),
     Registration(
         "randomized-response", "anonymity",
         "Randomize every cell of INPUT (user<TAB>feature pairs) and write OUT and REPORT.",

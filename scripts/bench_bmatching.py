@@ -25,6 +25,7 @@ import numpy as np
 from graphanon.anonymity.bmatching import (
     DEFAULT_EPSILONS,
     adaptive_anonymize,
+    b_matching_anonymity,
     delta_from_degree,
 )
 from graphanon.io import read_graph
@@ -74,8 +75,10 @@ BEFORE = {"epsilons": DEFAULT_EPSILONS, "max_iter": 5, "duplicates": "keep",
 def run(X, delta, method, seed=0, **options):
     load = os.getloadavg()[0]
     t = time.perf_counter()
-    r = adaptive_anonymize(X, delta=delta, rng=np.random.default_rng(seed), method=method,
-                           **options)
+    # the tuning options (BEFORE) are keywords of the algorithm's own function
+    fn = b_matching_anonymity if options else adaptive_anonymize
+    kwargs = options if options else {"method": method}
+    r = fn(X, delta=delta, rng=np.random.default_rng(seed), **kwargs)
     return {"utility": r.utility, "stars": r.stars, "seconds": time.perf_counter() - t,
             "verified": bool(r.verification and r.verification.ok), "solves": r.iterations,
             "load1": load}

@@ -7,7 +7,7 @@
 //
 // Input: scripts/cypher_calls.json, every (statement, identifiers, parameters) the code sends,
 // recorded through the unit tests' recording fake of the driver and kept current by
-// tests/test_neo4j_cypher.py (which fails when the code's calls and the file differ). For
+// tests/io/neo4j/test_neo4j_cypher.py (which fails when the code's calls and the file differ). For
 // each entry this script renders the statement from cypher/<name>.cypher exactly as
 // graphanon.io.cypher.load does (comment lines dropped, placeholders filled with
 // backtick-quoted identifiers) and checks that it equals the text the code sent; lints it
@@ -114,7 +114,7 @@ for (const entry of manifest.statements) {
   if (query !== entry.query) {
     console.log(`FAIL ${label}: the file renders differently from what the code sent `
       + "(regenerate scripts/cypher_calls.json: GRAPHANON_UPDATE_CYPHER_CALLS=1 pytest "
-      + "tests/test_neo4j_cypher.py)");
+      + "tests/io/neo4j/test_neo4j_cypher.py)");
     failed += 1;
     continue;
   }

@@ -468,7 +468,7 @@ class FakeDB:
 # ----------------------------------------------------------------------- Cypher semantics
 # The few Cypher 5 rules the fake evaluates from a statement's own text (rather than
 # restating what a statement does), checked against the documented semantics by
-# tests/test_neo4j_fake.py: SET items apply left to right; ``e = map`` replaces every
+# tests/io/neo4j/test_neo4j_fake.py: SET items apply left to right; ``e = map`` replaces every
 # property, ``e += map`` merges (a key of the map overwrites, a null value removes) and
 # ``e.key = value`` sets one (null removes it); MERGE matches a node holding every property of
 # its pattern, else creates one with exactly those, then runs ON CREATE SET or ON MATCH SET.

@@ -241,7 +241,7 @@ PARAMETERS = [
     ["project", "{g}", "--theta", "3", "--out", "{w}/o/p"],
     ["project", "{g}", "--theta", "3", "--out", "{w}/o/p.mat"],
     ["b-anonymize", "{b}", "--delta", "3", "--delta-max", "5"],
-    ["b-anonymize", "{b}", "--delta", "3", "--baseline", "k-anonymity", "--candidates", "5"],
+    ["b-anonymize", "{b}", "--delta", "3", "--method", "k-anonymity", "--candidates", "5"],
 ]
 
 

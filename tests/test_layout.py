@@ -149,8 +149,9 @@ def test_the_shim_table_in_the_docs_lists_every_shim_module() -> None:
 
 def test_test_folders_mirror_the_package() -> None:
     """Issue 37: the tests of ``graphanon/<family>/`` live in ``tests/<family>/`` (the shipped
-    sample data in ``tests/data/``; cross-cutting tests — CLI, fuzzing, architecture, Neo4j
-    through the fake driver — at the top)."""
+    sample data in ``tests/data/``; the Neo4j tests, through the recording fake, in
+    ``tests/io/neo4j/`` beside the fake ``tests/neo4j_fake.py``; cross-cutting tests — CLI,
+    fuzzing, architecture — at the top)."""
     from pathlib import Path
 
     root = Path(graphanon.__file__).parent

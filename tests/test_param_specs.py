@@ -33,11 +33,13 @@ import param_docs  # noqa: E402
 
 #: Keywords a spec does not declare: the data's public universes (their own options / the
 #: job's [source]) and the run's plumbing (noise, randomness, progress).
-NOT_DECLARED = {"nodes", "users", "features", "prefs", "rng", "backend", "seed", "progress"}
+NOT_DECLARED = {"nodes", "users", "features", "prefs", "rng", "backend", "seed", "progress",
+                "delta"}  # b-anonymize: the users' own levels, read by --delta* / delta*
 
 #: Keys a step reads itself (files and tables next to the job), besides its function's.
 STEP_OWN_KEYS = {"release-personalized": set(steps_module.PREFERENCE_KEYS),
-                 "release-personalized-thesis": set(steps_module.PREFERENCE_KEYS)}
+                 "release-personalized-thesis": set(steps_module.PREFERENCE_KEYS),
+                 "b-anonymize": set(steps_module.B_ANONYMIZE_LEVEL_KEYS)}
 
 SPECS = registry.specs()
 
@@ -60,6 +62,11 @@ def _data(name: str) -> tuple[Graph | BipartiteGraph, dict[str, Any]]:
         r, c = np.nonzero(X)
         B = BipartiteGraph.from_indices(r, c, n_users=12, n_features=5)
         return B, ({"rng": np.random.default_rng(0)} if name == "smooth-k" else {})
+    if name == "b-anonymize":
+        X = np.random.default_rng(0).integers(0, 2, size=(10, 4))
+        r, c = np.nonzero(X)
+        B = BipartiteGraph.from_indices(r, c, n_users=10, n_features=4)
+        return B, {"delta": 2, "rng": np.random.default_rng(0)}
     if name == "randomized-response":
         B = BipartiteGraph.from_indices([0, 1, 2], [0, 1, 0], n_users=3, n_features=2)
         return B, {"users": B.user_ids, "features": B.feature_ids}
@@ -181,7 +188,7 @@ def test_the_migrated_mechanisms_have_specs() -> None:
     mechanisms = {r.name for r in registry.REGISTRY
                   if r.family in ("anonymity", "dk", "nodedp", "synthetic", "reproduce")
                   and r.step is not None}
-    assert mechanisms - set(SPECS) == {"b-anonymize", "generate"}
+    assert mechanisms - set(SPECS) == {"generate"}  # it takes no keys
     for name, target in SPECS.items():
         assert isinstance(load(target), Spec), name
 
@@ -272,7 +279,8 @@ def test_a_parameter_for_another_setting_is_refused_everywhere(name: str) -> Non
                 continue
             other_name, want = p.conditions[0]
             other = spec[other_name]
-            elsewhere = (next(c for c in other.choices if c != want)
+            wants = want if isinstance(want, tuple) else (want,)
+            elsewhere = (next(c for c in other.choices if c not in wants)
                          if other.kind == "choice" else 8)
             value = p.choices[0] if p.kind == "choice" else 0.5 if p.kind == "float" else (
                 (p.low or 0) + 1)

@@ -28,12 +28,14 @@ import scipy.sparse as sp
 from .._progress import ProgressFn, log_progress
 from .._validation import check_choice, check_int, fail
 from ..errors import InfeasibleError, InvalidParameterError
+from ..params import Param, Spec
 from . import _bmatch_kernels as K
 from ._align import unique_sorted
 from ._bmatch_encode import MASKED, _as_codes, _check_delta, _encode, _Encoded
 from .bmatching_verify import AnonymityVerification, _verify_impl, verify_adaptive_anonymity
 
 __all__ = [
+    "B_ANONYMIZE",
     "DEFAULT_EPSILONS",
     "MASKED",
     "SHORT_EPSILONS",
@@ -652,17 +654,74 @@ def agglomerative_k_anonymity(
                 owner="agglomerative_k_anonymity")
 
 
+#: The methods of :func:`adaptive_anonymize` (``graphanon b-anonymize --method``).
+METHODS = ("b-matching", "symmetric-b-matching", "k-anonymity")
+_MATCHING = ("b-matching", "symmetric-b-matching")
+
+#: ``b-anonymize`` (command and job step) and :func:`adaptive_anonymize`: the method and its
+#: solver options, declared once (issue 37). The users' levels δ_i are their own choice, not a
+#: parameter of the mechanism: the command reads them with ``--delta`` / ``--delta-file`` /
+#: ``--delta-column`` / ``--delta-from-degree``, a job step with ``delta`` / ``delta_file`` /
+#: ``delta_attribute``. The table in docs/bmatching.md.
+B_ANONYMIZE = Spec("adaptive_anonymize", (
+    Param("method", "choice",
+          "b-matching: Algorithm 1 (compatibility degree ≥ δ_i both ways); "
+          "symmetric-b-matching: Algorithm 2, (δ_i − c)-anonymity against an adversary who "
+          "knows c matching edges (Lemma 4.5); k-anonymity: the agglomerative baseline with "
+          "k = max δ_i.", default="b-matching", choices=METHODS),
+    Param("candidates", "int",
+          "Nearest Hamming neighbours per row offered to the matching (doubled while "
+          "infeasible).", default=32, low=1, only=("method", _MATCHING)),
+    Param("max_iter", "int",
+          "Re-weighting steps per ε of the sweep (none: 2 for b-matching, 5 for "
+          "symmetric-b-matching).", default=None, low=0, only=("method", _MATCHING)),
+    Param("time_limit", "float",
+          "Seconds per exact MILP solve; then the best incumbent is used and the report says "
+          "exact_solver: false (none: solve to optimality).", default=None, low=0.0,
+          closed="neither", only=("method", "symmetric-b-matching")),
+    Param("verify", "bool",
+          "Check the output with verify_adaptive_anonymity (O(n²)); the command and the job "
+          "step always do.", default=True, cli="", job=False),
+), doc="docs/bmatching.md")
+
+
 def adaptive_anonymize(
-    X: Any, *, delta: Any, rng: np.random.Generator, method: str = "b-matching", **options: Any
+    X: Any,
+    *,
+    delta: Any,
+    rng: np.random.Generator,
+    method: str = "b-matching",
+    candidates: int = 32,
+    max_iter: int | None = None,
+    time_limit: float | None = None,
+    verify: bool = True,
+    progress: ProgressFn = log_progress,
 ) -> AdaptiveAnonymityResult:
-    """Dispatch to ``"b-matching"``, ``"symmetric-b-matching"`` or ``"k-anonymity"``."""
-    method = check_choice(method, "method", "adaptive_anonymize",
-                          ("b-matching", "symmetric-b-matching", "k-anonymity"))
-    fn = {"b-matching": b_matching_anonymity,
-          "symmetric-b-matching": symmetric_b_matching_anonymity,
-          "k-anonymity": agglomerative_k_anonymity}[method]
-    result: AdaptiveAnonymityResult = fn(X, delta=delta, rng=rng, **options)  # type: ignore[operator]
-    return result
+    """Adaptive anonymity by ``method`` (:data:`B_ANONYMIZE`): the one entry point of the
+    ``b-anonymize`` command and job step.
+
+    ``"b-matching"`` runs :func:`b_matching_anonymity`, ``"symmetric-b-matching"``
+    :func:`symmetric_b_matching_anonymity`, ``"k-anonymity"``
+    :func:`agglomerative_k_anonymity` (which takes no solver options: ``candidates``,
+    ``max_iter`` and ``time_limit`` are refused with it, as ``time_limit`` is with
+    ``"b-matching"``). Their further tuning options (``epsilons``, ``solver``,
+    ``duplicates``, ``start``, ``warm_start``) are keywords of those functions. A syntactic
+    model, not differential privacy: no ε, no noise.
+    """
+    values = B_ANONYMIZE.validate({"method": method, "candidates": candidates,
+                                   "max_iter": max_iter, "time_limit": time_limit,
+                                   "verify": verify})
+    method, verify = values["method"], values["verify"]
+    if method == "k-anonymity":
+        return agglomerative_k_anonymity(X, delta=delta, rng=rng, verify=verify)
+    options: dict[str, Any] = {"candidates": values["candidates"], "verify": verify,
+                               "progress": progress}
+    if values["max_iter"] is not None:
+        options["max_iter"] = values["max_iter"]
+    if method == "b-matching":
+        return b_matching_anonymity(X, delta=delta, rng=rng, **options)
+    return symmetric_b_matching_anonymity(X, delta=delta, rng=rng,
+                                          time_limit=values["time_limit"], **options)
 
 
 def _run(

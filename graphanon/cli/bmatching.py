@@ -9,11 +9,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..anonymity.bmatching import B_ANONYMIZE
 from ..errors import DataDependentFeaturesWarning, GraphAnonError, InvalidParameterError
 from ._console import echo, progress_bar
 from ._inputs import load_bipartite, load_graph
 from ._outputs import write_json
 from ._privacy import make_rng
+from ._spec import options_from, spec_values
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..graph import BipartiteGraph
@@ -96,6 +98,26 @@ def _load_input(path: str, preset: str | None, table: bool,
     return B, [by_id[u] for u in B.user_ids.tolist()]
 
 
+def _old_method_flags(method: str | None, symmetric: bool, baseline: str | None) -> str | None:
+    """``--method`` from the flags it replaced (``--symmetric``, ``--baseline k-anonymity``;
+    removed in 0.3.0), with a warning; two different choices are refused."""
+    for flag, given, chosen in (("--symmetric", symmetric, "symmetric-b-matching"),
+                                ("--baseline", baseline, "k-anonymity")):
+        if not given:
+            continue
+        ctx = click.get_current_context()
+        source = ctx.get_parameter_source("method")
+        if source is not click.core.ParameterSource.DEFAULT and method != chosen:
+            raise InvalidParameterError(
+                f"The options {flag!r} and '--method {method}' choose different methods; "
+                "give '--method' only.")
+        method = chosen
+        was = f"{flag} {baseline}" if flag == "--baseline" else flag
+        click.echo(f"graphanon: warning: {was} is now --method {chosen} (the old option is "
+                   "removed in 0.3.0).", err=True)
+    return method
+
+
 @click.command("b-anonymize")
 @click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False))
 @click.option("--delta", type=int, help="The same anonymity level δ for every user.")
@@ -108,13 +130,12 @@ def _load_input(path: str, preset: str | None, table: bool,
               help="Graph whose node ids are the users: δ_i = δ − (F − ⌊ln f_i⌋) "
                    "(paper section 5), with --delta-max as δ.")
 @click.option("--delta-max", type=int, help="δ of the best-connected users (--delta-from-degree).")
-@click.option("--symmetric", is_flag=True,
-              help="Algorithm 2 (symmetric b-matching): (δ_i − c)-anonymity against an "
-                   "adversary who knows c matching edges (Lemma 4.5).")
-@click.option("--baseline", type=click.Choice(["k-anonymity"]),
-              help="Run the agglomerative k-anonymity baseline (k = max δ) instead.")
-@click.option("--candidates", type=int, default=None,
-              help="Nearest Hamming neighbours per row offered to the matching (default 32).")
+@options_from(B_ANONYMIZE)  # --method, --candidates, --max-iter, --time-limit: declared with
+# the function (graphanon.anonymity.bmatching); the δ sources above are the users' own levels
+@click.option("--symmetric", "old_symmetric", is_flag=True, default=False, hidden=True,
+              help="Old form of --method symmetric-b-matching (removed in 0.3.0).")
+@click.option("--baseline", "old_baseline", type=click.Choice(["k-anonymity"]), hidden=True,
+              help="Old form of --method k-anonymity (removed in 0.3.0).")
 @click.option("--preset", type=click.Choice(["adult", "playstore"]),
               help="INPUT is a known table (numeric columns split at the median).")
 @click.option("--table", is_flag=True,
@@ -131,7 +152,8 @@ def _load_input(path: str, preset: str | None, table: bool,
 def b_anonymize(
     input_path: str, delta: int | None, delta_file: str | None, delta_column: str | None,
     degree_graph: str | None,
-    delta_max: int | None, symmetric: bool, baseline: str | None, candidates: int | None,
+    delta_max: int | None, method: str | None, candidates: int | None, max_iter: int | None,
+    time_limit: float | None, old_symmetric: bool, old_baseline: str | None,
     preset: str | None, table: bool, seed: int | None, out_path: str, report_path: str,
 ) -> None:
     """Mask cells of INPUT so that every user i hides among ≥ δ_i others (b-matching).
@@ -155,10 +177,9 @@ def b_anonymize(
         )
     if (degree_graph is None) != (delta_max is None):
         raise InvalidParameterError("--delta-from-degree and --delta-max go together.")
-    if baseline and (symmetric or candidates is not None):
-        raise InvalidParameterError(
-            "--baseline k-anonymity runs without the matching: --symmetric and --candidates "
-            "do not apply to it.")
+    method = _old_method_flags(method, old_symmetric, old_baseline)
+    options = spec_values(B_ANONYMIZE, {"method": method, "candidates": candidates,
+                                        "max_iter": max_iter, "time_limit": time_limit})
     rng, seed = make_rng(seed)
     B, column = _load_input(input_path, preset, table, delta_column)
     levels: Any
@@ -179,14 +200,11 @@ def b_anonymize(
                 f"unknown node id {B.user_ids[idx < 0][:1].tolist()[0]!r}: every user must be a "
                 f"node of {degree_graph!r}.")
         levels = delta_from_degree(G.degrees[idx], delta=delta_max)  # type: ignore[arg-type]
-    method = "k-anonymity" if baseline else ("symmetric-b-matching" if symmetric
-                                             else "b-matching")
-    opts: dict[str, Any] = {} if baseline else {
-        "candidates": 32 if candidates is None else candidates}
-    with progress_bar() as progress:
-        if not baseline:
-            opts["progress"] = progress
-        res = adaptive_anonymize(B, delta=levels, rng=rng, method=method, **opts)
+    if options["method"] == "k-anonymity":
+        res = adaptive_anonymize(B, delta=levels, rng=rng, **options)
+    else:
+        with progress_bar() as progress:
+            res = adaptive_anonymize(B, delta=levels, rng=rng, progress=progress, **options)
     ver = res.verification
     if ver is None or not ver.ok:  # pragma: no cover - the library raises first
         raise GraphAnonError("the release failed verify_adaptive_anonymity; nothing was written.")
@@ -202,7 +220,7 @@ def b_anonymize(
         **public, "seed": seed, "cells_written": cells.n_cells, "masked_cells": cells.n_masked,
         "not_private": {"note": NOT_PRIVATE_NOTE, **summary, "input": input_path,
                         "seconds_total": time.perf_counter() - t0}})
-    echo(f"{method}: n={res.n} d={res.d} stars={res.stars} utility={res.utility:.4f} "
+    echo(f"{options['method']}: n={res.n} d={res.d} stars={res.stars} utility={res.utility:.4f} "
          f"verification={'ok' if ver and ver.ok else 'FAILED'} -> {out_path}")
 
 

@@ -212,21 +212,32 @@ def generate_step(state: JobState, params: dict[str, Any]) -> None:
                                 "edges": S.graph.n_edges}
 
 
-_B_ANONYMIZE_OPTIONS = ("candidates", "max_iter", "time_limit")
+#: The step's own keys (the users' levels, read beside the job); the mechanism's are
+#: :data:`graphanon.anonymity.bmatching.B_ANONYMIZE`'s.
+B_ANONYMIZE_LEVEL_KEYS = ("delta", "delta_file", "delta_attribute")
+#: The keys before ``method`` (removed in 0.3.0): ``symmetric = true`` and ``baseline =
+#: "k-anonymity"``, each the method it chose.
+_B_ANONYMIZE_OLD_KEYS = {"symmetric": (True, "symmetric-b-matching"),
+                         "baseline": ("k-anonymity", "k-anonymity")}
+
 
 def b_anonymize_step(state: JobState, params: dict[str, Any]) -> None:
     """``b-anonymize``: adaptive anonymity via b-matching of a bipartite source (issue 8).
 
     Keys: exactly one of ``delta`` (an int for every user), ``delta_file`` (``user<TAB>delta``,
     relative to the job file) or ``delta_attribute`` (a user property the source read, e.g.
-    a Neo4j ``node_props`` entry); ``symmetric = true`` (Algorithm 2) or ``baseline =
-    "k-anonymity"``; ``candidates``, ``max_iter``, ``time_limit`` (symmetric only). The
-    output is checked with ``verify_adaptive_anonymity`` before the step returns (a failure
-    stops the job before any sink runs); the sinks write the masked rows (file:
-    ``masked.tsv``; Neo4j: ``ANON_HAS_FEATURE`` / ``ANON_MASKED``) and the report, never the
-    secret row permutation ``owner`` nor the private input.
+    a Neo4j ``node_props`` entry); and the mechanism's keys, declared once in
+    :data:`~graphanon.anonymity.bmatching.B_ANONYMIZE` (``method``, ``candidates``,
+    ``max_iter``, ``time_limit``; a key of another method is refused). Until 0.3.0 the old
+    keys ``symmetric = true`` / ``baseline = "k-anonymity"`` still choose the method, with a
+    deprecation. The output is checked with ``verify_adaptive_anonymity`` before the step
+    returns (a failure stops the job before any sink runs); the sinks write the masked rows
+    (file: ``masked.tsv``; Neo4j: ``ANON_HAS_FEATURE`` / ``ANON_MASKED``) and the report,
+    never the secret row permutation ``owner`` nor the private input.
     """
-    from ..anonymity.bmatching import adaptive_anonymize
+    import warnings
+
+    from ..anonymity.bmatching import B_ANONYMIZE, adaptive_anonymize
     from ..io.levels import levels_from_values, read_delta_file
     from ..io.masked import MaskedRelease
 
@@ -238,32 +249,39 @@ def b_anonymize_step(state: JobState, params: dict[str, Any]) -> None:
         raise InvalidParameterError(
             f"step 'b-anonymize' makes a second release, but a job publishes exactly one (the "
             f"first was {state.release.mechanism!r}). Split the job.")
+    for old, (value, method) in _B_ANONYMIZE_OLD_KEYS.items():
+        if old not in kwargs:
+            continue
+        given = kwargs.pop(old)
+        if given is False and old == "symmetric":  # the default method: nothing to choose
+            warnings.warn("step 'b-anonymize': the key 'symmetric' is removed in 0.3.0 (now "
+                          "method = \"...\"); leave it out.", DeprecationWarning, stacklevel=2)
+            continue
+        if given != value:
+            raise InvalidParameterError(
+                f"The {old!r} key of step 'b-anonymize' (old: use method = \"{method}\") must "
+                f"be {value!r}. Got {given!r} instead.")
+        if "method" in kwargs and kwargs["method"] != method:
+            raise InvalidParameterError(
+                f"step 'b-anonymize': the keys {old!r} and 'method' choose different methods; "
+                "give 'method' only.")
+        kwargs["method"] = method
+        warnings.warn(f"step 'b-anonymize': the key {old!r} is now method = \"{method}\" "
+                      "(the old key is removed in 0.3.0).", DeprecationWarning, stacklevel=2)
+    accepted = set(B_ANONYMIZE_LEVEL_KEYS) | set(B_ANONYMIZE.job_keys())
+    unknown = sorted(set(kwargs) - accepted)
+    if unknown:
+        raise InvalidParameterError(
+            f"step 'b-anonymize': unknown keys {unknown}. It takes: "
+            f"{', '.join(sorted(accepted))}.")
     delta = kwargs.pop("delta", None)
     delta_file = kwargs.pop("delta_file", None)
     delta_attribute = kwargs.pop("delta_attribute", None)
-    symmetric = kwargs.pop("symmetric", False)
-    baseline = kwargs.pop("baseline", None)
     if sum(x is not None for x in (delta, delta_file, delta_attribute)) != 1:
         raise InvalidParameterError(
             "step 'b-anonymize' needs exactly one of the keys 'delta' (an int), 'delta_file' "
             "(a user<TAB>delta file) or 'delta_attribute' (a user property).")
-    if not isinstance(symmetric, bool):
-        raise InvalidParameterError(
-            f"The 'symmetric' key of step 'b-anonymize' must be true or false. Got {symmetric!r}.")
-    if baseline not in (None, "k-anonymity"):
-        raise InvalidParameterError(
-            f"The 'baseline' key of step 'b-anonymize' must be 'k-anonymity'. Got {baseline!r}.")
-    if symmetric and baseline:
-        raise InvalidParameterError("step 'b-anonymize': 'symmetric' and 'baseline' exclude "
-                                    "each other.")
-    allowed = () if baseline else (_B_ANONYMIZE_OPTIONS if symmetric
-                                   else _B_ANONYMIZE_OPTIONS[:2])
-    unknown = sorted(set(kwargs) - set(allowed))
-    if unknown:
-        raise InvalidParameterError(
-            f"step 'b-anonymize': unknown keys {unknown}. It takes: delta | delta_file | "
-            f"delta_attribute, symmetric, baseline, {', '.join(_B_ANONYMIZE_OPTIONS)} "
-            "(time_limit with symmetric only; none with baseline).")
+    B_ANONYMIZE.check_applies(kwargs, set(kwargs), style="job")
     B = state.data
     levels: Any
     if delta is not None:
@@ -282,10 +300,7 @@ def b_anonymize_step(state: JobState, params: dict[str, Any]) -> None:
                 f"{sorted(B.user_attributes) or 'none'}.")
         levels = levels_from_values(B.user_attributes[name], B.user_ids,
                                     source=f"user property {name!r}")
-    method = ("k-anonymity" if baseline else
-              "symmetric-b-matching" if symmetric else "b-matching")
-    res = adaptive_anonymize(B, delta=levels, rng=state.rng, method=method, verify=True,
-                             **kwargs)
+    res = adaptive_anonymize(B, delta=levels, rng=state.rng, verify=True, **kwargs)
     if res.verification is None or not res.verification.ok:  # pragma: no cover - raises first
         raise GraphAnonError("step 'b-anonymize': the output fails verify_adaptive_anonymity; "
                              "nothing is written.")

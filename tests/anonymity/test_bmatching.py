@@ -121,10 +121,11 @@ def test_released_cells_and_cli(tmp_path):
     dfile = tmp_path / "d.tsv"
     users = sorted({ln.split("\t")[0] for ln in lines}, key=lambda u: int(u[1:]))
     dfile.write_text("".join(f"{u}\t{2 + k % 3}\n" for k, u in enumerate(users)))
-    for extra in ([], ["--symmetric"], ["--baseline", "k-anonymity"]):
-        assert main(["-q", "b-anonymize", str(inp), "--delta-file", str(dfile), *extra,
-                     "--out", str(out), "--report", str(rep)]) == 0
-        assert json.loads(rep.read_text())["not_private"]["verification"]["ok"]
+    for method in ("b-matching", "symmetric-b-matching", "k-anonymity"):
+        assert main(["-q", "b-anonymize", str(inp), "--delta-file", str(dfile), "--method",
+                     method, "--out", str(out), "--report", str(rep)]) == 0
+        report = json.loads(rep.read_text())
+        assert report["not_private"]["verification"]["ok"] and report["method"] == method
 
 
 def test_cli_errors_leave_no_output(tmp_path, capsys):
@@ -271,3 +272,58 @@ def test_cli_delta_from_degree_matches_users_to_nodes_by_id(tmp_path, capsys):
     assert not (tmp_path / "m.tsv").exists()
 
 
+
+
+def test_cli_method_options_and_their_old_flags(tmp_path, capsys):
+    """--method chooses the algorithm; an option of another method is refused naming both
+    (nothing written); the old --symmetric / --baseline k-anonymity still work until 0.3.0
+    with a warning, and contradicting --method is refused."""
+    inp = tmp_path / "in.tsv"
+    inp.write_text("".join(f"u{i}\tf{j}\n" for i in range(12) for j in range(4)
+                           if (i * 7 + j * 3) % 5 < 2))
+    out, rep = tmp_path / "out.tsv", tmp_path / "r.json"
+    base = ["-q", "b-anonymize", str(inp), "--delta", "3", "--out", str(out), "--report",
+            str(rep)]
+    for bad, message in (
+            (["--method", "k-anonymity", "--candidates", "4"],
+             "The '--candidates' option applies to --method b-matching|symmetric-b-matching "
+             "only (here --method k-anonymity)"),
+            (["--time-limit", "5"], "The '--time-limit' option applies to --method "
+                                    "symmetric-b-matching only (here --method b-matching)"),
+            (["--candidates", "0"], "The '--candidates' option must be an int in [1, "),
+            (["--method", "b-matching", "--symmetric"], "choose different methods"),
+            (["--method", "symmetric-b-matching", "--baseline", "k-anonymity"],
+             "choose different methods")):
+        assert main([*base, *bad]) == 2, bad
+        assert message in capsys.readouterr().err, bad
+        assert not out.exists() and not rep.exists()
+    for old, method in ((["--symmetric"], "symmetric-b-matching"),
+                        (["--baseline", "k-anonymity"], "k-anonymity")):
+        assert main([*base, *old]) == 0
+        err = capsys.readouterr().err
+        assert f"is now --method {method}" in err and "0.3.0" in err
+        assert json.loads(rep.read_text())["method"] == method
+    assert main([*base, "--method", "symmetric-b-matching", "--time-limit", "30",
+                 "--max-iter", "1"]) == 0
+    assert json.loads(rep.read_text())["not_private"]["verification"]["ok"]
+
+
+def test_adaptive_anonymize_declares_its_parameters():
+    """The API refuses an option of another method and bad values, naming the parameter;
+    max_iter=None keeps each algorithm's own default."""
+    from graphanon.anonymity.bmatching import B_ANONYMIZE, adaptive_anonymize
+    from graphanon.errors import InvalidParameterError
+
+    X = np.random.default_rng(1).integers(0, 2, size=(15, 5))
+    rng = np.random.default_rng(0)
+    assert B_ANONYMIZE.names == ("method", "candidates", "max_iter", "time_limit", "verify")
+    with pytest.raises(InvalidParameterError, match="'candidates' parameter of "
+                                                    "adaptive_anonymize applies to"):
+        adaptive_anonymize(X, delta=3, rng=rng, method="k-anonymity", candidates=4)
+    with pytest.raises(InvalidParameterError, match="'time_limit' parameter"):
+        adaptive_anonymize(X, delta=3, rng=rng, time_limit=0.0, method="symmetric-b-matching")
+    with pytest.raises(InvalidParameterError, match="'method' parameter"):
+        adaptive_anonymize(X, delta=3, rng=rng, method="greedy")
+    a = adaptive_anonymize(X, delta=3, rng=np.random.default_rng(0))
+    b = b_matching_anonymity(X, delta=3, rng=np.random.default_rng(0))
+    assert a.stars == b.stars and a.iterations == b.iterations

@@ -696,7 +696,8 @@ def test_b_anonymize_job_file_sink(tmp_path: Path) -> None:
     levels = np.array([2 + k % 4 for k in range(B.n_users)])
     _check_adaptive(B, masked, levels)
     # symmetric and the baseline through the same step and format
-    for extra in ('symmetric = true\n        time_limit = 30', 'baseline = "k-anonymity"'):
+    for extra in ('method = "symmetric-b-matching"\n        time_limit = 30',
+                  'method = "k-anonymity"'):
         rep = run(tmp_path, head(src) + f"""
         [[steps]]
         name = "b-anonymize"
@@ -707,13 +708,45 @@ def test_b_anonymize_job_file_sink(tmp_path: Path) -> None:
         _check_adaptive(B, out(tmp_path, rep, "masked.tsv"), np.full(B.n_users, 3))
 
 
+def test_b_anonymize_job_old_method_keys_warn_and_choose_the_same_method(
+        tmp_path: Path) -> None:
+    """``symmetric = true`` / ``baseline = "k-anonymity"`` (before ``method``, removed in
+    0.3.0) still run the method they chose, with a deprecation naming the new key."""
+    _bmatch_input(tmp_path)
+    src = 'path = "b.tsv"\n        kind = "bipartite"'
+    for old, new in (("symmetric = true", "symmetric-b-matching"),
+                     ('baseline = "k-anonymity"', "k-anonymity")):
+        body = head(src) + f"""
+        [[steps]]
+        name = "b-anonymize"
+        delta = 3
+        {old}
+    """ + FILE_SINK
+        rep = run(tmp_path, body)
+        warned = [w for w in rep["not_private"]["steps"]["warnings"]
+                  if w["category"] == "DeprecationWarning"]
+        assert len(warned) == 1, warned
+        assert f'now method = "{new}"' in warned[0]["message"]
+        assert "0.3.0" in warned[0]["message"]
+        step = rep["not_private"]["steps"]["b-anonymize"]
+        assert step["method"] == new and step["verification"]["ok"]
+
+
 @pytest.mark.parametrize("keys, message", [
     ("delta = 41", "[1, 40]"),
     ("delta = 0", "[1, 40]"),
     ('delta_file = "missing.tsv"', "(user<TAB>delta): no such file"),
     ("delta = 2\n        delta_file = \"d.tsv\"", "exactly one of"),
     ("delta = 2\n        colour = 1", "unknown keys ['colour']"),
-    ('delta = 2\n        baseline = "k-anonymity"\n        candidates = 4', "unknown keys"),
+    ('delta = 2\n        method = "k-anonymity"\n        candidates = 4',
+     "The 'candidates' key of adaptive_anonymize applies to method='b-matching' or "
+     "method='symmetric-b-matching' only (here method='k-anonymity')"),
+    ('delta = 2\n        time_limit = 5', "'time_limit' key of adaptive_anonymize applies to "
+                                           "method='symmetric-b-matching' only"),
+    ('delta = 2\n        method = "greedy"', "'method' parameter of adaptive_anonymize must be"),
+    ('delta = 2\n        symmetric = true\n        method = "k-anonymity"',
+     "choose different methods"),
+    ('delta = 2\n        baseline = "other"', "The 'baseline' key of step 'b-anonymize'"),
     ('delta_attribute = "delta"', "no user property 'delta'"),
 ])
 def test_b_anonymize_job_bad_keys_exit_2_nothing_written(tmp_path: Path, capsys, keys: str,

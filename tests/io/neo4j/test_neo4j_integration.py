@@ -8,7 +8,8 @@ the one exception, the README's Python example (it loads the Adult sample as
 ``:Person``/``:Attribute`` and uses the dataset name ``adult``), runs only on a throwaway
 testcontainers server, or where ``GRAPHANON_IT_SAMPLE_DATA=1`` allows it.
 
-One command with Docker:  ``.venv/bin/python -m pytest -m neo4j -s tests/test_neo4j_integration.py``
+One command with Docker:
+``.venv/bin/python -m pytest -m neo4j -s tests/io/neo4j/test_neo4j_integration.py``
 """
 
 from __future__ import annotations
@@ -491,7 +492,7 @@ def test_the_readme_python_example_runs(server, monkeypatch: pytest.MonkeyPatch)
                     "or GRAPHANON_IT_SAMPLE_DATA=1)")
     import importlib.util
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[3]
     text = (root / "README.md").read_text(encoding="utf-8")
     block = re.search(r"<!-- neo4j-python-example -->\s*```python\n(.*?)```", text, re.S)
     assert block is not None, "README.md lost its marked Neo4j Python example"

@@ -399,7 +399,7 @@ def test_sample_loader_round_trip(fake: FakeDriver) -> None:
 
     from graphanon.datasets import load_adult_sample, load_polbooks
 
-    path = Path(__file__).resolve().parents[1] / "scripts" / "neo4j_load_sample.py"
+    path = Path(__file__).resolve().parents[3] / "scripts" / "neo4j_load_sample.py"
     spec = importlib.util.spec_from_file_location("neo4j_load_sample", path)
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
@@ -605,7 +605,7 @@ def test_the_readme_python_example_runs_against_the_fake(fake: FakeDriver) -> No
     import importlib.util
     import re
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[3]
     block = re.search(r"<!-- neo4j-python-example -->\s*```python\n(.*?)```",
                       (root / "README.md").read_text(encoding="utf-8"), re.S)
     assert block is not None
