@@ -133,7 +133,7 @@ AUDIT_MECHANISMS = (
     "randomized-response-edge", "randomized-response-node", "dk1-laplace", "dk2-laplace",
     "dk2-mdav", "dk2-mpdc", "theta-dk1-ead", "theta-dk2-ead", "hay-constrained-inference",
     "pdp-min-dk1", "pdp-ll-dk1", "pdp-ag-dk1", "pdp-min-dk1-node",
-    "private-partition", "community-degrees", "bounded-triangles",
+    "private-partition", "community-degrees", "bounded-triangles", "edge-total",
     "control-dk1-half-sensitivity",
 )
 
@@ -253,6 +253,12 @@ def audit_targets(
         r = release_bounded_triangles(G, epsilon=eps, max_degree=h, backend=backend)
         return None, r.release
 
+    def edge_total(G: Graph, backend: NoiseBackend) -> tuple[Any, Release]:
+        from ..synthetic.communities import release_edge_total
+
+        _, record = release_edge_total(G, epsilon=eps, nodes=G.node_ids, backend=backend)
+        return None, record
+
     star = ("joined stars (the 1K bound 4 and the 2K bound 4h−3 of docs/dk.md) and "
             f"{RANDOM_PAIRS} random edge pairs")
     hubs = ("hubs, a star and the empty file, hubs removed from an edge list (the node bounds "
@@ -332,6 +338,9 @@ def audit_targets(
             lambda: clique_pairs(h) + random_edge_pairs(h),
             f"two (h+1)-cliques joined: both ends leave with C(h,2) triangles each, and "
             f"{RANDOM_PAIRS} random edge pairs"),
+        "edge-total": AuditTarget(
+            "edge-total", "synthesize --neighbourhood edge", "edge", edge_total, edge_pairs,
+            f"one edge more or less ({star})"),
         "control-dk1-half-sensitivity": AuditTarget(
             f"CONTROL dk1 with half sensitivity (h={h})", "(none: a broken control)", "edge",
             control, lambda: joined_star_pairs(h), "joined stars", control=True),

@@ -121,6 +121,30 @@ def _block_edges(order: IntArray, starts: IntArray, rho: float, d_in: IntArray,
     return np.concatenate(us), np.concatenate(vs)
 
 
+def _trim_overshoot(keys: IntArray, target: IntArray, n: int, rng: np.random.Generator
+                    ) -> IntArray:
+    """Drop block edges, in random order, at a node whose block degree exceeds its target
+    ``d_in`` until it does not: Chung–Lu's random degrees overshoot for about half of the
+    nodes, and an overshoot is never given back (only deficits are matched later), so the
+    generated graph had more edges than the release states."""
+    if keys.size == 0:
+        return keys
+    a, b = keys // n, keys % n
+    over = np.bincount(a, minlength=n) + np.bincount(b, minlength=n) - target
+    hot = (over[a] > 0) | (over[b] > 0)
+    if not hot.any():
+        return keys
+    keep = np.ones(keys.size, dtype=bool)
+    idx = np.flatnonzero(hot)
+    for e in idx[rng.permutation(idx.size)].tolist():
+        u, v = int(a[e]), int(b[e])
+        if over[u] > 0 or over[v] > 0:
+            keep[e] = False
+            over[u] -= 1
+            over[v] -= 1
+    return keys[keep]
+
+
 def _keys(u: IntArray, v: IntArray, n: int) -> IntArray:
     a, b = np.minimum(u, v), np.maximum(u, v)
     return a * n + b
@@ -253,7 +277,7 @@ def generate_community_graph(rel: CommunityRelease, *, rng: np.random.Generator,
     order = np.flatnonzero(block >= 0)
     order = order[np.argsort(block[order], kind="stable")]
     bu, bv = _block_edges(order, starts, rho, din, rng)
-    bkeys = np.unique(_keys(bu, bv, n))
+    bkeys = _trim_overshoot(np.unique(_keys(bu, bv, n)), din, n, rng)
     bdeg = np.bincount(bkeys // n, minlength=n) + np.bincount(bkeys % n, minlength=n)
     excess = np.maximum(din - bdeg, 0)
     ckeys = _intra_edges(excess, m, bkeys, n, rng)
@@ -263,7 +287,15 @@ def generate_community_graph(rel: CommunityRelease, *, rng: np.random.Generator,
     # what loops and repeated pairs cost: the remaining degree deficits matched at random
     # across the whole graph
     deg = np.bincount(keys // n, minlength=n) + np.bincount(keys % n, minlength=n)
-    deficit = np.maximum(din + np.asarray(rel.d_out, dtype=np.int64) - deg, 0)
+    want = din + np.asarray(rel.d_out, dtype=np.int64)
+    deficit = np.maximum(want - deg, 0)
+    # no more than the release's total: inter-community ends drawn ∝ d_out overshoot at some
+    # nodes, and matching every other node's deficit would exceed Σ d / 2 by their sum
+    room = max(int(want.sum()) // 2 - int(keys.size), 0)
+    if deficit.sum() > 2 * room:
+        stubs = np.repeat(np.arange(n), deficit)
+        chosen = rng.choice(stubs.size, size=2 * room, replace=False)
+        deficit = np.bincount(stubs[chosen], minlength=n)
     top = _intra_edges(deficit, np.zeros(n, dtype=np.int64), keys, n, rng)
     keys = np.concatenate([keys, top])
     return Graph.from_edges(keys // n, keys % n, n_nodes=n, node_ids=rel.node_ids)

@@ -314,7 +314,7 @@ def _edge_pipeline(G: Graph, *, epsilon: float, backend: NoiseBackend,
     :data:`~graphanon.synthetic.communities.DEFAULT_SPLIT`, each with its own L1 sensitivity
     under edge neighbours):
 
-    - ``supergraph`` (``0.2·ε``): edge counts between super-nodes of a public grouping of the
+    - ``supergraph`` (``0.15·ε``): edge counts between super-nodes of a public grouping of the
       universe; one edge lies in exactly one cell, Δ = 1.
     - ``degree_sequence`` (``0.25·ε``): Hay et al.'s sorted degree sequence; one edge raises
       two sorted entries by 1, Δ = 2.
@@ -323,6 +323,9 @@ def _edge_pipeline(G: Graph, *, epsilon: float, backend: NoiseBackend,
       ``d_out`` and one count, Δ = 3.
     - ``triangles`` (``0.25·ε``): triangles of the subgraph of nodes of degree ≤ h, h read off
       the released degree sequence (post-processing); Δ = h(h − 1).
+    - ``edge_total`` (``0.05·ε``): ``|E|``; one edge changes it by 1, Δ = 1. Combined with the
+      degree sequence's sum by their public variances (post-processing), it sets the
+      degrees' total: the sequence's sum alone has noise growing with ``n``.
 
     Everything else (Louvain on the noisy super-graph, the consistent degrees, the BTER
     block density fitted to the released triangle count, the generated graph) is

@@ -69,7 +69,7 @@ def test_one_record_states_total_split_and_sensitivities(polbooks: Graph, privac
         assert split == pytest.approx({k: 2.5 * v for k, v in DEFAULT_SPLIT.items() if v})
         h = rec.params["max_degree"]
         assert sens == {"supergraph": 1.0, "degree_sequence": 2.0, "community_degrees": 3.0,
-                        "triangles": float(h * (h - 1))}
+                        "triangles": float(h * (h - 1)), "edge_total": 1.0}
     # only public things: the record round-trips, and states no count of the input
     assert Release.from_dict(rec.to_dict()) == rec
     flat = repr(rec.params)
