@@ -133,7 +133,8 @@ AUDIT_MECHANISMS = (
     "randomized-response-edge", "randomized-response-node", "dk1-laplace", "dk2-laplace",
     "dk2-mdav", "dk2-mpdc", "theta-dk1-ead", "theta-dk2-ead", "hay-constrained-inference",
     "pdp-min-dk1", "pdp-ll-dk1", "pdp-ag-dk1", "pdp-min-dk1-node",
-    "private-partition", "community-degrees", "bounded-triangles", "edge-total",
+    "private-partition", "node-degrees", "community-edges", "bounded-triangles",
+    "edge-total",
     "control-dk1-half-sensitivity",
 )
 
@@ -238,14 +239,20 @@ def audit_targets(
                               backend=backend, rng=post)
         return None, r.release
 
-    def community_degrees(G: Graph, backend: NoiseBackend) -> tuple[Any, Release]:
-        from ..synthetic.communities import release_community_degrees
+    def node_degrees(G: Graph, backend: NoiseBackend) -> tuple[Any, Release]:
+        from ..synthetic.communities import release_node_degrees
+
+        _, record = release_node_degrees(G, epsilon=eps, nodes=G.node_ids, backend=backend)
+        return None, record
+
+    def community_edges(G: Graph, backend: NoiseBackend) -> tuple[Any, Release]:
+        from ..synthetic.communities import release_community_edges
 
         # a public partition: node parity (the joined stars' centres 0 and a+1 differ for
-        # even a: an inter-community edge, the Δ = 3 case)
-        r = release_community_degrees(G, np.arange(G.n_nodes) % 2, epsilon=eps,
-                                      nodes=G.node_ids, backend=backend)
-        return None, r.release
+        # even a: the joining edge lies between the communities)
+        _, record = release_community_edges(G, np.arange(G.n_nodes) % 2, epsilon=eps,
+                                            nodes=G.node_ids, backend=backend)
+        return None, record
 
     def triangles(G: Graph, backend: NoiseBackend) -> tuple[Any, Release]:
         from ..synthetic.clustering import release_bounded_triangles
@@ -329,10 +336,12 @@ def audit_targets(
             "private-partition (super-node counts, 2 nodes each)",
             "synthesize --neighbourhood edge",
             "edge", partition, edge_pairs, f"one edge, one super-node cell ({star})"),
-        "community-degrees": AuditTarget(
-            "community-degrees (parity partition)", "synthesize --neighbourhood edge", "edge",
-            community_degrees, edge_pairs,
-            f"an edge between communities: two d_out and one E_ij ({star})"),
+        "node-degrees": AuditTarget(
+            "node-degrees", "synthesize --neighbourhood edge", "edge", node_degrees,
+            edge_pairs, f"one edge raises the degrees of its two ends ({star})"),
+        "community-edges": AuditTarget(
+            "community-edges (parity partition)", "synthesize --neighbourhood edge", "edge",
+            community_edges, edge_pairs, f"one edge, one community cell ({star})"),
         "bounded-triangles": AuditTarget(
             f"bounded-triangles (h={h})", "synthesize --neighbourhood edge", "edge", triangles,
             lambda: clique_pairs(h) + random_edge_pairs(h),

@@ -23,11 +23,13 @@ Under edge-DP the node set is public (:mod:`graphanon.universe`): the operator p
    :func:`graphanon.nodedp.degree_sequences.hay_degree_sequence`, Δ = 2): the distribution of
    the degrees. Each node's degree is the released sequence's value at the node's rank by its
    noisy degree of step 4 (post-processing).
-4. **Community degrees** (:func:`release_community_degrees`). Given the released partition
-   (public), the vector ``[d_in(u) for u] ++ [d_out(u) for u] ++ [E_ij for i < j]`` of each
-   node's edges inside / outside its community and the edge counts between communities. An
-   intra-community edge raises ``d_in`` of its two ends (L1 2); an inter-community edge raises
-   ``d_out`` of its two ends and one ``E_ij`` (L1 3): **Δ = 3**.
+4. **Community degrees**, two parts (:func:`release_community_degrees`). Every node's degree
+   (:func:`release_node_degrees`): one edge raises two degrees by 1, **Δ = 2**. Given the
+   released partition (public), the edge counts ``E_ij`` (``i <= j``) inside and between
+   communities (:func:`release_community_edges`): one edge lies in one cell, **Δ = 1**.
+   (Before, one vector ``[d_in(u)] ++ [d_out(u)] ++ [E_ij, i < j]`` with Δ = 3: a node's rank
+   by its degree then carried the noise of two values at 3/ε each, and with exact degrees a
+   per-node intra share did not change the generated graphs; docs/synthetic.md.)
 
 5. **Edge total** (:func:`release_edge_total`): ``|E|``, **Δ = 1**. The degree sequence's
    sum also estimates ``2|E|``, but its noise grows with ``n`` (variance ``2n/ε_d²`` for
@@ -71,13 +73,15 @@ __all__ = [
     "CommunityPartition",
     "CommunityRelease",
     "combine_totals",
-    "community_degree_vector",
+    "community_edge_counts",
     "community_release",
     "private_partition",
     "refine_partition",
     "refinement_scores",
     "release_community_degrees",
+    "release_community_edges",
     "release_edge_total",
+    "release_node_degrees",
     "release_supergraph_counts",
     "released_modularity",
     "supergraph_counts",
@@ -87,12 +91,14 @@ __all__ = [
 IntArray = npt.NDArray[np.int64]
 
 #: Default shares of ε: super-node counts, refinement, Hay degree sequence, community
-#: degrees, triangle statistic, edge total (they sum to 1). The edge total's 0.05 came from
-#: the super-node counts (0.2 before): measured over six graphs at ε ∈ {1, 2}, 8 seeds
-#: (docs/synthetic.md), taking it from the degree sequence or the triangles cost more.
+#: degrees (node degrees 0.9, community edge counts 0.1 of their 0.3), triangle statistic,
+#: edge total (they sum to 1). The edge total's 0.05 came from the super-node counts (0.2
+#: before): measured over six graphs at ε ∈ {1, 2}, 8 seeds (docs/synthetic.md); taking it
+#: from the degree sequence or the triangles cost more, and 0.1 for the super-node counts
+#: lost Wiki-Vote's partition.
 DEFAULT_SPLIT: dict[str, float] = {"supergraph": 0.15, "refine": 0.0, "degree_sequence": 0.25,
-                                   "community_degrees": 0.3, "triangles": 0.25,
-                                   "edge_total": 0.05}
+                                   "node_degrees": 0.27, "community_edges": 0.03,
+                                   "triangles": 0.25, "edge_total": 0.05}
 
 
 def _check_graph(G: Any, owner: str) -> None:
@@ -342,45 +348,80 @@ def private_partition(G: Graph, *, epsilon: float, nodes: Any, super_size: int =
 
 
 # ---------------------------------------------------------------------- 4. community degrees
-def community_degree_vector(G: Graph, membership: IntArray, n_communities: int) -> IntArray:
-    """``[d_in(u) for u] ++ [d_out(u) for u] ++ [E_ij for i < j]`` (upper triangle without the
-    diagonal, row by row): the statistic :func:`release_community_degrees` noises."""
-    n, k = G.n_nodes, n_communities
+def community_edge_counts(G: Graph, membership: IntArray, n_communities: int) -> IntArray:
+    """``[E_ij for i <= j]`` (upper triangle with the diagonal, row by row): the edges inside
+    each community (``E_ii``) and between each pair, the statistic
+    :func:`release_community_edges` noises."""
+    k = n_communities
     u, v = G.edges()
-    cu, cv = membership[u], membership[v]
-    intra = cu == cv
-    din = np.bincount(u[intra], minlength=n) + np.bincount(v[intra], minlength=n)
-    dout = np.bincount(u[~intra], minlength=n) + np.bincount(v[~intra], minlength=n)
-    a, b = np.minimum(cu[~intra], cv[~intra]), np.maximum(cu[~intra], cv[~intra])
-    cell = a * k - a * (a + 1) // 2 + (b - a - 1)
-    E = np.bincount(cell, minlength=k * (k - 1) // 2)
-    return np.concatenate([din, dout, E]).astype(np.int64)
+    a = np.minimum(membership[u], membership[v])
+    b = np.maximum(membership[u], membership[v])
+    cell = a * k - a * (a - 1) // 2 + (b - a)
+    return np.bincount(cell, minlength=k * (k + 1) // 2).astype(np.int64)
+
+
+def _edges_matrix(vec: npt.NDArray[Any], k: int) -> npt.NDArray[np.int64]:
+    E = np.zeros((k, k), dtype=np.int64)
+    iu, ju = np.triu_indices(k)
+    E[iu, ju] = vec
+    E[ju, iu] = vec
+    return E
 
 
 @dataclass(frozen=True)
 class CommunityDegrees:
-    """Noisy community degrees (raw, before post-processing) and their record."""
+    """Noisy per-node degrees and community edge counts (raw, before post-processing).
 
-    d_in: IntArray
-    d_out: IntArray
-    inter: npt.NDArray[np.int64]  # k × k symmetric, zero diagonal
-    release: Release
+    ``degrees`` has one entry per node of the universe; ``edges`` is the symmetric ``k × k``
+    matrix of the noisy ``E_ij`` (``E_ii``: edges inside community ``i``)."""
+
+    degrees: IntArray
+    edges: npt.NDArray[np.int64]
+    releases: tuple[Release, Release]
 
 
-def release_community_degrees(G: Graph, membership: Any, *, epsilon: float, nodes: Any,
-                              backend: NoiseBackend | None = None, seed: int | None = None
-                              ) -> CommunityDegrees:
-    """Per-node intra / inter-community degrees and inter-community edge counts, ε-edge-DP,
-    given a public partition ``membership`` of the universe ``nodes``.
+def release_node_degrees(G: Graph, *, epsilon: float, nodes: Any,
+                         backend: NoiseBackend | None = None, seed: int | None = None
+                         ) -> tuple[IntArray, Release]:
+    """Every node's degree over the public universe, ε-edge-DP (noisy, may be negative).
 
     Notes
     -----
-    Neighbourhood **edge** (same node set, same public partition). An edge inside a
-    community raises ``d_in`` of its two ends by 1 (L1 2); an edge between communities
-    ``i ≠ j`` raises ``d_out`` of its two ends and ``E_ij`` by 1 (L1 3). One discrete Laplace
-    call on the concatenated vector with **Δ = 3**.
+    Neighbourhood **edge** (same public node set): one edge ``(u, v)`` more or less changes
+    the degrees of ``u`` and ``v`` by 1 each and no other: L1 sensitivity **Δ = 2**; one
+    discrete Laplace call on the vector.
     """
-    owner = "release_community_degrees"
+    owner = "release_node_degrees"
+    started = started_at()
+    _check_graph(G, owner)
+    _require_nodes(nodes, owner)
+    epsilon = check_epsilon(epsilon, "epsilon", owner)
+    G = G.with_nodes(nodes)
+    backend = backend or get_backend("opendp")
+    # Δ = 2: one edge changes two degrees by one (derivation above)
+    noisy = np.asarray(backend.discrete_laplace(G.degrees.astype(np.int64), sensitivity=2,
+                                                epsilon=epsilon), dtype=np.int64)
+    release = Release.create(
+        mechanism="node-degrees", neighbourhood="edge", epsilon=epsilon, sensitivity=2.0,
+        sensitivity_derivation="one edge changes the degrees of its two ends by 1 (L1 2)",
+        params={"node_universe": "given by the operator (public)"},
+        backend=backend.name, seed=seed, source_fingerprint=G.content_hash, created_at=started)
+    return noisy, release
+
+
+def release_community_edges(G: Graph, membership: Any, *, epsilon: float, nodes: Any,
+                            backend: NoiseBackend | None = None, seed: int | None = None
+                            ) -> tuple[npt.NDArray[np.int64], Release]:
+    """The edge counts inside and between the communities of a public partition
+    ``membership`` of the universe ``nodes``, ε-edge-DP: the symmetric ``k × k`` matrix.
+
+    Notes
+    -----
+    Neighbourhood **edge** (same node set, same public partition): one edge lies in exactly
+    one cell ``E_ij`` (``i <= j``, its ends' communities) and changes it by 1: **Δ = 1**; one
+    discrete Laplace call on the upper triangle with the diagonal.
+    """
+    owner = "release_community_edges"
     started = started_at()
     _check_graph(G, owner)
     _require_nodes(nodes, owner)
@@ -393,23 +434,30 @@ def release_community_degrees(G: Graph, membership: Any, *, epsilon: float, node
             f"node of the universe ({G.n_nodes}). Got shape {m.shape}.")
     k = int(m.max()) + 1 if m.size else 1
     backend = backend or get_backend("opendp")
-    vec = community_degree_vector(G, m, k)
-    # Δ = 3: an inter-community edge changes d_out(u), d_out(v) and one E cell by 1
-    noisy = np.asarray(backend.discrete_laplace(vec, sensitivity=3, epsilon=epsilon),
-                       dtype=np.int64)
-    n = G.n_nodes
-    E = np.zeros((k, k), dtype=np.int64)
-    iu, ju = np.triu_indices(k, 1)
-    E[iu, ju] = noisy[2 * n:]
-    E[ju, iu] = noisy[2 * n:]
+    # Δ = 1: one edge, one cell (derivation above)
+    noisy = np.asarray(backend.discrete_laplace(community_edge_counts(G, m, k), sensitivity=1,
+                                                epsilon=epsilon), dtype=np.int64)
     release = Release.create(
-        mechanism="community-degrees", neighbourhood="edge", epsilon=epsilon, sensitivity=3.0,
-        sensitivity_derivation="intra edge: d_in of two nodes +1 (L1 2); inter edge: d_out of "
-                               "two nodes and one E_ij +1 (L1 3)",
+        mechanism="community-edges", neighbourhood="edge", epsilon=epsilon, sensitivity=1.0,
+        sensitivity_derivation="one edge lies in one cell E_ij of its ends' communities",
         params={"node_universe": "given by the operator (public)", "n_communities": k,
                 "partition": "public (a released partition)"},
         backend=backend.name, seed=seed, source_fingerprint=G.content_hash, created_at=started)
-    return CommunityDegrees(noisy[:n], noisy[n:2 * n], E, release)
+    return _edges_matrix(noisy, k), release
+
+
+def release_community_degrees(G: Graph, membership: Any, *, epsilon_degrees: float,
+                              epsilon_edges: float, nodes: Any,
+                              backend: NoiseBackend | None = None, seed: int | None = None
+                              ) -> CommunityDegrees:
+    """Both community-degree parts: :func:`release_node_degrees` at ``epsilon_degrees`` and
+    :func:`release_community_edges` at ``epsilon_edges`` (sequential composition: their
+    sum)."""
+    d, rd = release_node_degrees(G, epsilon=epsilon_degrees, nodes=nodes, backend=backend,
+                                 seed=seed)
+    E, re = release_community_edges(G, membership, epsilon=epsilon_edges, nodes=nodes,
+                                    backend=backend, seed=seed)
+    return CommunityDegrees(d, E, (rd, re))
 
 
 # ---------------------------------------------------------------------- 5. edge total
@@ -498,52 +546,41 @@ def _round_symmetric(X: npt.NDArray[np.float64], total: int) -> npt.NDArray[np.i
 
 def consistent_degrees(raw: CommunityDegrees, membership: IntArray, k: int, *,
                        degree_sequence: IntArray | None, rng: np.random.Generator,
-                       noise_scale: float = 0.0, edge_total: int | None = None
+                       edge_total: int | None = None
                        ) -> tuple[IntArray, IntArray, npt.NDArray[np.int64]]:
-    """Post-processing: non-negative integer ``d_in``, ``d_out`` weights and a symmetric
-    integer ``E`` consistent with them.
+    """Post-processing: non-negative integer ``d_in``, ``d_out`` and a symmetric integer
+    inter-community ``E`` (zero diagonal) consistent with them.
 
     Each node's degree is the released sorted ``degree_sequence`` at the node's rank by its
-    noisy degree ``d_in + d_out`` (ties broken at random), else the noisy degree clipped at 0.
-    Its share inside its community mixes its own noisy share ``d̃_in / d̃`` with its
-    community's ``F_c`` (from the community's noisy sums), with weight ``D / (D + 4b)`` on its
-    own (``D`` its degree, ``b`` the public noise scale), then all shares of a community are
-    scaled toward ``F_c``. The inter-community counts are projected onto the total of the ``d_out``
-    (clipped and shifted down by one constant), then scaled to the communities' ``d_out`` sums.
-    With ``edge_total`` (a released estimate of ``|E|``) the degrees are first scaled to sum
-    to twice it (largest remainder, capped at ``n − 1``).
+    noisy degree (ties broken at random), else the noisy degree clipped at 0; with
+    ``edge_total`` (a released estimate of ``|E|``) the degrees are scaled to sum to twice it
+    (largest remainder, capped at ``n − 1``). A node's share inside its community is its
+    community's ``F_c = 2E_cc / (2E_cc + Σ_{j≠c} E_cj)`` from the clipped noisy counts (with
+    exact degrees a per-node share made no difference to the generated graphs, and it cost a
+    second noisy value per node: docs/synthetic.md). The inter-community counts are projected
+    onto the total of the ``d_out`` (clipped and shifted down by one constant), then scaled
+    to the communities' ``d_out`` sums.
     """
     n = membership.size
-    din_n = raw.d_in.astype(np.float64)
-    dout_n = raw.d_out.astype(np.float64)
+    noisy = raw.degrees.astype(np.float64)
     sizes = np.bincount(membership, minlength=k)
-    tot_noisy = din_n + dout_n
     if degree_sequence is not None and n:
-        order = np.lexsort((rng.random(n), tot_noisy))
+        order = np.lexsort((rng.random(n), noisy))
         deg = np.empty(n, dtype=np.int64)
         deg[order] = np.sort(np.asarray(degree_sequence, dtype=np.int64))
     else:
-        deg = np.clip(np.rint(tot_noisy), 0, max(n - 1, 0)).astype(np.int64)
+        deg = np.clip(np.rint(noisy), 0, max(n - 1, 0)).astype(np.int64)
     if edge_total is not None and n and deg.sum() > 0:
         from ..dk.postprocess import largest_remainder
 
         deg = np.minimum(largest_remainder(deg.astype(np.float64), 2 * max(int(edge_total), 0)),
                          max(n - 1, 0))
-    sin = np.bincount(membership, weights=din_n, minlength=k)
-    sout = np.bincount(membership, weights=dout_n, minlength=k)
-    frac_c = np.clip(np.where(sin + sout > 0, sin / np.where(sin + sout > 0, sin + sout, 1.0),
-                              0.5), 0.0, 1.0)
-    # a node's own (noisy) share, trusted in proportion to its degree: w = D / (D + 4b)
-    b = float(noise_scale)
-    own = np.clip(din_n / np.maximum(tot_noisy, 1.0), 0.0, 1.0)
-    w = deg / (deg + 4.0 * b) if b > 0 else np.ones(n)
-    frac = w * own + (1.0 - w) * frac_c[membership]
-    # one per-community correction toward the community's released intra share
-    want = frac_c * np.bincount(membership, weights=deg, minlength=k)
-    have = np.bincount(membership, weights=deg * frac, minlength=k)
-    frac = np.clip(frac * np.where(have > 0, want / np.where(have > 0, have, 1.0), 1.0)[
-        membership], 0.0, 1.0)
-    din = np.minimum(np.rint(deg * frac).astype(np.int64), sizes[membership] - 1)
+    Ec = np.clip(raw.edges.astype(np.float64), 0.0, None)
+    intra = 2.0 * np.diag(Ec)
+    inter = Ec.sum(axis=1) - np.diag(Ec)
+    frac_c = np.where(intra + inter > 0, intra / np.maximum(intra + inter, 1e-12), 0.5)
+    din = np.minimum(np.rint(deg * frac_c[membership]).astype(np.int64),
+                     sizes[membership] - 1)
     din = np.maximum(din, 0)
     # an even stub sum per community: drop one stub from its largest d_in
     odd = np.flatnonzero(np.bincount(membership, weights=din, minlength=k).astype(np.int64) % 2)
@@ -557,7 +594,7 @@ def consistent_degrees(raw: CommunityDegrees, membership: IntArray, k: int, *,
 
     E = np.zeros((k, k))
     if iu.size and rows.sum() > 0:
-        proj = project_to_total(raw.inter[iu, ju], round(float(rows.sum()) / 2))
+        proj = project_to_total(raw.edges[iu, ju], round(float(rows.sum()) / 2))
         E[iu, ju] = proj
         E[ju, iu] = proj
         # a community with stubs but no projected cell: spread its stubs by size
@@ -645,7 +682,7 @@ def _check_split(split: Any, owner: str) -> dict[str, float]:
             f"{sorted(DEFAULT_SPLIT)}. Got {split!r} instead.")
     out = {k: check_float(split.get(k, 0.0), f"split[{k!r}]", owner, low=0.0)
            for k in DEFAULT_SPLIT}
-    for key in ("supergraph", "community_degrees"):
+    for key in ("supergraph", "node_degrees", "community_edges"):
         if out[key] <= 0:
             raise InvalidParameterError(
                 f"The 'split' parameter of {owner} must give {key!r} a share > 0. "
@@ -697,10 +734,10 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
     Notes
     -----
     Neighbourhood **edge**; sequential composition of ε-DP parts: super-node counts (Δ 1),
-    refinement (monotone exponential mechanism), Hay's sorted degrees (Δ 2), community
-    degrees (Δ 3), bounded triangles (Δ ``h(h − 1)``; weighted: ``h``; :mod:`.clustering`).
-    Everything else
-    is post-processing of released values.
+    refinement (monotone exponential mechanism), Hay's sorted degrees (Δ 2), node degrees
+    (Δ 2), community edge counts (Δ 1), bounded triangles (Δ ``h(h − 1)``; weighted: ``h``;
+    :mod:`.clustering`), the edge total (Δ 1). Everything else is post-processing of
+    released values.
     """
     from .clustering import fit_block_density, release_bounded_triangles
 
@@ -746,9 +783,10 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
                                   backend=backend, seed=seed)
         seq = hay.degrees
         parts["degree_sequence"] = hay.release
-    raw = release_community_degrees(G, part.membership, epsilon=eps["community_degrees"],
-                                    nodes=G.node_ids, backend=backend, seed=seed)
-    parts["community_degrees"] = raw.release
+    raw = release_community_degrees(G, part.membership, epsilon_degrees=eps["node_degrees"],
+                                    epsilon_edges=eps["community_edges"], nodes=G.node_ids,
+                                    backend=backend, seed=seed)
+    parts["node_degrees"], parts["community_edges"] = raw.releases
     from ..privacy.noise import dp_scale
 
     m_hat: int | None = None
@@ -762,9 +800,7 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
                               G.n_nodes * 2.0 * dp_scale(2, eps["degree_sequence"]) ** 2 / 4.0))
         m_hat = max(0, round(combine_totals(estimates)))
     din, dout, E = consistent_degrees(raw, part.membership, part.n_communities,
-                                      degree_sequence=seq, rng=rng,
-                                      noise_scale=dp_scale(3, eps["community_degrees"]),
-                                      edge_total=m_hat)
+                                      degree_sequence=seq, rng=rng, edge_total=m_hat)
     membership, k = part.membership, part.n_communities
     q_hat = released_modularity(membership, k, din, dout, E)
     if q_hat < min_modularity:
@@ -805,13 +841,14 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
         sensitivity_derivation="sequential composition: super-node counts Δ 1 (one edge, one "
                                "cell); refinement: monotone exponential mechanism, ε_r/2 per "
                                "node (an edge changes two nodes' scores by 1); sorted degrees "
-                               "Δ 2; community degrees Δ 3 (inter edge: d_out twice + one "
-                               "E_ij); triangles of the nodes of degree <= h: Δ h(h−1) "
+                               "Δ 2; node degrees Δ 2 (an edge, two degrees); community edge "
+                               "counts Δ 1 (an edge, one cell); triangles of the nodes of "
+                               "degree <= h: Δ h(h−1) "
                                "(weighted: Δ h); edge total |E|: Δ 1",
         params={"node_universe": "given by the operator (public)",
                 "epsilon_split": {k: v for k, v in eps.items() if v > 0},
                 "sensitivities": {"supergraph": 1, "refine": 1, "degree_sequence": 2,
-                                  "community_degrees": 3,
+                                  "node_degrees": 2, "community_edges": 1,
                                   "triangles": h if weighted_triangles else h * (h - 1),
                                   "edge_total": 1},
                 "triangle_statistic": "weighted" if weighted_triangles else "count",

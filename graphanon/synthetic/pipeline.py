@@ -318,9 +318,10 @@ def _edge_pipeline(G: Graph, *, epsilon: float, backend: NoiseBackend,
       universe; one edge lies in exactly one cell, Δ = 1.
     - ``degree_sequence`` (``0.25·ε``): Hay et al.'s sorted degree sequence; one edge raises
       two sorted entries by 1, Δ = 2.
-    - ``community_degrees`` (``0.3·ε``): per node, its edges inside / outside its (released)
-      community, and the inter-community edge counts; an inter-community edge changes two
-      ``d_out`` and one count, Δ = 3.
+    - ``node_degrees`` (``0.27·ε``): every node's degree; one edge changes two, Δ = 2 (a
+      node's rank by it places the released sequence's values).
+    - ``community_edges`` (``0.03·ε``): the edge counts inside and between the released
+      communities; one edge, one cell, Δ = 1.
     - ``triangles`` (``0.25·ε``): triangles of the subgraph of nodes of degree ≤ h, h read off
       the released degree sequence (post-processing); Δ = h(h − 1).
     - ``edge_total`` (``0.05·ε``): ``|E|``; one edge changes it by 1, Δ = 1. Combined with the
