@@ -492,7 +492,11 @@ def release_edge_total(G: Graph, *, epsilon: float, nodes: Any,
 
 def combine_totals(estimates: list[tuple[float, float]]) -> float:
     """Post-processing: the inverse-variance weighted mean of independent unbiased estimates
-    ``(value, variance)`` of one quantity, the variances being public (noise scales)."""
+    ``(value, variance)`` of one quantity, the variances being public (noise scales). An
+    estimate of variance 0 is exact (an empty degree sequence sums to 0): it is the answer."""
+    exact = [e for e, v in estimates if v <= 0]
+    if exact:
+        return float(np.mean(exact))
     w = np.array([1.0 / v for _, v in estimates], dtype=np.float64)
     x = np.array([e for e, _ in estimates], dtype=np.float64)
     return float((w * x).sum() / w.sum())

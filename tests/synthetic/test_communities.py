@@ -116,6 +116,11 @@ def test_combined_total_weights_by_public_variance() -> None:
     assert combine_totals([(100.0, 1.0)]) == 100.0
     assert combine_totals([(100.0, 1.0), (200.0, 1.0)]) == 150.0
     assert combine_totals([(100.0, 1.0), (200.0, 3.0)]) == pytest.approx(125.0)
+    assert combine_totals([(7.0, 5.0), (0.0, 0.0)]) == 0.0  # exact (an empty sequence)
+    G = Graph.from_edges([], [], n_nodes=0)  # an empty universe still releases
+    rel = community_release(G, epsilon=1.0, nodes=np.array([]), backend=seeded(1),
+                            rng=np.random.default_rng(1))
+    assert generate_community_graph(rel, rng=np.random.default_rng(1)).n_nodes == 0
 
 
 def test_edge_total_brings_a_small_graph_to_its_edge_count() -> None:
