@@ -9,13 +9,16 @@ privacy (post-processing of an ε-DP release is ε-DP):
 - :func:`project_to_total` and :func:`largest_remainder`: integers that honour a released
   total;
 - :func:`split_evenly`: a noisy cluster sum spread back over the cluster's cells;
-- :func:`cell_coordinates`: the inverse of :func:`~graphanon.dk.extract.cell_index`.
+- :func:`cell_coordinates`: the inverse of :func:`~graphanon.dk.extract.cell_index`;
+- :func:`deconvolve_degrees`: a degree sequence from noisy per-node degrees (the noise's
+  known distribution removed from their histogram).
 
 Split out of :mod:`graphanon.dk.release` (issue 37), which still exports every public name.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -26,6 +29,7 @@ from .microaggregation import Partition
 
 __all__ = [
     "cell_coordinates",
+    "deconvolve_degrees",
     "largest_remainder",
     "postprocess_1k",
     "postprocess_2k",
@@ -253,3 +257,55 @@ def split_evenly(sums: npt.NDArray[np.int64], part: Partition, rng: np.random.Ge
     rank[order] = np.arange(order.size) - np.repeat(starts, sizes)
     out += (rank < rem[part.labels]).astype(np.int64)
     return out
+
+
+def deconvolve_degrees(noisy: Any, scale: float, *, max_degree: int | None = None,
+                       iterations: int = 300) -> npt.NDArray[np.int64]:
+    """Post-processing: the sorted degree sequence whose histogram, blurred by the discrete
+    Laplace noise of ``scale``, best explains the histogram of the ``noisy`` per-node degrees.
+
+    The noisy values are ``d_u + Z_u`` with ``Z_u`` i.i.d. discrete Laplace (``P ∝
+    exp(−|z|/scale)``, ``scale = Δ/ε``, public), so their histogram is the degree
+    distribution convolved with the noise's pmf. The distribution ``p`` over ``0..D``
+    (``D = max_degree``, default the largest noisy value: post-processing) is estimated by
+    expectation–maximization for a known convolution kernel (Richardson–Lucy; Shepp & Vardi,
+    1982), started from the uniform distribution and stopped after ``iterations`` steps
+    (early stopping is the regularization); the sequence is its ``n`` quantiles. A function
+    of the released vector and public values only: no privacy cost.
+
+    Measured (docs/synthetic.md): from the per-node degrees at 0.52 ε it is closer to the
+    true distribution (KS) than Hay et al.'s constrained inference at 0.25 ε on polbooks,
+    ca-GrQc and ego-Facebook.
+    """
+    from scipy.signal import fftconvolve
+
+    from ..privacy.noise import discrete_laplace_pmf
+
+    x = np.asarray(noisy, dtype=np.int64)
+    n = int(x.size)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    hi = int(x.max()) if max_degree is None else int(max_degree)
+    hi = max(hi, 0)
+    width = math.ceil(scale * 40.0) + 1  # the pmf beyond 40 scales is < 1e-17
+    lo = max(min(int(x.min()), 0), -width)
+    y = np.bincount(np.clip(x, lo, None) - lo, minlength=max(int(x.max()), hi) - lo + 1)
+    y = y.astype(np.float64)  # counts of the noisy values lo, lo + 1, ...
+    kernel = discrete_laplace_pmf(np.arange(-width, width + 1), scale)
+    p = np.full(hi + 1, 1.0 / (hi + 1))  # on the degrees 0..hi
+    # fftconvolve(p, kernel)[k] is P(noisy value = k − width); y[j] counts the value j + lo
+    shift = lo + width
+    j1 = min(y.size, hi + 2 * width + 1 - shift)  # y entries the blurred p can reach
+    for _ in range(iterations):
+        q = fftconvolve(p, kernel)[shift:shift + j1]
+        ratio = np.zeros(hi + 2 * width + 1)
+        ratio[shift:shift + j1] = np.where(q > 0, y[:j1] / np.maximum(q, 1e-300), 0.0)
+        # the EM step: p_i ← p_i Σ_j (y_j / q_j) K(j − i) / n (the kernel is symmetric)
+        p = np.clip(p * fftconvolve(ratio, kernel, mode="valid") / n, 0.0, None)
+        total = p.sum()
+        if total <= 0:
+            break
+        p /= total
+    cum = np.cumsum(p) * n
+    seq = np.searchsorted(cum, np.arange(n) + 0.5)
+    return np.minimum(seq, hi).astype(np.int64)

@@ -19,10 +19,13 @@ Under edge-DP the node set is public (:mod:`graphanon.universe`): the operator p
    selections has a *monotone* quality of sensitivity 1, for which ``P ∝ exp(ε' q)`` is
    ε'-DP (McSherry & Talwar 2007, the monotone case); the other selections are unchanged.
    With ``ε' = ε_r / 2`` per node the round is ε_r-edge-DP.
-3. **Degree sequence** (Hay et al.'s constrained inference,
-   :func:`graphanon.nodedp.degree_sequences.hay_degree_sequence`, Δ = 2): the distribution of
-   the degrees. Each node's degree is the released sequence's value at the node's rank by its
-   noisy degree of step 4 (post-processing).
+3. **Degree sequence**: the distribution of the degrees. By default no share of its own: it
+   is deconvolved from the noisy node degrees of step 4
+   (:func:`graphanon.dk.postprocess.deconvolve_degrees`, post-processing), which measured
+   closer to the truth than Hay et al.'s constrained inference on a separate 0.25 of ε
+   (:func:`graphanon.nodedp.degree_sequences.hay_degree_sequence`, Δ = 2; still used with a
+   ``"degree_sequence"`` share). Each node's degree is the sequence's value at the node's rank
+   by its noisy degree (post-processing).
 4. **Community degrees**, two parts (:func:`release_community_degrees`). Every node's degree
    (:func:`release_node_degrees`): one edge raises two degrees by 1, **Δ = 2**. Given the
    released partition (public), the edge counts ``E_ij`` (``i <= j``) inside and between
@@ -31,11 +34,11 @@ Under edge-DP the node set is public (:mod:`graphanon.universe`): the operator p
    by its degree then carried the noise of two values at 3/ε each, and with exact degrees a
    per-node intra share did not change the generated graphs; docs/synthetic.md.)
 
-5. **Edge total** (:func:`release_edge_total`): ``|E|``, **Δ = 1**. The degree sequence's
-   sum also estimates ``2|E|``, but its noise grows with ``n`` (variance ``2n/ε_d²`` for
-   ``|E|``): on a graph of 105 nodes at ε = 1 it was off by 13 %. The two estimates are
-   combined with weights from their public variances and the degrees scaled to the result
-   (post-processing).
+5. **Edge total** (:func:`release_edge_total`): ``|E|``, **Δ = 1**. The noisy degrees' sum
+   also estimates ``2|E|``, but its noise grows with ``n`` (variance ``2n/ε_d²`` for
+   ``|E|``): on a graph of 105 nodes at ε = 1 Hay's sequence was off by 13 %. The estimates
+   are combined with weights from their public variances and the degrees scaled to the
+   result (post-processing).
 
 The clustering statistic (:mod:`.clustering`) is a sixth share. :func:`community_release`
 runs them all; :func:`graphanon.synthetic.bter.generate_community_graph` realizes the result.
@@ -90,14 +93,13 @@ __all__ = [
 
 IntArray = npt.NDArray[np.int64]
 
-#: Default shares of ε: super-node counts, refinement, Hay degree sequence, community
-#: degrees (node degrees 0.9, community edge counts 0.1 of their 0.3), triangle statistic,
-#: edge total (they sum to 1). The edge total's 0.05 came from the super-node counts (0.2
-#: before): measured over six graphs at ε ∈ {1, 2}, 8 seeds (docs/synthetic.md); taking it
-#: from the degree sequence or the triangles cost more, and 0.1 for the super-node counts
-#: lost Wiki-Vote's partition.
-DEFAULT_SPLIT: dict[str, float] = {"supergraph": 0.15, "refine": 0.0, "degree_sequence": 0.25,
-                                   "node_degrees": 0.27, "community_edges": 0.03,
+#: Default shares of ε: super-node counts, refinement, Hay degree sequence (0: the sequence is
+#: deconvolved from the node degrees), node degrees, community edge counts, triangle
+#: statistic, edge total (they sum to 1). Measured over six graphs at ε ∈ {1, 2}, 8 seeds
+#: (docs/synthetic.md): the edge total's 0.05 came from the super-node counts (0.2 before;
+#: 0.1 lost Wiki-Vote's partition), the node degrees took Hay's 0.25.
+DEFAULT_SPLIT: dict[str, float] = {"supergraph": 0.15, "refine": 0.0, "degree_sequence": 0.0,
+                                   "node_degrees": 0.52, "community_edges": 0.03,
                                    "triangles": 0.25, "edge_total": 0.05}
 
 
@@ -710,13 +712,13 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
     G : Graph
     epsilon : float
         Total ε, split by ``split`` (default :data:`DEFAULT_SPLIT`; shares are normalized to
-        sum to 1; ``"degree_sequence"`` or ``"triangles"`` may be 0 to skip that part).
+        sum to 1; ``"degree_sequence"`` (default 0: the sequence is deconvolved from the node
+        degrees), ``"edge_total"`` or ``"triangles"`` may be 0 to skip that part).
     nodes : array-like
         The public node universe (required).
     max_degree : int or "auto"
         Degree bound ``h`` of the triangle statistic; ``"auto"``: the ``degree_quantile`` of
-        the non-zero degrees of the released degree sequence (post-processing; needs a
-        ``"degree_sequence"`` share).
+        the non-zero degrees of the released degree sequence (post-processing).
     super_size, rounds
         Of :func:`private_partition`.
     min_modularity : float
@@ -758,10 +760,6 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
             raise InvalidParameterError(
                 f"The 'max_degree' parameter of {owner} must be an int >= 2 or 'auto'. "
                 f"Got {max_degree!r} instead.")
-        if shares["triangles"] > 0 and shares["degree_sequence"] <= 0:
-            raise InvalidParameterError(
-                f"The 'max_degree' parameter of {owner} can be 'auto' only with a "
-                "'degree_sequence' share > 0 (the bound is read off that release).")
     else:
         max_degree = check_int(max_degree, "max_degree", owner, low=2)
     min_modularity = check_float(min_modularity, "min_modularity", owner, low=-1.0, high=1.0)
@@ -791,18 +789,23 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
                                     epsilon_edges=eps["community_edges"], nodes=G.node_ids,
                                     backend=backend, seed=seed)
     parts["node_degrees"], parts["community_edges"] = raw.releases
+    from ..dk.postprocess import deconvolve_degrees
     from ..privacy.noise import dp_scale
 
-    m_hat: int | None = None
+    # post-processing: the noise variances 2b² are public (b = Δ/ε; n is public)
+    var_degrees = G.n_nodes * 2.0 * dp_scale(2, eps["node_degrees"]) ** 2 / 4.0
+    estimates = [(float(raw.degrees.sum()) / 2.0, var_degrees)]  # Σ d̃ / 2
+    if seq is None:  # the degree distribution from the noisy degrees themselves
+        seq = deconvolve_degrees(raw.degrees, dp_scale(2, eps["node_degrees"]),
+                                 max_degree=max(G.n_nodes - 1, 0))
+    else:  # Σ seq / 2: n sorted entries of scale 2/ε_d, halved
+        estimates.append((float(seq.sum()) / 2.0,
+                          G.n_nodes * 2.0 * dp_scale(2, eps["degree_sequence"]) ** 2 / 4.0))
     if eps["edge_total"] > 0:
         noisy_total, parts["edge_total"] = release_edge_total(
             G, epsilon=eps["edge_total"], nodes=G.node_ids, backend=backend, seed=seed)
-        # post-processing: the Laplace variances 2b² are public (b = Δ/ε; n is public)
-        estimates = [(float(noisy_total), 2.0 * dp_scale(1, eps["edge_total"]) ** 2)]
-        if seq is not None:  # Σ seq / 2: n entries of scale 2/ε_d, halved
-            estimates.append((float(seq.sum()) / 2.0,
-                              G.n_nodes * 2.0 * dp_scale(2, eps["degree_sequence"]) ** 2 / 4.0))
-        m_hat = max(0, round(combine_totals(estimates)))
+        estimates.append((float(noisy_total), 2.0 * dp_scale(1, eps["edge_total"]) ** 2))
+    m_hat = max(0, round(combine_totals(estimates)))
     din, dout, E = consistent_degrees(raw, part.membership, part.n_communities,
                                       degree_sequence=seq, rng=rng, edge_total=m_hat)
     membership, k = part.membership, part.n_communities

@@ -316,17 +316,16 @@ def _edge_pipeline(G: Graph, *, epsilon: float, backend: NoiseBackend,
 
     - ``supergraph`` (``0.15·ε``): edge counts between super-nodes of a public grouping of the
       universe; one edge lies in exactly one cell, Δ = 1.
-    - ``degree_sequence`` (``0.25·ε``): Hay et al.'s sorted degree sequence; one edge raises
-      two sorted entries by 1, Δ = 2.
-    - ``node_degrees`` (``0.27·ε``): every node's degree; one edge changes two, Δ = 2 (a
-      node's rank by it places the released sequence's values).
+    - ``node_degrees`` (``0.52·ε``): every node's degree; one edge changes two, Δ = 2. The
+      degree distribution is deconvolved from them (post-processing), and a node's rank by
+      its noisy degree places the distribution's values.
     - ``community_edges`` (``0.03·ε``): the edge counts inside and between the released
       communities; one edge, one cell, Δ = 1.
     - ``triangles`` (``0.25·ε``): triangles of the subgraph of nodes of degree ≤ h, h read off
       the released degree sequence (post-processing); Δ = h(h − 1).
     - ``edge_total`` (``0.05·ε``): ``|E|``; one edge changes it by 1, Δ = 1. Combined with the
-      degree sequence's sum by their public variances (post-processing), it sets the
-      degrees' total: the sequence's sum alone has noise growing with ``n``.
+      noisy degrees' sum by their public variances (post-processing), it sets the degrees'
+      total: that sum alone has noise growing with ``n``.
 
     Everything else (Louvain on the noisy super-graph, the consistent degrees, the BTER
     block density fitted to the released triangle count, the generated graph) is

@@ -251,3 +251,36 @@ def test_cli_graphical_and_degree_sequence(tmp_path) -> None:
         bad_out = tmp_path / "x.tsv"
         assert main([*base, *bad, "--out", str(bad_out)]) == 2
         assert not bad_out.exists()
+
+
+# ---------------------------------------------------------------------- deconvolve_degrees
+def test_deconvolved_degrees_recover_the_distribution() -> None:
+    """Post-processing of noisy per-node degrees: the n quantiles of the EM estimate are
+    closer to the true degree distribution than the sorted noisy values themselves, and
+    stay integers in [0, max_degree]."""
+    from graphanon.dk.postprocess import deconvolve_degrees
+    from graphanon.privacy.noise import get_backend
+
+    def ks(a: np.ndarray, b: np.ndarray) -> float:
+        m = int(max(a.max(), b.max())) + 1
+        ca = np.cumsum(np.bincount(a, minlength=m)) / a.size
+        cb = np.cumsum(np.bincount(np.clip(b, 0, None), minlength=m)) / b.size
+        return float(np.abs(ca - cb).max())
+
+    from pathlib import Path
+
+    from graphanon.io import read_graph
+
+    data = Path(__file__).resolve().parents[1] / "data" / "CA-GrQc.txt.gz"  # shipped
+    true = read_graph(str(data)).degrees.astype(np.int64)  # heavy-tailed, 5,242 nodes
+    backend = get_backend("numpy-insecure", rng=np.random.default_rng(4))
+    noisy = np.asarray(backend.discrete_laplace(true, sensitivity=2, epsilon=0.5))
+    seq = deconvolve_degrees(noisy, 2 / 0.5, max_degree=true.size - 1)
+    assert seq.size == true.size and seq.dtype == np.int64
+    assert seq.min() >= 0 and seq.max() <= true.size - 1 and (np.diff(seq) >= 0).all()
+    assert ks(true, seq) < 0.5 * ks(true, np.sort(noisy))  # measured 0.07 against 0.25
+    assert ks(true, seq) < 0.1
+    # almost no noise: the sequence itself
+    exact = deconvolve_degrees(true, 0.05)
+    assert exact.tolist() == np.sort(true).tolist()
+    assert deconvolve_degrees(np.zeros(0, np.int64), 3.0).size == 0

@@ -124,9 +124,10 @@ def test_combined_total_weights_by_public_variance() -> None:
 
 
 def test_edge_total_brings_a_small_graph_to_its_edge_count() -> None:
-    """polbooks (105 nodes) at ε = 1: the degree sequence's sum alone (noise growing with n)
-    was 13 % off; with the edge total the released degrees sum to within a few percent of
-    2|E| for most seeds (the truth is used here to evaluate, never in the release)."""
+    """polbooks (105 nodes) at ε = 1: the degrees' sum alone has noise growing with n (13 %
+    off with Hay's sequence at 0.25 ε, 5 % with the node degrees at 0.52 ε); with the edge
+    total the released degrees sum to within a few percent of 2|E| (the truth is used here
+    to evaluate, never in the release)."""
     G = load_polbooks()
     errs = {}
     for share in (0.0, DEFAULT_SPLIT["edge_total"]):
@@ -137,7 +138,7 @@ def test_edge_total_brings_a_small_graph_to_its_edge_count() -> None:
                                     split={**DEFAULT_SPLIT, "edge_total": share})
             out.append(abs((rel.d_in.sum() + rel.d_out.sum()) / 2 - G.n_edges) / G.n_edges)
         errs[share] = float(np.median(out))
-    assert errs[DEFAULT_SPLIT["edge_total"]] < 0.05 < errs[0.0], errs
+    assert errs[DEFAULT_SPLIT["edge_total"]] < min(0.05, errs[0.0]), errs
 
 
 def test_refinement_scores_change_monotonically_by_one_in_two_rows() -> None:
@@ -295,8 +296,8 @@ def test_community_release_record_and_split() -> None:
     assert math.isclose(sum(split.values()), 2.0)
     assert split == {k: 2.0 * v for k, v in DEFAULT_SPLIT.items() if v > 0}
     assert r.params["sensitivities"]["triangles"] == rel.max_degree * (rel.max_degree - 1)
-    assert set(rel.parts) == {"partition", "degree_sequence", "node_degrees",
-                              "community_edges", "triangles", "edge_total"}
+    assert set(rel.parts) == {"partition", "node_degrees", "community_edges", "triangles",
+                              "edge_total"}
     assert all(p.neighbourhood == "edge" for p in rel.parts.values())
     assert math.isclose(sum(p.epsilon for p in rel.parts.values()), 2.0)
     # public parameters only: nothing read off the input but released values
