@@ -5,7 +5,7 @@ pipeline, splits ε across its parts as its record states and returns the synthe
 one Release record. Each part is usable alone:
 
 - :mod:`.communities` — a private community partition over the public node set, with per-node
-  intra / inter-community degrees and inter-community edge counts (edge-DP, node ids kept);
+  degrees, community edge counts and the edge total (edge-DP, node ids kept);
 - :mod:`.clustering` — a degree-bounded triangle statistic (edge-DP) that fixes the
   generator's clustering;
 - :mod:`.bter` — the generator: BTER affinity blocks inside communities, Chung–Lu for the

@@ -1,5 +1,5 @@
-"""A private community partition over the public node set and per-node community degrees
-(edge-DP, node ids kept; issue 36, part 4).
+"""A private community partition over the public node set, per-node degrees and community
+edge counts (edge-DP, node ids kept; issue 36, part 4).
 
 Under edge-DP the node set is public (:mod:`graphanon.universe`): the operator passes it
 (``nodes=``), and every released vector below has one entry per listed node, in the order of
@@ -740,10 +740,10 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
     Notes
     -----
     Neighbourhood **edge**; sequential composition of ε-DP parts: super-node counts (Δ 1),
-    refinement (monotone exponential mechanism), Hay's sorted degrees (Δ 2), node degrees
-    (Δ 2), community edge counts (Δ 1), bounded triangles (Δ ``h(h − 1)``; weighted: ``h``;
-    :mod:`.clustering`), the edge total (Δ 1). Everything else is post-processing of
-    released values.
+    refinement (monotone exponential mechanism), Hay's sorted degrees (Δ 2; share 0 by
+    default), node degrees (Δ 2), community edge counts (Δ 1), bounded triangles
+    (Δ ``h(h − 1)``; weighted: ``h``; :mod:`.clustering`), the edge total (Δ 1). Everything
+    else is post-processing of released values.
     """
     from .clustering import fit_block_density, release_bounded_triangles
 

@@ -23,7 +23,8 @@ The pipelines
 ``neighbourhood="edge"`` (ε-edge-DP; the node set is public, ``nodes`` required): the graph keeps
 the public node ids (every listed node, isolated ones included). The parts are those of
 :func:`~graphanon.synthetic.communities.community_release` (a private community partition,
-Hay's degree sequence, per-node community degrees and a degree-bounded triangle count),
+per-node degrees with the degree distribution deconvolved from them, community edge counts,
+the edge total and a degree-bounded triangle count),
 realized by :func:`~graphanon.synthetic.bter.generate_community_graph` (:func:`_edge_pipeline`).
 """
 
@@ -167,9 +168,9 @@ def synthesize(G: Graph, *, epsilon: float, neighbourhood: str = "edge", nodes: 
       new node's edges only while both ends have room and never removes an edge, so one node
       adds at most ``θ`` projected edges); ``theta_dk2`` ``0.9·ε``, sensitivity
       ``θ(2θ+1)`` (:func:`~graphanon.nodedp.theta_dk.node_sensitivity`).
-    - edge-DP (:func:`_edge_pipeline`): super-node counts ``0.2·ε`` (Δ 1), Hay's sorted
-      degrees ``0.25·ε`` (Δ 2), community degrees ``0.3·ε`` (Δ 3), bounded triangles
-      ``0.25·ε`` (Δ ``h(h − 1)``, ``h`` read off the released degrees).
+    - edge-DP (:func:`_edge_pipeline`): super-node counts ``0.15·ε`` (Δ 1), node degrees
+      ``0.52·ε`` (Δ 2), community edge counts ``0.03·ε`` (Δ 1), bounded triangles ``0.25·ε``
+      (Δ ``h(h − 1)``, ``h`` read off the released degrees), edge total ``0.05·ε`` (Δ 1).
 
     Every statistic is audited by brute force (``tests/synthetic/test_pipeline.py``,
     ``tests/synthetic/test_communities.py``).
@@ -353,8 +354,10 @@ def _edge_pipeline(G: Graph, *, epsilon: float, backend: NoiseBackend,
               "max_degree_selection": rel.release.params["max_degree_selection"],
               "super_size": rel.release.params["super_size"],
               "triangle_statistic": rel.release.params["triangle_statistic"],
-              "postprocessing": "Louvain on the noisy super-graph; degrees from the released "
-                                "sequence ranked by the noisy community degrees; block "
+              "postprocessing": "Louvain on the noisy super-graph; the degree distribution "
+                                "deconvolved from the noisy degrees, its values placed by "
+                                "the nodes' noisy degrees and scaled to the combined edge "
+                                "total; block "
                                 "density fitted to the released triangle count; BTER-style "
                                 "generation on the node ids",
               "node_ids": "the public node universe"}
