@@ -393,22 +393,11 @@ def release_node_degrees(G: Graph, *, epsilon: float, nodes: Any,
     the degrees of ``u`` and ``v`` by 1 each and no other: L1 sensitivity **Δ = 2**; one
     discrete Laplace call on the vector.
     """
-    owner = "release_node_degrees"
-    started = started_at()
-    _check_graph(G, owner)
-    _require_nodes(nodes, owner)
-    epsilon = check_epsilon(epsilon, "epsilon", owner)
-    G = G.with_nodes(nodes)
-    backend = backend or get_backend("opendp")
     # Δ = 2: one edge changes two degrees by one (derivation above)
-    noisy = np.asarray(backend.discrete_laplace(G.degrees.astype(np.int64), sensitivity=2,
-                                                epsilon=epsilon), dtype=np.int64)
-    release = Release.create(
-        mechanism="node-degrees", neighbourhood="edge", epsilon=epsilon, sensitivity=2.0,
-        sensitivity_derivation="one edge changes the degrees of its two ends by 1 (L1 2)",
-        params={"node_universe": "given by the operator (public)"},
-        backend=backend.name, seed=seed, source_fingerprint=G.content_hash, created_at=started)
-    return noisy, release
+    return _count_release(
+        "release_node_degrees", G, nodes, epsilon, backend, seed,
+        query=lambda U: U.degrees.astype(np.int64), sensitivity=2, mechanism="node-degrees",
+        derivation="one edge changes the degrees of its two ends by 1 (L1 2)")
 
 
 def release_community_edges(G: Graph, membership: Any, *, epsilon: float, nodes: Any,
@@ -424,27 +413,20 @@ def release_community_edges(G: Graph, membership: Any, *, epsilon: float, nodes:
     discrete Laplace call on the upper triangle with the diagonal.
     """
     owner = "release_community_edges"
-    started = started_at()
-    _check_graph(G, owner)
-    _require_nodes(nodes, owner)
-    epsilon = check_epsilon(epsilon, "epsilon", owner)
-    G = G.with_nodes(nodes)
     m = np.asarray(membership, dtype=np.int64)
-    if m.shape != (G.n_nodes,) or (m.size and m.min() < 0):
+    n = _universe_size(G, nodes, owner)
+    if m.shape != (n,) or (m.size and m.min() < 0):
         raise InvalidParameterError(
             f"The 'membership' parameter of {owner} must hold one community index >= 0 per "
-            f"node of the universe ({G.n_nodes}). Got shape {m.shape}.")
+            f"node of the universe ({n}). Got shape {m.shape}.")
     k = int(m.max()) + 1 if m.size else 1
-    backend = backend or get_backend("opendp")
     # Δ = 1: one edge, one cell (derivation above)
-    noisy = np.asarray(backend.discrete_laplace(community_edge_counts(G, m, k), sensitivity=1,
-                                                epsilon=epsilon), dtype=np.int64)
-    release = Release.create(
-        mechanism="community-edges", neighbourhood="edge", epsilon=epsilon, sensitivity=1.0,
-        sensitivity_derivation="one edge lies in one cell E_ij of its ends' communities",
-        params={"node_universe": "given by the operator (public)", "n_communities": k,
-                "partition": "public (a released partition)"},
-        backend=backend.name, seed=seed, source_fingerprint=G.content_hash, created_at=started)
+    noisy, release = _count_release(
+        owner, G, nodes, epsilon, backend, seed,
+        query=lambda U: community_edge_counts(U, m, k), sensitivity=1,
+        mechanism="community-edges",
+        derivation="one edge lies in one cell E_ij of its ends' communities",
+        params={"n_communities": k, "partition": "public (a released partition)"})
     return _edges_matrix(noisy, k), release
 
 
@@ -474,21 +456,39 @@ def release_edge_total(G: Graph, *, epsilon: float, nodes: Any,
     Neighbourhood **edge** (same public node set): one edge more or less changes ``|E|`` by
     exactly 1, so the L1 sensitivity is **Δ = 1**; one discrete Laplace draw.
     """
-    owner = "release_edge_total"
+    # Δ = 1: one edge changes the count by one (derivation above)
+    noisy, release = _count_release(
+        "release_edge_total", G, nodes, epsilon, backend, seed,
+        query=lambda U: np.array([U.n_edges], dtype=np.int64), sensitivity=1,
+        mechanism="edge-total", derivation="one edge changes |E| by 1")
+    return int(noisy[0]), release
+
+
+def _universe_size(G: Any, nodes: Any, owner: str) -> int:
+    _check_graph(G, owner)
+    _require_nodes(nodes, owner)
+    return int(G.with_nodes(nodes).n_nodes)
+
+
+def _count_release(owner: str, G: Any, nodes: Any, epsilon: Any,
+                   backend: NoiseBackend | None, seed: int | None, *,
+                   query: Any, sensitivity: int, mechanism: str, derivation: str,
+                   params: dict[str, Any] | None = None) -> tuple[IntArray, Release]:
+    """One count vector ``query(G on the universe)`` with discrete Laplace noise calibrated
+    to ``sensitivity`` (the caller's derivation) at ``epsilon``, and its edge-DP record."""
     started = started_at()
     _check_graph(G, owner)
     _require_nodes(nodes, owner)
     epsilon = check_epsilon(epsilon, "epsilon", owner)
-    G = G.with_nodes(nodes)
+    U = G.with_nodes(nodes)
     backend = backend or get_backend("opendp")
-    # Δ = 1: one edge changes the count by one (derivation above)
-    noisy = int(backend.discrete_laplace(np.array([G.n_edges], dtype=np.int64),
-                                         sensitivity=1, epsilon=epsilon)[0])
+    noisy = np.asarray(backend.discrete_laplace(query(U), sensitivity=sensitivity,
+                                                epsilon=epsilon), dtype=np.int64)
     release = Release.create(
-        mechanism="edge-total", neighbourhood="edge", epsilon=epsilon, sensitivity=1.0,
-        sensitivity_derivation="one edge changes |E| by 1",
-        params={"node_universe": "given by the operator (public)"},
-        backend=backend.name, seed=seed, source_fingerprint=G.content_hash, created_at=started)
+        mechanism=mechanism, neighbourhood="edge", epsilon=epsilon,
+        sensitivity=float(sensitivity), sensitivity_derivation=derivation,
+        params={"node_universe": "given by the operator (public)", **(params or {})},
+        backend=backend.name, seed=seed, source_fingerprint=U.content_hash, created_at=started)
     return noisy, release
 
 
