@@ -414,16 +414,18 @@ def release_community_edges(G: Graph, membership: Any, *, epsilon: float, nodes:
     """
     owner = "release_community_edges"
     m = np.asarray(membership, dtype=np.int64)
-    n = _universe_size(G, nodes, owner)
-    if m.shape != (n,) or (m.size and m.min() < 0):
-        raise InvalidParameterError(
-            f"The 'membership' parameter of {owner} must hold one community index >= 0 per "
-            f"node of the universe ({n}). Got shape {m.shape}.")
     k = int(m.max()) + 1 if m.size else 1
+
+    def query(U: Graph) -> IntArray:
+        if m.shape != (U.n_nodes,) or (m.size and m.min() < 0):
+            raise InvalidParameterError(
+                f"The 'membership' parameter of {owner} must hold one community index >= 0 "
+                f"per node of the universe ({U.n_nodes}). Got shape {m.shape}.")
+        return community_edge_counts(U, m, k)
+
     # Δ = 1: one edge, one cell (derivation above)
     noisy, release = _count_release(
-        owner, G, nodes, epsilon, backend, seed,
-        query=lambda U: community_edge_counts(U, m, k), sensitivity=1,
+        owner, G, nodes, epsilon, backend, seed, query=query, sensitivity=1,
         mechanism="community-edges",
         derivation="one edge lies in one cell E_ij of its ends' communities",
         params={"n_communities": k, "partition": "public (a released partition)"})
@@ -462,12 +464,6 @@ def release_edge_total(G: Graph, *, epsilon: float, nodes: Any,
         query=lambda U: np.array([U.n_edges], dtype=np.int64), sensitivity=1,
         mechanism="edge-total", derivation="one edge changes |E| by 1")
     return int(noisy[0]), release
-
-
-def _universe_size(G: Any, nodes: Any, owner: str) -> int:
-    _check_graph(G, owner)
-    _require_nodes(nodes, owner)
-    return int(G.with_nodes(nodes).n_nodes)
 
 
 def _count_release(owner: str, G: Any, nodes: Any, epsilon: Any,
