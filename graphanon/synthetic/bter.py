@@ -1,5 +1,5 @@
 """The community generator: BTER affinity blocks inside communities, a configuration model for
-the excess degree and degree-weighted inter-community edges (issue 36, parts 3 and 4).
+the excess degree and stub-matched inter-community edges (issue 36, parts 3 and 4).
 
 Given a :class:`~graphanon.synthetic.communities.CommunityRelease` (public: released values and
 their post-processing), :func:`generate_community_graph` builds a simple graph on the
@@ -15,10 +15,16 @@ universe's node ids:
    ``max(d_in − block degree, 0)`` becomes stubs, matched at random inside the community
    (a configuration model: degrees exact up to the loops and repeated pairs dropped, which two
    more matching rounds on the remaining deficit mostly restore).
+3. **Inter-community edges.** ``E_ij`` distinct edges between communities ``i`` and ``j``
+   by stub matching (a degree-corrected configuration model): each node's ``d_out`` stubs
+   fill its community's slots towards the others, and slot ``r`` of ``i`` towards ``j``
+   meets slot ``r`` of ``j`` towards ``i``. A node of ``d_out = 1`` gets its edge (ends drawn
+   ∝ ``d_out``, Chung–Lu, left about 37 % of them without one). What repeated pairs leave is
+   drawn ∝ ``d_out``.
 4. **Top-up.** Degree deficits left by dropped loops and repeated pairs are matched at
-   random over the whole graph (three rounds).
-3. **Inter-community edges.** ``E_ij`` distinct edges between communities ``i`` and ``j``,
-   each end drawn with probability proportional to ``d_out`` in its community (Chung–Lu).
+   random over the whole graph (three rounds); what is still missing of the release's
+   edge count (hubs already joined to each other) goes from a deficit stub to a node of
+   its community drawn ∝ ``d_in``.
 
 Everything is vectorized numpy except one short Python loop over the blocks.
 
@@ -33,6 +39,7 @@ Comput. 36(5), C424–C452 (2014).
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -194,23 +201,80 @@ def _intra_edges(deficit: IntArray, membership: IntArray, existing: IntArray, n:
     return np.concatenate(new_keys) if new_keys else np.zeros(0, np.int64)
 
 
-def _inter_edges(inter: npt.NDArray[np.int64], membership: IntArray, weights: IntArray,
+def _inter_edges(inter: npt.NDArray[np.int64], membership: IntArray, d_out: IntArray,
+                 existing: IntArray, n: int, rng: np.random.Generator, rounds: int = 4
+                 ) -> IntArray:
+    """``inter[i, j]`` distinct edges between communities ``i < j`` by stub matching (a
+    degree-corrected configuration model): every node has ``d_out`` stubs; a community's
+    stubs, shuffled, fill its slots (one slot per edge it needs to each other community,
+    slots in random order); the ``r``-th slot of ``i`` towards ``j`` is paired with the
+    ``r``-th slot of ``j`` towards ``i``. Realized degrees are the targets up to repeated
+    pairs, which ``rounds`` more rounds on what is left mostly restore (drawing the ends
+    ∝ ``d_out`` instead leaves a node of ``d_out = 1`` without an inter edge with
+    probability ``e⁻¹``)."""
+    k = inter.shape[0]
+    need = np.triu(np.asarray(inter, dtype=np.int64), 1)
+    need = need + need.T
+    have = np.unique(existing)
+    left = np.asarray(d_out, dtype=np.int64).copy()
+    out: list[IntArray] = []
+    for _ in range(rounds):
+        if need.sum() == 0 or left.sum() == 0:
+            break
+        # stubs: node ids sorted by community, random order inside
+        stubs = np.repeat(np.arange(n), left)
+        stubs = stubs[np.lexsort((rng.random(stubs.size), membership[stubs]))]
+        n_stubs = np.bincount(membership[stubs], minlength=k)
+        stub_start = np.concatenate([[0], np.cumsum(n_stubs)[:-1]])
+        # slots: (community c, partner j) repeated need[c, j] times, random order inside c
+        c_idx, j_idx = np.nonzero(need)
+        slot_c = np.repeat(c_idx, need[c_idx, j_idx])
+        slot_j = np.repeat(j_idx, need[c_idx, j_idx])
+        srt = np.lexsort((rng.random(slot_c.size), slot_c))
+        slot_c, slot_j = slot_c[srt], slot_j[srt]
+        slot_start = np.concatenate([[0], np.cumsum(np.bincount(slot_c, minlength=k))[:-1]])
+        t = np.arange(slot_c.size) - slot_start[slot_c]
+        node = np.where(t < n_stubs[slot_c],
+                        stubs[np.minimum(stub_start[slot_c] + t, max(stubs.size - 1, 0))], -1)
+        # the r-th slot of c towards j meets the r-th slot of j towards c
+        lo, hi = np.minimum(slot_c, slot_j), np.maximum(slot_c, slot_j)
+        side = (slot_c > slot_j).astype(np.int64)
+        pair = lo * k + hi
+        srt = np.lexsort((side, _rank(pair, side), pair))
+        pair_s, node_s, side_s = pair[srt], node[srt], side[srt]
+        a, b = node_s[side_s == 0], node_s[side_s == 1]
+        pid = pair_s[side_s == 0]
+        ok = (a >= 0) & (b >= 0)
+        keys = _keys(a[ok], b[ok], n)
+        pid = pid[ok]
+        ukeys, first = np.unique(keys, return_index=True)
+        fresh = ~np.isin(ukeys, have, assume_unique=True)
+        got, gpid = ukeys[fresh], pid[first[fresh]]
+        if got.size == 0:
+            break
+        out.append(got)
+        have = np.union1d(have, got)
+        done = np.bincount(gpid, minlength=k * k).reshape(k, k)
+        need = need - done - done.T
+        left = np.maximum(left - np.bincount(got // n, minlength=n)
+                          - np.bincount(got % n, minlength=n), 0)
+    if need.sum() > 0:  # what repeated pairs left: ends drawn ∝ d_out
+        out.append(_inter_fill(need, membership, np.asarray(d_out), have,
+                               n, rng))
+    return np.concatenate(out) if out else np.zeros(0, np.int64)
+
+
+def _inter_fill(inter: npt.NDArray[np.int64], membership: IntArray, weights: IntArray,
                  existing: IntArray, n: int, rng: np.random.Generator) -> IntArray:
-    """``inter[i, j]`` distinct edges between communities ``i < j``, ends ∝ ``weights``."""
+    """``inter[i, j]`` distinct edges between communities ``i < j``, ends drawn ∝ ``weights``
+    (Chung–Lu: what stub matching leaves, the repeated pairs of hubs)."""
     k = inter.shape[0]
     iu, ju = np.triu_indices(k, 1)
     want = inter[iu, ju].astype(np.int64)
     live = np.flatnonzero(want > 0)
     if live.size == 0:
         return np.zeros(0, np.int64)
-    w = weights.astype(np.float64)
-    wsum = np.bincount(membership, weights=w, minlength=k)
-    # communities whose weights are all zero: uniform over their nodes
-    w = np.where(wsum[membership] > 0, w, 1.0)
-    wsum = np.bincount(membership, weights=w, minlength=k)
-    order = np.argsort(membership, kind="stable")
-    cum = np.cumsum(w[order])
-    base = np.concatenate([[0.0], np.cumsum(wsum)])
+    ends = _sampler(membership, weights, k, rng)
     have = np.unique(existing)
     out: list[IntArray] = []
     need = np.zeros(iu.size, dtype=np.int64)
@@ -220,11 +284,6 @@ def _inter_edges(inter: npt.NDArray[np.int64], membership: IntArray, weights: In
         if live.size == 0:
             break
         draw = np.repeat(live, np.ceil(need[live] * 1.15).astype(np.int64) + 2)
-
-        def ends(comm: IntArray) -> IntArray:
-            x = base[comm] + rng.random(comm.size) * wsum[comm]
-            pos = np.minimum(np.searchsorted(cum, x, side="right"), n - 1)
-            return np.asarray(order[pos], dtype=np.int64)
 
         a, b = ends(iu[draw]), ends(ju[draw])
         keys = _keys(a, b, n)
@@ -243,6 +302,67 @@ def _inter_edges(inter: npt.NDArray[np.int64], membership: IntArray, weights: In
         have = np.union1d(have, got)
         need = need - np.bincount(pid[keep], minlength=iu.size)
     return np.concatenate(out) if out else np.zeros(0, np.int64)
+
+
+def _sampler(membership: IntArray, weights: IntArray, k: int, rng: np.random.Generator
+             ) -> Callable[[IntArray], IntArray]:
+    """``ends(comm)``: one node of each community in ``comm``, drawn ∝ ``weights`` inside
+    it (uniformly where a community's weights are all zero)."""
+    w = weights.astype(np.float64)
+    wsum = np.bincount(membership, weights=w, minlength=k)
+    w = np.where(wsum[membership] > 0, w, 1.0)
+    wsum = np.bincount(membership, weights=w, minlength=k)
+    order = np.argsort(membership, kind="stable")
+    cum = np.cumsum(w[order])
+    base = np.concatenate([[0.0], np.cumsum(wsum)])
+    last = membership.size - 1
+
+    def ends(comm: IntArray) -> IntArray:
+        x = base[comm] + rng.random(comm.size) * wsum[comm]
+        pos = np.minimum(np.searchsorted(cum, x, side="right"), last)
+        return np.asarray(order[pos], dtype=np.int64)
+
+    return ends
+
+
+def _fill(deficit: IntArray, membership: IntArray, weights: IntArray, existing: IntArray,
+          missing: int, n: int, rng: np.random.Generator, rounds: int = 3) -> IntArray:
+    """At most ``missing`` new edges, each from a stub of ``deficit`` to a node of its
+    community drawn ∝ ``weights`` (no loops, repeats or ``existing`` keys): what the
+    configuration model's repeated pairs leave at hubs already joined to each other."""
+    have = np.unique(existing)
+    out: list[IntArray] = []
+    ends = _sampler(membership, weights, int(membership.max(initial=0)) + 1, rng)
+    for _ in range(rounds):
+        stubs = np.repeat(np.arange(n), deficit)
+        if missing <= 0 or stubs.size == 0:
+            break
+        a = rng.permutation(stubs)[:missing]
+        b = ends(membership[a])
+        keys = _keys(a[a != b], b[a != b], n)
+        keys = np.unique(keys)
+        keys = keys[~np.isin(keys, have, assume_unique=True)]
+        if keys.size > missing:  # a random subset, not the smallest keys
+            keys = rng.choice(keys, size=missing, replace=False)
+        if keys.size == 0:
+            break
+        out.append(keys)
+        have = np.union1d(have, keys)
+        missing -= int(keys.size)
+        deficit = np.maximum(deficit - np.bincount(keys // n, minlength=n)
+                             - np.bincount(keys % n, minlength=n), 0)
+    return np.concatenate(out) if out else np.zeros(0, np.int64)
+
+
+def _rank(groups: IntArray, side: IntArray) -> IntArray:
+    """The rank of every entry among the entries of its ``(groups, side)`` key, in order."""
+    key = groups * 2 + side
+    srt = np.argsort(key, kind="stable")
+    ks = key[srt]
+    start = np.searchsorted(ks, ks, side="left")
+    rank = np.empty(key.size, dtype=np.int64)
+    rank[srt] = np.arange(key.size) - start
+    return rank
 
 
 def generate_community_graph(rel: CommunityRelease, *, rng: np.random.Generator,
@@ -298,4 +418,9 @@ def generate_community_graph(rel: CommunityRelease, *, rng: np.random.Generator,
         deficit = np.bincount(stubs[chosen], minlength=n)
     top = _intra_edges(deficit, np.zeros(n, dtype=np.int64), keys, n, rng)
     keys = np.concatenate([keys, top])
+    missing = int(want.sum()) // 2 - int(keys.size)
+    if missing > 0:  # deficits at hubs already joined to each other: one end from them
+        deficit = np.maximum(want - np.bincount(keys // n, minlength=n)
+                             - np.bincount(keys % n, minlength=n), 0)
+        keys = np.concatenate([keys, _fill(deficit, m, din, keys, missing, n, rng)])
     return Graph.from_edges(keys // n, keys % n, n_nodes=n, node_ids=rel.node_ids)
