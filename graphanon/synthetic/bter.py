@@ -326,7 +326,7 @@ def _sampler(membership: IntArray, weights: IntArray, k: int, rng: np.random.Gen
 
 
 def _fill(deficit: IntArray, membership: IntArray, weights: IntArray, existing: IntArray,
-          missing: int, n: int, rng: np.random.Generator, rounds: int = 3) -> IntArray:
+          missing: int, n: int, rng: np.random.Generator, rounds: int = 8) -> IntArray:
     """At most ``missing`` new edges, each from a stub of ``deficit`` to a node of its
     community drawn ∝ ``weights`` (no loops, repeats or ``existing`` keys): what the
     configuration model's repeated pairs leave at hubs already joined to each other."""

@@ -184,9 +184,10 @@ def release_bounded_triangles(G: Graph, *, epsilon: float, max_degree: int,
 
 
 def fit_block_density(rel: CommunityRelease, target: float, *, rng: np.random.Generator,
-                      weighted: bool = False, steps: int = 8) -> float:
+                      weighted: bool = False, steps: int = 8, high: float = 1.0) -> float:
     """The BTER block density ``ρ`` whose generated graph has ``T_h`` (``weighted``: ``W_h``)
-    about ``target`` (``h = rel.max_degree``; bisection on ``ρ ∈ (0, 1]``).
+    about ``target`` (``h = rel.max_degree``; bisection on ``ρ ∈ (0, high]``; ``high`` when
+    even that density stays below the target).
 
     Post-processing: it simulates the generator on the released quantities only (one fixed
     seed drawn from ``rng`` for every trial, so the curve is smooth in ``ρ``).
@@ -201,9 +202,9 @@ def fit_block_density(rel: CommunityRelease, target: float, *, rng: np.random.Ge
         S = generate_community_graph(rel, rng=np.random.default_rng(seed), block_density=rho)
         return weighted_triangles(S, h) if weighted else float(bounded_triangles(S, h))
 
-    lo, hi = 0.0, 1.0
+    lo, hi = 0.0, float(high)
     if tri(hi) <= target:
-        return 1.0
+        return hi
     for _ in range(steps):
         mid = (lo + hi) / 2
         if tri(mid) < target:

@@ -196,8 +196,8 @@ def synthesize(G: Graph, *, epsilon: float, neighbourhood: str = "edge", nodes: 
                 "synthetic graph keeps the public node ids, so it needs the public node "
                 "universe (the CLI's --nodes FILE); reading the nodes off the private edges "
                 "would leak them.")
-        outcome = _edge_pipeline(G.with_nodes(nodes), epsilon=epsilon, backend=backend,
-                                 rng=rng, seed=seed, progress=progress)
+        outcome = _edge_pipeline(G.with_nodes(nodes), nodes=nodes, epsilon=epsilon,
+                                 backend=backend, rng=rng, seed=seed, progress=progress)
     else:
         if nodes is not None:
             raise InvalidParameterError(
@@ -303,13 +303,14 @@ def _node_pipeline(G: Graph, *, epsilon: float, theta: int, backend: NoiseBacken
 
 
 # ---------------------------------------------------------------------- edge-DP
-def _edge_pipeline(G: Graph, *, epsilon: float, backend: NoiseBackend,
+def _edge_pipeline(G: Graph, *, nodes: Any, epsilon: float, backend: NoiseBackend,
                    rng: np.random.Generator, seed: int | None,
                    progress: ProgressFn) -> _Outcome:
     """The edge-DP pipeline on the public node ids: the community release
     (:func:`~graphanon.synthetic.communities.community_release`, default split) realized by
     :func:`~graphanon.synthetic.bter.generate_community_graph`. ``G`` is already on the
-    public universe (``with_nodes``).
+    public universe (``with_nodes``); ``nodes`` is the operator's listing of it, whose order
+    forms the super-nodes (:func:`~graphanon.synthetic.communities.listing_rank`).
 
     Parts (sequential composition; shares of
     :data:`~graphanon.synthetic.communities.DEFAULT_SPLIT`, each with its own L1 sensitivity
@@ -336,7 +337,7 @@ def _edge_pipeline(G: Graph, *, epsilon: float, backend: NoiseBackend,
     from .communities import DEFAULT_SPLIT, community_release
 
     _shares(epsilon, {k: v for k, v in DEFAULT_SPLIT.items() if v > 0})  # each part a valid ε
-    rel = community_release(G, epsilon=epsilon, nodes=G.node_ids, backend=backend, rng=rng,
+    rel = community_release(G, epsilon=epsilon, nodes=nodes, backend=backend, rng=rng,
                             seed=seed, progress=progress)
     with progress_step(progress, "community graph on the public node ids"):
         graph = generate_community_graph(rel, rng=rng)

@@ -284,6 +284,26 @@ def test_shuffled_ids_fall_back_to_one_community() -> None:
         ks[name] = (rel.n_communities, rel.release.params["released_modularity"])
     assert ks["local"][0] == 2 and ks["local"][1] > 0.3
     assert ks["shuffled"][0] == 1 and ks["shuffled"][1] < 0.1
+    # the operator's listing carries the locality: the shuffled ids listed block by block
+    listed = community_release(shuffled, epsilon=1.0, nodes=perm, backend=seeded(6),
+                               rng=np.random.default_rng(6))
+    assert listed.n_communities == 2 and listed.release.params["released_modularity"] > 0.3
+    truth = (np.argsort(perm) >= 200).astype(int)  # node perm[i] is block i >= 200
+    agree = (listed.membership == truth).mean()
+    assert max(agree, 1 - agree) > 0.95
+
+
+def test_listing_rank_follows_the_operators_order() -> None:
+    """String ids sort "n10" before "n2"; the super-nodes follow the listing, not the sort."""
+    from graphanon.synthetic.communities import listing_rank
+
+    ids = np.array([f"n{i}" for i in range(12)], dtype=object)
+    G = Graph.from_id_edges(ids[:-1], ids[1:])
+    rank = listing_rank(G, ids)
+    assert [G.node_ids[i] for i in np.argsort(rank)] == ids.tolist()
+    # a repeated id keeps its first position
+    again = np.concatenate([ids[:3], ids[:1], ids[3:]])
+    assert (listing_rank(G, again) == rank).all()
 
 
 def test_community_release_record_and_split() -> None:
@@ -454,8 +474,9 @@ def test_random_grouping_and_refinement_are_available() -> None:
     assert (refine_partition(G, m, epsilon=0.1, backend=seeded(9), stay=50.0) == m).all()
 
 
-def test_a_count_lost_in_noise_is_not_fitted() -> None:
-    """A released triangle count below 1.5 noise deviations: the default block density."""
+def test_a_count_lost_in_noise_keeps_the_default_density_at_most() -> None:
+    """A released triangle count below 1.5 noise deviations is not fitted: the default block
+    density, lowered only if its graph has more triangles than ``max(T̃, 0) + σ``."""
     from graphanon.synthetic.bter import DEFAULT_BLOCK_DENSITY
 
     G = load_polbooks()
@@ -463,14 +484,39 @@ def test_a_count_lost_in_noise_is_not_fitted() -> None:
     rel = community_release(G, epsilon=1.0, nodes=G.node_ids, split=split, max_degree=20,
                             backend=seeded(1), rng=np.random.default_rng(1))
     sigma = math.sqrt(2) * 20 * 19 / rel.release.params["epsilon_split"]["triangles"]
-    assert rel.triangles <= 1.5 * sigma and rel.block_density is None
-    assert rel.release.params["block_density"] is None
+    assert rel.triangles <= 1.5 * sigma  # σ is huge: the bound allows the default
+    assert rel.block_density == DEFAULT_BLOCK_DENSITY == 0.5
+    assert rel.release.params["block_density"] == 0.5
     S = generate_community_graph(rel, rng=np.random.default_rng(0))
-    assert S.n_edges > 0 and DEFAULT_BLOCK_DENSITY == 0.5
+    assert S.n_edges > 0
     # a well-measured count is fitted
     fitted = community_release(G, epsilon=50.0, nodes=G.node_ids, max_degree=20,
                                backend=seeded(1), rng=np.random.default_rng(1))
-    assert fitted.block_density is not None
+    assert fitted.block_density is not None and fitted.block_density != 0.5
+
+
+def test_a_graph_of_little_clustering_gets_a_lower_density() -> None:
+    """An Erdős–Rényi graph (about 85 triangles) at ε = 4: its count is lost in the noise,
+    but the bound ``max(T̃, 0) + σ`` is far below the default density's triangles, so the
+    generated graph keeps little clustering (the default alone gave it many times more)."""
+    from graphanon.synthetic.bter import DEFAULT_BLOCK_DENSITY
+
+    rng = np.random.default_rng(11)
+    n = 2000
+    iu, ju = np.triu_indices(n, 1)
+    keep = rng.random(iu.size) < 0.004
+    G = Graph.from_edges(iu[keep], ju[keep], n_nodes=n)
+    rel = community_release(G, epsilon=4.0, nodes=G.node_ids, backend=seeded(2),
+                            rng=np.random.default_rng(2))
+    h = rel.max_degree
+    sigma = math.sqrt(2) * h * (h - 1) / rel.release.params["epsilon_split"]["triangles"]
+    assert rel.triangles <= 1.5 * sigma
+    assert rel.block_density is not None and rel.block_density < DEFAULT_BLOCK_DENSITY
+    low = generate_community_graph(rel, rng=np.random.default_rng(3))
+    default = generate_community_graph(rel, rng=np.random.default_rng(3),
+                                       block_density=DEFAULT_BLOCK_DENSITY)
+    assert bounded_triangles(low, h) <= 1.3 * (max(rel.triangles, 0.0) + sigma)
+    assert bounded_triangles(low, h) < bounded_triangles(default, h) / 2
 
 
 def test_generated_edge_count_stays_at_the_released_total() -> None:

@@ -93,6 +93,22 @@ def test_edge_dp_keeps_the_public_node_ids(polbooks: Graph) -> None:
     assert res.release.params["node_ids"] == "the public node universe"
 
 
+def test_edge_dp_groups_super_nodes_in_the_listing_order() -> None:
+    """Two dense blocks with ids in random order: listed block by block (the CLI's --nodes
+    file order), the partition finds both; listed in sorted order, nothing to find."""
+    rng = np.random.default_rng(0)
+    n = 400
+    iu, ju = np.triu_indices(n, 1)
+    keep = rng.random(iu.size) < np.where((iu < 200) == (ju < 200), 0.1, 0.005)
+    perm = np.random.default_rng(1).permutation(n)
+    G = Graph.from_edges(perm[iu[keep]], perm[ju[keep]], n_nodes=n)
+    listed = synthesize(G, epsilon=2.0, nodes=perm, **_insecure(4))
+    sorted_ = synthesize(G, epsilon=2.0, nodes=np.arange(n), **_insecure(4))
+    assert listed.parts["n_communities"] == 2
+    assert sorted_.parts["n_communities"] == 1
+    assert (listed.graph.node_ids == sorted_.graph.node_ids).all()
+
+
 def test_node_dp_gives_new_ids() -> None:
     G = _dense()
     res = synthesize(G, epsilon=50.0, neighbourhood="node", theta=8, **_insecure(3))
