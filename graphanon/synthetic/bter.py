@@ -156,6 +156,21 @@ def _trim_overshoot(keys: IntArray, target: IntArray, n: int, rng: np.random.Gen
     return keys[keep]
 
 
+def _member(have: IntArray, keys: IntArray) -> npt.NDArray[np.bool_]:
+    """``keys`` found in the sorted array ``have`` (a binary search: ``np.isin`` sorts both
+    every time, and the generator asks once per matching round)."""
+    if have.size == 0:
+        return np.zeros(keys.size, dtype=bool)
+    pos = np.minimum(np.searchsorted(have, keys), have.size - 1)
+    return np.asarray(have[pos] == keys)
+
+
+def _insert(have: IntArray, keys: IntArray) -> IntArray:
+    """The sorted ``have`` with the distinct ``keys`` (none of them in it) merged in."""
+    keys = np.sort(keys)
+    return np.insert(have, np.searchsorted(have, keys), keys)
+
+
 def _keys(u: IntArray, v: IntArray, n: int) -> IntArray:
     a, b = np.minimum(u, v), np.maximum(u, v)
     return a * n + b
@@ -193,12 +208,12 @@ def _intra_edges(deficit: IntArray, membership: IntArray, existing: IntArray, n:
         ok = u != v
         keys = _keys(u[ok], v[ok], n)
         keys = np.unique(keys)
-        fresh = ~np.isin(keys, have, assume_unique=True)
+        fresh = ~_member(have, keys)
         keys = keys[fresh]
         if keys.size == 0:
             break
         new_keys.append(keys)
-        have = np.union1d(have, keys)
+        have = _insert(have, keys)
         a, b = keys // n, keys % n
         left = left - np.bincount(a, minlength=n) - np.bincount(b, minlength=n)
         left = np.maximum(left, 0)
@@ -252,12 +267,12 @@ def _inter_edges(inter: npt.NDArray[np.int64], membership: IntArray, d_out: IntA
         keys = _keys(a[ok], b[ok], n)
         pid = pid[ok]
         ukeys, first = np.unique(keys, return_index=True)
-        fresh = ~np.isin(ukeys, have, assume_unique=True)
+        fresh = ~_member(have, ukeys)
         got, gpid = ukeys[fresh], pid[first[fresh]]
         if got.size == 0:
             break
         out.append(got)
-        have = np.union1d(have, got)
+        have = _insert(have, got)
         done = np.bincount(gpid, minlength=k * k).reshape(k, k)
         need = need - done - done.T
         left = np.maximum(left - np.bincount(got // n, minlength=n)
@@ -294,7 +309,7 @@ def _inter_fill(inter: npt.NDArray[np.int64], membership: IntArray, weights: Int
         perm = rng.permutation(keys.size)
         keys, draw = keys[perm], draw[perm]
         ukeys, first = np.unique(keys, return_index=True)
-        fresh = ~np.isin(ukeys, have, assume_unique=True)
+        fresh = ~_member(have, ukeys)
         ukeys, pid = ukeys[fresh], draw[first[fresh]]
         srt = np.lexsort((rng.random(pid.size), pid))
         ukeys, pid = ukeys[srt], pid[srt]
@@ -303,7 +318,7 @@ def _inter_fill(inter: npt.NDArray[np.int64], membership: IntArray, weights: Int
         keep = rank < need[pid]
         got = ukeys[keep]
         out.append(got)
-        have = np.union1d(have, got)
+        have = _insert(have, got)
         need = need - np.bincount(pid[keep], minlength=iu.size)
     return np.concatenate(out) if out else np.zeros(0, np.int64)
 
@@ -345,13 +360,13 @@ def _fill(deficit: IntArray, membership: IntArray, weights: IntArray, existing: 
         b = ends(membership[a])
         keys = _keys(a[a != b], b[a != b], n)
         keys = np.unique(keys)
-        keys = keys[~np.isin(keys, have, assume_unique=True)]
+        keys = keys[~_member(have, keys)]
         if keys.size > missing:  # a random subset, not the smallest keys
             keys = rng.choice(keys, size=missing, replace=False)
         if keys.size == 0:
             break
         out.append(keys)
-        have = np.union1d(have, keys)
+        have = _insert(have, keys)
         missing -= int(keys.size)
         deficit = np.maximum(deficit - np.bincount(keys // n, minlength=n)
                              - np.bincount(keys % n, minlength=n), 0)
