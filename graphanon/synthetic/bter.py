@@ -106,10 +106,9 @@ def affinity_blocks(d_in: IntArray, membership: IntArray, rng: np.random.Generat
 
 def _block_edges(order: IntArray, starts: IntArray, rho: float, d_in: IntArray,
                  rng: np.random.Generator) -> tuple[IntArray, IntArray]:
-    """Random edges inside each block: pair ``(i, j)`` with probability
-    ``min(1, ρ d_i d_j / (Σd − mean d))`` over the block (``ρ`` for a block of equal
-    degrees, BTER's density; a merged, larger block does not give its first nodes more than
-    their degree)."""
+    """Erdős–Rényi edges inside each block, density ``ρ · min(1, d / (s − 1))`` (``d`` the
+    block's smallest degree, ``s`` its size: a merged, larger block does not give its first
+    nodes more than their degree)."""
     us: list[IntArray] = []
     vs: list[IntArray] = []
     sizes = np.diff(starts)
@@ -118,12 +117,9 @@ def _block_edges(order: IntArray, starts: IntArray, rho: float, d_in: IntArray,
         s = int(members.size)
         i, j = _triu(s)
         d = d_in[members].astype(np.float64)
-        # Chung–Lu inside the block, normalized so that a block of s = d + 1 equal degrees
-        # is BTER's Erdős–Rényi block of density ρ (node i's expected block degree
-        # ρ d_i (Σd − d_i) / (Σd − mean d) ≈ ρ d_i; hubs of a merged block link to each
-        # other). Normalized by Σd alone, a block of degree-2 nodes had density 2ρ/3 and its
-        # nodes' local clustering fell to a third of the truth's (ca-GrQc, docs/synthetic.md).
-        p = np.minimum(rho * d[i] * d[j] / max(d.sum() - d.mean(), 1.0), 1.0)
+        # Chung–Lu inside the block: node i's expected block degree is ρ d_i (≈ BTER's
+        # ρ(s − 1) for a block of equal degrees; hubs of a merged block link to each other)
+        p = np.minimum(rho * d[i] * d[j] / d.sum(), 1.0)
         keep = rng.random(i.size) < p
         us.append(members[i[keep]])
         vs.append(members[j[keep]])
