@@ -11,9 +11,13 @@ The pipelines
 -------------
 ``neighbourhood="node"`` (ε-node-DP; the node set itself is private, no ``nodes``):
 
+0. ``theta_selection`` (``0.1·ε``, only with ``theta="auto"``): θ from the public grid
+   by :func:`~graphanon.nodedp.theta_dk.select_theta` (exponential mechanism; the score
+   trades the projection's kept edges against the 2K noise at θ);
 1. ``edge_total`` (``0.1·ε``): ``|E^θ|``, the edge count of the EAD θ-projection (a public,
    data-independent ordering key), plus discrete Laplace noise of sensitivity ``θ``;
-2. ``theta_dk2`` (``0.9·ε``): :func:`~graphanon.nodedp.theta_dk.theta_dk_release` ``d=2`` on
+2. ``theta_dk2`` (``0.9·ε``; ``0.8·ε`` after a selection):
+   :func:`~graphanon.nodedp.theta_dk.theta_dk_release` ``d=2`` on
    the same projection (sensitivity ``θ(2θ+1)``);
 3. post-processing: the noisy 2K cells projected onto the released total
    (:func:`~graphanon.dk.release.project_to_total`), made integral per degree class
@@ -47,10 +51,13 @@ from ..params import Param, Spec
 from ..privacy.noise import NoiseBackend, get_backend
 from ..privacy.release import Release, started_at
 
-__all__ = ["NODE_SPLIT", "SYNTHESIZE", "SyntheticRelease", "synthesize"]
+__all__ = ["NODE_SPLIT", "NODE_SPLIT_AUTO", "SYNTHESIZE", "SyntheticRelease", "synthesize"]
 
-#: The node-DP pipeline's ε split (shares of the total; they sum to 1).
+#: The node-DP pipeline's ε split with a fixed θ (shares of the total; they sum to 1).
 NODE_SPLIT: Mapping[str, float] = {"edge_total": 0.1, "theta_dk2": 0.9}
+#: ... and with ``theta="auto"``: θ chosen privately first.
+NODE_SPLIT_AUTO: Mapping[str, float] = {"theta_selection": 0.1, "edge_total": 0.1,
+                                        "theta_dk2": 0.8}
 
 #: The parameters of :func:`synthesize`, declared once: its validation, the options of
 #: ``graphanon synthesize``, the keys of the job step and the table in docs/synthetic.md.
@@ -63,8 +70,10 @@ SYNTHESIZE = Spec("synthesize", (
           "(the graph keeps its node ids). node: one node added or removed with all its "
           "edges (θ-projection first; new ids s0, s1, ...).",
           default="edge", choices=("edge", "node"), aliases=("privacy",)),
-    Param("theta", "int", "Public degree bound θ of the EAD projection.",
-          default=16, low=1, high=4096, only=("neighbourhood", "node")),
+    Param("theta", "int", "Public degree bound θ of the EAD projection, or 'auto' to choose "
+          "it privately from the public grid 2, 4, ..., 256 (exponential mechanism, 0.1 of ε; "
+          "measured worse than 16 at ε <= 4: docs/synthetic.md).",
+          default=16, low=1, high=4096, words=("auto",), only=("neighbourhood", "node")),
 ), doc="docs/synthetic.md")
 
 
@@ -116,7 +125,7 @@ class _Outcome:
 
 @renamed_keywords(SYNTHESIZE.aliases(), removed_in="0.3.0")
 def synthesize(G: Graph, *, epsilon: float, neighbourhood: str = "edge", nodes: Any = None,
-               theta: int = 16, backend: NoiseBackend | None = None,
+               theta: int | str = 16, backend: NoiseBackend | None = None,
                rng: np.random.Generator | None = None, seed: int | None = None,
                progress: ProgressFn | None = None) -> SyntheticRelease:
     """Release a synthetic graph of ``G`` under ε-edge-DP or ε-node-DP.
@@ -134,8 +143,14 @@ def synthesize(G: Graph, *, epsilon: float, neighbourhood: str = "edge", nodes: 
         Edge-DP only, and required there: the public node universe (every node of ``G`` must
         be in it). The synthetic graph has exactly these nodes. Refused under node-DP (the
         node set is what node-DP protects).
-    theta : int
-        Node-DP only: the public degree bound of the EAD projection (default 16).
+    theta : int or "auto"
+        Node-DP only: the public degree bound of the EAD projection (default 16), or
+        ``"auto"`` to choose it privately (0.1 of ε) from
+        :data:`~graphanon.nodedp.theta_dk.DEFAULT_THETA_GRID`. A fixed bound below the
+        graph's typical degree keeps the same share of the edges at every ε; the choice
+        grows with ε, but its score (:func:`~graphanon.nodedp.theta_dk.select_theta`)
+        charges the 2K noise over the whole domain and picks θ = 4–8 at ε <= 4, which
+        lost more edges than θ = 16 on all six benchmark graphs (docs/synthetic.md).
     backend : NoiseBackend, optional
         DP noise (default: OpenDP, secure); ``get_backend("numpy-insecure", rng=...)`` for
         reproducible, insecure runs.
@@ -164,9 +179,11 @@ def synthesize(G: Graph, *, epsilon: float, neighbourhood: str = "edge", nodes: 
     discrete Laplace noise calibrated to its L1 sensitivity from public parameters only,
     and the graph is post-processing of the noisy answers (with the public ``rng``).
 
-    - node-DP (module docstring): ``edge_total`` ``0.1·ε``, sensitivity ``θ`` (EAD adds the
-      new node's edges only while both ends have room and never removes an edge, so one node
-      adds at most ``θ`` projected edges); ``theta_dk2`` ``0.9·ε``, sensitivity
+    - node-DP (module docstring): with ``theta="auto"`` first ``theta_selection`` ``0.1·ε``
+      (exponential mechanism, score sensitivity ``2·max(grid)``:
+      :func:`~graphanon.nodedp.theta_dk.select_theta`); ``edge_total`` ``0.1·ε``,
+      sensitivity ``θ`` (one node starts at most ``θ`` EAD cascades of net change 0 or +1);
+      ``theta_dk2`` the rest (``0.8·ε``, or ``0.9·ε`` with a fixed θ), sensitivity
       ``θ(2θ+1)`` (:func:`~graphanon.nodedp.theta_dk.node_sensitivity`).
     - edge-DP (:func:`_edge_pipeline`): super-node counts ``0.15·ε`` (Δ 1), node degrees
       ``0.52·ε`` (Δ 2), community edge counts ``0.03·ε`` (Δ 1), bounded triangles ``0.25·ε``
@@ -249,17 +266,37 @@ def _record(privacy: str, epsilon: float, outcome: _Outcome, *, backend: NoiseBa
 
 
 # ---------------------------------------------------------------------- node-DP
-def _node_pipeline(G: Graph, *, epsilon: float, theta: int, backend: NoiseBackend,
+def _node_pipeline(G: Graph, *, epsilon: float, theta: int | str, backend: NoiseBackend,
                    rng: np.random.Generator, seed: int | None,
                    progress: ProgressFn) -> _Outcome:
-    """θ-projection edge total + θ-dKε 2K, made consistent and realized (module docstring)."""
+    """[θ selection +] θ-projection edge total + θ-dKε 2K, made consistent and realized
+    (module docstring)."""
     from ..dk.generate import generate_2k
     from ..dk.release import postprocess_2k, project_to_total
     from ..nodedp.projection import project
-    from ..nodedp.theta_dk import NODE_SET, node_sensitivity, projection_key, theta_dk_release
+    from ..nodedp.theta_dk import (
+        DEFAULT_THETA_GRID,
+        NODE_SET,
+        node_sensitivity,
+        projection_key,
+        select_theta,
+        theta_dk_release,
+    )
 
-    eps = _shares(epsilon, NODE_SPLIT)
+    eps = _shares(epsilon, NODE_SPLIT_AUTO if theta == "auto" else NODE_SPLIT)
     key = projection_key(None, rng)  # public, data-independent ordering of the projection
+    selection: list[_Part] = []
+    if theta == "auto":
+        # the exponential mechanism over the public grid, score 2|E^θ| − |domain| Δ₂(θ)/ε₂
+        # of sensitivity 2·max(grid) (EAD: one node adds 0..θ projected edges): ε-node-DP
+        theta, info = select_theta(G, epsilon=eps["theta_selection"], d=2,
+                                   release_epsilon=eps["theta_dk2"], grid=DEFAULT_THETA_GRID,
+                                   key=key, backend=backend, progress=progress)
+        selection.append(_Part(
+            "theta_selection", eps["theta_selection"], float(info["score_sensitivity"]),
+            "exponential mechanism over the public θ grid; score 2|E^θ| − |domain|·Δ₂(θ)/ε "
+            "changes by at most 2·max(grid) (one node adds 0..θ projected edges)"))
+    theta = int(theta)
     with progress_step(progress, "node-DP edge total of the θ-projection"):
         kept = project(G, theta=theta, method="ead", key=key).graph.n_edges
         # Sensitivity θ (node neighbourhood): EAD visits the edges in a fixed public order
@@ -285,6 +322,7 @@ def _node_pipeline(G: Graph, *, epsilon: float, theta: int, backend: NoiseBacken
     u, v = S.graph.edges()
     graph = Graph.from_edges(order[u], order[v], n_nodes=n, node_ids=ids)
     parts = (
+        *selection,
         _Part("edge_total", eps["edge_total"], float(theta),
               "EAD θ-projection: one node keeps at most θ of its edges, each starting one "
               "alternating cascade of net change 0 or +1"),
@@ -292,6 +330,8 @@ def _node_pipeline(G: Graph, *, epsilon: float, theta: int, backend: NoiseBacken
               rel.release.sensitivity_derivation),
     )
     params = {"theta": theta, "projection": "ead", "order": "hash", "key": key,
+              "theta_selection": "exponential-mechanism" if selection else "fixed",
+              **({"theta_grid": list(DEFAULT_THETA_GRID)} if selection else {}),
               "node_set": NODE_SET,
               "postprocessing": "2K cells projected onto the released edge total, class "
                                 "sizes made integral, realized by the 2K generator (Gjoka et "

@@ -73,6 +73,16 @@ def test_node_dp_gives_new_ids_and_an_explicit_record(tmp_path: Path,
     S = read_graph(out)
     assert S.n_edges > 0 and all(str(i).startswith("s") for i in S.node_ids)
     assert not (tmp_path / "syn.graphml.release.json").exists()
+    # with --theta auto θ is chosen privately and the record says so
+    for extra in (["--theta", "auto"],):
+        rec2 = tmp_path / "records" / f"auto{len(extra)}.json"
+        assert main(["-q", "synthesize", str(g), "--epsilon", "60", "--neighbourhood", "node",
+                     *extra, "--out", str(tmp_path / f"auto{len(extra)}.txt"), "--record",
+                     str(rec2), "--noise", "numpy-insecure", "--seed", "1"]) == 0
+        params = json.loads(rec2.read_text())["params"]
+        assert params["theta_selection"] == "exponential-mechanism"
+        assert params["epsilon_split"]["theta_selection"] == pytest.approx(6.0)
+        assert params["theta"] in params["theta_grid"]
 
 
 @pytest.mark.parametrize(("args", "message"), [

@@ -119,6 +119,31 @@ def test_node_dp_gives_new_ids() -> None:
     assert sorted(ids) == sorted(f"s{i}" for i in range(len(ids)))
 
 
+def test_node_dp_chooses_theta_privately_and_it_grows_with_epsilon() -> None:
+    """θ = "auto": the exponential mechanism over the public grid, 0.1 of ε, stated in the
+    record; more ε affords a larger θ, so the projection keeps more edges."""
+    from graphanon.nodedp.theta_dk import DEFAULT_THETA_GRID
+    from graphanon.synthetic.pipeline import NODE_SPLIT_AUTO
+
+    rng = np.random.default_rng(1)
+    u, v = np.triu_indices(300, 1)
+    keep = rng.random(u.size) < 0.2  # degrees about 60
+    G = Graph.from_edges(u[keep], v[keep], n_nodes=300)
+    low = synthesize(G, epsilon=1.0, neighbourhood="node", theta="auto", **_insecure(0))
+    high = synthesize(G, epsilon=100.0, neighbourhood="node", theta="auto", **_insecure(0))
+    p = low.release.params
+    assert p["theta_selection"] == "exponential-mechanism"
+    assert p["epsilon_split"] == pytest.approx(dict(NODE_SPLIT_AUTO))
+    assert p["sensitivities"]["theta_selection"] == 2 * max(DEFAULT_THETA_GRID)
+    assert p["sensitivities"]["theta_dk2"] == p["theta"] * (2 * p["theta"] + 1)
+    assert high.release.params["theta"] > p["theta"]
+    assert high.graph.n_edges > low.graph.n_edges
+    fixed = synthesize(G, epsilon=1.0, neighbourhood="node", **_insecure(0))  # θ = 16
+    assert fixed.release.params["theta_selection"] == "fixed"
+    assert fixed.release.params["theta"] == 16
+    assert "theta_selection" not in fixed.release.params["epsilon_split"]
+
+
 @pytest.mark.parametrize("privacy", ["edge", "node"])
 def test_seeded_runs_are_reproducible(privacy: str) -> None:
     G = _dense()
