@@ -14,7 +14,8 @@ universe's node ids:
 2. **Excess degree** (BTER phase 2). Each node's remaining intra-community degree
    ``max(d_in − block degree, 0)`` becomes stubs, matched at random inside the community
    (a configuration model: degrees exact up to the loops and repeated pairs dropped, which two
-   more matching rounds on the remaining deficit mostly restore).
+   more matching rounds on the remaining deficit mostly restore). A node holding more than a
+   quarter of its community's stubs (a star's hub) is matched first, to distinct partners.
 3. **Inter-community edges.** ``E_ij`` distinct edges between communities ``i`` and ``j``
    by stub matching (a degree-corrected configuration model): each node's ``d_out`` stubs
    fill its community's slots towards the others, and slot ``r`` of ``i`` towards ``j``
@@ -192,10 +193,30 @@ def _match_stubs(stubs: IntArray, groups: IntArray, rng: np.random.Generator
 def _intra_edges(deficit: IntArray, membership: IntArray, existing: IntArray, n: int,
                  rng: np.random.Generator, rounds: int = 3) -> IntArray:
     """Edge keys matching the stubs of ``deficit`` inside each community, avoiding loops,
-    repeats and ``existing`` keys (``rounds`` matching rounds on what is left)."""
+    repeats and ``existing`` keys (``rounds`` matching rounds on what is left).
+
+    A node holding more than a quarter of its community's stubs (a star's hub) is matched
+    first, to distinct partners drawn ∝ their stubs: matched at random, about half its stubs
+    met each other (loops, dropped) and the other nodes' stubs paired among themselves, so
+    it kept about half its degree and the edges went to pairs the release has no use for."""
     have = np.unique(existing)
     new_keys: list[IntArray] = []
     left = deficit.copy()
+    total = np.bincount(membership, weights=left, minlength=int(membership.max(initial=0)) + 1)
+    for h in np.flatnonzero(left > total[membership] / 4).tolist():
+        others = np.flatnonzero((membership == membership[h]) & (left > 0))
+        others = others[others != h]
+        others = others[~_member(have, _keys(np.full(others.size, h), others, n))]
+        k = min(int(left[h]), others.size)
+        if k == 0:
+            continue
+        w = left[others].astype(np.float64)
+        partners = rng.choice(others, size=k, replace=False, p=w / w.sum())
+        keys = np.unique(_keys(np.full(k, h), partners, n))
+        new_keys.append(keys)
+        have = _insert(have, keys)
+        left[h] -= k
+        left[partners] -= 1
     for _ in range(rounds):
         if left.sum() < 2:
             break

@@ -436,6 +436,27 @@ def test_generation_restores_what_repeated_pairs_cost_at_hubs() -> None:
     assert S.n_edges <= int(din.sum()) // 2
 
 
+def test_a_stars_hub_gets_its_leaves() -> None:
+    """A star (hub of degree 2000) beside a 60-clique: the hub is matched first, to distinct
+    partners ∝ their stubs. Matched at random with the rest, about half its stubs met each
+    other (loops) and the leaves paired among themselves."""
+    from graphanon.synthetic.communities import CommunityRelease
+
+    n = 2061
+    din = np.ones(n, dtype=np.int64)
+    din[0] = 2000
+    din[2001:] = 59
+    m = np.zeros(n, dtype=np.int64)
+    rec = community_release(load_polbooks(), epsilon=1.0, nodes=load_polbooks().node_ids,
+                            backend=seeded(0), rng=np.random.default_rng(0)).release
+    rel = CommunityRelease(np.arange(n), m, 1, din, np.zeros(n, np.int64),
+                           np.zeros((1, 1), np.int64), 10, math.nan, 0.9, rec)
+    S = generate_community_graph(rel, rng=np.random.default_rng(5))
+    target = int(din.sum()) // 2
+    assert S.degrees[0] >= 0.98 * 2000
+    assert 0.99 * target <= S.n_edges <= target
+
+
 def test_affinity_blocks_group_similar_degrees() -> None:
     d = np.array([1, 2, 2, 2, 3, 3, 3, 3, 9, 0], dtype=np.int64)
     block, starts = affinity_blocks(d, np.zeros(d.size, np.int64), np.random.default_rng(0))
