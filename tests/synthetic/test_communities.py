@@ -3,8 +3,10 @@ the refinement's exponential mechanism, records, and generation."""
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -28,6 +30,7 @@ from graphanon.synthetic.clustering import (
 )
 from graphanon.synthetic.communities import (
     DEFAULT_SPLIT,
+    CommunityRelease,
     combine_totals,
     community_edge_counts,
     community_release,
@@ -366,10 +369,22 @@ def test_generation_keeps_the_universe_and_is_simple() -> None:
     assert np.abs(S.degrees - target).sum() <= 0.1 * target.sum()
 
 
+def _given(membership: Any, d_in: Any, d_out: Any, inter: Any, rho: float) -> Any:
+    """A hand-made release of the given targets (h = 10, no triangle count, density ρ),
+    carrying a real record (the generator reads none of it)."""
+    k = int(np.asarray(inter).shape[0])
+    return CommunityRelease(np.arange(np.asarray(membership).size), membership, k, d_in,
+                            d_out, inter, 10, math.nan, rho, _given_record())
+
+
+@functools.lru_cache(maxsize=1)
+def _given_record() -> Any:
+    return community_release(load_polbooks(), epsilon=1.0, nodes=load_polbooks().node_ids,
+                             backend=seeded(0), rng=np.random.default_rng(0)).release
+
+
 def test_generation_realizes_given_targets() -> None:
     """A hand-made release: two communities, exact degrees, no inter edges lost."""
-    from graphanon.synthetic.communities import CommunityRelease
-
     n = 60
     m = (np.arange(n) >= 30).astype(np.int64)
     din = np.full(n, 6, dtype=np.int64)
@@ -377,9 +392,7 @@ def test_generation_realizes_given_targets() -> None:
     dout[:5] = 2
     dout[30:35] = 2
     E = np.array([[0, 10], [10, 0]])
-    rec = community_release(load_polbooks(), epsilon=1.0, nodes=load_polbooks().node_ids,
-                            backend=seeded(0), rng=np.random.default_rng(0)).release
-    rel = CommunityRelease(np.arange(n), m, 2, din, dout, E, 10, math.nan, 0.6, rec)
+    rel = _given(m, din, dout, E, 0.6)
     S = generate_community_graph(rel, rng=np.random.default_rng(1))
     u, v = S.edges()
     inter = m[u] != m[v]
@@ -398,16 +411,12 @@ def test_inter_edges_match_stubs_so_every_node_gets_its_d_out() -> None:
     """Inter-community edges realize d_out exactly where the targets allow it: with d_out = 1
     everywhere they form a perfect matching between the two communities (drawing the ends
     ∝ d_out, Chung–Lu, leaves about e⁻¹ ≈ 37 % of such nodes without one)."""
-    from graphanon.synthetic.communities import CommunityRelease
-
     n = 400
     m = (np.arange(n) >= 200).astype(np.int64)
     din = np.full(n, 4, dtype=np.int64)
     dout = np.ones(n, dtype=np.int64)
     E = np.array([[0, 200], [200, 0]])
-    rec = community_release(load_polbooks(), epsilon=1.0, nodes=load_polbooks().node_ids,
-                            backend=seeded(0), rng=np.random.default_rng(0)).release
-    rel = CommunityRelease(np.arange(n), m, 2, din, dout, E, 10, math.nan, 0.5, rec)
+    rel = _given(m, din, dout, E, 0.5)
     for seed in range(3):
         S = generate_community_graph(rel, rng=np.random.default_rng(seed))
         u, v = S.edges()
@@ -420,17 +429,12 @@ def test_inter_edges_match_stubs_so_every_node_gets_its_d_out() -> None:
 def test_generation_restores_what_repeated_pairs_cost_at_hubs() -> None:
     """Hubs joined to each other lose configuration-model edges to repeats; the deficit is
     filled from their community, so the graph keeps the release's edge count."""
-    from graphanon.synthetic.communities import CommunityRelease
-
     rng = np.random.default_rng(3)
     n = 500
     din = np.minimum(np.round(rng.pareto(1.5, n) * 4 + 2), 200).astype(np.int64)
     din[int(np.argmax(din))] -= int(din.sum()) % 2
     m = np.zeros(n, dtype=np.int64)
-    rec = community_release(load_polbooks(), epsilon=1.0, nodes=load_polbooks().node_ids,
-                            backend=seeded(0), rng=np.random.default_rng(0)).release
-    rel = CommunityRelease(np.arange(n), m, 1, din, np.zeros(n, np.int64),
-                           np.zeros((1, 1), np.int64), 10, math.nan, 0.5, rec)
+    rel = _given(m, din, np.zeros(n, np.int64), np.zeros((1, 1), np.int64), 0.5)
     S = generate_community_graph(rel, rng=np.random.default_rng(4))
     assert S.n_edges >= 0.995 * int(din.sum()) // 2
     assert S.n_edges <= int(din.sum()) // 2
@@ -440,17 +444,12 @@ def test_a_stars_hub_gets_its_leaves() -> None:
     """A star (hub of degree 2000) beside a 60-clique: the hub is matched first, to distinct
     partners ∝ their stubs. Matched at random with the rest, about half its stubs met each
     other (loops) and the leaves paired among themselves."""
-    from graphanon.synthetic.communities import CommunityRelease
-
     n = 2061
     din = np.ones(n, dtype=np.int64)
     din[0] = 2000
     din[2001:] = 59
     m = np.zeros(n, dtype=np.int64)
-    rec = community_release(load_polbooks(), epsilon=1.0, nodes=load_polbooks().node_ids,
-                            backend=seeded(0), rng=np.random.default_rng(0)).release
-    rel = CommunityRelease(np.arange(n), m, 1, din, np.zeros(n, np.int64),
-                           np.zeros((1, 1), np.int64), 10, math.nan, 0.9, rec)
+    rel = _given(m, din, np.zeros(n, np.int64), np.zeros((1, 1), np.int64), 0.9)
     S = generate_community_graph(rel, rng=np.random.default_rng(5))
     target = int(din.sum()) // 2
     assert S.degrees[0] >= 0.98 * 2000
