@@ -133,8 +133,8 @@ AUDIT_MECHANISMS = (
     "randomized-response-edge", "randomized-response-node", "dk1-laplace", "dk2-laplace",
     "dk2-mdav", "dk2-mpdc", "theta-dk1-ead", "theta-dk2-ead", "hay-constrained-inference",
     "pdp-min-dk1", "pdp-ll-dk1", "pdp-ag-dk1", "pdp-min-dk1-node",
-    "private-partition", "node-degrees", "community-edges", "bounded-triangles",
-    "edge-total",
+    "private-partition", "node-degrees", "community-edges", "smooth-triangles",
+    "bounded-triangles", "edge-total",
     "control-dk1-half-sensitivity",
 )
 
@@ -254,11 +254,14 @@ def audit_targets(
                                             nodes=G.node_ids, backend=backend)
         return None, record
 
-    def triangles(G: Graph, backend: NoiseBackend) -> tuple[Any, Release]:
-        from ..synthetic.clustering import release_bounded_triangles
+    def triangles(statistic: str) -> Mechanism:
+        def run(G: Graph, backend: NoiseBackend) -> tuple[Any, Release]:
+            from ..synthetic.clustering import release_bounded_triangles
 
-        r = release_bounded_triangles(G, epsilon=eps, max_degree=h, backend=backend)
-        return None, r.release
+            r = release_bounded_triangles(G, epsilon=eps, max_degree=h, statistic=statistic,
+                                          backend=backend)
+            return None, r.release
+        return run
 
     def edge_total(G: Graph, backend: NoiseBackend) -> tuple[Any, Release]:
         from ..synthetic.communities import release_edge_total
@@ -342,8 +345,14 @@ def audit_targets(
         "community-edges": AuditTarget(
             "community-edges (parity partition)", "synthesize --neighbourhood edge", "edge",
             community_edges, edge_pairs, f"one edge, one community cell ({star})"),
+        "smooth-triangles": AuditTarget(
+            f"smooth-triangles (h={h})", "synthesize --neighbourhood edge", "edge",
+            triangles("smooth"), lambda: clique_pairs(2 * h - 1) + random_edge_pairs(2 * h),
+            f"two {2 * h}-cliques joined: each end's C(2h−1,2) triangles leave the ramp "
+            f"(weight 1/h to 0), and {RANDOM_PAIRS} random edge pairs"),
         "bounded-triangles": AuditTarget(
-            f"bounded-triangles (h={h})", "synthesize --neighbourhood edge", "edge", triangles,
+            f"bounded-triangles (h={h})", "community_release(triangle_statistic='count')",
+            "edge", triangles("count"),
             lambda: clique_pairs(h) + random_edge_pairs(h),
             f"two (h+1)-cliques joined: both ends leave with C(h,2) triangles each, and "
             f"{RANDOM_PAIRS} random edge pairs"),

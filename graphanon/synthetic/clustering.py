@@ -1,23 +1,49 @@
 """Degree-bounded triangle statistics under edge-DP, and the generator's block density
 fitted to them (issue 36, part 3).
 
-The default statistic is ``T_h(G)``, the number of triangles of ``G_h`` (:func:`bounded_triangles`,
-``Δ = h(h − 1)``). The weighted one is
+Three statistics of one public degree bound ``h`` (given by the operator, or a quantile of a
+released degree sequence: post-processing of an ε-DP release). ``M_t`` is the largest degree
+(in ``G``) of triangle ``t``'s three nodes.
 
-    W_h(G) = Σ over triangles t of G_h of 1 / (M_t − 1),
+- ``S_h`` (``"smooth"``, the default; :func:`smooth_triangles`): every triangle weighted by
 
-``G_h`` the subgraph induced by the nodes of degree at most ``h`` (their degree in ``G``) and
-``M_t`` the largest degree (in ``G``) of the triangle's three nodes. ``h`` is public: given by
-the operator, or a quantile of a released degree sequence (post-processing of an ε-DP
-release). Weighting each triangle by ``1/(M_t − 1)`` makes the sensitivity linear in ``h``
-and roughly doubles the signal-to-noise ratio, but it weighs low-degree triangles where the global
-clustering coefficient weighs the hubs', and a generator fitted to it misses that coefficient
-by more (:func:`release_bounded_triangles`).
+      g(M_t) = 1 for M_t <= h,   (2h − M_t) / h for h < M_t < 2h,   0 for M_t >= 2h,
 
-Sensitivity of ``W_h`` (edge neighbourhood, one edge ``(u, v)`` added; a removal is the same
-pair read backwards). Only ``d_u`` and ``d_v`` change, each by +1, so no node enters ``G_h``
-and only ``u`` or ``v`` can leave it; triangles avoiding ``u`` and ``v`` keep their nodes,
-degrees and weights. No triangle holds both ``u`` and ``v`` before the edge exists.
+  a degree truncation that fades out over ``(h, 2h)`` instead of cutting at ``h``.
+  ``Δ S_h = (2h − 1)(2h − 2)/h + 2h − 2``, about ``6h``.
+- ``T_h`` (``"count"``; :func:`bounded_triangles`): the triangles of ``G_h``, the subgraph
+  induced by the nodes of degree at most ``h``. ``Δ T_h = h(h − 1)``.
+- ``W_h`` (``"weighted"``; :func:`weighted_triangles`): ``Σ over triangles t of G_h of
+  1/(M_t − 1)``. ``Δ W_h = h``.
+
+Why the smooth one is the default. ``T_h``'s cliff costs ``h(h − 1)``: one edge can push a
+node of degree ``h`` with ``C(h, 2)`` triangles out of ``G_h``. A ramp of slope ``1/h`` lets a
+degree step move each of those triangles by at most ``1/h``. On the six benchmark graphs at
+the degree quantile 0.99 the noise's standard deviation relative to the statistic fell from
+0.2–1.9 (``T_h``, share 0.25 of ε = 1; polbooks 6) to 0.006–0.06 (``S_h``; polbooks 1.4),
+and ``S_h`` holds more of the triangles (weight 1 up to ``h``, some up to ``2h``).
+``W_h`` is as cheap but weighs the triangles of low-degree nodes, where the global clustering
+coefficient weighs the hubs': a generator fitted to it missed that coefficient by more.
+
+Sensitivity of ``S_h`` (edge neighbourhood, one edge ``(u, v)`` added; a removal is the same
+pair read backwards). Only ``d_u`` and ``d_v`` change, each by +1. ``g`` is non-increasing,
+in ``[0, 1]``, zero from ``2h`` on, and changes by at most ``1/h`` per degree step. Work with
+``h · S_h``, an integer (``h · g`` is).
+
+(a) An old triangle changes weight only if it holds ``u`` or ``v`` (not both: ``(u, v)`` is
+    new) and its ``M_t`` grows, by 1: at most ``1`` (scaled). Its weight was not zero, so
+    ``d_u <= 2h − 1`` and ``u`` has at most ``C(2h − 1, 2)`` triangles. Both ends:
+    ``(2h − 1)(2h − 2)``.
+(b) New triangles ``{u, v, w}``, ``w`` a common neighbour: weight ``> 0`` needs
+    ``d_u + 1 <= 2h − 1``, so at most ``d_u <= 2h − 2`` of them, each at most ``h`` (scaled).
+
+``Δ(h · S_h) = (2h − 1)(2h − 2) + h(2h − 2) = (2h − 2)(3h − 1)``, an integer: discrete
+Laplace noise on ``h · S_h``, divided by ``h`` (post-processing). Two ``2h``-cliques joined by
+one edge attain (a): every end's ``C(2h − 1, 2)`` triangles drop from ``1/h`` to 0. Audited by
+brute force in ``tests/synthetic``.
+
+Sensitivity of ``W_h``. As above, only ``u`` or ``v`` can leave ``G_h``; triangles avoiding
+``u`` and ``v`` keep their nodes, degrees and weights.
 
 (a) A triangle at ``u`` that stays changes weight only when ``u`` becomes its largest degree:
     ``1/(d_u − 1) − 1/d_u = 1/(d_u(d_u − 1))``; ``u`` has at most ``C(d_u, 2)`` triangles, so
@@ -28,8 +54,8 @@ degrees and weights. No triangle holds both ``u`` and ``v`` before the edge exis
     weight at most ``1/(h − 1)``: at most ``h/2`` (the same for ``v``).
 
 Both stay: ``≤ 1/2 + 1/2 + 1 = 2``; one leaves: ``≤ h/2 + 1/2``; both leave: ``≤ h``. So
-``Δ = h`` for ``h >= 2``, audited by brute force in ``tests/synthetic``. The same case analysis
-with weight 1 gives ``Δ T_h = h(h − 1)`` (both ends leave with ``C(h, 2)`` triangles each).
+``Δ = h`` for ``h >= 2``. The same case analysis with weight 1 gives ``Δ T_h = h(h − 1)``
+(both ends leave with ``C(h, 2)`` triangles each).
 
 References
 ----------
@@ -57,14 +83,30 @@ from ..privacy.release import Release, started_at
 if TYPE_CHECKING:
     from .communities import CommunityRelease
 
-__all__ = ["TriangleRelease", "bounded_triangles", "fit_block_density",
-           "release_bounded_triangles", "triangle_sensitivity", "weighted_triangles"]
+__all__ = ["TRIANGLE_STATISTICS", "TriangleRelease", "bounded_triangles", "fit_block_density",
+           "release_bounded_triangles", "smooth_triangles", "triangle_sensitivity",
+           "triangle_statistic", "weighted_triangles"]
+
+#: The triangle statistics, the default first (module docstring).
+TRIANGLE_STATISTICS = ("smooth", "count", "weighted")
 
 
-def triangle_sensitivity(h: int, *, weighted: bool = False) -> int:
-    """``Δ T_h = h(h − 1)``; ``Δ W_h = h`` (module docstring; ``h >= 2``)."""
+def _check_statistic(statistic: Any, owner: str) -> str:
+    if statistic not in TRIANGLE_STATISTICS:
+        raise InvalidParameterError(
+            f"The 'statistic' parameter of {owner} must be one of {TRIANGLE_STATISTICS}. "
+            f"Got {statistic!r} instead.")
+    return str(statistic)
+
+
+def triangle_sensitivity(h: int, statistic: str = "smooth") -> float:
+    """``Δ S_h = (2h − 2)(3h − 1)/h``; ``Δ T_h = h(h − 1)``; ``Δ W_h = h`` (module
+    docstring; ``h >= 2``)."""
     h = max(int(h), 2)
-    return h if weighted else h * (h - 1)
+    statistic = _check_statistic(statistic, "triangle_sensitivity")
+    if statistic == "smooth":
+        return (2 * h - 2) * (3 * h - 1) / h
+    return float(h if statistic == "weighted" else h * (h - 1))
 
 
 def _top_triangles(G: Graph, h: int) -> tuple[np.ndarray, np.ndarray]:
@@ -88,6 +130,27 @@ def _top_triangles(G: Graph, h: int) -> tuple[np.ndarray, np.ndarray]:
     return top.astype(np.float64), dk
 
 
+def _smooth_scaled(G: Graph, h: int) -> int:
+    """``h · S_h(G)``, an integer: each triangle weighs ``clip(2h − M_t, 0, h)``."""
+    top, dk = _top_triangles(G, 2 * h - 1)
+    return round(float((top * np.clip(2 * h - dk, 0, h)).sum()))
+
+
+def smooth_triangles(G: Graph, h: int) -> float:
+    """``S_h(G)``: each triangle weighted ``1`` up to ``M_t = h``, fading linearly to ``0`` at
+    ``M_t = 2h`` (``M_t`` the largest degree of its nodes; module docstring)."""
+    return _smooth_scaled(G, h) / h
+
+
+def triangle_statistic(G: Graph, h: int, statistic: str = "smooth") -> float:
+    """The named statistic of ``G`` (``"smooth"``, ``"count"`` or ``"weighted"``)."""
+    statistic = _check_statistic(statistic, "triangle_statistic")
+    if statistic == "smooth":
+        return smooth_triangles(G, h)
+    return weighted_triangles(G, h) if statistic == "weighted" else float(
+        bounded_triangles(G, h))
+
+
 def weighted_triangles(G: Graph, h: int) -> float:
     """``W_h(G)``: each triangle of ``G_h`` weighted by ``1/(M_t − 1)`` (module docstring)."""
     top, dk = _top_triangles(G, h)
@@ -105,21 +168,34 @@ def bounded_triangles(G: Graph, h: int) -> int:
 
 @dataclass(frozen=True)
 class TriangleRelease:
-    """A released ``T_h`` or ``W_h`` (``noisy`` may be negative: raw)."""
+    """A released ``S_h``, ``T_h`` or ``W_h`` (``statistic``; ``noisy`` may be negative:
+    raw)."""
 
     noisy: float
     max_degree: int
-    weighted: bool
+    statistic: str
     release: Release
     seconds: float = field(default=0.0, compare=False)
 
 
+_HOW = {
+    "smooth": "triangles weighted 1 up to largest degree h, fading to 0 at 2h; noise on h "
+              "times it, an integer: one edge moves each of its ends' <= C(2h−1,2) live "
+              "triangles by 1 step and adds <= 2h−2 triangles of weight <= h, "
+              "Δ = (2h−2)(3h−1) (scaled)",
+    "count": "triangles of the subgraph of nodes of degree <= h: one edge can push both "
+             "ends out of it, each with <= C(h,2) triangles",
+    "weighted": "triangles of the subgraph of nodes of degree <= h, each weighted 1/(largest "
+                "degree − 1): one edge can push both ends out of it, each with <= C(h,2) "
+                "triangles of weight <= 1/(h−1)",
+}
+
+
 def release_bounded_triangles(G: Graph, *, epsilon: float, max_degree: int,
-                              weighted: bool = False, nodes: Any = None,
+                              statistic: str = "smooth", nodes: Any = None,
                               backend: NoiseBackend | None = None, seed: int | None = None
                               ) -> TriangleRelease:
-    """``T_h(G)`` plus discrete Laplace noise of sensitivity ``h(h − 1)``, or (``weighted``)
-    ``W_h(G)`` plus Laplace noise of sensitivity ``h``: ε-edge-DP.
+    """A degree-bounded triangle statistic of ``G`` plus noise calibrated to it: ε-edge-DP.
 
     Parameters
     ----------
@@ -127,8 +203,10 @@ def release_bounded_triangles(G: Graph, *, epsilon: float, max_degree: int,
     epsilon : float
     max_degree : int
         The public degree bound ``h >= 2``.
-    weighted : bool
-        Release ``W_h`` (each triangle weighted ``1/(M_t − 1)``) instead of the count.
+    statistic : {"smooth", "count", "weighted"}
+        ``S_h`` (default: triangles fading out between largest degree ``h`` and ``2h``),
+        ``T_h`` (the triangles of the nodes of degree ``<= h``) or ``W_h`` (those weighted
+        ``1/(M_t − 1)``); module docstring.
     nodes : array-like, optional
         The public universe (isolated nodes change nothing here; accepted for symmetry).
     backend, seed
@@ -136,16 +214,19 @@ def release_bounded_triangles(G: Graph, *, epsilon: float, max_degree: int,
 
     Notes
     -----
-    Neighbourhood **edge**. One edge changes ``T_h`` by at most ``h(h − 1)`` (both ends at
-    degree ``h`` leave ``G_h``, each with at most ``C(h, 2)`` triangles) and ``W_h`` by at
-    most ``h`` (those triangles weigh at most ``1/(h − 1)`` each); see the module docstring.
-    Discrete Laplace noise (the count) or Laplace noise (OpenDP's floating-point-safe Laplace
-    with the default backend; ``W_h``) of that sensitivity is ε-edge-DP.
+    Neighbourhood **edge**. One edge changes ``h · S_h`` (an integer) by at most
+    ``(2h − 2)(3h − 1)``, ``T_h`` by at most ``h(h − 1)`` (both ends at degree ``h`` leave
+    ``G_h``, each with at most ``C(h, 2)`` triangles) and ``W_h`` by at most ``h`` (those
+    triangles weigh at most ``1/(h − 1)`` each); see the module docstring. Discrete Laplace
+    noise on the integers ``h · S_h`` (then divided by ``h``) and ``T_h``, or Laplace noise
+    (OpenDP's floating-point-safe Laplace with the default backend) on ``W_h``, of that
+    sensitivity is ε-edge-DP. The record's ``sensitivity`` is the statistic's own
+    (``(2h − 2)(3h − 1)/h`` for ``S_h``).
 
-    The count is the default: fitted to ``T_h``, the generator's global clustering is off by
-    0.01–0.20 at ε = 4 on the six benchmark graphs, fitted to ``W_h`` by 0.04–0.50 (``W_h``
-    weighs the triangles of low-degree nodes, the global coefficient those of hubs), though
-    ``W_h``'s noise is about half as large.
+    ``S_h`` is the default: at the same ε its noise relative to its value is 8–40 times
+    smaller than ``T_h``'s on the six benchmark graphs. Fitted to ``W_h``, the generator's
+    global clustering was off by more than fitted to ``T_h`` (``W_h`` weighs the triangles of
+    low-degree nodes, the global coefficient those of hubs).
     """
     owner = "release_bounded_triangles"
     t0 = time.perf_counter()
@@ -155,37 +236,41 @@ def release_bounded_triangles(G: Graph, *, epsilon: float, max_degree: int,
             f"The 'G' parameter of {owner} must be a graphanon Graph. Got {type(G).__name__}.")
     epsilon = check_epsilon(epsilon, "epsilon", owner)
     h = check_int(max_degree, "max_degree", owner, low=2)
+    statistic = _check_statistic(statistic, owner)
     if nodes is not None:
         G = G.with_nodes(nodes)
     backend = backend or get_backend("opendp")
-    sens = triangle_sensitivity(h, weighted=bool(weighted))
-    if weighted:
+    sens = triangle_sensitivity(h, statistic)
+    if statistic == "smooth":
+        # Δ(h · S_h) = (2h − 2)(3h − 1): each end's ≤ C(2h − 1, 2) live triangles move one
+        # ramp step (1, scaled), ≤ 2h − 2 new triangles of weight ≤ h
+        t = np.array([_smooth_scaled(G, h)], dtype=np.int64)
+        noisy = float(np.asarray(backend.discrete_laplace(
+            t, sensitivity=(2 * h - 2) * (3 * h - 1), epsilon=epsilon))[0]) / h
+    elif statistic == "weighted":
         # Δ = h: both ends of degree h leave G_h, each with ≤ C(h, 2) triangles of weight
         # ≤ 1/(h − 1)
         noisy = float(np.asarray(backend.laplace(np.array([weighted_triangles(G, h)]),
                                                  sensitivity=sens, epsilon=epsilon))[0])
-        how = ("triangles of the subgraph of nodes of degree <= h, each weighted 1/(largest "
-               "degree − 1): one edge can push both ends out of it, each with <= C(h,2) "
-               "triangles of weight <= 1/(h−1)")
     else:
         # Δ = h(h − 1): both ends of degree h leave G_h with ≤ C(h, 2) triangles each
         t = np.array([bounded_triangles(G, h)], dtype=np.int64)
-        noisy = float(np.asarray(backend.discrete_laplace(t, sensitivity=sens,
+        noisy = float(np.asarray(backend.discrete_laplace(t, sensitivity=int(sens),
                                                           epsilon=epsilon))[0])
-        how = ("triangles of the subgraph of nodes of degree <= h: one edge can push both "
-               "ends out of it, each with <= C(h,2) triangles")
     release = Release.create(
-        mechanism="weighted-triangles" if weighted else "bounded-triangles",
+        mechanism={"smooth": "smooth-triangles", "count": "bounded-triangles",
+                   "weighted": "weighted-triangles"}[statistic],
         neighbourhood="edge", epsilon=epsilon, sensitivity=float(sens),
-        sensitivity_derivation=how, params={"max_degree": h, "weighted": bool(weighted)},
+        sensitivity_derivation=_HOW[statistic],
+        params={"max_degree": h, "statistic": statistic},
         backend=backend.name, seed=seed, source_fingerprint=G.content_hash,
         created_at=started)
-    return TriangleRelease(noisy, h, bool(weighted), release, time.perf_counter() - t0)
+    return TriangleRelease(noisy, h, statistic, release, time.perf_counter() - t0)
 
 
 def fit_block_density(rel: CommunityRelease, target: float, *, rng: np.random.Generator,
-                      weighted: bool = False, steps: int = 8, high: float = 1.0) -> float:
-    """The BTER block density ``ρ`` whose generated graph has ``T_h`` (``weighted``: ``W_h``)
+                      statistic: str = "smooth", steps: int = 8, high: float = 1.0) -> float:
+    """The BTER block density ``ρ`` whose generated graph has the triangle ``statistic``
     about ``target`` (``h = rel.max_degree``; bisection on ``ρ ∈ (0, high]``; ``high`` when
     even that density stays below the target).
 
@@ -200,7 +285,7 @@ def fit_block_density(rel: CommunityRelease, target: float, *, rng: np.random.Ge
 
     def tri(rho: float) -> float:
         S = generate_community_graph(rel, rng=np.random.default_rng(seed), block_density=rho)
-        return weighted_triangles(S, h) if weighted else float(bounded_triangles(S, h))
+        return triangle_statistic(S, h, statistic)
 
     lo, hi = 0.0, float(high)
     if tri(hi) <= target:

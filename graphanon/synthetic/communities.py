@@ -662,7 +662,8 @@ class CommunityRelease:
     max_degree
         The degree bound of the triangle statistic (public or from the released sequence).
     triangles
-        Released triangle count of the degree-bounded subgraph (may be noisy-negative).
+        Released degree-bounded triangle statistic (``params["triangle_statistic"]`` of the
+        record; may be noisy-negative).
     block_density
         BTER block density fitted to ``triangles`` (post-processing), or ``None``.
     release
@@ -712,12 +713,12 @@ def _check_split(split: Any, owner: str) -> dict[str, float]:
 def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, float] | None
                       = None, max_degree: int | str = "auto", degree_quantile: float = 0.99,
                       super_size: int = 20, rounds: int = 1, min_modularity: float = 0.1,
-                      weighted_triangles: bool = False, fit_clustering: bool = True,
+                      triangle_statistic: str = "smooth", fit_clustering: bool = True,
                       backend: NoiseBackend | None = None, rng: np.random.Generator | None
                       = None, seed: int | None = None, progress: ProgressFn | None = None
                       ) -> CommunityRelease:
     """The ε-edge-DP release of the community pipeline: partition, degree sequence,
-    community degrees and the degree-bounded triangle count.
+    community degrees and a degree-bounded triangle statistic.
 
     Parameters
     ----------
@@ -738,15 +739,17 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
         community degrees: post-processing) the partition is dropped and the whole graph is
         one community: a grouping of node ids in random order finds no communities, and
         realizing its near-uniform inter-community counts would erase clustering.
-    weighted_triangles : bool
-        Release ``W_h`` (Δ ``h``) instead of the triangle count ``T_h`` (Δ ``h(h − 1)``).
+    triangle_statistic : {"smooth", "count", "weighted"}
+        The clustering statistic (:func:`graphanon.synthetic.clustering.release_bounded_triangles`):
+        ``S_h`` (default; triangles fading out between largest degree ``h`` and ``2h``,
+        Δ ``(2h − 2)(3h − 1)/h``), the count ``T_h`` (Δ ``h(h − 1)``) or ``W_h`` (Δ ``h``).
     fit_clustering : bool
-        Fit the generator's block density to the released triangle count (post-processing:
+        Fit the generator's block density to the released triangle statistic (post-processing:
         simulations of the generator on the released quantities). A released count below
         1.5 times its noise's standard deviation ``σ = √2 Δ / ε`` (public) is not fitted:
         the generator uses :data:`graphanon.synthetic.bter.DEFAULT_BLOCK_DENSITY`, lowered
-        until its graph has at most ``max(T̃, 0) + σ`` triangles (an upper bound of
-        ``T_h`` with about 88 % confidence).
+        until its graph's statistic is at most ``max(T̃, 0) + σ`` (an upper bound of the
+        true one with about 88 % confidence).
     backend, rng, seed, progress
         Noise backend (default OpenDP); generator of the public grouping and of all
         post-processing; the recorded seed; a progress callback.
@@ -755,11 +758,16 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
     -----
     Neighbourhood **edge**; sequential composition of ε-DP parts: super-node counts (Δ 1),
     refinement (monotone exponential mechanism), Hay's sorted degrees (Δ 2; share 0 by
-    default), node degrees (Δ 2), community edge counts (Δ 1), bounded triangles
-    (Δ ``h(h − 1)``; weighted: ``h``; :mod:`.clustering`), the edge total (Δ 1). Everything
+    default), node degrees (Δ 2), community edge counts (Δ 1), the triangle statistic
+    (:mod:`.clustering`), the edge total (Δ 1). Everything
     else is post-processing of released values.
     """
-    from .clustering import fit_block_density, release_bounded_triangles
+    from .clustering import (
+        TRIANGLE_STATISTICS,
+        fit_block_density,
+        release_bounded_triangles,
+        triangle_sensitivity,
+    )
 
     owner = "community_release"
     t0 = time.perf_counter()
@@ -776,6 +784,10 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
                 f"Got {max_degree!r} instead.")
     else:
         max_degree = check_int(max_degree, "max_degree", owner, low=2)
+    if triangle_statistic not in TRIANGLE_STATISTICS:
+        raise InvalidParameterError(
+            f"The 'triangle_statistic' parameter of {owner} must be one of "
+            f"{TRIANGLE_STATISTICS}. Got {triangle_statistic!r} instead.")
     min_modularity = check_float(min_modularity, "min_modularity", owner, low=-1.0, high=1.0)
     degree_quantile = check_float(degree_quantile, "degree_quantile", owner, low=0.0, high=1.0,
                                   closed="right")
@@ -845,17 +857,17 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
     rho: float | None = None
     if eps["triangles"] > 0:
         t = release_bounded_triangles(G, epsilon=eps["triangles"], max_degree=h,
-                                      weighted=weighted_triangles, nodes=G.node_ids,
+                                      statistic=triangle_statistic, nodes=G.node_ids,
                                       backend=backend, seed=seed)
         parts["triangles"] = t.release
         tri = float(t.noisy)
         # the noise's standard deviation, public: √2 · Δ / ε (Laplace)
         sigma = math.sqrt(2.0) * float(t.release.sensitivity or 0.0) / eps["triangles"]
         if fit_clustering and tri > 1.5 * sigma:
-            rho = fit_block_density(rel, tri, rng=rng, weighted=weighted_triangles)
+            rho = fit_block_density(rel, tri, rng=rng, statistic=triangle_statistic)
         elif fit_clustering:
-            # within 1.5 noise deviations of 0 the count says little, but it still bounds
-            # T_h: P(noise < −σ) = e^(−√2)/2 ≈ 0.12, so T_h <= max(T̃, 0) + σ with about
+            # within 1.5 noise deviations of 0 the statistic says little, but it still bounds
+            # it: P(noise < −σ) = e^(−√2)/2 ≈ 0.12, so T <= max(T̃, 0) + σ with about
             # 88 % confidence. The generator's default block density, lowered until its
             # graph has no more triangles than that bound (a graph of little clustering, such
             # as a preferential-attachment one, got 15–20× its clustering from the default
@@ -863,7 +875,7 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
             from .bter import DEFAULT_BLOCK_DENSITY
 
             rho = fit_block_density(rel, max(tri, 0.0) + sigma, rng=rng,
-                                    weighted=weighted_triangles, high=DEFAULT_BLOCK_DENSITY)
+                                    statistic=triangle_statistic, high=DEFAULT_BLOCK_DENSITY)
     progress("community release", 3, steps)
     record = Release.create(
         mechanism="community-release", neighbourhood="edge", epsilon=epsilon,
@@ -872,16 +884,16 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
                                "cell); refinement: monotone exponential mechanism, ε_r/2 per "
                                "node (an edge changes two nodes' scores by 1); sorted degrees "
                                "Δ 2; node degrees Δ 2 (an edge, two degrees); community edge "
-                               "counts Δ 1 (an edge, one cell); triangles of the nodes of "
-                               "degree <= h: Δ h(h−1) "
-                               "(weighted: Δ h); edge total |E|: Δ 1",
+                               "counts Δ 1 (an edge, one cell); triangle statistic: "
+                               "smooth Δ (2h−2)(3h−1)/h (count: h(h−1), weighted: h); edge "
+                               "total |E|: Δ 1",
         params={"node_universe": "given by the operator (public)",
                 "epsilon_split": {k: v for k, v in eps.items() if v > 0},
                 "sensitivities": {"supergraph": 1, "refine": 1, "degree_sequence": 2,
                                   "node_degrees": 2, "community_edges": 1,
-                                  "triangles": h if weighted_triangles else h * (h - 1),
+                                  "triangles": triangle_sensitivity(h, triangle_statistic),
                                   "edge_total": 1},
-                "triangle_statistic": "weighted" if weighted_triangles else "count",
+                "triangle_statistic": triangle_statistic,
                 "super_size": super_size, "rounds": max(rounds, 1),
                 "n_communities": k, "released_modularity": round(q_hat, 4),
                 "min_modularity": min_modularity, "max_degree": h,

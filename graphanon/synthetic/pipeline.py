@@ -28,7 +28,7 @@ The pipelines
 the public node ids (every listed node, isolated ones included). The parts are those of
 :func:`~graphanon.synthetic.communities.community_release` (a private community partition,
 per-node degrees with the degree distribution deconvolved from them, community edge counts,
-the edge total and a degree-bounded triangle count),
+the edge total and a degree-bounded triangle statistic),
 realized by :func:`~graphanon.synthetic.bter.generate_community_graph` (:func:`_edge_pipeline`).
 """
 
@@ -186,8 +186,9 @@ def synthesize(G: Graph, *, epsilon: float, neighbourhood: str = "edge", nodes: 
       ``theta_dk2`` the rest (``0.8·ε``, or ``0.9·ε`` with a fixed θ), sensitivity
       ``θ(2θ+1)`` (:func:`~graphanon.nodedp.theta_dk.node_sensitivity`).
     - edge-DP (:func:`_edge_pipeline`): super-node counts ``0.15·ε`` (Δ 1), node degrees
-      ``0.52·ε`` (Δ 2), community edge counts ``0.03·ε`` (Δ 1), bounded triangles ``0.25·ε``
-      (Δ ``h(h − 1)``, ``h`` read off the released degrees), edge total ``0.05·ε`` (Δ 1).
+      ``0.52·ε`` (Δ 2), community edge counts ``0.03·ε`` (Δ 1), smooth triangles ``0.25·ε``
+      (Δ ``(2h − 2)(3h − 1)/h``, ``h`` read off the released degrees), edge total
+      ``0.05·ε`` (Δ 1).
 
     Every statistic is audited by brute force (``tests/synthetic/test_pipeline.py``,
     ``tests/synthetic/test_communities.py``).
@@ -363,14 +364,18 @@ def _edge_pipeline(G: Graph, *, nodes: Any, epsilon: float, backend: NoiseBacken
       its noisy degree places the distribution's values.
     - ``community_edges`` (``0.03·ε``): the edge counts inside and between the released
       communities; one edge, one cell, Δ = 1.
-    - ``triangles`` (``0.25·ε``): triangles of the subgraph of nodes of degree ≤ h, h read off
-      the released degree sequence (post-processing); Δ = h(h − 1).
+    - ``triangles`` (``0.25·ε``): the smooth triangle statistic ``S_h``, each triangle
+      weighted 1 up to largest degree ``h``, fading linearly to 0 at ``2h``; ``h`` read off
+      the released degree sequence (post-processing). One edge moves each end's at most
+      ``C(2h − 1, 2)`` weighted triangles one ramp step (``1/h``) and adds at most
+      ``2h − 2`` triangles: Δ = ``(2h − 2)(3h − 1)/h``
+      (:mod:`graphanon.synthetic.clustering`).
     - ``edge_total`` (``0.05·ε``): ``|E|``; one edge changes it by 1, Δ = 1. Combined with the
       noisy degrees' sum by their public variances (post-processing), it sets the degrees'
       total: that sum alone has noise growing with ``n``.
 
     Everything else (Louvain on the noisy super-graph, the consistent degrees, the BTER
-    block density fitted to the released triangle count, the generated graph) is
+    block density fitted to the released triangle statistic, the generated graph) is
     post-processing of released values with the public ``rng``.
     """
     from .bter import generate_community_graph
@@ -399,7 +404,8 @@ def _edge_pipeline(G: Graph, *, nodes: Any, epsilon: float, backend: NoiseBacken
                                 "deconvolved from the noisy degrees, its values placed by "
                                 "the nodes' noisy degrees and scaled to the combined edge "
                                 "total; block "
-                                "density fitted to the released triangle count; BTER-style "
+                                "density fitted to the released triangle statistic; "
+                                "BTER-style "
                                 "generation on the node ids",
               "node_ids": "the public node universe"}
     summary = {"n_communities": rel.n_communities,

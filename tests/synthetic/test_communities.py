@@ -25,7 +25,9 @@ from graphanon.synthetic.bter import affinity_blocks, generate_community_graph
 from graphanon.synthetic.clustering import (
     bounded_triangles,
     release_bounded_triangles,
+    smooth_triangles,
     triangle_sensitivity,
+    triangle_statistic,
     weighted_triangles,
 )
 from graphanon.synthetic.communities import (
@@ -184,7 +186,8 @@ def test_refinement_round_is_epsilon_dp_exactly() -> None:
 @pytest.mark.parametrize("h", [2, 3, 4])
 def test_bounded_triangles_sensitivity(h: int) -> None:
     res = audit_sensitivity(lambda G: [bounded_triangles(G, h)], FAMILY, neighbourhood="edge",
-                            claimed=triangle_sensitivity(h), rng=np.random.default_rng(0))
+                            claimed=triangle_sensitivity(h, "count"),
+                            rng=np.random.default_rng(0))
     assert res.passed, res
     # the bound h(h − 1) is attained: two (h+1)-cliques joined by one edge
     a, b = _two_cliques(h, False), _two_cliques(h, True)
@@ -194,11 +197,49 @@ def test_bounded_triangles_sensitivity(h: int) -> None:
 @pytest.mark.parametrize("h", [2, 3, 5])
 def test_weighted_triangles_sensitivity(h: int) -> None:
     res = audit_sensitivity(lambda G: [weighted_triangles(G, h)], FAMILY, neighbourhood="edge",
-                            claimed=triangle_sensitivity(h, weighted=True),
+                            claimed=triangle_sensitivity(h, "weighted"),
                             rng=np.random.default_rng(0))
     assert res.passed, res
     a, b = _two_cliques(h, False), _two_cliques(h, True)
     assert weighted_triangles(a, h) - weighted_triangles(b, h) == pytest.approx(h)
+
+
+@pytest.mark.parametrize("h", [2, 3, 4])
+def test_smooth_triangles_sensitivity(h: int) -> None:
+    """Δ S_h = (2h − 2)(3h − 1)/h, audited on every neighbouring pair of the family; two
+    2h-cliques joined by one edge attain the bound's first part: each end's C(2h − 1, 2)
+    triangles drop from weight 1/h to 0."""
+    res = audit_sensitivity(lambda G: [smooth_triangles(G, h)], FAMILY, neighbourhood="edge",
+                            claimed=triangle_sensitivity(h, "smooth"),
+                            rng=np.random.default_rng(0))
+    assert res.passed, res
+    a, b = _two_cliques(2 * h - 1, False), _two_cliques(2 * h - 1, True)
+    assert smooth_triangles(a, h) - smooth_triangles(b, h) == pytest.approx(
+        (2 * h - 1) * (2 * h - 2) / h)
+    assert (2 * h - 1) * (2 * h - 2) / h >= 0.6 * triangle_sensitivity(h, "smooth")
+    # far cheaper than the count's cliff for the bounds the pipeline uses
+    assert triangle_sensitivity(40, "smooth") < triangle_sensitivity(40, "count") / 6
+
+
+def test_smooth_triangles_sensitivity_near_the_ramp() -> None:
+    """Dense random graphs whose degrees sit on the ramp (h = 3: weights fall over degrees
+    4–5), each with up to 8 of its missing edges added: the largest change is within the
+    bound."""
+    h = 3
+    rng = np.random.default_rng(4)
+    worst = 0.0
+    for _ in range(300):
+        n = int(rng.integers(6, 12))
+        p = rng.uniform(0.3, 0.9)
+        iu, ju = np.triu_indices(n, 1)
+        keep = rng.random(iu.size) < p
+        G = Graph.from_edges(iu[keep], ju[keep], n_nodes=n)
+        base = smooth_triangles(G, h)
+        for e in np.flatnonzero(~keep)[:8].tolist():
+            H = Graph.from_edges(np.append(iu[keep], iu[e]), np.append(ju[keep], ju[e]),
+                                 n_nodes=n)
+            worst = max(worst, abs(smooth_triangles(H, h) - base))
+    assert 0 < worst <= triangle_sensitivity(h, "smooth")
 
 
 def test_triangle_statistics_against_igraph() -> None:
@@ -213,6 +254,13 @@ def test_triangle_statistics_against_igraph() -> None:
     low = int(np.median(d))
     keep = np.flatnonzero(d <= low)
     assert bounded_triangles(G, low) == sum(all(x in set(keep) for x in t) for t in tri)
+    # S: weight 1 up to largest degree h, (2h − M)/h on the ramp, 0 from 2h
+    want = sum(min(max(2 * low - max(d[list(t)]), 0), low) / low for t in tri)
+    assert smooth_triangles(G, low) == pytest.approx(want)
+    assert 0 < smooth_triangles(G, low) < len(tri)
+    assert triangle_statistic(G, low, "count") == bounded_triangles(G, low)
+    with pytest.raises(InvalidParameterError, match=r"'statistic'.*'cubic'"):
+        triangle_statistic(G, low, "cubic")
 
 
 # ---------------------------------------------------------------------- noise and records
@@ -247,9 +295,18 @@ def test_noisy_parts_use_the_calibrated_backend_call() -> None:
     assert raw.edges.shape == (4, 4) and (raw.edges == raw.edges.T).all()
     assert [r.sensitivity for r in raw.releases] == [2.0, 1.0]
     rb = ReplayBackend(seeded(1))
-    t = release_bounded_triangles(G, epsilon=0.5, max_degree=10, backend=rb)
+    t = release_bounded_triangles(G, epsilon=0.5, max_degree=10, statistic="count", backend=rb)
     assert rb.calls[0][2] == {"sensitivity": 90, "epsilon": 0.5}
     assert t.release.sensitivity == 90 and t.release.neighbourhood == "edge"
+    # the default, smooth: noise on the integer 10 · S_10 with Δ (2h − 2)(3h − 1) = 18 · 29
+    rb = ReplayBackend(seeded(1))
+    t = release_bounded_triangles(G, epsilon=0.5, max_degree=10, backend=rb)
+    kind, counts, kw, out = rb.calls[0]
+    assert kind == "discrete_laplace" and kw == {"sensitivity": 18 * 29, "epsilon": 0.5}
+    assert counts.tolist() == [round(10 * smooth_triangles(G, 10))]
+    assert t.noisy == pytest.approx(float(np.asarray(out)[0]) / 10)
+    assert t.release.sensitivity == pytest.approx(18 * 29 / 10)
+    assert t.statistic == "smooth" and t.release.mechanism == "smooth-triangles"
 
 
 def test_partition_finds_communities_when_ids_are_local() -> None:
@@ -318,7 +375,9 @@ def test_community_release_record_and_split() -> None:
     split = r.params["epsilon_split"]
     assert math.isclose(sum(split.values()), 2.0)
     assert split == {k: 2.0 * v for k, v in DEFAULT_SPLIT.items() if v > 0}
-    assert r.params["sensitivities"]["triangles"] == rel.max_degree * (rel.max_degree - 1)
+    h = rel.max_degree
+    assert r.params["sensitivities"]["triangles"] == (2 * h - 2) * (3 * h - 1) / h
+    assert r.params["triangle_statistic"] == "smooth"
     assert set(rel.parts) == {"partition", "node_degrees", "community_edges", "triangles",
                               "edge_total"}
     assert all(p.neighbourhood == "edge" for p in rel.parts.values())
