@@ -186,7 +186,7 @@ def synthesize(G: Graph, *, epsilon: float, neighbourhood: str = "edge", nodes: 
       ``theta_dk2`` the rest (``0.8·ε``, or ``0.9·ε`` with a fixed θ), sensitivity
       ``θ(2θ+1)`` (:func:`~graphanon.nodedp.theta_dk.node_sensitivity`).
     - edge-DP (:func:`_edge_pipeline`): super-node counts ``0.15·ε`` (Δ 1), node degrees
-      ``0.52·ε`` (Δ 2), community edge counts ``0.03·ε`` (Δ 1), smooth triangles ``0.25·ε``
+      ``0.67·ε`` (Δ 2), community edge counts ``0.03·ε`` (Δ 1), smooth triangles ``0.10·ε``
       (Δ ``(2h − 2)(3h − 1)/h``, ``h`` read off the released degrees), edge total
       ``0.05·ε`` (Δ 1).
 
@@ -359,12 +359,12 @@ def _edge_pipeline(G: Graph, *, nodes: Any, epsilon: float, backend: NoiseBacken
 
     - ``supergraph`` (``0.15·ε``): edge counts between super-nodes of a public grouping of the
       universe; one edge lies in exactly one cell, Δ = 1.
-    - ``node_degrees`` (``0.52·ε``): every node's degree; one edge changes two, Δ = 2. The
+    - ``node_degrees`` (``0.67·ε``): every node's degree; one edge changes two, Δ = 2. The
       degree distribution is deconvolved from them (post-processing), and a node's rank by
       its noisy degree places the distribution's values.
     - ``community_edges`` (``0.03·ε``): the edge counts inside and between the released
       communities; one edge, one cell, Δ = 1.
-    - ``triangles`` (``0.25·ε``): the smooth triangle statistic ``S_h``, each triangle
+    - ``triangles`` (``0.10·ε``): the smooth triangle statistic ``S_h``, each triangle
       weighted 1 up to largest degree ``h``, fading linearly to 0 at ``2h``; ``h`` read off
       the released degree sequence (post-processing). One edge moves each end's at most
       ``C(2h − 1, 2)`` weighted triangles one ramp step (``1/h``) and adds at most
