@@ -7,10 +7,11 @@ universe's node ids:
 
 1. **Affinity blocks** (BTER phase 1). In every community the nodes with ``d_in >= 2`` are
    sorted by ``d_in`` (ties at random) and cut into blocks: a block starts at its smallest
-   node, of degree ``d``, and holds ``d + 1`` nodes of similar degree. Each block is an
-   Erdős–Rényi graph of density ``ρ`` (a community's last, incomplete block joins the one
-   before it) (the block density, fitted to the released triangle
-   statistic by :func:`graphanon.synthetic.clustering.fit_block_density`).
+   node, of degree ``d``, and holds ``d + 1`` nodes of similar degree (a community's last,
+   incomplete block joins the one before it). Each block is an Erdős–Rényi graph of density
+   ``ρ_d = min(1, ρ (h / d)^β)``: ``ρ`` is fitted to the released triangle statistic
+   (:func:`graphanon.synthetic.clustering.fit_block_density`), ``h`` is the statistic's
+   degree bound and ``β`` the public block slope (:data:`DEFAULT_BLOCK_SLOPE`).
 2. **Excess degree** (BTER phase 2). Each node's remaining intra-community degree
    ``max(d_in − block degree, 0)`` becomes stubs, matched at random inside the community
    (a configuration model: degrees exact up to the loops and repeated pairs dropped, which two
@@ -53,11 +54,20 @@ from ..graph import Graph
 if TYPE_CHECKING:
     from .communities import CommunityRelease
 
-__all__ = ["DEFAULT_BLOCK_DENSITY", "affinity_blocks", "generate_community_graph"]
+__all__ = ["DEFAULT_BLOCK_DENSITY", "DEFAULT_BLOCK_SLOPE", "affinity_blocks",
+           "generate_community_graph"]
 
 IntArray = npt.NDArray[np.int64]
 #: Block density used when the release carries none (no triangle statistic).
 DEFAULT_BLOCK_DENSITY = 0.5
+#: Block slope ``β``: blocks of smallest degree ``d`` get density ``ρ (h / d)^β``. A public
+#: prior, not read from the data: real networks' local clustering falls about as
+#: ``c(d) ∝ 1/d`` (Ravasz & Barabási, "Hierarchical organization in complex networks",
+#: Phys. Rev. E 67, 026112, 2003), and a BTER block of density ``ρ_d`` gives its nodes a
+#: local clustering of about ``ρ_d³`` (Seshadhri, Kolda & Pinar 2012 set ``ρ_d = c_d^{1/3}``),
+#: so ``ρ_d ∝ d^{−1/3}``. With one density for all blocks, low-degree nodes got a third to a
+#: half of their local clustering (docs/synthetic.md). ``β = 0``: one density.
+DEFAULT_BLOCK_SLOPE = 1.0 / 3.0
 
 
 @functools.lru_cache(maxsize=512)
@@ -106,10 +116,11 @@ def affinity_blocks(d_in: IntArray, membership: IntArray, rng: np.random.Generat
 
 
 def _block_edges(order: IntArray, starts: IntArray, rho: float, d_in: IntArray,
-                 rng: np.random.Generator) -> tuple[IntArray, IntArray]:
-    """Erdős–Rényi edges inside each block, density ``ρ · min(1, d / (s − 1))`` (``d`` the
-    block's smallest degree, ``s`` its size: a merged, larger block does not give its first
-    nodes more than their degree)."""
+                 rng: np.random.Generator, slope: float, ref: int
+                 ) -> tuple[IntArray, IntArray]:
+    """Chung–Lu edges inside each block: a block of smallest degree ``d`` has density about
+    ``ρ_d = min(1, ρ (ref / d)^slope)`` (node ``i``'s expected block degree is
+    ``ρ_d d_i``)."""
     us: list[IntArray] = []
     vs: list[IntArray] = []
     sizes = np.diff(starts)
@@ -118,9 +129,10 @@ def _block_edges(order: IntArray, starts: IntArray, rho: float, d_in: IntArray,
         s = int(members.size)
         i, j = _triu(s)
         d = d_in[members].astype(np.float64)
-        # Chung–Lu inside the block: node i's expected block degree is ρ d_i (≈ BTER's
-        # ρ(s − 1) for a block of equal degrees; hubs of a merged block link to each other)
-        p = np.minimum(rho * d[i] * d[j] / d.sum(), 1.0)
+        rb = min(rho * (ref / max(float(d.min()), 1.0)) ** slope, 1.0)
+        # Chung–Lu inside the block: node i's expected block degree is ρ_d d_i (≈ BTER's
+        # ρ_d(s − 1) for a block of equal degrees; hubs of a merged block link to each other)
+        p = np.minimum(rb * d[i] * d[j] / d.sum(), 1.0)
         keep = rng.random(i.size) < p
         us.append(members[i[keep]])
         vs.append(members[j[keep]])
@@ -402,7 +414,8 @@ def _rank(groups: IntArray, side: IntArray) -> IntArray:
 
 
 def generate_community_graph(rel: CommunityRelease, *, rng: np.random.Generator,
-                             block_density: float | None = None) -> Graph:
+                             block_density: float | None = None,
+                             block_slope: float | None = None) -> Graph:
     """A simple graph on ``rel.node_ids`` with the release's communities, degrees and
     clustering (post-processing of the release: no privacy cost).
 
@@ -413,6 +426,9 @@ def generate_community_graph(rel: CommunityRelease, *, rng: np.random.Generator,
     block_density : float in (0, 1], optional
         BTER block density ``ρ``; default the release's fitted one, else
         :data:`DEFAULT_BLOCK_DENSITY`.
+    block_slope : float in [0, 2], optional
+        Block slope ``β`` (blocks of smallest degree ``d`` get density ``ρ (h / d)^β``);
+        default the release's (``rel.block_slope``).
 
     Returns
     -------
@@ -422,6 +438,8 @@ def generate_community_graph(rel: CommunityRelease, *, rng: np.random.Generator,
     rho = (block_density if block_density is not None else
            rel.block_density if rel.block_density is not None else DEFAULT_BLOCK_DENSITY)
     rho = check_float(rho, "block_density", "generate_community_graph", low=0.0, high=1.0)
+    beta = check_float(rel.block_slope if block_slope is None else block_slope, "block_slope",
+                       "generate_community_graph", low=0.0, high=2.0, closed="both")
     if not isinstance(rng, np.random.Generator):
         raise InvalidParameterError(
             "The 'rng' parameter of generate_community_graph must be a numpy Generator. "
@@ -432,7 +450,7 @@ def generate_community_graph(rel: CommunityRelease, *, rng: np.random.Generator,
     block, starts = affinity_blocks(din, m, rng)
     order = np.flatnonzero(block >= 0)
     order = order[np.argsort(block[order], kind="stable")]
-    bu, bv = _block_edges(order, starts, rho, din, rng)
+    bu, bv = _block_edges(order, starts, rho, din, rng, beta, rel.max_degree)
     bkeys = _trim_overshoot(np.unique(_keys(bu, bv, n)), din, n, rng)
     bdeg = np.bincount(bkeys // n, minlength=n) + np.bincount(bkeys % n, minlength=n)
     excess = np.maximum(din - bdeg, 0)

@@ -57,7 +57,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -69,6 +69,7 @@ from ..errors import InvalidParameterError
 from ..graph import Graph
 from ..privacy.noise import NoiseBackend, get_backend, gumbel_argmax
 from ..privacy.release import Release, started_at
+from .bter import DEFAULT_BLOCK_DENSITY, DEFAULT_BLOCK_SLOPE
 
 __all__ = [
     "DEFAULT_SPLIT",
@@ -668,6 +669,9 @@ class CommunityRelease:
         record; may be noisy-negative).
     block_density
         BTER block density fitted to ``triangles`` (post-processing), or ``None``.
+    block_slope
+        The public block slope ``β`` of the generator (blocks of smallest degree ``d`` get
+        density ``ρ (h / d)^β``; :data:`graphanon.synthetic.bter.DEFAULT_BLOCK_SLOPE`).
     release
         One record: neighbourhood ``"edge"``, the total ε, ``params["epsilon_split"]`` and
         each part's sensitivity and derivation.
@@ -687,6 +691,7 @@ class CommunityRelease:
     release: Release
     parts: dict[str, Release] = field(default_factory=dict)
     seconds: float = field(default=0.0, compare=False)
+    block_slope: float = DEFAULT_BLOCK_SLOPE
 
     @property
     def n_edges(self) -> int:
@@ -716,6 +721,7 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
                       = None, max_degree: int | str = "auto", degree_quantile: float = 0.99,
                       super_size: int = 20, rounds: int = 1, min_modularity: float = 0.1,
                       triangle_statistic: str = "smooth", fit_clustering: bool = True,
+                      block_slope: float | None = None,
                       backend: NoiseBackend | None = None, rng: np.random.Generator | None
                       = None, seed: int | None = None, progress: ProgressFn | None = None
                       ) -> CommunityRelease:
@@ -752,6 +758,11 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
         the generator uses :data:`graphanon.synthetic.bter.DEFAULT_BLOCK_DENSITY`, lowered
         until its graph's statistic is at most ``max(T̃, 0) + σ`` (an upper bound of the
         true one with about 88 % confidence).
+    block_slope : float in [0, 2], optional
+        The generator's public block slope ``β`` (default
+        :data:`graphanon.synthetic.bter.DEFAULT_BLOCK_SLOPE`, 1/3; 0: one density for all
+        blocks). A public parameter: no privacy cost. Applied only where the released triangle
+        statistic is above 1.5 noise deviations; otherwise the release's slope is 0.
     backend, rng, seed, progress
         Noise backend (default OpenDP); generator of the public grouping and of all
         post-processing; the recorded seed; a progress callback.
@@ -790,6 +801,8 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
         raise InvalidParameterError(
             f"The 'triangle_statistic' parameter of {owner} must be one of "
             f"{TRIANGLE_STATISTICS}. Got {triangle_statistic!r} instead.")
+    block_slope = check_float(DEFAULT_BLOCK_SLOPE if block_slope is None else block_slope,
+                              "block_slope", owner, low=0.0, high=2.0)
     min_modularity = check_float(min_modularity, "min_modularity", owner, low=-1.0, high=1.0)
     degree_quantile = check_float(degree_quantile, "degree_quantile", owner, low=0.0, high=1.0,
                                   closed="right")
@@ -854,8 +867,12 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
     else:
         h = 2
     tri = math.nan
+    # the slope spreads clustering the release shows; without a significant statistic there
+    # is none to spread, and one density keeps the triangles the bound below allows off the
+    # low-degree blocks (a preferential-attachment graph's average clustering: 7.7× the
+    # truth with one density, 16× with the slope)
     rel = CommunityRelease(G.node_ids, membership, k, din, dout, E, h, tri, None,
-                           parts["partition"])
+                           parts["partition"], block_slope=0.0)
     rho: float | None = None
     if eps["triangles"] > 0:
         t = release_bounded_triangles(G, epsilon=eps["triangles"], max_degree=h,
@@ -865,6 +882,8 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
         tri = float(t.noisy)
         # the noise's standard deviation, public: √2 · Δ / ε (Laplace)
         sigma = math.sqrt(2.0) * float(t.release.sensitivity or 0.0) / eps["triangles"]
+        if tri > 1.5 * sigma:
+            rel = replace(rel, block_slope=block_slope)
         if fit_clustering and tri > 1.5 * sigma:
             rho = fit_block_density(rel, tri, rng=rng, statistic=triangle_statistic)
         elif fit_clustering:
@@ -874,8 +893,6 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
             # graph has no more triangles than that bound (a graph of little clustering, such
             # as a preferential-attachment one, got 15–20× its clustering from the default
             # alone). Post-processing of released values.
-            from .bter import DEFAULT_BLOCK_DENSITY
-
             rho = fit_block_density(rel, max(tri, 0.0) + sigma, rng=rng,
                                     statistic=triangle_statistic, high=DEFAULT_BLOCK_DENSITY)
     progress("community release", 3, steps)
@@ -902,7 +919,7 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
                 "max_degree_selection": ("given" if isinstance(max_degree, int) else
                                          f"quantile {degree_quantile} of the released degree "
                                          "sequence (post-processing)"),
-                "block_density": rho,
+                "block_density": rho, "block_slope": rel.block_slope,
                 "edge_total_postprocessing": (
                     "the noisy |E| and the degree sequence's sum / 2 combined by their public "
                     "variances; the degrees scaled to twice the result"
@@ -910,4 +927,4 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
         backend=backend.name, seed=seed, source_fingerprint=G.content_hash, created_at=started)
     progress("community release", steps, steps)
     return CommunityRelease(G.node_ids, membership, k, din, dout, E, h, tri, rho, record,
-                            parts, time.perf_counter() - t0)
+                            parts, time.perf_counter() - t0, rel.block_slope)

@@ -50,6 +50,7 @@ from ..graph import Graph
 from ..params import Param, Spec
 from ..privacy.noise import NoiseBackend, get_backend
 from ..privacy.release import Release, started_at
+from .bter import DEFAULT_BLOCK_SLOPE
 
 __all__ = ["NODE_SPLIT", "NODE_SPLIT_AUTO", "SYNTHESIZE", "SyntheticRelease", "synthesize"]
 
@@ -74,6 +75,11 @@ SYNTHESIZE = Spec("synthesize", (
           "it privately from the public grid 2, 4, ..., 256 (exponential mechanism, 0.1 of ε; "
           "measured worse than 16 at ε <= 4: docs/synthetic.md).",
           default=16, low=1, high=4096, words=("auto",), only=("neighbourhood", "node")),
+    Param("block_slope", "float", "Public prior of the generator: blocks of smallest degree d "
+          "get density ρ (h/d)^β, so low-degree nodes keep more local clustering (real "
+          "networks' c(d) falls about as 1/d; 0: one density). Applied only where the "
+          "released triangle statistic is significant (docs/synthetic.md).",
+          default=DEFAULT_BLOCK_SLOPE, low=0.0, high=2.0, only=("neighbourhood", "edge")),
 ), doc="docs/synthetic.md")
 
 
@@ -125,7 +131,8 @@ class _Outcome:
 
 @renamed_keywords(SYNTHESIZE.aliases(), removed_in="0.3.0")
 def synthesize(G: Graph, *, epsilon: float, neighbourhood: str = "edge", nodes: Any = None,
-               theta: int | str = 16, backend: NoiseBackend | None = None,
+               theta: int | str = 16, block_slope: float = DEFAULT_BLOCK_SLOPE,
+               backend: NoiseBackend | None = None,
                rng: np.random.Generator | None = None, seed: int | None = None,
                progress: ProgressFn | None = None) -> SyntheticRelease:
     """Release a synthetic graph of ``G`` under ε-edge-DP or ε-node-DP.
@@ -151,6 +158,12 @@ def synthesize(G: Graph, *, epsilon: float, neighbourhood: str = "edge", nodes: 
         grows with ε, but its score (:func:`~graphanon.nodedp.theta_dk.select_theta`)
         charges the 2K noise over the whole domain and picks θ = 4–8 at ε <= 4, which
         lost more edges than θ = 16 on all six benchmark graphs (docs/synthetic.md).
+    block_slope : float in [0, 2]
+        Edge-DP only: the generator's public block slope ``β`` (default 1/3; 0: one block
+        density): blocks of smallest degree ``d`` get density ``ρ (h / d)^β``
+        (:data:`~graphanon.synthetic.bter.DEFAULT_BLOCK_SLOPE`). A public prior, no privacy
+        cost; applied only where the released triangle statistic is above 1.5 noise
+        deviations.
     backend : NoiseBackend, optional
         DP noise (default: OpenDP, secure); ``get_backend("numpy-insecure", rng=...)`` for
         reproducible, insecure runs.
@@ -198,7 +211,7 @@ def synthesize(G: Graph, *, epsilon: float, neighbourhood: str = "edge", nodes: 
     owner = "synthesize"
     check_type(G, Graph, "G", owner, "a graphanon Graph")
     checked = SYNTHESIZE.validate({"epsilon": epsilon, "neighbourhood": neighbourhood,
-                                   "theta": theta})
+                                   "theta": theta, "block_slope": block_slope})
     epsilon, privacy, theta = checked["epsilon"], checked["neighbourhood"], checked["theta"]
     if rng is not None:
         check_type(rng, np.random.Generator, "rng", owner, "a numpy.random.Generator")
@@ -215,7 +228,8 @@ def synthesize(G: Graph, *, epsilon: float, neighbourhood: str = "edge", nodes: 
                 "universe (the CLI's --nodes FILE); reading the nodes off the private edges "
                 "would leak them.")
         outcome = _edge_pipeline(G.with_nodes(nodes), nodes=nodes, epsilon=epsilon,
-                                 backend=backend, rng=rng, seed=seed, progress=progress)
+                                 block_slope=checked["block_slope"], backend=backend, rng=rng,
+                                 seed=seed, progress=progress)
     else:
         if nodes is not None:
             raise InvalidParameterError(
@@ -344,8 +358,8 @@ def _node_pipeline(G: Graph, *, epsilon: float, theta: int | str, backend: Noise
 
 
 # ---------------------------------------------------------------------- edge-DP
-def _edge_pipeline(G: Graph, *, nodes: Any, epsilon: float, backend: NoiseBackend,
-                   rng: np.random.Generator, seed: int | None,
+def _edge_pipeline(G: Graph, *, nodes: Any, epsilon: float, block_slope: float,
+                   backend: NoiseBackend, rng: np.random.Generator, seed: int | None,
                    progress: ProgressFn) -> _Outcome:
     """The edge-DP pipeline on the public node ids: the community release
     (:func:`~graphanon.synthetic.communities.community_release`, default split) realized by
@@ -375,15 +389,16 @@ def _edge_pipeline(G: Graph, *, nodes: Any, epsilon: float, backend: NoiseBacken
       total: that sum alone has noise growing with ``n``.
 
     Everything else (Louvain on the noisy super-graph, the consistent degrees, the BTER
-    block density fitted to the released triangle statistic, the generated graph) is
-    post-processing of released values with the public ``rng``.
+    block density fitted to the released triangle statistic, the generated graph with its
+    public block slope ``β = 1/3``: blocks of smallest degree ``d`` get density
+    ``ρ (h / d)^β``) is post-processing of released values with the public ``rng``.
     """
     from .bter import generate_community_graph
     from .communities import DEFAULT_SPLIT, community_release
 
     _shares(epsilon, {k: v for k, v in DEFAULT_SPLIT.items() if v > 0})  # each part a valid ε
-    rel = community_release(G, epsilon=epsilon, nodes=nodes, backend=backend, rng=rng,
-                            seed=seed, progress=progress)
+    rel = community_release(G, epsilon=epsilon, nodes=nodes, block_slope=block_slope,
+                            backend=backend, rng=rng, seed=seed, progress=progress)
     with progress_step(progress, "community graph on the public node ids"):
         graph = generate_community_graph(rel, rng=rng)
     split = rel.release.params["epsilon_split"]
@@ -400,6 +415,7 @@ def _edge_pipeline(G: Graph, *, nodes: Any, epsilon: float, backend: NoiseBacken
               "max_degree_selection": rel.release.params["max_degree_selection"],
               "super_size": rel.release.params["super_size"],
               "triangle_statistic": rel.release.params["triangle_statistic"],
+              "block_slope": rel.block_slope,
               "postprocessing": "Louvain on the noisy super-graph; the degree distribution "
                                 "deconvolved from the noisy degrees, its values placed by "
                                 "the nodes' noisy degrees and scaled to the combined edge "

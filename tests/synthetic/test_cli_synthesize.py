@@ -51,6 +51,13 @@ def test_edge_dp_writes_graph_and_record_and_charges_once(
     check_payload(record, S)  # the record is bound to exactly the written graph
     universe = set(nodes.read_text().split())
     assert set(S.node_ids.astype(str).tolist()) == universe  # ids kept, isolated ones too
+    assert rel.params["block_slope"] in (0.0, pytest.approx(1 / 3))  # 0: nothing to spread
+    # the operator's prior: --block-slope 0 is one block density
+    out3 = tmp_path / "flat.txt"
+    assert main(["-q", "synthesize", str(g), "--epsilon", "0.5", "--nodes", str(nodes), "-o",
+                 str(out3), "--block-slope", "0", "--seed", "3"]) == 0
+    flat = json.loads((tmp_path / "flat.txt.release.json").read_text())
+    assert flat["params"]["block_slope"] == 0.0
     # a second release that does not fit: exit 3, nothing new written or charged
     out2 = tmp_path / "syn2.txt"
     assert main(["-q", "synthesize", str(g), "--epsilon", "3", "--nodes", str(nodes), "-o",
@@ -91,6 +98,8 @@ def test_node_dp_gives_new_ids_and_an_explicit_record(tmp_path: Path,
     (["--epsilon", "1"], "--nodes"),
     (["--epsilon", "1", "--neighbourhood", "node", "--nodes", "{nodes}"], "--nodes"),
     (["--epsilon", "1", "--nodes", "{nodes}", "--theta", "4"], "--theta"),
+    (["--epsilon", "1", "--neighbourhood", "node", "--block-slope", "0"], "--block-slope"),
+    (["--epsilon", "1", "--nodes", "{nodes}", "--block-slope", "3"], "--block-slope"),
     (["--epsilon", "1", "--neighbourhood", "vertex", "--nodes", "{nodes}"], "--neighbourhood"),
     (["--epsilon", "1", "--nodes", "{nodes}", "--ledger", "{dir}/L.json"], "--dataset"),
 ])

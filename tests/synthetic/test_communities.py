@@ -386,7 +386,7 @@ def test_community_release_record_and_split() -> None:
     assert set(r.params) <= {"node_universe", "epsilon_split", "sensitivities", "super_size",
                              "rounds", "n_communities", "released_modularity",
                              "min_modularity", "max_degree", "max_degree_selection",
-                             "block_density", "triangle_statistic",
+                             "block_density", "block_slope", "triangle_statistic",
                              "edge_total_postprocessing"}
 
 
@@ -464,6 +464,54 @@ def test_generation_realizes_given_targets() -> None:
     lo = generate_community_graph(rel, rng=np.random.default_rng(1), block_density=0.2)
     hi = generate_community_graph(rel, rng=np.random.default_rng(1), block_density=1.0)
     assert bounded_triangles(hi, 10) > 2 * bounded_triangles(lo, 10)
+
+
+def test_block_slope_makes_low_degree_blocks_denser() -> None:
+    """ρ_d = min(1, ρ (h / d)^β): with β > 0 the degree-3 blocks get denser than with one
+    density, the degree-10 blocks (d = h) keep ρ; β = 0 is one density for all blocks."""
+    n = 440  # one community: 40 blocks of 4 nodes at degree 3, 25 of 11 at degree 10
+    din = np.where(np.arange(n) < 160, 3, 10).astype(np.int64)
+    rel = _given(np.zeros(n, dtype=np.int64), din, np.zeros(n, dtype=np.int64),
+                 np.zeros((1, 1), dtype=np.int64), 0.5)
+    assert rel.block_slope == pytest.approx(1 / 3)  # the default prior
+
+    def local(beta: float) -> tuple[float, float]:
+        cc = []
+        for seed in range(4):
+            S = generate_community_graph(rel, rng=np.random.default_rng(seed), block_slope=beta)
+            c = np.nan_to_num(np.asarray(S.to_igraph().transitivity_local_undirected()))
+            cc.append((c[:160].mean(), c[160:].mean()))
+        return tuple(np.mean(cc, axis=0))
+
+    flat_low, flat_high = local(0.0)
+    steep_low, steep_high = local(1.0)
+    assert steep_low > 1.5 * flat_low  # (10/3)^1 · 0.5 > 1: degree-3 blocks become cliques
+    assert steep_high == pytest.approx(flat_high, abs=0.05)
+    with pytest.raises(InvalidParameterError, match=r"'block_slope'.*-0\.5"):
+        generate_community_graph(rel, rng=np.random.default_rng(0), block_slope=-0.5)
+    with pytest.raises(InvalidParameterError, match="'block_slope' parameter of community_"):
+        community_release(load_polbooks(), epsilon=1.0, nodes=load_polbooks().node_ids,
+                          block_slope=3.0, backend=seeded(0))
+
+
+def test_block_slope_applies_only_to_measurable_clustering() -> None:
+    """The slope spreads clustering the release shows: above 1.5σ the release keeps it; a
+    graph without triangles (a tree) gets one density for all blocks."""
+    G = load_polbooks()
+    rel = community_release(G, epsilon=50.0, nodes=G.node_ids, backend=seeded(2),
+                            rng=np.random.default_rng(2))
+    assert rel.block_slope == pytest.approx(1 / 3)
+    assert rel.release.params["block_slope"] == pytest.approx(1 / 3)
+    flat = community_release(G, epsilon=50.0, nodes=G.node_ids, block_slope=0.0,
+                             backend=seeded(2), rng=np.random.default_rng(2))
+    assert flat.block_slope == 0.0
+    n = 300  # a random tree: no triangles, the statistic is noise
+    rng = np.random.default_rng(3)
+    parent = np.array([int(rng.integers(i)) for i in range(1, n)])
+    T = Graph.from_edges(np.arange(1, n), parent, n_nodes=n)
+    tree = community_release(T, epsilon=1.0, nodes=T.node_ids, backend=seeded(3),
+                             rng=np.random.default_rng(3))
+    assert tree.block_slope == 0.0 and tree.release.params["block_slope"] == 0.0
 
 
 def test_inter_edges_match_stubs_so_every_node_gets_its_d_out() -> None:
