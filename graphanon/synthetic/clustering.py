@@ -74,7 +74,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._validation import check_epsilon, check_int
+from .._validation import check_choice, check_epsilon, check_int
 from ..errors import InvalidParameterError
 from ..graph import Graph
 from ..privacy.noise import NoiseBackend, get_backend
@@ -92,11 +92,7 @@ TRIANGLE_STATISTICS = ("smooth", "count", "weighted")
 
 
 def _check_statistic(statistic: Any, owner: str) -> str:
-    if statistic not in TRIANGLE_STATISTICS:
-        raise InvalidParameterError(
-            f"The 'statistic' parameter of {owner} must be one of {TRIANGLE_STATISTICS}. "
-            f"Got {statistic!r} instead.")
-    return str(statistic)
+    return check_choice(statistic, "statistic", owner, TRIANGLE_STATISTICS)
 
 
 def triangle_sensitivity(h: int, statistic: str = "smooth") -> float:

@@ -797,10 +797,8 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
                 f"Got {max_degree!r} instead.")
     else:
         max_degree = check_int(max_degree, "max_degree", owner, low=2)
-    if triangle_statistic not in TRIANGLE_STATISTICS:
-        raise InvalidParameterError(
-            f"The 'triangle_statistic' parameter of {owner} must be one of "
-            f"{TRIANGLE_STATISTICS}. Got {triangle_statistic!r} instead.")
+    triangle_statistic = check_choice(triangle_statistic, "triangle_statistic", owner,
+                                      TRIANGLE_STATISTICS)
     block_slope = check_float(DEFAULT_BLOCK_SLOPE if block_slope is None else block_slope,
                               "block_slope", owner, low=0.0, high=2.0)
     min_modularity = check_float(min_modularity, "min_modularity", owner, low=-1.0, high=1.0)

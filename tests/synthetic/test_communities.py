@@ -494,6 +494,19 @@ def test_block_slope_makes_low_degree_blocks_denser() -> None:
                           block_slope=3.0, backend=seeded(0))
 
 
+def test_triangle_statistic_variants_are_stated_in_the_record() -> None:
+    G = load_polbooks()
+    rel = community_release(G, epsilon=2.0, nodes=G.node_ids, triangle_statistic="count",
+                            backend=seeded(4), rng=np.random.default_rng(4))
+    h = rel.max_degree
+    assert rel.release.params["triangle_statistic"] == "count"
+    assert rel.release.params["sensitivities"]["triangles"] == h * (h - 1)
+    assert rel.parts["triangles"].mechanism == "bounded-triangles"
+    with pytest.raises(InvalidParameterError, match="'triangle_statistic' parameter of comm"):
+        community_release(G, epsilon=2.0, nodes=G.node_ids, triangle_statistic="cubic",
+                          backend=seeded(4))
+
+
 def test_block_slope_applies_only_to_measurable_clustering() -> None:
     """The slope spreads clustering the release shows: above 1.5σ the release keeps it; a
     graph without triangles (a tree) gets one density for all blocks."""
