@@ -101,7 +101,7 @@ def triangle_sensitivity(h: int, statistic: str = "smooth") -> float:
     h = max(int(h), 2)
     statistic = _check_statistic(statistic, "triangle_sensitivity")
     if statistic == "smooth":
-        return (2 * h - 2) * (3 * h - 1) / h
+        return _smooth_scaled_sensitivity(h) / h
     return float(h if statistic == "weighted" else h * (h - 1))
 
 
@@ -124,6 +124,11 @@ def _top_triangles(G: Graph, h: int) -> tuple[np.ndarray, np.ndarray]:
                      shape=A.shape)
     top = np.asarray(((U @ U) * U).sum(axis=0)).ravel()
     return top.astype(np.float64), dk
+
+
+def _smooth_scaled_sensitivity(h: int) -> int:
+    """``Δ(h · S_h) = (2h − 2)(3h − 1)``, an integer (module docstring)."""
+    return (2 * h - 2) * (3 * h - 1)
 
 
 def _smooth_scaled(G: Graph, h: int) -> int:
@@ -242,7 +247,7 @@ def release_bounded_triangles(G: Graph, *, epsilon: float, max_degree: int,
         # ramp step (1, scaled), ≤ 2h − 2 new triangles of weight ≤ h
         t = np.array([_smooth_scaled(G, h)], dtype=np.int64)
         noisy = float(np.asarray(backend.discrete_laplace(
-            t, sensitivity=(2 * h - 2) * (3 * h - 1), epsilon=epsilon))[0]) / h
+            t, sensitivity=_smooth_scaled_sensitivity(h), epsilon=epsilon))[0]) / h
     elif statistic == "weighted":
         # Δ = h: both ends of degree h leave G_h, each with ≤ C(h, 2) triangles of weight
         # ≤ 1/(h − 1)

@@ -882,8 +882,8 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
         sigma = math.sqrt(2.0) * float(t.release.sensitivity or 0.0) / eps["triangles"]
         if tri > 1.5 * sigma:
             rel = replace(rel, block_slope=block_slope)
-        if fit_clustering and tri > 1.5 * sigma:
-            rho = fit_block_density(rel, tri, rng=rng, statistic=triangle_statistic)
+            if fit_clustering:
+                rho = fit_block_density(rel, tri, rng=rng, statistic=triangle_statistic)
         elif fit_clustering:
             # within 1.5 noise deviations of 0 the statistic says little, but it still bounds
             # it: P(noise < −σ) = e^(−√2)/2 ≈ 0.12, so T <= max(T̃, 0) + σ with about
