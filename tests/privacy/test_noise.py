@@ -187,7 +187,10 @@ def test_per_entry_scales_grouped_one_call_per_distinct_scale(monkeypatch):
     assert sorted(calls) == [(20_000, 1.0), (20_000, 5.0), (20_000, 20.0)]
     for s in (1.0, 5.0, 20.0):
         a = math.exp(-1 / s)
-        assert out[scales == s].var() == pytest.approx(2 * a / (1 - a) ** 2, rel=0.06)
+        # OpenDP is unseeded: the sample variance of 20,000 draws (kurtosis about 6) has a
+        # relative standard error of about √(5/20,000) ≈ 0.016, so 0.1 is six of them (the
+        # scales differ by factors of 16 and more in variance: a wrong grouping still fails)
+        assert out[scales == s].var() == pytest.approx(2 * a / (1 - a) ** 2, rel=0.1)
 
 
 def test_numpy_per_entry_scales_chi_square(insecure):

@@ -84,7 +84,7 @@ def test_large_sample_rates_and_uniform_positions(secure):
     out = res.graph.to_dense()
     new_cols = (out & ~dense).sum(axis=0)
     expected = (~dense).sum(axis=0) * new_cols.sum() / zeros
-    assert stats.chisquare(new_cols, expected).pvalue > 1e-4
+    assert stats.chisquare(new_cols, expected).pvalue > 1e-6  # unseeded when secure
     assert res.release.backend == ("os-urandom" if secure else "numpy-insecure")
 
 
