@@ -46,7 +46,8 @@ RECORD_SUFFIX = ".release.json"
               help="Output format (default: extension).")
 def synthesize_cmd(input_path: str, epsilon: float, neighbourhood: str | None,
                    nodes_path: str | None,
-                   theta: int | None, block_slope: float | None, noise: str,
+                   theta: int | None, block_slope: float | None,
+                   block_mixing: float | str | None, noise: str,
                    seed: int | None, ledger: str | None,
                    dataset: str | None, budget: float | None,
                    budget_neighbourhood: str | None, out: str, record: str | None,
@@ -68,7 +69,8 @@ def synthesize_cmd(input_path: str, epsilon: float, neighbourhood: str | None,
     from ..synthetic.pipeline import synthesize
 
     values = spec_values(SYNTHESIZE, {"epsilon": epsilon, "neighbourhood": neighbourhood,
-                                      "theta": theta, "block_slope": block_slope})
+                                      "theta": theta, "block_slope": block_slope,
+                                      "block_mixing": block_mixing})
     privacy = values["neighbourhood"]
     if privacy == "edge":
         if nodes_path is None:

@@ -11,7 +11,10 @@ universe's node ids:
    incomplete block joins the one before it). Each block is an Erdős–Rényi graph of density
    ``ρ_d = min(1, ρ (h / d)^β)``: ``ρ`` is fitted to the released triangle statistic
    (:func:`graphanon.synthetic.clustering.fit_block_density`), ``h`` is the statistic's
-   degree bound and ``β`` the public block slope (:data:`DEFAULT_BLOCK_SLOPE`).
+   degree bound and ``β`` the public block slope (:data:`DEFAULT_BLOCK_SLOPE`). With a
+   block mixing ``σ > 0`` the sort key is ``log d_in + σ·Z`` (``Z`` standard normal), so a
+   block mixes degrees and its Chung–Lu edges carry no degree correlation: equal-degree
+   blocks are what makes BTER's graphs assortative (:func:`affinity_blocks`).
 2. **Excess degree** (BTER phase 2). Each node's remaining intra-community degree
    ``max(d_in − block degree, 0)`` becomes stubs, matched at random inside the community
    (a configuration model: degrees exact up to the loops and repeated pairs dropped, which two
@@ -54,7 +57,7 @@ from ..graph import Graph
 if TYPE_CHECKING:
     from .communities import CommunityRelease
 
-__all__ = ["DEFAULT_BLOCK_DENSITY", "DEFAULT_BLOCK_SLOPE", "affinity_blocks",
+__all__ = ["AUTO_BLOCK_MIXING", "DEFAULT_BLOCK_DENSITY", "DEFAULT_BLOCK_SLOPE", "affinity_blocks",
            "generate_community_graph"]
 
 IntArray = npt.NDArray[np.int64]
@@ -68,6 +71,12 @@ DEFAULT_BLOCK_DENSITY = 0.5
 #: so ``ρ_d ∝ d^{−1/3}``. With one density for all blocks, low-degree nodes got a third to a
 #: half of their local clustering (docs/synthetic.md). ``β = 0``: one density.
 DEFAULT_BLOCK_SLOPE = 1.0 / 3.0
+#: Block mixing levels ``σ`` that ``block_mixing="auto"`` tries, in order, before ``0``
+#: (:func:`graphanon.synthetic.communities.community_release`). A block's members are the
+#: nodes next to each other in the order of ``log d_in + σ·Z`` (``Z`` standard normal), so
+#: ``σ = 0`` gives BTER's blocks of equal degrees and ``σ = 1`` mixes degrees within about
+#: a factor ``e`` of each other.
+AUTO_BLOCK_MIXING: tuple[float, ...] = (1.0,)
 
 
 @functools.lru_cache(maxsize=512)
@@ -76,21 +85,30 @@ def _triu(s: int) -> tuple[IntArray, IntArray]:
     return i.astype(np.int64), j.astype(np.int64)
 
 
-def affinity_blocks(d_in: IntArray, membership: IntArray, rng: np.random.Generator
-                    ) -> tuple[IntArray, IntArray]:
+def affinity_blocks(d_in: IntArray, membership: IntArray, rng: np.random.Generator,
+                    mixing: float = 0.0) -> tuple[IntArray, IntArray]:
     """BTER blocks: ``(block id per node or −1, block starts)``.
 
     Nodes with ``d_in >= 2`` of each community, sorted by ``d_in`` (ties at random), are cut
     into consecutive blocks of ``d + 1`` nodes, ``d`` the degree of the block's first node; a
     community's last block, when it is short of ``d + 1`` nodes, joins the block before it
-    (the community's highest degrees then sit in its densest block). Returns the block id
-    of every node (−1: no block) and the offsets of the blocks in the order of the nodes
-    sorted by block id (block ``b`` holds positions ``starts[b]:starts[b+1]``).
+    (with ``σ = 0`` the community's highest degrees then sit in its densest block). With
+    ``mixing = σ > 0`` (a float ``>= 0``)
+    the sort key is ``log d_in + σ·Z`` (``Z`` standard normal per node): a block then holds
+    nodes of different degrees, whose Chung–Lu edges are not degree-correlated (equal-degree
+    blocks make the graph assortative). Returns the block id of every node (−1: no block)
+    and the offsets of the blocks in the order of the nodes sorted by block id (block ``b``
+    holds positions ``starts[b]:starts[b+1]``).
     """
+    mixing = check_float(mixing, "mixing", "affinity_blocks", low=0.0)
     n = d_in.size
     eligible = np.flatnonzero(d_in >= 2)
-    order = eligible[np.lexsort((rng.random(eligible.size), d_in[eligible],
-                                 membership[eligible]))]
+    if mixing > 0:
+        key = np.log(d_in[eligible]) + mixing * rng.standard_normal(eligible.size)
+        order = eligible[np.lexsort((key, membership[eligible]))]
+    else:
+        order = eligible[np.lexsort((rng.random(eligible.size), d_in[eligible],
+                                     membership[eligible]))]
     block = np.full(n, -1, dtype=np.int64)
     starts = [0]
     comm = membership[order]
@@ -415,7 +433,8 @@ def _rank(groups: IntArray, side: IntArray) -> IntArray:
 
 def generate_community_graph(rel: CommunityRelease, *, rng: np.random.Generator,
                              block_density: float | None = None,
-                             block_slope: float | None = None) -> Graph:
+                             block_slope: float | None = None,
+                             block_mixing: float | None = None) -> Graph:
     """A simple graph on ``rel.node_ids`` with the release's communities, degrees and
     clustering (post-processing of the release: no privacy cost).
 
@@ -429,6 +448,10 @@ def generate_community_graph(rel: CommunityRelease, *, rng: np.random.Generator,
     block_slope : float in [0, 2], optional
         Block slope ``β`` (blocks of smallest degree ``d`` get density ``ρ (h / d)^β``);
         default the release's (``rel.block_slope``).
+    block_mixing : float in [0, 4], optional
+        Block mixing ``σ`` (:func:`affinity_blocks`: blocks cut from the order of
+        ``log d_in + σ·Z``; 0: BTER's equal-degree blocks); default the release's
+        (``rel.block_mixing``).
 
     Returns
     -------
@@ -440,6 +463,9 @@ def generate_community_graph(rel: CommunityRelease, *, rng: np.random.Generator,
     rho = check_float(rho, "block_density", "generate_community_graph", low=0.0, high=1.0)
     beta = check_float(rel.block_slope if block_slope is None else block_slope, "block_slope",
                        "generate_community_graph", low=0.0, high=2.0, closed="both")
+    mixing = check_float(rel.block_mixing if block_mixing is None else block_mixing,
+                         "block_mixing", "generate_community_graph", low=0.0, high=4.0,
+                         closed="both")
     if not isinstance(rng, np.random.Generator):
         raise InvalidParameterError(
             "The 'rng' parameter of generate_community_graph must be a numpy Generator. "
@@ -447,7 +473,7 @@ def generate_community_graph(rel: CommunityRelease, *, rng: np.random.Generator,
     n = int(rel.membership.size)
     din = np.asarray(rel.d_in, dtype=np.int64)
     m = np.asarray(rel.membership, dtype=np.int64)
-    block, starts = affinity_blocks(din, m, rng)
+    block, starts = affinity_blocks(din, m, rng, mixing)
     order = np.flatnonzero(block >= 0)
     order = order[np.argsort(block[order], kind="stable")]
     bu, bv = _block_edges(order, starts, rho, din, rng, beta, rel.max_degree)

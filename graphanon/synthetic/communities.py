@@ -64,12 +64,12 @@ import numpy as np
 import numpy.typing as npt
 
 from .._progress import ProgressFn, log_progress
-from .._validation import check_choice, check_epsilon, check_float, check_int
+from .._validation import check_choice, check_epsilon, check_float, check_int, fail
 from ..errors import InvalidParameterError
 from ..graph import Graph
 from ..privacy.noise import NoiseBackend, get_backend, gumbel_argmax
 from ..privacy.release import Release, started_at
-from .bter import DEFAULT_BLOCK_DENSITY, DEFAULT_BLOCK_SLOPE
+from .bter import AUTO_BLOCK_MIXING, DEFAULT_BLOCK_DENSITY, DEFAULT_BLOCK_SLOPE
 
 __all__ = [
     "DEFAULT_SPLIT",
@@ -672,6 +672,9 @@ class CommunityRelease:
     block_slope
         The public block slope ``β`` of the generator (blocks of smallest degree ``d`` get
         density ``ρ (h / d)^β``; :data:`graphanon.synthetic.bter.DEFAULT_BLOCK_SLOPE`).
+    block_mixing
+        The generator's block mixing ``σ`` (:func:`graphanon.synthetic.bter.affinity_blocks`;
+        0: equal-degree blocks), chosen from released values only.
     release
         One record: neighbourhood ``"edge"``, the total ε, ``params["epsilon_split"]`` and
         each part's sensitivity and derivation.
@@ -692,6 +695,7 @@ class CommunityRelease:
     parts: dict[str, Release] = field(default_factory=dict)
     seconds: float = field(default=0.0, compare=False)
     block_slope: float = DEFAULT_BLOCK_SLOPE
+    block_mixing: float = 0.0
 
     @property
     def n_edges(self) -> int:
@@ -721,7 +725,7 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
                       = None, max_degree: int | str = "auto", degree_quantile: float = 0.99,
                       super_size: int = 20, rounds: int = 1, min_modularity: float = 0.1,
                       triangle_statistic: str = "smooth", fit_clustering: bool = True,
-                      block_slope: float | None = None,
+                      block_slope: float | None = None, block_mixing: float | str = "auto",
                       backend: NoiseBackend | None = None, rng: np.random.Generator | None
                       = None, seed: int | None = None, progress: ProgressFn | None = None
                       ) -> CommunityRelease:
@@ -763,6 +767,15 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
         :data:`graphanon.synthetic.bter.DEFAULT_BLOCK_SLOPE`, 1/3; 0: one density for all
         blocks). A public parameter: no privacy cost. Applied only where the released triangle
         statistic is above 1.5 noise deviations; otherwise the release's slope is 0.
+    block_mixing : float in [0, 4] or "auto"
+        The generator's block mixing ``σ`` (:func:`graphanon.synthetic.bter.affinity_blocks`):
+        blocks of mixed degrees carry no degree correlation, equal-degree ones (``σ = 0``)
+        make the graph assortative. ``"auto"`` (default; post-processing, no privacy cost):
+        where the released triangle statistic is above 1.5 noise deviations, the first level
+        of :data:`graphanon.synthetic.bter.AUTO_BLOCK_MIXING` whose mixed blocks carry the
+        released triangles (the fitted block density stays below 1, or density 1 reaches the
+        statistic within one noise deviation ``σ``); else 0 (equal-degree blocks hold the
+        most triangles per edge: a collaboration graph's cliques need them).
     backend, rng, seed, progress
         Noise backend (default OpenDP); generator of the public grouping and of all
         post-processing; the recorded seed; a progress callback.
@@ -801,6 +814,14 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
                                       TRIANGLE_STATISTICS)
     block_slope = check_float(DEFAULT_BLOCK_SLOPE if block_slope is None else block_slope,
                               "block_slope", owner, low=0.0, high=2.0)
+    if not (isinstance(block_mixing, str) and block_mixing == "auto"):
+        expected = "a finite float in [0, 4] or 'auto'"
+        if isinstance(block_mixing, str):
+            raise fail("block_mixing", owner, expected, block_mixing)
+        try:
+            block_mixing = check_float(block_mixing, "block_mixing", owner, low=0.0, high=4.0)
+        except InvalidParameterError:
+            raise fail("block_mixing", owner, expected, block_mixing) from None
     min_modularity = check_float(min_modularity, "min_modularity", owner, low=-1.0, high=1.0)
     degree_quantile = check_float(degree_quantile, "degree_quantile", owner, low=0.0, high=1.0,
                                   closed="right")
@@ -870,7 +891,8 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
     # low-degree blocks (a preferential-attachment graph's average clustering: 7.7× the
     # truth with one density, 16× with the slope)
     rel = CommunityRelease(G.node_ids, membership, k, din, dout, E, h, tri, None,
-                           parts["partition"], block_slope=0.0)
+                           parts["partition"], block_slope=0.0,
+                           block_mixing=0.0 if isinstance(block_mixing, str) else block_mixing)
     rho: float | None = None
     if eps["triangles"] > 0:
         t = release_bounded_triangles(G, epsilon=eps["triangles"], max_degree=h,
@@ -882,7 +904,18 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
         sigma = math.sqrt(2.0) * float(t.release.sensitivity or 0.0) / eps["triangles"]
         if tri > 1.5 * sigma:
             rel = replace(rel, block_slope=block_slope)
-            if fit_clustering:
+            if fit_clustering and block_mixing == "auto":
+                # mixed blocks first: they realize the triangles without the degree
+                # correlation of equal-degree blocks, unless even density 1 falls short of
+                # the released statistic by more than its noise deviation (fit_block_density
+                # returns its upper end 1 when the target is out of reach)
+                for level in (*AUTO_BLOCK_MIXING, 0.0):
+                    rel = replace(rel, block_mixing=level)
+                    rho = fit_block_density(rel, tri, rng=rng, statistic=triangle_statistic)
+                    if rho < 1.0 or level == 0.0 or fit_block_density(
+                            rel, tri - sigma, rng=rng, statistic=triangle_statistic) < 1.0:
+                        break
+            elif fit_clustering:
                 rho = fit_block_density(rel, tri, rng=rng, statistic=triangle_statistic)
         elif fit_clustering:
             # within 1.5 noise deviations of 0 the statistic says little, but it still bounds
@@ -918,6 +951,13 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
                                          f"quantile {degree_quantile} of the released degree "
                                          "sequence (post-processing)"),
                 "block_density": rho, "block_slope": rel.block_slope,
+                "block_mixing": rel.block_mixing,
+                "block_mixing_selection": (
+                    "given" if block_mixing != "auto" else
+                    "auto: 0 (fit_clustering=False)" if not fit_clustering else
+                    f"auto: the first of {list(AUTO_BLOCK_MIXING)} whose generated triangle "
+                    "statistic reaches the released one within its noise deviation where "
+                    "that is significant, else 0 (post-processing)"),
                 "edge_total_postprocessing": (
                     "the noisy |E| and the degree sequence's sum / 2 combined by their public "
                     "variances; the degrees scaled to twice the result"
@@ -925,4 +965,5 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
         backend=backend.name, seed=seed, source_fingerprint=G.content_hash, created_at=started)
     progress("community release", steps, steps)
     return CommunityRelease(G.node_ids, membership, k, din, dout, E, h, tri, rho, record,
-                            parts, time.perf_counter() - t0, rel.block_slope)
+                            parts, time.perf_counter() - t0, rel.block_slope,
+                            rel.block_mixing)

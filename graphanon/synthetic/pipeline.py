@@ -80,6 +80,13 @@ SYNTHESIZE = Spec("synthesize", (
           "networks' c(d) falls about as 1/d; 0: one density). Applied only where the "
           "released triangle statistic is significant (docs/synthetic.md).",
           default=DEFAULT_BLOCK_SLOPE, low=0.0, high=2.0, only=("neighbourhood", "edge")),
+    Param("block_mixing", "float", "Block mixing σ of the generator: a block holds nodes "
+          "next to each other in the order of log degree + σ·Z, so σ > 0 mixes degrees in a "
+          "block and removes the degree correlation of BTER's equal-degree blocks (0: equal "
+          "degrees). auto: 1 where the released triangle statistic is significant and mixed "
+          "blocks can carry it, else 0 (post-processing; docs/synthetic.md).",
+          default="auto", low=0.0, high=4.0, words=("auto",),
+          only=("neighbourhood", "edge")),
 ), doc="docs/synthetic.md")
 
 
@@ -132,7 +139,7 @@ class _Outcome:
 @renamed_keywords(SYNTHESIZE.aliases(), removed_in="0.3.0")
 def synthesize(G: Graph, *, epsilon: float, neighbourhood: str = "edge", nodes: Any = None,
                theta: int | str = 16, block_slope: float = DEFAULT_BLOCK_SLOPE,
-               backend: NoiseBackend | None = None,
+               block_mixing: float | str = "auto", backend: NoiseBackend | None = None,
                rng: np.random.Generator | None = None, seed: int | None = None,
                progress: ProgressFn | None = None) -> SyntheticRelease:
     """Release a synthetic graph of ``G`` under ε-edge-DP or ε-node-DP.
@@ -164,6 +171,13 @@ def synthesize(G: Graph, *, epsilon: float, neighbourhood: str = "edge", nodes: 
         (:data:`~graphanon.synthetic.bter.DEFAULT_BLOCK_SLOPE`). A public prior, no privacy
         cost; applied only where the released triangle statistic is above 1.5 noise
         deviations.
+    block_mixing : float in [0, 4] or "auto"
+        Edge-DP only: the generator's block mixing ``σ``
+        (:func:`~graphanon.synthetic.bter.affinity_blocks`; 0: BTER's equal-degree blocks,
+        which make the graph assortative). ``"auto"`` (default) mixes at ``σ = 1`` where the
+        released triangle statistic is significant and mixed blocks can carry it (fitted
+        block density below 1), else 0: post-processing, no privacy cost
+        (:func:`~graphanon.synthetic.communities.community_release`).
     backend : NoiseBackend, optional
         DP noise (default: OpenDP, secure); ``get_backend("numpy-insecure", rng=...)`` for
         reproducible, insecure runs.
@@ -211,7 +225,8 @@ def synthesize(G: Graph, *, epsilon: float, neighbourhood: str = "edge", nodes: 
     owner = "synthesize"
     check_type(G, Graph, "G", owner, "a graphanon Graph")
     checked = SYNTHESIZE.validate({"epsilon": epsilon, "neighbourhood": neighbourhood,
-                                   "theta": theta, "block_slope": block_slope})
+                                   "theta": theta, "block_slope": block_slope,
+                                   "block_mixing": block_mixing})
     epsilon, privacy, theta = checked["epsilon"], checked["neighbourhood"], checked["theta"]
     if rng is not None:
         check_type(rng, np.random.Generator, "rng", owner, "a numpy.random.Generator")
@@ -228,7 +243,8 @@ def synthesize(G: Graph, *, epsilon: float, neighbourhood: str = "edge", nodes: 
                 "universe (the CLI's --nodes FILE); reading the nodes off the private edges "
                 "would leak them.")
         outcome = _edge_pipeline(G.with_nodes(nodes), nodes=nodes, epsilon=epsilon,
-                                 block_slope=checked["block_slope"], backend=backend, rng=rng,
+                                 block_slope=checked["block_slope"],
+                                 block_mixing=checked["block_mixing"], backend=backend, rng=rng,
                                  seed=seed, progress=progress)
     else:
         if nodes is not None:
@@ -359,7 +375,8 @@ def _node_pipeline(G: Graph, *, epsilon: float, theta: int | str, backend: Noise
 
 # ---------------------------------------------------------------------- edge-DP
 def _edge_pipeline(G: Graph, *, nodes: Any, epsilon: float, block_slope: float,
-                   backend: NoiseBackend, rng: np.random.Generator, seed: int | None,
+                   block_mixing: float | str = "auto", backend: NoiseBackend,
+                   rng: np.random.Generator, seed: int | None,
                    progress: ProgressFn) -> _Outcome:
     """The edge-DP pipeline on the public node ids: the community release
     (:func:`~graphanon.synthetic.communities.community_release`, default split) realized by
@@ -391,13 +408,16 @@ def _edge_pipeline(G: Graph, *, nodes: Any, epsilon: float, block_slope: float,
     Everything else (Louvain on the noisy super-graph, the consistent degrees, the BTER
     block density fitted to the released triangle statistic, the generated graph with its
     public block slope ``β = 1/3``: blocks of smallest degree ``d`` get density
-    ``ρ (h / d)^β``) is post-processing of released values with the public ``rng``.
+    ``ρ (h / d)^β``, and its block mixing: degrees mixed in a block, ``σ = 1``, where such
+    blocks can carry the released triangles, else equal-degree blocks) is post-processing
+    of released values with the public ``rng``.
     """
     from .bter import generate_community_graph
     from .communities import DEFAULT_SPLIT, community_release
 
     _shares(epsilon, {k: v for k, v in DEFAULT_SPLIT.items() if v > 0})  # each part a valid ε
     rel = community_release(G, epsilon=epsilon, nodes=nodes, block_slope=block_slope,
+                            block_mixing=block_mixing,
                             backend=backend, rng=rng, seed=seed, progress=progress)
     with progress_step(progress, "community graph on the public node ids"):
         graph = generate_community_graph(rel, rng=rng)
@@ -416,6 +436,8 @@ def _edge_pipeline(G: Graph, *, nodes: Any, epsilon: float, block_slope: float,
               "super_size": rel.release.params["super_size"],
               "triangle_statistic": rel.release.params["triangle_statistic"],
               "block_slope": rel.block_slope,
+              "block_mixing": rel.block_mixing,
+              "block_mixing_selection": rel.release.params["block_mixing_selection"],
               "postprocessing": "Louvain on the noisy super-graph; the degree distribution "
                                 "deconvolved from the noisy degrees, its values placed by "
                                 "the nodes' noisy degrees and scaled to the combined edge "

@@ -58,6 +58,25 @@ def test_edge_dp_writes_graph_and_record_and_charges_once(
                  str(out3), "--block-slope", "0", "--seed", "3"]) == 0
     flat = json.loads((tmp_path / "flat.txt.release.json").read_text())
     assert flat["params"]["block_slope"] == 0.0
+    assert rel.params["block_mixing_selection"].startswith("auto")
+    # the operator's choice: --block-mixing 2 is taken as given and stated
+    out4 = tmp_path / "mixed.txt"
+    assert main(["-q", "synthesize", str(g), "--epsilon", "0.5", "--nodes", str(nodes), "-o",
+                 str(out4), "--block-mixing", "2", "--seed", "3"]) == 0
+    mixed = json.loads((tmp_path / "mixed.txt.release.json").read_text())
+    assert mixed["params"]["block_mixing"] == 2.0
+    assert mixed["params"]["block_mixing_selection"] == "given"
+    # auto where polbooks' triangle statistic is significant (ε = 40): the fit runs and the
+    # choice is a function of the released values and the seed, so it repeats
+    chosen = []
+    for run in range(2):
+        out5 = tmp_path / f"auto{run}.txt"
+        assert main(["-q", "synthesize", str(g), "--epsilon", "40", "--nodes", str(nodes),
+                     "-o", str(out5), "--noise", "numpy-insecure", "--seed", "3"]) == 0
+        params = json.loads((tmp_path / f"auto{run}.txt.release.json").read_text())["params"]
+        assert params["block_mixing_selection"].startswith("auto: the first")
+        chosen.append(params["block_mixing"])
+    assert chosen[0] == chosen[1] and chosen[0] in (0.0, 1.0)
     # a second release that does not fit: exit 3, nothing new written or charged
     out2 = tmp_path / "syn2.txt"
     assert main(["-q", "synthesize", str(g), "--epsilon", "3", "--nodes", str(nodes), "-o",
@@ -100,6 +119,9 @@ def test_node_dp_gives_new_ids_and_an_explicit_record(tmp_path: Path,
     (["--epsilon", "1", "--nodes", "{nodes}", "--theta", "4"], "--theta"),
     (["--epsilon", "1", "--neighbourhood", "node", "--block-slope", "0"], "--block-slope"),
     (["--epsilon", "1", "--nodes", "{nodes}", "--block-slope", "3"], "--block-slope"),
+    (["--epsilon", "1", "--neighbourhood", "node", "--block-mixing", "1"], "--block-mixing"),
+    (["--epsilon", "1", "--nodes", "{nodes}", "--block-mixing", "5"], "--block-mixing"),
+    (["--epsilon", "1", "--nodes", "{nodes}", "--block-mixing", "some"], "--block-mixing"),
     (["--epsilon", "1", "--neighbourhood", "vertex", "--nodes", "{nodes}"], "--neighbourhood"),
     (["--epsilon", "1", "--nodes", "{nodes}", "--ledger", "{dir}/L.json"], "--dataset"),
 ])

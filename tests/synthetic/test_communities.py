@@ -386,7 +386,8 @@ def test_community_release_record_and_split() -> None:
     assert set(r.params) <= {"node_universe", "epsilon_split", "sensitivities", "super_size",
                              "rounds", "n_communities", "released_modularity",
                              "min_modularity", "max_degree", "max_degree_selection",
-                             "block_density", "block_slope", "triangle_statistic",
+                             "block_density", "block_slope", "block_mixing",
+                             "block_mixing_selection", "triangle_statistic",
                              "edge_total_postprocessing"}
 
 
@@ -492,6 +493,77 @@ def test_block_slope_makes_low_degree_blocks_denser() -> None:
     with pytest.raises(InvalidParameterError, match="'block_slope' parameter of community_"):
         community_release(load_polbooks(), epsilon=1.0, nodes=load_polbooks().node_ids,
                           block_slope=3.0, backend=seeded(0))
+
+
+def test_block_mixing_mixes_degrees_and_removes_the_degree_correlation() -> None:
+    """σ = 0: BTER's blocks of equal degrees (assortative); σ > 0: each block holds nodes of
+    different degrees and the generated graph's assortativity falls."""
+    n = 1200  # one community, degrees 2..40 (a heavy tail of equal-degree blocks)
+    din = np.minimum(2 + np.random.default_rng(5).zipf(1.8, n), 40).astype(np.int64)
+    m = np.zeros(n, dtype=np.int64)
+    rel = _given(m, din, np.zeros(n, dtype=np.int64), np.zeros((1, 1), dtype=np.int64), 0.6)
+    assert rel.block_mixing == 0.0
+
+    def spread(mixing: float) -> float:
+        block, _ = affinity_blocks(din, m, np.random.default_rng(1), mixing)
+        spans = [np.ptp(np.log(din[block == b])) for b in np.unique(block[block >= 0])]
+        return float(np.mean(spans))
+
+    assert spread(0.0) < 0.2 < 0.5 < spread(1.0)
+
+    def assortativity(mixing: float) -> float:
+        return float(np.mean([
+            generate_community_graph(rel, rng=np.random.default_rng(seed), block_mixing=mixing)
+            .to_igraph().assortativity_degree(directed=False) for seed in range(3)]))
+
+    assert assortativity(1.0) < assortativity(0.0) - 0.1
+    with pytest.raises(InvalidParameterError, match=r"'block_mixing'.*4\.5"):
+        generate_community_graph(rel, rng=np.random.default_rng(0), block_mixing=4.5)
+    for bad in ("some", "AUTO", -0.5, 4.5, math.nan, True):
+        with pytest.raises(InvalidParameterError,
+                           match=r"'block_mixing' parameter of community_release must be a "
+                                 r"finite float in \[0, 4\] or 'auto'"):
+            community_release(load_polbooks(), epsilon=1.0, nodes=load_polbooks().node_ids,
+                              block_mixing=bad, backend=seeded(0))
+    with pytest.raises(InvalidParameterError, match="'mixing' parameter of affinity_blocks"):
+        affinity_blocks(din, m, np.random.default_rng(0), -1.0)
+
+
+def test_auto_block_mixing_keeps_equal_degree_blocks_for_clique_graphs() -> None:
+    """auto mixes where mixed blocks carry the released triangles (a graph whose triangles
+    span degrees), and falls back to σ = 0 where they fall short by more than the noise
+    (disjoint cliques, as in a collaboration graph: density 1 is needed at σ = 0 already); a
+    given σ is taken as it is; the record states the choice."""
+    sizes = np.repeat([4, 6, 9, 13], [60, 30, 15, 8])  # disjoint cliques of four sizes
+    us, vs, base = [], [], 0
+    for s_ in sizes.tolist():
+        i, j = np.triu_indices(s_, 1)
+        us.append(i + base)
+        vs.append(j + base)
+        base += s_
+    C = Graph.from_edges(np.concatenate(us), np.concatenate(vs), n_nodes=base)
+    cliques = community_release(C, epsilon=20.0, nodes=C.node_ids, backend=seeded(6),
+                                rng=np.random.default_rng(6))
+    assert cliques.block_mixing == 0.0 and cliques.block_density == 1.0
+    assert cliques.release.params["block_mixing_selection"].startswith("auto: the first")
+    import networkx as nx
+
+    # Holme–Kim: preferential attachment with triadic closure, triangles across degrees
+    H = nx.powerlaw_cluster_graph(600, 4, 0.5, seed=1)
+    u, v = np.asarray(H.edges()).T
+    G = Graph.from_edges(u, v, n_nodes=600)
+    auto = community_release(G, epsilon=20.0, nodes=G.node_ids, backend=seeded(2),
+                             rng=np.random.default_rng(2))
+    assert auto.block_mixing == 1.0 and auto.block_density < 1.0
+    assert auto.release.params["block_mixing"] == 1.0
+    given = community_release(G, epsilon=20.0, nodes=G.node_ids, block_mixing=0.0,
+                              backend=seeded(2), rng=np.random.default_rng(2))
+    assert given.block_mixing == 0.0
+    assert given.release.params["block_mixing_selection"] == "given"
+    unfitted = community_release(G, epsilon=20.0, nodes=G.node_ids, fit_clustering=False,
+                                 backend=seeded(2), rng=np.random.default_rng(2))
+    assert unfitted.block_mixing == 0.0
+    assert unfitted.release.params["block_mixing_selection"] == "auto: 0 (fit_clustering=False)"
 
 
 def test_triangle_statistic_variants_are_stated_in_the_record() -> None:
