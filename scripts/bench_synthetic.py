@@ -106,15 +106,16 @@ def _community(G: Graph, eps: float, backend: Any, rng: np.random.Generator) -> 
     return generate_community_graph(rel, rng=rng)
 
 
-def _synthesize(privacy: str) -> Pipeline:
+def _synthesize(privacy: str, **extra: Any) -> Pipeline:
     """``graphanon.synthesize``, the recommended pipeline of one neighbourhood (issue 36,
-    part 5): edge-DP is the community pipeline on the public ids, node-DP the θ-2K one."""
+    part 5): edge-DP is the community pipeline on the public ids, node-DP the θ-2K one;
+    ``extra``: its public generator parameters (``block_mixing=0``: equal-degree blocks)."""
     from graphanon.synthetic import synthesize
 
     def release(G: Graph, eps: float, backend: Any, rng: np.random.Generator) -> Graph:
         nodes = G.node_ids if privacy == "edge" else None
         return synthesize(G, epsilon=eps, neighbourhood=privacy, nodes=nodes, backend=backend,
-                          rng=rng).graph
+                          rng=rng, **extra).graph
 
     return release
 
@@ -150,6 +151,7 @@ PIPELINES: dict[str, tuple[Pipeline, bool]] = {
     "2k-exact": (_exact, False),
     "community": (_community, True),
     "synthesize-edge": (_synthesize("edge"), True),
+    "synthesize-edge-equal-blocks": (_synthesize("edge", block_mixing=0.0), True),
     "synthesize-node": (_synthesize("node"), False),
 }
 NO_EPSILON = ("2k-exact",)  # no noise: run at ε = ∞ (inf in the JSON)
