@@ -176,7 +176,8 @@ def synthesize(G: Graph, *, epsilon: float, neighbourhood: str = "edge", nodes: 
         (:func:`~graphanon.synthetic.bter.affinity_blocks`; 0: BTER's equal-degree blocks,
         which make the graph assortative). ``"auto"`` (default) mixes at ``σ = 1`` where the
         released triangle statistic is significant and mixed blocks can carry it (fitted
-        block density below 1), else 0: post-processing, no privacy cost
+        block density below 1, or density 1 within the statistic's noise deviation), else
+        0: post-processing, no privacy cost
         (:func:`~graphanon.synthetic.communities.community_release`).
     backend : NoiseBackend, optional
         DP noise (default: OpenDP, secure); ``get_backend("numpy-insecure", rng=...)`` for
