@@ -912,8 +912,11 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
                 for level in (*AUTO_BLOCK_MIXING, 0.0):
                     rel = replace(rel, block_mixing=level)
                     rho = fit_block_density(rel, tri, rng=rng, statistic=triangle_statistic)
+                    # steps=0: one generator run says whether density 1 reaches
+                    # tri − σ (the bisection's value would be discarded)
                     if rho < 1.0 or level == 0.0 or fit_block_density(
-                            rel, tri - sigma, rng=rng, statistic=triangle_statistic) < 1.0:
+                            rel, tri - sigma, rng=rng, statistic=triangle_statistic,
+                            steps=0) < 1.0:
                         break
             elif fit_clustering:
                 rho = fit_block_density(rel, tri, rng=rng, statistic=triangle_statistic)
