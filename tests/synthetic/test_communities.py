@@ -32,6 +32,8 @@ from graphanon.synthetic.clustering import (
 )
 from graphanon.synthetic.communities import (
     DEFAULT_SPLIT,
+    MAX_SUPER_NODES,
+    SUPER_SIZE,
     CommunityRelease,
     combine_totals,
     community_edge_counts,
@@ -43,6 +45,7 @@ from graphanon.synthetic.communities import (
     release_community_edges,
     release_edge_total,
     release_node_degrees,
+    resolve_super_size,
     supergraph_counts,
 )
 
@@ -384,6 +387,7 @@ def test_community_release_record_and_split() -> None:
     assert math.isclose(sum(p.epsilon for p in rel.parts.values()), 2.0)
     # public parameters only: nothing read off the input but released values
     assert set(r.params) <= {"node_universe", "epsilon_split", "sensitivities", "super_size",
+                             "super_size_selection",
                              "rounds", "n_communities", "released_modularity",
                              "min_modularity", "max_degree", "max_degree_selection",
                              "block_density", "block_slope", "block_mixing",
@@ -671,6 +675,42 @@ def test_clustering_fit_tracks_the_released_statistic() -> None:
     assert 0 < lo < hi <= 1
 
 
+
+def test_clustering_fit_lands_within_tol_in_fewer_runs_than_bisection(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regula falsi (Illinois) reaches the statistic of a known density within ``tol``, in
+    fewer generator runs than the 9 of the bisection it replaced; ``steps=0`` is one run."""
+    import graphanon.synthetic.bter as bter_mod
+    from graphanon.synthetic.clustering import fit_block_density
+
+    G = load_polbooks()
+    rel = community_release(G, epsilon=4.0, nodes=G.node_ids, backend=seeded(3),
+                            rng=np.random.default_rng(3), fit_clustering=False)
+    seed = int(np.random.default_rng(0).integers(2**31))  # the fit's own draw
+
+    def stat(rho: float) -> float:
+        S = generate_community_graph(rel, rng=np.random.default_rng(seed), block_density=rho)
+        return triangle_statistic(S, rel.max_degree, "smooth")
+
+    target = stat(0.4)
+    calls: list[float] = []
+    real = bter_mod.generate_community_graph
+
+    def counted(*args: Any, **kw: Any) -> Graph:
+        calls.append(kw["block_density"])
+        return real(*args, **kw)
+
+    monkeypatch.setattr(bter_mod, "generate_community_graph", counted)
+    tol = 0.02 * target
+    rho = fit_block_density(rel, target, rng=np.random.default_rng(0), tol=tol)
+    assert abs(stat(rho) - target) <= tol
+    assert 3 <= len(calls) < 9 and calls[:2] == [1.0, 0.0]
+    calls.clear()
+    # steps=0 asks only whether density 1 reaches the target
+    assert fit_block_density(rel, 10 * target, rng=np.random.default_rng(0), steps=0) == 1.0
+    assert fit_block_density(rel, target, rng=np.random.default_rng(0), steps=0) == 0.5
+    assert calls == [1.0, 1.0]
+
 def test_random_grouping_and_refinement_are_available() -> None:
     G = load_polbooks()
     p = private_partition(G, epsilon=2.0, nodes=G.node_ids, grouping="random",
@@ -685,6 +725,33 @@ def test_random_grouping_and_refinement_are_available() -> None:
     m = np.arange(G.n_nodes) % 3
     assert (refine_partition(G, m, epsilon=0.1, backend=seeded(9), stay=50.0) == m).all()
 
+
+
+def test_super_size_auto_caps_the_number_of_super_nodes() -> None:
+    """``super_size="auto"``: 20 nodes per super-node up to 20,000 nodes, then at most
+    ``MAX_SUPER_NODES`` super-nodes; a function of the universe's size (public) only."""
+    assert MAX_SUPER_NODES == 1000 and SUPER_SIZE == 20
+    owner = "private_partition"
+    assert [resolve_super_size("auto", n, owner) for n in (0, 105, 20_000, 20_001, 100_000)] \
+        == [20, 20, 20, 21, 100]
+    assert resolve_super_size(7, 100_000, owner) == 7
+    for bad in ("big", 0, 2.5, True):
+        with pytest.raises(InvalidParameterError, match="'super_size' parameter of "
+                                                        "private_partition"):
+            resolve_super_size(bad, 10, owner)  # type: ignore[arg-type]
+    with pytest.raises(InvalidParameterError, match="'auto'"):
+        resolve_super_size("big", 10, owner)
+    # a universe of 30,000 nodes (few edges): 1,000 super-nodes of 30, stated in the record
+    n = 30_000
+    G = Graph.from_edges(np.arange(0, 200, 2), np.arange(1, 201, 2), n_nodes=n)
+    p = private_partition(G, epsilon=1.0, nodes=G.node_ids, backend=seeded(4),
+                          rng=np.random.default_rng(4))
+    assert p.release.params["super_size"] == 30
+    assert p.release.params["super_size_selection"].startswith("auto")
+    given = private_partition(G, epsilon=1.0, nodes=G.node_ids, super_size=3000,
+                              backend=seeded(4), rng=np.random.default_rng(4))
+    assert given.release.params["super_size"] == 3000
+    assert given.release.params["super_size_selection"] == "given"
 
 def test_a_count_lost_in_noise_keeps_the_default_density_at_most() -> None:
     """A released triangle count below 1.5 noise deviations is not fitted: the default block
