@@ -11,7 +11,10 @@ Under edge-DP the node set is public (:mod:`graphanon.universe`): the operator p
    ``grouping="random"``: a seeded permutation; both are data-independent); the vector of
    edge counts between (and inside) super-nodes gets discrete Laplace noise. One edge lies
    in exactly one cell: **Δ = 1**. Louvain on the noisy, clipped super-graph is
-   post-processing.
+   post-processing. The size itself (``"auto"``, :func:`resolve_super_size`) is read off
+   the universe's size, the partition's ε and the edge total of step 5, which
+   :func:`community_release` therefore releases first (adaptive sequential composition:
+   the partition is ε_p-DP for every fixed size, and the size is a released value).
 2. **Refinement** (:func:`refine_partition`). Every node picks its community with the
    exponential mechanism, its quality for community ``c`` being its number of edges into
    ``c`` under the current (released) partition. One edge ``(u, v)`` raises one quality of
@@ -98,25 +101,39 @@ __all__ = [
 IntArray = npt.NDArray[np.int64]
 
 SUPER_SIZE = 20
-"""Nodes per super-node of ``super_size="auto"`` on graphs of up to
-``SUPER_SIZE · MAX_SUPER_NODES`` nodes."""
+"""Nodes per super-node of ``super_size="auto"`` when no released edge count is at hand,
+on universes of up to ``SUPER_SIZE · MAX_SUPER_NODES`` nodes."""
 MAX_SUPER_NODES = 1000
-"""Most super-nodes ``super_size="auto"`` makes: above 20,000 nodes the super-nodes grow to
-``⌈n / 1000⌉`` nodes. The noisy super-graph has one cell per pair of super-nodes, each with
-the same noise, so more super-nodes spread the same edges over more noise (and Louvain on
-``n_groups² / 2`` noisy cells is slow). Measured on graphs of 100,000 nodes (ε = 1,
-docs/synthetic.md): super-nodes of 20 found almost nothing (NMI 0.02–0.16 to the planted
-blocks) in 60–75 s; of 100, NMI 0.70–1.0 in 0.4–1 s."""
+"""Most super-nodes ``super_size="auto"`` makes (Louvain on ``n_groups² / 2`` noisy cells
+is slow: 5,000 super-nodes took 60 s)."""
 
 
-def resolve_super_size(super_size: int | str, n: int, owner: str) -> int:
+def resolve_super_size(super_size: int | str, n: int, owner: str, *,
+                       edge_estimate: float | None = None, epsilon: float | None = None
+                       ) -> int:
     """``super_size`` checked (an int >= 1 or ``"auto"``) and resolved for a universe of
-    ``n`` nodes: ``"auto"`` is ``max(SUPER_SIZE, ⌈n / MAX_SUPER_NODES⌉)``, a function of the
-    public universe's size only."""
+    ``n`` nodes.
+
+    ``"auto"`` with a released edge count ``edge_estimate`` (``Ẽ``, from an ε-DP release)
+    and the partition's ``epsilon``: at most ``g = √(√2 · Ẽ · ε)`` super-nodes, so
+    ``max(SUPER_SIZE, ⌈n / g⌉)`` nodes each (and at most :data:`MAX_SUPER_NODES`
+    super-nodes). Every cell of the super-graph gets discrete Laplace noise of standard
+    deviation about ``√2/ε``; ``g`` super-nodes spread the ``Ẽ`` edges over about ``g²/2``
+    cells, ``2Ẽ/g²`` each on average, and this ``g`` makes that average equal to the
+    noise's deviation: more super-nodes drown the edges in noise. The floor of 20 keeps the
+    earlier default where the rule asks for smaller super-nodes: there (polbooks, Reed98,
+    Caltech36 at ε ≤ 2) smaller ones found spurious communities (docs/synthetic.md).
+    Without an estimate: :data:`SUPER_SIZE`, or ``⌈n / MAX_SUPER_NODES⌉`` on larger
+    universes. A function of public and released values only.
+    """
     if isinstance(super_size, str):
         if super_size != "auto":
             raise fail("super_size", owner, "an int >= 1 or 'auto'", super_size)
-        return max(SUPER_SIZE, -(-n // MAX_SUPER_NODES))
+        fewest = -(-n // MAX_SUPER_NODES)  # nodes per super-node at the cap
+        if edge_estimate is None or epsilon is None:
+            return max(SUPER_SIZE, fewest)
+        groups = math.sqrt(math.sqrt(2.0) * max(float(edge_estimate), 1.0) * epsilon)
+        return max(SUPER_SIZE, fewest, math.ceil(n / groups))
     return check_int(super_size, "super_size", owner, low=1)
 
 
@@ -311,6 +328,7 @@ class CommunityPartition:
 
 
 def private_partition(G: Graph, *, epsilon: float, nodes: Any, super_size: int | str = "auto",
+                      edge_estimate: float | None = None,
                       refine_share: float = 0.0, rounds: int = 1, stay: float = 6.0,
                       grouping: str = "order",
                       backend: NoiseBackend | None = None,
@@ -327,9 +345,13 @@ def private_partition(G: Graph, *, epsilon: float, nodes: Any, super_size: int |
     nodes : array-like
         The public node universe (required).
     super_size : int or "auto"
-        Nodes per super-node (public). ``"auto"`` (default): 20, more on universes above
-        20,000 nodes (:func:`resolve_super_size`: at most :data:`MAX_SUPER_NODES`
-        super-nodes).
+        Nodes per super-node (public). ``"auto"`` (default; :func:`resolve_super_size`):
+        from ``edge_estimate`` and the super-graph's ε when given, else 20 (more above 20,000
+        nodes); at most :data:`MAX_SUPER_NODES` super-nodes.
+    edge_estimate : float, optional
+        A **released** estimate of ``|E|`` (e.g. :func:`release_edge_total`'s, charged
+        separately), read only by ``super_size="auto"``. Never pass the true count: the
+        size of the super-nodes would then depend on the data outside any DP release.
     grouping : {"order", "random"}
         How super-nodes are formed (:func:`supergraph_groups`).
     refine_share : float in [0, 1)
@@ -357,6 +379,8 @@ def private_partition(G: Graph, *, epsilon: float, nodes: Any, super_size: int |
     _require_nodes(nodes, owner)
     epsilon = check_epsilon(epsilon, "epsilon", owner)
     size_given = not isinstance(super_size, str)
+    if edge_estimate is not None:
+        edge_estimate = check_float(edge_estimate, "edge_estimate", owner)
     refine_share = check_float(refine_share, "refine_share", owner, low=0.0, high=1.0,
                                closed="left")
     rounds = check_int(rounds, "rounds", owner, low=0, high=20)
@@ -365,11 +389,12 @@ def private_partition(G: Graph, *, epsilon: float, nodes: Any, super_size: int |
         raise InvalidParameterError(
             f"The 'rounds' parameter of {owner} must be >= 1 when refine_share > 0. Got 0.")
     G = G.with_nodes(nodes)
-    super_size = resolve_super_size(super_size, G.n_nodes, owner)
+    eps_super = epsilon * (1.0 - refine_share)
+    super_size = resolve_super_size(super_size, G.n_nodes, owner, edge_estimate=edge_estimate,
+                                    epsilon=eps_super)
     backend = backend or get_backend("opendp")
     rng = rng if rng is not None else np.random.default_rng(seed)
     n = G.n_nodes
-    eps_super = epsilon * (1.0 - refine_share)
     groups = supergraph_groups(n, super_size, rng, grouping)
     if grouping == "order" and n:  # consecutive in the operator's listing, not in id order
         groups = groups[listing_rank(G, nodes)]
@@ -388,8 +413,13 @@ def private_partition(G: Graph, *, epsilon: float, nodes: Any, super_size: int |
                                "refinement: one edge raises one score of two nodes by 1 "
                                "(monotone exponential mechanism at ε_round/2 per node)",
         params={"node_universe": "given by the operator (public)", "super_size": super_size,
-                "super_size_selection": "given" if size_given else
-                f"auto: max({SUPER_SIZE}, ⌈n / {MAX_SUPER_NODES}⌉) of the public universe",
+                "super_size_selection": (
+                    "given" if size_given else
+                    f"auto: max({SUPER_SIZE}, ⌈n / {MAX_SUPER_NODES}⌉) of the public universe"
+                    if edge_estimate is None else
+                    f"auto: max({SUPER_SIZE}, ⌈n / g⌉), g = √(√2 · Ẽ · ε_super) super-nodes "
+                    f"(at most {MAX_SUPER_NODES}) from the released edge estimate Ẽ = "
+                    f"{float(edge_estimate):.0f}"),
                 "grouping": grouping,
                 "epsilon_split": {"supergraph": eps_super, "refine": epsilon - eps_super},
                 "rounds": rounds, "n_communities": k,
@@ -863,12 +893,18 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
     eps = {k: v * epsilon for k, v in shares.items()}
     steps = 4
     progress("community release", 0, steps)
+    parts: dict[str, Release] = {}
+    noisy_total = None
+    if eps["edge_total"] > 0:  # first: the partition's super-node size reads it
+        noisy_total, parts["edge_total"] = release_edge_total(
+            G, epsilon=eps["edge_total"], nodes=G.node_ids, backend=backend, seed=seed)
     part = private_partition(
         G, epsilon=eps["supergraph"] + eps["refine"], nodes=nodes, super_size=super_size,
+        edge_estimate=noisy_total,
         refine_share=eps["refine"] / (eps["supergraph"] + eps["refine"]),
         rounds=max(rounds, 1), backend=backend, rng=rng, seed=seed)
     progress("community release", 1, steps)
-    parts: dict[str, Release] = {"partition": part.release}
+    parts["partition"] = part.release
     seq = None
     if eps["degree_sequence"] > 0:
         from ..nodedp.degree_sequences import hay_degree_sequence
@@ -893,9 +929,7 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
     else:  # Σ seq / 2: n sorted entries of scale 2/ε_d, halved
         estimates.append((float(seq.sum()) / 2.0,
                           G.n_nodes * 2.0 * dp_scale(2, eps["degree_sequence"]) ** 2 / 4.0))
-    if eps["edge_total"] > 0:
-        noisy_total, parts["edge_total"] = release_edge_total(
-            G, epsilon=eps["edge_total"], nodes=G.node_ids, backend=backend, seed=seed)
+    if noisy_total is not None:
         estimates.append((float(noisy_total), 2.0 * dp_scale(1, eps["edge_total"]) ** 2))
     m_hat = max(0, round(combine_totals(estimates)))
     din, dout, E = consistent_degrees(raw, part.membership, part.n_communities,

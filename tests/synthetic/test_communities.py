@@ -140,7 +140,7 @@ def test_edge_total_brings_a_small_graph_to_its_edge_count() -> None:
     errs = {}
     for share in (0.0, DEFAULT_SPLIT["edge_total"]):
         out = []
-        for s in range(12):
+        for s in range(40):  # the gain is about a fifth of the error: 12 seeds could tie
             rel = community_release(G, epsilon=1.0, nodes=G.node_ids, backend=seeded(50 + s),
                                     rng=np.random.default_rng(s),
                                     split={**DEFAULT_SPLIT, "edge_total": share})
@@ -728,12 +728,27 @@ def test_random_grouping_and_refinement_are_available() -> None:
 
 
 def test_super_size_auto_caps_the_number_of_super_nodes() -> None:
-    """``super_size="auto"``: 20 nodes per super-node up to 20,000 nodes, then at most
-    ``MAX_SUPER_NODES`` super-nodes; a function of the universe's size (public) only."""
+    """``super_size="auto"``: with a released edge estimate Ẽ, ``g = √(√2 Ẽ ε)`` super-nodes
+    (the average cell count equals the noise deviation), at most ``MAX_SUPER_NODES``;
+    without one, 20 nodes per super-node up to 20,000 nodes. Public and released values
+    only."""
     assert MAX_SUPER_NODES == 1000 and SUPER_SIZE == 20
     owner = "private_partition"
     assert [resolve_super_size("auto", n, owner) for n in (0, 105, 20_000, 20_001, 100_000)] \
         == [20, 20, 20, 21, 100]
+    # ego-Facebook's size at ε = 1 (ε_super = 0.15): g = √(√2 · 88234 · 0.15) ≈ 136.8
+    assert resolve_super_size("auto", 4039, owner, edge_estimate=88234, epsilon=0.15) == 30
+    # more ε, more (smaller) super-nodes, down to 20; the cap still holds
+    assert resolve_super_size("auto", 4039, owner, edge_estimate=88234, epsilon=0.3) == 21
+    assert resolve_super_size("auto", 4039, owner, edge_estimate=88234, epsilon=0.6) == 20
+    assert resolve_super_size("auto", 100_000, owner, edge_estimate=1e9, epsilon=1.0) == 100
+    # a large sparse universe: fewer, larger super-nodes than the cap alone gives
+    assert resolve_super_size("auto", 100_000, owner, edge_estimate=972_740,
+                              epsilon=0.15) == 221
+    # a noisy estimate below 1 counts as 1: one super-node for a tiny universe
+    assert resolve_super_size("auto", 50, owner, edge_estimate=-7, epsilon=0.15) >= 50
+    # a given size ignores the estimate
+    assert resolve_super_size(7, 4039, owner, edge_estimate=88234, epsilon=0.15) == 7
     assert resolve_super_size(7, 100_000, owner) == 7
     for bad in ("big", 0, 2.5, True):
         with pytest.raises(InvalidParameterError, match="'super_size' parameter of "
@@ -752,6 +767,22 @@ def test_super_size_auto_caps_the_number_of_super_nodes() -> None:
                               backend=seeded(4), rng=np.random.default_rng(4))
     assert given.release.params["super_size"] == 3000
     assert given.release.params["super_size_selection"] == "given"
+    with pytest.raises(InvalidParameterError, match="'edge_estimate' parameter"):
+        private_partition(G, epsilon=1.0, nodes=G.node_ids, edge_estimate=math.nan)
+    # the community release draws its edge total first and sizes the super-nodes from it
+    P = load_polbooks()
+    rel = community_release(P, epsilon=1.0, nodes=P.node_ids, backend=seeded(5),
+                            rng=np.random.default_rng(5))
+    sel = rel.release.params["super_size_selection"]
+    assert "released edge estimate" in sel
+    est = float(sel.rsplit("= ", 1)[1])
+    assert abs(est - P.n_edges) < 200  # Δ 1 at 0.05 · ε: a few tens of edges off
+    assert rel.release.params["super_size"] == resolve_super_size(
+        "auto", P.n_nodes, owner, edge_estimate=est, epsilon=0.15) == 20
+    no_total = community_release(P, epsilon=1.0, nodes=P.node_ids, backend=seeded(5),
+                                 rng=np.random.default_rng(5),
+                                 split={**DEFAULT_SPLIT, "edge_total": 0.0})
+    assert no_total.release.params["super_size"] == 20
 
 def test_a_count_lost_in_noise_keeps_the_default_density_at_most() -> None:
     """A released triangle count below 1.5 noise deviations is not fitted: the default block
