@@ -53,6 +53,7 @@ import numpy.typing as npt
 from .._validation import check_float
 from ..errors import InvalidParameterError
 from ..graph import Graph
+from ..graph._csr import _sorted_unique
 
 if TYPE_CHECKING:
     from .communities import CommunityRelease
@@ -229,7 +230,7 @@ def _intra_edges(deficit: IntArray, membership: IntArray, existing: IntArray, n:
     first, to distinct partners drawn ∝ their stubs: matched at random, about half its stubs
     met each other (loops, dropped) and the other nodes' stubs paired among themselves, so
     it kept about half its degree and the edges went to pairs the release has no use for."""
-    have = np.unique(existing)
+    have = _sorted_unique(existing)
     new_keys: list[IntArray] = []
     left = deficit.copy()
     total = np.bincount(membership, weights=left, minlength=int(membership.max(initial=0)) + 1)
@@ -242,7 +243,7 @@ def _intra_edges(deficit: IntArray, membership: IntArray, existing: IntArray, n:
             continue
         w = left[others].astype(np.float64)
         partners = rng.choice(others, size=k, replace=False, p=w / w.sum())
-        keys = np.unique(_keys(np.full(k, h), partners, n))
+        keys = _sorted_unique(_keys(np.full(k, h), partners, n))
         new_keys.append(keys)
         have = _insert(have, keys)
         left[h] -= k
@@ -254,7 +255,7 @@ def _intra_edges(deficit: IntArray, membership: IntArray, existing: IntArray, n:
         u, v = _match_stubs(stubs, membership[stubs], rng)
         ok = u != v
         keys = _keys(u[ok], v[ok], n)
-        keys = np.unique(keys)
+        keys = _sorted_unique(keys)
         fresh = ~_member(have, keys)
         keys = keys[fresh]
         if keys.size == 0:
@@ -281,7 +282,7 @@ def _inter_edges(inter: npt.NDArray[np.int64], membership: IntArray, d_out: IntA
     k = inter.shape[0]
     need = np.triu(np.asarray(inter, dtype=np.int64), 1)
     need = need + need.T
-    have = np.unique(existing)
+    have = _sorted_unique(existing)
     left = np.asarray(d_out, dtype=np.int64).copy()
     out: list[IntArray] = []
     for _ in range(rounds):
@@ -341,7 +342,7 @@ def _inter_fill(inter: npt.NDArray[np.int64], membership: IntArray, weights: Int
     if live.size == 0:
         return np.zeros(0, np.int64)
     ends = _sampler(membership, weights, k, rng)
-    have = np.unique(existing)
+    have = _sorted_unique(existing)
     out: list[IntArray] = []
     need = np.zeros(iu.size, dtype=np.int64)
     need[live] = want[live]
@@ -396,7 +397,7 @@ def _fill(deficit: IntArray, membership: IntArray, weights: IntArray, existing: 
     """At most ``missing`` new edges, each from a stub of ``deficit`` to a node of its
     community drawn ∝ ``weights`` (no loops, repeats or ``existing`` keys): what the
     configuration model's repeated pairs leave at hubs already joined to each other."""
-    have = np.unique(existing)
+    have = _sorted_unique(existing)
     out: list[IntArray] = []
     ends = _sampler(membership, weights, int(membership.max(initial=0)) + 1, rng)
     for _ in range(rounds):
@@ -406,7 +407,7 @@ def _fill(deficit: IntArray, membership: IntArray, weights: IntArray, existing: 
         a = rng.permutation(stubs)[:missing]
         b = ends(membership[a])
         keys = _keys(a[a != b], b[a != b], n)
-        keys = np.unique(keys)
+        keys = _sorted_unique(keys)
         keys = keys[~_member(have, keys)]
         if keys.size > missing:  # a random subset, not the smallest keys
             keys = rng.choice(keys, size=missing, replace=False)
@@ -477,7 +478,7 @@ def generate_community_graph(rel: CommunityRelease, *, rng: np.random.Generator,
     order = np.flatnonzero(block >= 0)
     order = order[np.argsort(block[order], kind="stable")]
     bu, bv = _block_edges(order, starts, rho, din, rng, beta, rel.max_degree)
-    bkeys = _trim_overshoot(np.unique(_keys(bu, bv, n)), din, n, rng)
+    bkeys = _trim_overshoot(_sorted_unique(_keys(bu, bv, n)), din, n, rng)
     bdeg = np.bincount(bkeys // n, minlength=n) + np.bincount(bkeys % n, minlength=n)
     excess = np.maximum(din - bdeg, 0)
     ckeys = _intra_edges(excess, m, bkeys, n, rng)

@@ -73,11 +73,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._validation import check_choice, check_epsilon, check_int
+from .._validation import check_choice, check_epsilon, check_float, check_int
 from ..errors import InvalidParameterError
 from ..graph import Graph
 from ..privacy.noise import NoiseBackend, get_backend
 from ..privacy.release import Release, started_at
+from ._triangle_kernels import top_triangle_counts
 
 if TYPE_CHECKING:
     from .communities import CommunityRelease
@@ -121,7 +122,7 @@ def _top_triangles(G: Graph, h: int) -> tuple[np.ndarray, np.ndarray]:
     up = rank[A.row] < rank[A.col]
     U = sp.csr_array((np.ones(int(up.sum()), np.int64), (A.row[up], A.col[up])),
                      shape=A.shape)
-    top = np.asarray(((U @ U) * U).sum(axis=0)).ravel()
+    top = top_triangle_counts(U.indptr, U.indices, keep.size)
     return top.astype(np.float64), dk
 
 
@@ -295,9 +296,10 @@ def fit_block_density(rel: CommunityRelease, target: float, *, rng: np.random.Ge
 
     from .bter import generate_community_graph
 
+    target = max(check_float(target, "target", "fit_block_density"), 0.0)
+    tol = max(check_float(tol, "tol", "fit_block_density"), 0.0)
     seed = int(rng.integers(2**31))
     h = rel.max_degree
-    target = max(float(target), 0.0)
 
     def f(rho: float) -> float:
         S = generate_community_graph(rel, rng=np.random.default_rng(seed), block_density=rho)
@@ -317,8 +319,8 @@ def fit_block_density(rel: CommunityRelease, target: float, *, rng: np.random.Ge
         return hi / 2
     if f_cached(0.0) >= 0:  # blocks add triangles: even density 0 has enough
         return 1e-3
-    # within tol counts as a root, so Brent stops there
-    brentq(lambda r: 0.0 if abs(f_cached(r)) <= tol else f_cached(r), 0.0, hi,
-           xtol=hi / 256, maxiter=max(steps - 1, 1), full_output=True, disp=False)
+    if steps > 1:  # two runs so far; within tol counts as a root, so Brent stops there
+        brentq(lambda r: 0.0 if abs(f_cached(r)) <= tol else f_cached(r), 0.0, hi,
+               xtol=hi / 256, maxiter=steps - 1, full_output=True, disp=False)
     best = min(tried, key=lambda r: abs(tried[r]))
     return float(max(best, 1e-3))

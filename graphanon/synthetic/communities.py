@@ -132,7 +132,9 @@ def resolve_super_size(super_size: int | str, n: int, owner: str, *,
         fewest = -(-n // MAX_SUPER_NODES)  # nodes per super-node at the cap
         if edge_estimate is None or epsilon is None:
             return max(SUPER_SIZE, fewest)
-        groups = math.sqrt(math.sqrt(2.0) * max(float(edge_estimate), 1.0) * epsilon)
+        edge_estimate = check_float(edge_estimate, "edge_estimate", owner)
+        epsilon = check_float(epsilon, "epsilon", owner, low=0.0, closed="neither")
+        groups = math.sqrt(math.sqrt(2.0) * max(edge_estimate, 1.0) * epsilon)
         return max(SUPER_SIZE, fewest, math.ceil(n / groups))
     return check_int(super_size, "super_size", owner, low=1)
 
@@ -895,6 +897,7 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
     progress("community release", 0, steps)
     parts: dict[str, Release] = {}
     noisy_total = None
+    resolve_super_size(super_size, G.n_nodes, owner)  # refuse a bad size before any noise
     if eps["edge_total"] > 0:  # first: the partition's super-node size reads it
         noisy_total, parts["edge_total"] = release_edge_total(
             G, epsilon=eps["edge_total"], nodes=G.node_ids, backend=backend, seed=seed)
@@ -1000,8 +1003,7 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
             # as a preferential-attachment one, got 15–20× its clustering from the default
             # alone). Post-processing of released values.
             rho = fit_block_density(rel, max(tri, 0.0) + sigma, rng=rng,
-                                    statistic=triangle_statistic, high=DEFAULT_BLOCK_DENSITY,
-                                    tol=fit_tol)
+                                    statistic=triangle_statistic, high=DEFAULT_BLOCK_DENSITY)
     progress("community release", 3, steps)
     record = Release.create(
         mechanism="community-release", neighbourhood="edge", epsilon=epsilon,

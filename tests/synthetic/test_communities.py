@@ -266,6 +266,30 @@ def test_triangle_statistics_against_igraph() -> None:
         triangle_statistic(G, low, "cubic")
 
 
+
+def test_top_triangle_counts_match_the_triangles_themselves() -> None:
+    """Per node of ``G_h``, the triangles in which it has the largest (degree, index): the
+    numba kernel against igraph's list of triangles, on random graphs and bounds."""
+    from graphanon.synthetic.clustering import _top_triangles
+
+    rng = np.random.default_rng(11)
+    for _ in range(12):
+        n = int(rng.integers(3, 80))
+        m = int(rng.integers(0, 6 * n))
+        u, v = rng.integers(0, n, m), rng.integers(0, n, m)
+        G = Graph.from_edges(u[u != v], v[u != v], n_nodes=n)
+        d = G.degrees
+        for h in (2, int(np.median(d)) + 1, int(d.max(initial=0)) + 1):
+            keep = np.flatnonzero(d <= h)
+            pos = {int(x): i for i, x in enumerate(keep)}
+            want = np.zeros(keep.size)
+            if keep.size >= 3:
+                for t in G.to_igraph().cliques(3, 3):
+                    if all(x in pos for x in t):
+                        want[pos[max(t, key=lambda x: (d[x], pos[x]))]] += 1
+            top, dk = _top_triangles(G, h)
+            assert np.array_equal(top, want) and np.array_equal(dk, d[keep])
+
 # ---------------------------------------------------------------------- noise and records
 def test_refinement_follows_the_exponential_mechanism() -> None:
     """Statistical check of the new noise (Gumbel-max over the backend's uniforms): the
@@ -678,7 +702,7 @@ def test_clustering_fit_tracks_the_released_statistic() -> None:
 
 def test_clustering_fit_lands_within_tol_in_fewer_runs_than_bisection(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """Regula falsi (Illinois) reaches the statistic of a known density within ``tol``, in
+    """Brent's method reaches the statistic of a known density within ``tol``, in
     fewer generator runs than the 9 of the bisection it replaced; ``steps=0`` is one run."""
     import graphanon.synthetic.bter as bter_mod
     from graphanon.synthetic.clustering import fit_block_density
@@ -710,6 +734,11 @@ def test_clustering_fit_lands_within_tol_in_fewer_runs_than_bisection(
     assert fit_block_density(rel, 10 * target, rng=np.random.default_rng(0), steps=0) == 1.0
     assert fit_block_density(rel, target, rng=np.random.default_rng(0), steps=0) == 0.5
     assert calls == [1.0, 1.0]
+    calls.clear()  # at most 1 + steps generator runs
+    fit_block_density(rel, target, rng=np.random.default_rng(0), steps=1)
+    assert calls == [1.0, 0.0]
+    with pytest.raises(InvalidParameterError, match="'target' parameter"):
+        fit_block_density(rel, math.nan, rng=np.random.default_rng(0))
 
 def test_random_grouping_and_refinement_are_available() -> None:
     G = load_polbooks()
@@ -783,6 +812,38 @@ def test_super_size_auto_caps_the_number_of_super_nodes() -> None:
                                  rng=np.random.default_rng(5),
                                  split={**DEFAULT_SPLIT, "edge_total": 0.0})
     assert no_total.release.params["super_size"] == 20
+    with pytest.raises(InvalidParameterError, match="'super_size' parameter"):
+        community_release(P, epsilon=1.0, nodes=P.node_ids, super_size="big")
+
+
+def test_super_size_reads_the_released_edge_total_not_the_true_one(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The size follows the value ``release_edge_total`` returns, whatever the true count:
+    replacing the released value by a made-up one moves the size with it."""
+    import graphanon.synthetic.communities as comm
+
+    rng = np.random.default_rng(6)
+    n = 3000
+    u, v = rng.integers(0, n, 20_000), rng.integers(0, n, 20_000)
+    G = Graph.from_edges(u[u != v], v[u != v], n_nodes=n)
+    real = comm.release_edge_total
+    seen: list[int] = []
+
+    def made_up(*args: Any, **kw: Any) -> tuple[int, Any]:
+        value, record = real(*args, **kw)
+        seen.append(value)
+        return 10_000, record
+
+    monkeypatch.setattr(comm, "release_edge_total", made_up)
+    rel = community_release(G, epsilon=1.0, nodes=G.node_ids, backend=seeded(6),
+                            rng=np.random.default_rng(6), fit_clustering=False)
+    size = rel.release.params["super_size"]
+    # g = √(√2 · 10,000 · 0.15) ≈ 46.1 super-nodes: 66 nodes each; from the true count
+    # (about 20,000 edges) it would be 47
+    assert size == resolve_super_size("auto", n, "t", edge_estimate=10_000, epsilon=0.15) == 66
+    assert resolve_super_size("auto", n, "t", edge_estimate=G.n_edges, epsilon=0.15) != size
+    assert rel.release.params["super_size_selection"].endswith("Ẽ = 10000")
+    assert len(seen) == 1  # one edge total, drawn once, before the partition
 
 def test_a_count_lost_in_noise_keeps_the_default_density_at_most() -> None:
     """A released triangle count below 1.5 noise deviations is not fitted: the default block
