@@ -301,26 +301,24 @@ def fit_block_density(rel: CommunityRelease, target: float, *, rng: np.random.Ge
     seed = int(rng.integers(2**31))
     h = rel.max_degree
 
+    tried: dict[float, float] = {}  # ρ -> f(ρ): one generator run per density
+
     def f(rho: float) -> float:
-        S = generate_community_graph(rel, rng=np.random.default_rng(seed), block_density=rho)
-        return triangle_statistic(S, h, statistic) - target
-
-    tried: dict[float, float] = {}  # ρ -> f(ρ): every generator run once
-
-    def f_cached(rho: float) -> float:
         if rho not in tried:
-            tried[rho] = f(rho)
+            S = generate_community_graph(rel, rng=np.random.default_rng(seed),
+                                         block_density=rho)
+            tried[rho] = triangle_statistic(S, h, statistic) - target
         return tried[rho]
 
     hi = float(high)
-    if f_cached(hi) <= tol:  # below the target, or within tol of it
+    if f(hi) <= tol:  # below the target, or within tol of it
         return hi
     if steps <= 0:
         return hi / 2
-    if f_cached(0.0) >= 0:  # blocks add triangles: even density 0 has enough
+    if f(0.0) >= 0:  # blocks add triangles: even density 0 has enough
         return 1e-3
     if steps > 1:  # two runs so far; within tol counts as a root, so Brent stops there
-        brentq(lambda r: 0.0 if abs(f_cached(r)) <= tol else f_cached(r), 0.0, hi,
+        brentq(lambda r: 0.0 if abs(f(r)) <= tol else f(r), 0.0, hi,
                xtol=hi / 256, maxiter=steps - 1, full_output=True, disp=False)
     best = min(tried, key=lambda r: abs(tried[r]))
     return float(max(best, 1e-3))
