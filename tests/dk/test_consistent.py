@@ -284,3 +284,8 @@ def test_deconvolved_degrees_recover_the_distribution() -> None:
     exact = deconvolve_degrees(true, 0.05)
     assert exact.tolist() == np.sort(true).tolist()
     assert deconvolve_degrees(np.zeros(0, np.int64), 3.0).size == 0
+    # a domain far beyond the noisy values adds nothing: no degree there explains any of
+    # them (the kernel is cut at 40 scales), so the same sequence, without the cost
+    width = int(np.ceil(40 * 2 / 0.5)) + 1
+    assert deconvolve_degrees(noisy, 2 / 0.5, max_degree=10**9).tolist() == seq.tolist() \
+        == deconvolve_degrees(noisy, 2 / 0.5, max_degree=int(noisy.max()) + width).tolist()
