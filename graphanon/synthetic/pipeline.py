@@ -214,9 +214,9 @@ def synthesize(G: Graph, *, epsilon: float, neighbourhood: str = "edge", nodes: 
       ``theta_dk2`` the rest (``0.8·ε``, or ``0.9·ε`` with a fixed θ), sensitivity
       ``θ(2θ+1)`` (:func:`~graphanon.nodedp.theta_dk.node_sensitivity`).
     - edge-DP (:func:`_edge_pipeline`): super-node counts ``0.15·ε`` (Δ 1), node degrees
-      ``0.67·ε`` (Δ 2), community edge counts ``0.03·ε`` (Δ 1), smooth triangles ``0.10·ε``
+      ``0.62·ε`` (Δ 2), community edge counts ``0.03·ε`` (Δ 1), smooth triangles ``0.10·ε``
       (Δ ``(2h − 2)(3h − 1)/h``, ``h`` read off the released degrees), edge total
-      ``0.05·ε`` (Δ 1).
+      ``0.10·ε`` (Δ 1).
 
     Every statistic is audited by brute force (``tests/synthetic/test_pipeline.py``,
     ``tests/synthetic/test_communities.py``).
@@ -391,7 +391,7 @@ def _edge_pipeline(G: Graph, *, nodes: Any, epsilon: float, block_slope: float,
 
     - ``supergraph`` (``0.15·ε``): edge counts between super-nodes of a public grouping of the
       universe; one edge lies in exactly one cell, Δ = 1.
-    - ``node_degrees`` (``0.67·ε``): every node's degree; one edge changes two, Δ = 2. The
+    - ``node_degrees`` (``0.62·ε``): every node's degree; one edge changes two, Δ = 2. The
       degree distribution is deconvolved from them (post-processing), and a node's rank by
       its noisy degree places the distribution's values.
     - ``community_edges`` (``0.03·ε``): the edge counts inside and between the released
@@ -402,7 +402,7 @@ def _edge_pipeline(G: Graph, *, nodes: Any, epsilon: float, block_slope: float,
       ``C(2h − 1, 2)`` weighted triangles one ramp step (``1/h``) and adds at most
       ``2h − 2`` triangles: Δ = ``(2h − 2)(3h − 1)/h``
       (:mod:`graphanon.synthetic.clustering`).
-    - ``edge_total`` (``0.05·ε``): ``|E|``; one edge changes it by 1, Δ = 1. Combined with the
+    - ``edge_total`` (``0.10·ε``): ``|E|``; one edge changes it by 1, Δ = 1. Combined with the
       noisy degrees' sum by their public variances (post-processing), it sets the degrees'
       total: that sum alone has noise growing with ``n``.
 
