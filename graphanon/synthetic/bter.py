@@ -406,7 +406,9 @@ def _fill(deficit: IntArray, membership: IntArray, weights: IntArray, existing: 
         stubs = np.repeat(np.arange(n), deficit)
         if missing <= 0 or stubs.size == 0:
             break
-        a = rng.permutation(stubs)[:missing]
+        # twice the stubs still missing (and a few more): in a dense community most draws
+        # meet an existing pair, and a round of one draw for one missing edge often failed
+        a = rng.permutation(stubs)[:2 * missing + 8]
         b = ends(membership[a])
         keys = _keys(a[a != b], b[a != b], n)
         keys = _sorted_unique(keys)
@@ -414,7 +416,7 @@ def _fill(deficit: IntArray, membership: IntArray, weights: IntArray, existing: 
         if keys.size > missing:  # a random subset, not the smallest keys
             keys = rng.choice(keys, size=missing, replace=False)
         if keys.size == 0:
-            break
+            continue
         out.append(keys)
         have = _insert(have, keys)
         missing -= int(keys.size)

@@ -900,3 +900,18 @@ def test_generated_edge_count_stays_at_the_released_total() -> None:
         target = int(rel.d_in.sum() + rel.d_out.sum()) // 2
         S = generate_community_graph(rel, rng=np.random.default_rng(s))
         assert 0.92 * target <= S.n_edges <= target, (s, S.n_edges, target)
+
+
+def test_generation_keeps_the_edge_count_when_hubs_fill_their_community() -> None:
+    """Three hubs joined to every other node of their community of 40 leave the deficit
+    fill no free pair at the hubs: the last top-up still reaches Σ d / 2 exactly."""
+    n = 40
+    din = np.full(n, 6, dtype=np.int64)
+    din[:3] = n - 1
+    if din.sum() % 2:
+        din[3] += 1
+    m = np.zeros(n, dtype=np.int64)
+    rel = _given(m, din, np.zeros(n, dtype=np.int64), np.zeros((1, 1), dtype=np.int64), 1.0)
+    for seed in range(20):
+        S = generate_community_graph(rel, rng=np.random.default_rng(seed))
+        assert S.n_edges == int(din.sum()) // 2, seed
