@@ -3,7 +3,8 @@
 Usage::
 
     python scripts/bench_synthetic.py [--datasets polbooks,ca-GrQc] [--pipelines 1k,hay-1k]
-        [--epsilons 0.5,1,2,4] [--seeds 3] [--quick] [--json PATH] [--plots DIR]
+        [--families ba,ws|all] [--epsilons 0.5,1,2,4] [--seeds 3] [--quick] [--json PATH]
+        [--plots DIR]
 
 Every pipeline releases a table under DP and generates a graph from it (new, anonymous node
 ids): ``1k`` (edge-DP 1K at the public bound h = 64, then :func:`generate_1k`), ``hay-1k``
@@ -19,7 +20,9 @@ made graphical (``graphical=True``, now ``release_dk``'s default with a total):
 ``2k-auto-total-consistent``, ``2k-mpdc-auto-total-consistent``; ``2k-hay`` /
 ``2k-mpdc-hay`` (2K fitted to Hay's degree sequence, 20 % of ε, which also gives h; edge
 total 10 %: ``degree_sequence=0.2``; ``-q99``: h at the 99th percentile),
-``community`` (:func:`graphanon.synthetic.communities.community_release` realized by
+``tmf`` and ``privgraph`` (two published edge-DP generators, reimplemented in
+``baselines.py``; they keep the node ids), ``community``
+(:func:`graphanon.synthetic.communities.community_release` realized by
 :func:`graphanon.synthetic.bter.generate_community_graph`: the public node ids are kept, so
 NMI and the eigenvector-centrality overlap are node-aligned), plus ``2k-exact`` (the true 2K, no
 privacy: what dK-2 keeps at ε = ∞). The public bounds are ``graphanon evaluate``'s defaults
@@ -27,7 +30,9 @@ privacy: what dK-2 keeps at ε = ∞). The public bounds are ``graphanon evaluat
 public universe. Each (dataset, ε, pipeline, seed) compares the generated graph with the
 original on the metrics of :func:`graphanon.evaluate.utility.compare_structure` and the
 script prints their medians over the seeds. A release asking for more than ``--max-edges``
-edges is not generated: only its edge-count error is reported.
+edges is not generated: only its edge-count error is reported. ``--families`` adds random
+graphs the pipelines were never tuned to (``families.py``); ``compare_published.py`` counts
+the cells where ``synthesize-edge`` is at least as good as ``tmf`` / ``privgraph``.
 
 Noise is the seeded numpy backend (``numpy-insecure``): reproducible, NOT private; every
 number is computed from the private input (evaluation only, never for publication).
@@ -47,7 +52,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from baselines import privgraph, tmf  # published generators, reimplemented (scripts/)
 from bench_dk import DATASETS  # the graphs of ../shared/datasets (scripts/ is on sys.path)
+from families import FAMILIES, family_graph  # random graph families, never tuned to
 from partition_shuffled import shuffle_ids
 
 from graphanon.dk.generate import generate_1k, generate_2k
@@ -153,6 +160,8 @@ PIPELINES: dict[str, tuple[Pipeline, bool]] = {
     "synthesize-edge": (_synthesize("edge"), True),
     "synthesize-edge-equal-blocks": (_synthesize("edge", block_mixing=0.0), True),
     "synthesize-node": (_synthesize("node"), False),
+    "tmf": (tmf, True),
+    "privgraph": (privgraph, True),
 }
 NO_EPSILON = ("2k-exact",)  # no noise: run at ε = ∞ (inf in the JSON)
 METRICS = {  # key -> (column, node-aligned only)
@@ -294,6 +303,8 @@ def main() -> None:
     ap.add_argument("--root", type=Path,
                     default=Path(__file__).resolve().parents[2] / "shared" / "datasets")
     ap.add_argument("--datasets", help=f"comma-separated subset of {', '.join(DATASETS)}")
+    ap.add_argument("--families", help="comma-separated random graph families run after the "
+                    f"datasets ({', '.join(FAMILIES)}; families.py); 'all' for every one")
     ap.add_argument("--pipelines", help=f"comma-separated subset of {', '.join(PIPELINES)}")
     ap.add_argument("--epsilons", help="comma-separated ε values (default 0.5,1,2,4)")
     ap.add_argument("--seeds", type=int, default=3)
@@ -320,6 +331,12 @@ def main() -> None:
         return list(quick if args.quick else full)
 
     datasets = pick(args.datasets, QUICK_DATASETS, DATASETS)
+    if args.families:
+        fams = list(FAMILIES) if args.families == "all" else args.families.split(",")
+        bad = [f for f in fams if f not in FAMILIES]
+        if bad:
+            ap.error(f"unknown families: {', '.join(bad)} (choose from {', '.join(FAMILIES)})")
+        datasets = ([] if args.datasets is None and not args.quick else datasets) + fams
     pipelines = pick(args.pipelines, tuple(PIPELINES), PIPELINES)
     epsilons = ([float(e) for e in args.epsilons.split(",")] if args.epsilons else
                 list(QUICK_EPSILONS if args.quick else EPSILONS))
@@ -333,7 +350,7 @@ def main() -> None:
              for eps in ([math.inf] if name in NO_EPSILON else epsilons) for s in seeds]
     for i, (ds, name, eps, s) in enumerate(steps, 1):
         if ds not in originals:
-            G = read_graph(root / DATASETS[ds])
+            G = family_graph(ds) if ds in FAMILIES else read_graph(root / DATASETS[ds])
             if args.shuffle_ids:
                 G = shuffle_ids(G, seeded("shuffle", ds))
             st = structure_statistics(G, rng=seeded("original", ds), n_sources=args.sources)

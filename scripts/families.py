@@ -1,0 +1,88 @@
+"""Random graph families the synthetic pipeline was never tuned to (issue 36's "graphs it has
+never seen"): ``bench_synthetic.py --families ba,ws,...`` runs them beside the datasets.
+
+Each family is drawn once from a fixed seed (igraph's generators), simplified, with node ids
+``0..n−1``; ``*_rand`` relabels the same graph by a seeded random permutation, so its ids
+carry no locality (``sbm_sorted``'s blocks are consecutive ids, ``rgg``'s ids follow one
+coordinate).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+import numpy as np
+
+from graphanon.graph import Graph
+
+
+def _simple(g) -> tuple[np.ndarray, np.ndarray, int]:  # type: ignore[no-untyped-def]
+    g = g.as_undirected() if g.is_directed() else g
+    g.simplify()
+    e = np.asarray(g.get_edgelist(), dtype=np.int64).reshape(-1, 2)
+    return e[:, 0], e[:, 1], g.vcount()
+
+
+def _sbm():  # type: ignore[no-untyped-def]
+    import igraph as ig
+
+    n, k = 4000, 8
+    P = np.full((k, k), 0.001)
+    np.fill_diagonal(P, 0.02)
+    return _simple(ig.Graph.SBM(P.tolist(), [n // k] * k))
+
+
+def _union_ba_ws():  # type: ignore[no-untyped-def]
+    import igraph as ig
+
+    u1, v1, n1 = _simple(ig.Graph.Barabasi(2000, 3))
+    u2, v2, n2 = _simple(ig.Graph.Watts_Strogatz(1, 2000, 4, 0.05))
+    return np.concatenate([u1, u2 + n1]), np.concatenate([v1, v2 + n1]), n1 + n2
+
+
+def _hub():  # type: ignore[no-untyped-def]
+    import igraph as ig
+
+    u, v, n = _simple(ig.Graph.Erdos_Renyi(2000, p=0.003))
+    return (np.concatenate([u + 1, np.zeros(n, np.int64)]),
+            np.concatenate([v + 1, np.arange(1, n + 1)]), n + 1)
+
+
+def _builders() -> dict[str, Callable[[], tuple[np.ndarray, np.ndarray, int]]]:
+    import igraph as ig
+
+    return {
+        "ba": lambda: _simple(ig.Graph.Barabasi(5000, 3)),
+        "ws": lambda: _simple(ig.Graph.Watts_Strogatz(1, 3000, 5, 0.05)),
+        "rgg": lambda: _simple(ig.Graph.GRG(3000, 0.03)),
+        "forestfire": lambda: _simple(ig.Graph.Forest_Fire(5000, 0.37, 0.32 / 0.37, 1,
+                                                           directed=False)),
+        "sbm": _sbm,
+        "union_ba_ws": _union_ba_ws,
+        "hub": _hub,
+    }
+
+
+FAMILIES = ("ba", "ws", "rgg", "rgg_rand", "forestfire", "sbm_sorted", "sbm_rand",
+            "union_ba_ws", "hub")
+
+
+def family_graph(name: str, seed: int = 0) -> Graph:
+    """The family's graph, the same for the same ``(name, seed)``."""
+    import igraph as ig
+
+    base = "sbm" if name.startswith("sbm") else name.removesuffix("_rand")
+    builders = _builders()
+    if name not in FAMILIES or base not in builders:
+        raise KeyError(f"unknown family {name!r} (choose from {', '.join(FAMILIES)})")
+    rnd = random.Random(1000 + seed)
+    ig.set_random_number_generator(rnd)
+    try:
+        u, v, n = builders[base]()
+    finally:
+        ig.set_random_number_generator(random)
+    if name.endswith("_rand"):
+        perm = np.random.default_rng(1000 + seed).permutation(n)
+        u, v = perm[u], perm[v]
+    return Graph.from_edges(u, v, n_nodes=n)
