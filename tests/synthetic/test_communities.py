@@ -847,19 +847,32 @@ def test_super_size_reads_the_released_edge_total_not_the_true_one(
 
 def test_a_count_lost_in_noise_keeps_the_default_density_at_most() -> None:
     """A released triangle count below 1.5 noise deviations is not fitted: the default block
-    density, lowered only if its graph has more triangles than ``max(T̃, 0) + σ``."""
+    density, lowered only if its graph has more triangles than ``max(T̃, 0)``."""
     from graphanon.synthetic.bter import DEFAULT_BLOCK_DENSITY
+    from graphanon.synthetic.clustering import smooth_triangles
 
     G = load_polbooks()
     split = {**DEFAULT_SPLIT, "triangles": 1e-4}
+    sigma = math.sqrt(2) * 38 * 59 / 20 / 1e-4  # smooth Δ at h = 20, ε_T = 1e-4
+    # seed 2: a positive estimate above the default's triangles keeps the default
     rel = community_release(G, epsilon=1.0, nodes=G.node_ids, split=split, max_degree=20,
-                            backend=seeded(1), rng=np.random.default_rng(1))
-    sigma = math.sqrt(2) * 20 * 19 / rel.release.params["epsilon_split"]["triangles"]
-    assert rel.triangles <= 1.5 * sigma  # σ is huge: the bound allows the default
+                            backend=seeded(2), rng=np.random.default_rng(2))
+    assert 0 < rel.triangles <= 1.5 * sigma
     assert rel.block_density == DEFAULT_BLOCK_DENSITY == 0.5
     assert rel.release.params["block_density"] == 0.5
     S = generate_community_graph(rel, rng=np.random.default_rng(0))
     assert S.n_edges > 0
+    # seed 1: a negative estimate lowers the density to the fit's floor, few triangles left
+    low = community_release(G, epsilon=1.0, nodes=G.node_ids, split=split, max_degree=20,
+                            backend=seeded(1), rng=np.random.default_rng(1))
+    assert low.triangles < 0  # (below −1.5 σ too: only a large positive value is fitted)
+    assert low.block_density is not None and low.block_density < 0.01
+    lowered = [smooth_triangles(generate_community_graph(low, rng=np.random.default_rng(r)),
+                                20) for r in range(3)]
+    default = [smooth_triangles(generate_community_graph(
+        low, rng=np.random.default_rng(r), block_density=DEFAULT_BLOCK_DENSITY), 20)
+        for r in range(3)]
+    assert np.mean(lowered) < np.mean(default)
     # a well-measured count is fitted
     fitted = community_release(G, epsilon=50.0, nodes=G.node_ids, max_degree=20,
                                backend=seeded(1), rng=np.random.default_rng(1))
@@ -868,7 +881,7 @@ def test_a_count_lost_in_noise_keeps_the_default_density_at_most() -> None:
 
 def test_a_graph_of_little_clustering_gets_a_lower_density() -> None:
     """An Erdős–Rényi graph (about 85 triangles) at ε = 4: its count is lost in the noise,
-    but the bound ``max(T̃, 0) + σ`` is far below the default density's triangles, so the
+    but ``max(T̃, 0)`` (below ``max(T̃, 0) + σ``) is far below the default density's triangles, so the
     generated graph keeps little clustering (the default alone gave it many times more)."""
     from graphanon.synthetic.bter import DEFAULT_BLOCK_DENSITY
 
