@@ -260,7 +260,7 @@ def split_evenly(sums: npt.NDArray[np.int64], part: Partition, rng: np.random.Ge
 
 
 def deconvolve_degrees(noisy: Any, scale: float, *, max_degree: int | None = None,
-                       iterations: int = 300) -> npt.NDArray[np.int64]:
+                       iterations: int = 100) -> npt.NDArray[np.int64]:
     """Post-processing: the sorted degree sequence whose histogram, blurred by the discrete
     Laplace noise of ``scale``, best explains the histogram of the ``noisy`` per-node degrees.
 
@@ -275,7 +275,10 @@ def deconvolve_degrees(noisy: Any, scale: float, *, max_degree: int | None = Non
 
     Measured (docs/synthetic.md): from the per-node degrees at 0.52 ε it is closer to the
     true distribution (KS) than Hay et al.'s constrained inference at 0.25 ε on polbooks,
-    ca-GrQc and ego-Facebook.
+    ca-GrQc and ego-Facebook. 100 steps (300 before): over six datasets and nine random
+    graph families at ε ∈ {0.5, 1, 2, 4} the same mean KS (0.053 on the datasets, 0.047
+    against 0.049 on the families) and a degree-histogram KL about 30 % lower (geometric
+    means 1.21 against 1.68, 0.12 against 0.18): more steps fit the noise's spikes.
     """
     from scipy.signal import fftconvolve
 
