@@ -11,14 +11,15 @@ eigenvector-centrality overlap are node-aligned, as for ``synthesize-edge``.
 Noise: the benchmark's seeded numpy backend (reproducible, NOT private); evaluation only.
 
 * **TmF** — H. H. Nguyen, A. Imine, M. Rusinowitch, "Differentially private publication of
-  social graphs at linear cost", ASONAM 2015. A noisy edge count ``m̃ = m + Lap(1/ε_m)``;
-  every cell of the adjacency matrix gets ``A_ij + Lap(1/ε_1)`` and the cells above a
-  threshold ``θ`` are published, θ set so that about ``m̃`` cells pass in expectation
-  (derived here: ``m̃ P(1 + L > θ) + (N − m̃) P(L > θ) = m̃``); the paper's linear-
-  cost trick: the true edges are noised one by one, and of the ``N − m`` empty cells
-  (``N = n(n−1)/2``) only the number that would pass matters, so ``m̃ − n_1`` of them are
-  drawn uniformly (``n_1``: the edges that passed). ``ε_m = 0.1 ε`` here (the paper leaves
-  the split open).
+  social graphs at linear cost", ASONAM 2015, Algorithm 1 as two independent public
+  implementations transcribe it line by line (the paper itself is not in the stored
+  sources): a noisy edge count ``m̃ = m + Lap(1/ε_2)`` (rounded); ``ε_t = ln(N/m̃ − 1)``
+  (``N = n(n−1)/2``; the transcriptions read the true ``m`` here, which would leak it, so
+  ``m̃``); ``θ = ε_t / (2ε_1)`` if ``ε_1 < ε_t``, else
+  ``θ = ln(N/(2m̃) + (e^{ε_1} − 1)/2) / ε_1``; every true edge is kept when
+  ``1 + Lap(1/ε_1) > θ``; uniformly random pairs not yet kept are added until there are
+  ``m̃`` (the linear-cost trick: the empty cells are never noised one by one). ``ε_2 =
+  0.1 ε`` here (the split is the caller's).
 * **PrivGraph** — Q. Yuan, Z. Zhang, L. Du, M. Chen, P. Cheng, M. Sun, "PrivGraph:
   differentially private graph data publication by exploiting community information",
   USENIX Security 2023. ε in three equal parts: (1) community initialization: the nodes in
@@ -55,7 +56,7 @@ def _pair_keys(u: IntArray, v: IntArray, n: int) -> IntArray:
     return np.asarray(a * n + b, dtype=np.int64)
 
 
-def _random_non_edges(count: int, n: int, taken: IntArray, rng: np.random.Generator
+def _random_pairs(count: int, n: int, taken: IntArray, rng: np.random.Generator
                       ) -> tuple[IntArray, IntArray]:
     """``count`` distinct pairs ``u < v`` drawn uniformly among those whose key is not in
     ``taken`` (sorted keys ``u·n + v``)."""
@@ -72,13 +73,13 @@ def _random_non_edges(count: int, n: int, taken: IntArray, rng: np.random.Genera
 
 
 def tmf_threshold(cells: int, m_t: int, eps_1: float) -> float:
-    """TmF's θ: it solves ``m̃ P(1 + L > θ) + (N − m̃) P(L > θ) = m̃`` for ``L ~ Lap(1/ε_1)``
-    (``N = cells``), so that about ``m̃`` of the ``N`` noisy cells pass. ``θ >= 1`` while
-    ``ε_1 <= ε_t = ln(N/m̃ − 1)`` (both tails are ``½ e^{−ε_1 x}``), else ``θ < 1``."""
+    """TmF's θ (Algorithm 1, lines 4–8, as transcribed): ``ε_t = ln(N/m̃ − 1)``;
+    ``θ = ε_t / (2ε_1)`` if ``ε_1 < ε_t``, else ``ln(N/(2m̃) + (e^{ε_1} − 1)/2) / ε_1``
+    (``N = cells``)."""
     eps_t = math.log(max(cells / m_t - 1.0, 1.0 + 1e-12))
-    if eps_1 <= eps_t:
-        return math.log(cells / (2.0 * m_t) + (math.exp(eps_1) - 1.0) / 2.0) / eps_1
-    return 0.5 + eps_t / (2.0 * eps_1)
+    if eps_1 < eps_t:
+        return eps_t / (2.0 * eps_1)
+    return math.log(cells / (2.0 * m_t) + (math.exp(eps_1) - 1.0) / 2.0) / eps_1
 
 
 def tmf(G: Graph, eps: float, backend: Any, rng: np.random.Generator, *,
@@ -95,13 +96,10 @@ def tmf(G: Graph, eps: float, backend: Any, rng: np.random.Generator, *,
     noisy = 1.0 + np.asarray(backend.laplace(np.zeros(m), sensitivity=1, epsilon=eps_1))
     keep = noisy > theta
     ku, kv = u[keep], v[keep]
-    if ku.size > m_t:  # more edges passed than m̃: the m̃ largest noisy values
-        top = np.argsort(-noisy[keep], kind="stable")[:m_t]
-        ku, kv = ku[top], kv[top]
-    fill = m_t - ku.size
-    if fill > 0:
-        taken = np.sort(_pair_keys(u, v, n))
-        fu, fv = _random_non_edges(fill, n, taken, rng)
+    fill = min(m_t - int(ku.size), cells - int(ku.size))
+    if fill > 0:  # uniformly random pairs not kept yet (a true edge that failed θ may return)
+        taken = np.sort(_pair_keys(ku, kv, n))
+        fu, fv = _random_pairs(fill, n, taken, rng)
         ku, kv = np.concatenate([ku, fu]), np.concatenate([kv, fv])
     return G.with_edges(ku, kv)
 

@@ -40,42 +40,55 @@ def _keys(G: Graph) -> set[tuple[int, int]]:
     return {(int(min(a, b)), int(max(a, b))) for a, b in zip(u, v, strict=True)}
 
 
-def test_tmf_keeps_the_node_ids_and_publishes_m_tilde_cells():
+def test_tmf_keeps_the_node_ids_and_the_share_of_edges_theta_passes():
     G, _ = _planted(np.random.default_rng(1))
-    S = baselines.tmf(G, 50.0, _backend(2), np.random.default_rng(3))
+    eps, m = 50.0, G.n_edges
+    S = baselines.tmf(G, eps, _backend(2), np.random.default_rng(3))
     assert list(S.node_ids) == list(G.node_ids)
-    # at ε = 50 the count's noise (scale 1/5) rounds away and nearly every edge passes θ
-    assert S.n_edges == G.n_edges
-    kept = len(_keys(S) & _keys(G)) / G.n_edges
-    assert kept > 0.95
+    # m̃ = m + Lap(1/5), rounded: a few edges off at most; at ε_1 = 45 > ε_t the ln branch
+    # gives θ just below 1, so a true edge passes with P(1 + L > θ) = 1 − ½ e^{−ε_1 (1 − θ)}
+    # (about 3/4: Algorithm 1 keeps about a quarter of the edges out even at large ε)
+    assert abs(S.n_edges - m) <= 3
+    cells = G.n_nodes * (G.n_nodes - 1) // 2
+    theta = baselines.tmf_threshold(cells, m, 45.0)
+    p = 1 - 0.5 * np.exp(-45.0 * (1 - theta))
+    kept = len(_keys(S) & _keys(G))
+    assert abs(kept - p * m) <= 4 * np.sqrt(m * p * (1 - p)) + 3, (kept, p * m)
 
 
-def test_tmf_at_small_epsilon_publishes_mostly_random_cells():
+def test_tmf_at_small_epsilon_keeps_the_edges_theta_passes_and_random_cells():
     G, _ = _planted(np.random.default_rng(1))
+    m, cells = G.n_edges, G.n_nodes * (G.n_nodes - 1) // 2
     S = baselines.tmf(G, 0.1, _backend(4), np.random.default_rng(5))
-    density = G.n_edges / (G.n_nodes * (G.n_nodes - 1) / 2)
-    kept = len(_keys(S) & _keys(G)) / max(S.n_edges, 1)
-    assert kept < density + 0.15  # about what uniform cells would hit
+    # ε_1 = 0.09 < ε_t: θ = ε_t / (2 ε_1) ≈ 8.5, a true edge passes with ½ e^{−ε_1 (θ − 1)};
+    # the rest of the m̃ cells are uniform pairs, which hit the other true edges by chance
+    theta = baselines.tmf_threshold(cells, m, 0.09)
+    p = 0.5 * np.exp(-0.09 * (theta - 1))
+    fill = S.n_edges - p * m
+    expected = p * m + fill * m * (1 - p) / (cells - p * m)
+    true_kept = len(_keys(S) & _keys(G))
+    assert abs(true_kept - expected) <= 4 * np.sqrt(m * p * (1 - p) + expected) + 3, \
+        (true_kept, expected)
+    # and far fewer than at large ε
+    assert true_kept < 0.6 * m
 
 
-@pytest.mark.parametrize(("cells", "m_t", "eps_1"), [
-    (5460, 441, 0.9), (5460, 441, 3.6), (8_155_000, 88_234, 0.45), (8_155_000, 88_234, 9.0),
-    (100, 40, 2.0)])
-def test_tmf_threshold_lets_m_tilde_cells_pass_in_expectation(cells, m_t, eps_1):
-    theta = baselines.tmf_threshold(cells, m_t, eps_1)
-
-    def tail(x: float) -> float:  # P(L > x), L ~ Lap(1/ε_1)
-        return 0.5 * np.exp(-eps_1 * x) if x >= 0 else 1 - 0.5 * np.exp(eps_1 * x)
-
-    expected = m_t * tail(theta - 1) + (cells - m_t) * tail(theta)
-    assert expected == pytest.approx(m_t, rel=1e-9)
+@pytest.mark.parametrize(("cells", "m_t", "eps_1", "theta"), [
+    # ε_1 < ε_t = ln(N/m̃ − 1): θ = ε_t / (2 ε_1)
+    (5460, 441, 0.9, np.log(5460 / 441 - 1) / 1.8),
+    (8_155_000, 88_234, 0.45, np.log(8_155_000 / 88_234 - 1) / 0.9),
+    # ε_1 >= ε_t: θ = ln(N/(2m̃) + (e^ε_1 − 1)/2) / ε_1
+    (5460, 441, 3.6, np.log(5460 / 882 + (np.exp(3.6) - 1) / 2) / 3.6),
+    (100, 40, 2.0, np.log(100 / 80 + (np.exp(2.0) - 1) / 2) / 2.0)])
+def test_tmf_threshold_is_algorithm_1s(cells, m_t, eps_1, theta):
+    assert baselines.tmf_threshold(cells, m_t, eps_1) == pytest.approx(theta, rel=1e-12)
 
 
-def test_random_non_edges_are_distinct_new_pairs():
+def test_random_pairs_are_distinct_new_pairs():
     rng = np.random.default_rng(0)
     n = 40
     taken = np.sort(np.array([0 * n + 1, 2 * n + 3, 5 * n + 9], dtype=np.int64))
-    u, v = baselines._random_non_edges(300, n, taken, rng)
+    u, v = baselines._random_pairs(300, n, taken, rng)
     keys = np.minimum(u, v) * n + np.maximum(u, v)
     assert keys.size == 300 and np.unique(keys).size == 300
     assert not np.isin(keys, taken).any() and (u != v).all()
@@ -122,14 +135,16 @@ def test_judge(ours, best, higher, expected):
 def test_cells_pick_the_best_published_pipeline():
     med = [{"dataset": "g", "epsilon": 1.0, "pipeline": p, **vals} for p, vals in (
         ("synthesize-edge", {"edges_rel": 0.02, "nmi": 0.5}),
-        ("tmf", {"edges_rel": 0.01, "nmi": 0.1}),
+        ("tmf", {"edges_rel": 0.01, "nmi": 0.1, "evc_mae": 0.3}),
         ("privgraph", {"edges_rel": 0.2, "nmi": 0.4}))]
     for m in med:
         for key in compare_published.METRICS:
             m.setdefault(key, float("nan"))
     rows = {r["metric"]: r for r in compare_published.cells(med, "synthesize-edge",
                                                               ["tmf", "privgraph"])}
-    assert set(rows) == {"edges_rel", "nmi"}
+    assert set(rows) == {"edges_rel", "nmi", "evc_mae"}
+    # a metric only a published pipeline has counts against ours
+    assert not rows["evc_mae"]["at_least_as_good"] and not rows["evc_mae"]["within_1_5"]
     assert rows["edges_rel"]["best_pipeline"] == "tmf"
     assert not rows["edges_rel"]["at_least_as_good"] and not rows["edges_rel"]["within_1_5"]
     assert rows["nmi"]["best_pipeline"] == "privgraph" and rows["nmi"]["at_least_as_good"]
