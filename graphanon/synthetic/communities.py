@@ -957,7 +957,7 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
         h = 2
     tri = math.nan
     # the slope spreads clustering the release shows; without a significant statistic there
-    # is none to spread, and one density keeps the triangles the bound below allows off the
+    # is none to spread, and one density keeps the triangles the cap below allows off the
     # low-degree blocks (a preferential-attachment graph's average clustering: 7.7× the
     # truth with one density, 16× with the slope)
     rel = CommunityRelease(G.node_ids, membership, k, din, dout, E, h, tri, None,
