@@ -42,6 +42,7 @@ import numpy as np
 import numpy.typing as npt
 
 from graphanon.graph import Graph
+from graphanon.synthetic.bter import _keys  # the pair key u·n + v, u < v
 from graphanon.synthetic.communities import (
     _louvain,
     community_edge_counts,
@@ -49,11 +50,6 @@ from graphanon.synthetic.communities import (
 )
 
 IntArray = npt.NDArray[np.int64]
-
-
-def _pair_keys(u: IntArray, v: IntArray, n: int) -> IntArray:
-    a, b = np.minimum(u, v), np.maximum(u, v)
-    return np.asarray(a * n + b, dtype=np.int64)
 
 
 def _random_pairs(count: int, n: int, taken: IntArray, rng: np.random.Generator
@@ -65,7 +61,7 @@ def _random_pairs(count: int, n: int, taken: IntArray, rng: np.random.Generator
         want = int(1.2 * (count - keys.size)) + 16
         u = rng.integers(0, n, want)
         v = rng.integers(0, n, want)
-        k = _pair_keys(u, v, n)[u != v]
+        k = _keys(u, v, n)[u != v]
         k = k[~np.isin(k, taken, assume_unique=False)]
         keys = np.unique(np.concatenate([keys, k]))
     keys = rng.permutation(keys)[:count]
@@ -98,7 +94,7 @@ def tmf(G: Graph, eps: float, backend: Any, rng: np.random.Generator, *,
     ku, kv = u[keep], v[keep]
     fill = min(m_t - int(ku.size), cells - int(ku.size))
     if fill > 0:  # uniformly random pairs not kept yet (a true edge that failed θ may return)
-        taken = np.sort(_pair_keys(ku, kv, n))
+        taken = np.sort(_keys(ku, kv, n))
         fu, fv = _random_pairs(fill, n, taken, rng)
         ku, kv = np.concatenate([ku, fu]), np.concatenate([kv, fv])
     return G.with_edges(ku, kv)
@@ -206,7 +202,7 @@ def privgraph(G: Graph, eps: float, backend: Any, rng: np.random.Generator, *,
             sv.append(rng.choice(members[b], int(count)))
     uu = np.concatenate(su) if su else np.empty(0, dtype=np.int64)
     vv = np.concatenate(sv) if sv else np.empty(0, dtype=np.int64)
-    keys = np.unique(_pair_keys(uu, vv, n)[uu != vv])
+    keys = np.unique(_keys(uu, vv, n)[uu != vv])
     return G.with_edges(keys // n, keys % n)
 
 
