@@ -259,8 +259,49 @@ def split_evenly(sums: npt.NDArray[np.int64], part: Partition, rng: np.random.Ge
     return out
 
 
+#: Standard deviation, in ``ln(d + 1)``, of the smoothing :func:`deconvolve_degrees` applies
+#: to its estimate (at noise scales of one degree and more; less below): about 5 % of a
+#: degree, so degrees 1–3 keep their mass and degree 100 spreads over about ±5.
+DECONVOLUTION_SMOOTHING = 0.05
+
+
+def _smooth_log_degrees(p: npt.NDArray[np.float64], sd: float) -> npt.NDArray[np.float64]:
+    """The distribution ``p`` over the degrees ``0..D`` blurred by a Gaussian of standard
+    deviation ``sd`` in ``ln(d + 1)``: each degree's mass is spread over its neighbours in
+    proportion to the degree (a heavy tail's spacing), the smallest degrees barely move.
+
+    Computed on a grid of ``ln(d + 1)`` (step ``sd / 8``): each mass is split between its
+    two nearest grid points, the grid convolved with the sampled Gaussian, and integer degree
+    ``d`` gets the smoothed mass between ``ln(d + ½)`` and ``ln(d + 1½)`` (read off the
+    grid's cumulative sum by linear interpolation); what falls below degree 0 or above ``D``
+    goes to them. O(D + grid); within about 1 % (L1) of the exact integrals."""
+    if sd <= 0 or p.size < 2:
+        return p
+    step = sd / 8.0
+    half = math.ceil(4.0 * sd / step)
+    lo = math.log(0.5) - (half + 1) * step
+    hi = math.log(p.size + 0.5) + (half + 1) * step
+    cells = math.ceil((hi - lo) / step) + 2
+    pos = (np.log(np.arange(p.size) + 1.0) - lo) / step
+    left = np.floor(pos).astype(np.int64)
+    frac = pos - left
+    grid = (np.bincount(left, weights=p * (1.0 - frac), minlength=cells)
+            + np.bincount(left + 1, weights=p * frac, minlength=cells))
+    kernel = np.exp(-0.5 * (np.arange(-half, half + 1) * step / sd) ** 2)
+    grid = np.convolve(grid, kernel / kernel.sum(), mode="same")
+    # cumulative mass at the upper edge of every grid cell (cell i spans lo + (i ± ½)·step)
+    edges = lo + (np.arange(cells) + 0.5) * step
+    cum = np.cumsum(grid)
+    bounds = np.log(np.arange(1, p.size) + 0.5)  # between degree d − 1 and d: ln(d + ½)
+    at = np.interp(bounds, edges, cum, left=0.0, right=float(cum[-1]))
+    out = np.diff(np.concatenate([[0.0], at, [float(cum[-1])]]))
+    out = np.clip(out, 0.0, None)
+    return np.asarray(out / out.sum(), dtype=np.float64)
+
+
 def deconvolve_degrees(noisy: Any, scale: float, *, max_degree: int | None = None,
-                       iterations: int = 100) -> npt.NDArray[np.int64]:
+                       iterations: int = 100,
+                       smoothing: float = DECONVOLUTION_SMOOTHING) -> npt.NDArray[np.int64]:
     """Post-processing: the sorted degree sequence whose histogram, blurred by the discrete
     Laplace noise of ``scale``, best explains the histogram of the ``noisy`` per-node degrees.
 
@@ -270,8 +311,23 @@ def deconvolve_degrees(noisy: Any, scale: float, *, max_degree: int | None = Non
     (``D = max_degree``, default the largest noisy value: post-processing) is estimated by
     expectation–maximization for a known convolution kernel (Richardson–Lucy; Shepp & Vardi,
     1982), started from the uniform distribution and stopped after ``iterations`` steps
-    (early stopping is the regularization); the sequence is its ``n`` quantiles. A function
-    of the released vector and public values only: no privacy cost.
+    (early stopping is the regularization), then smoothed by a Gaussian of standard
+    deviation ``smoothing · min(1, scale)`` in ``ln(d + 1)`` (:func:`_smooth_log_degrees`;
+    ``0``: none); the sequence is its ``n`` quantiles. A function of the released vector and
+    public values only: no privacy cost.
+
+    Why the smoothing: the maximum-likelihood mixing distribution is discrete (a few atoms,
+    about a noise scale apart), and EM's estimate drifts toward it, so the quantiles pile up
+    on a few degrees and leave the ones between empty. A degree histogram that misses
+    degrees the truth has is far off in KL (each empty bin costs up to 36 times its true
+    share, :func:`graphanon.metrics.kl_divergence`): polbooks' sequences had KL 3.6 from the
+    truth at ε = 1. Smoothing in ``ln(d + 1)`` spreads a spike over degrees in proportion to
+    the degree (the spacing of a heavy tail) and leaves degrees 1–3 almost as they are (the
+    EMS idea: Silverman, Jones, Wilson & Nychka, JRSS B 52(2), 1990, there a smoothing step
+    inside every EM iteration). Measured on the sequences alone (noise scale 2/(0.62 ε),
+    ε ∈ {0.5, 1, 2, 4}, 3 seeds, six datasets and nine random families; docs/synthetic.md):
+    geometric-mean KL 0.335 → 0.126, mean KS 0.048 → 0.046. Below a noise scale of one
+    degree the width shrinks with it: with almost no noise the true sequence comes back.
 
     Measured (docs/synthetic.md): from the per-node degrees at 0.52 ε it is closer to the
     true distribution (KS) than Hay et al.'s constrained inference at 0.25 ε on polbooks,
@@ -313,6 +369,7 @@ def deconvolve_degrees(noisy: Any, scale: float, *, max_degree: int | None = Non
         if total <= 0:
             break
         p /= total
+    p = _smooth_log_degrees(p, float(smoothing) * min(1.0, float(scale)))
     cum = np.cumsum(p) * n
     seq = np.searchsorted(cum, np.arange(n) + 0.5)
     return np.minimum(seq, hi).astype(np.int64)
