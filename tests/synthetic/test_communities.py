@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import math
 import warnings
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -557,24 +558,43 @@ def test_block_mixing_mixes_degrees_and_removes_the_degree_correlation() -> None
         affinity_blocks(din, m, np.random.default_rng(0), -1.0)
 
 
-def test_auto_block_mixing_keeps_equal_degree_blocks_for_clique_graphs() -> None:
+def test_auto_block_mixing_keeps_equal_degree_blocks_only_where_they_pay() -> None:
     """auto mixes where mixed blocks carry the released triangles (a graph whose triangles
-    span degrees), and falls back to σ = 0 where they fall short by more than the noise
-    (disjoint cliques, as in a collaboration graph: density 1 is needed at σ = 0 already); a
-    given σ is taken as it is; the record states the choice."""
-    sizes = np.repeat([4, 6, 9, 13], [60, 30, 15, 8])  # disjoint cliques of four sizes
-    us, vs, base = [], [], 0
-    for s_ in sizes.tolist():
-        i, j = np.triu_indices(s_, 1)
-        us.append(i + base)
-        vs.append(j + base)
-        base += s_
-    C = Graph.from_edges(np.concatenate(us), np.concatenate(vs), n_nodes=base)
-    cliques = community_release(C, epsilon=20.0, nodes=C.node_ids, backend=seeded(6),
-                                rng=np.random.default_rng(6))
-    assert cliques.block_mixing == 0.0 and cliques.block_density == 1.0
-    assert cliques.release.params["block_mixing_selection"].startswith("auto: the first")
+    span degrees); falls back to σ = 0 where they fall short by more than the noise and
+    equal-degree blocks carry them (a collaboration graph's cliques); and where both fall
+    short and equal-degree blocks add little (a ring lattice's narrow degrees: under
+    EQUAL_BLOCK_GAIN times the mixed statistic), keeps the mixed blocks at density 1, whose
+    graph is far less assortative than the equal-degree one; a given σ is taken as it is;
+    the record states the choice."""
+    from pathlib import Path
+
+    from graphanon.io import read_graph
+    from graphanon.synthetic.communities import EQUAL_BLOCK_GAIN
+
+    data = Path(__file__).resolve().parents[1] / "data" / "CA-GrQc.txt.gz"  # shipped
+    Q = read_graph(str(data))
+    grqc = community_release(Q, epsilon=1.0, nodes=Q.node_ids, backend=seeded(3),
+                             rng=np.random.default_rng(3))
+    assert grqc.block_mixing == 0.0
+    assert grqc.release.params["block_mixing_selection"].startswith("auto: the first")
+    assert f"{EQUAL_BLOCK_GAIN}×" in grqc.release.params["block_mixing_selection"]
     import networkx as nx
+
+    L = nx.watts_strogatz_graph(600, 10, 0.1, seed=1)
+    u, v = np.asarray(L.edges()).T
+    W = Graph.from_edges(u, v, n_nodes=600)
+    lattice = community_release(W, epsilon=5.0, nodes=W.node_ids, backend=seeded(2),
+                                rng=np.random.default_rng(2))
+    assert lattice.block_mixing == 1.0 and lattice.block_density == 1.0
+    equal = replace(lattice, block_mixing=0.0)
+
+    def assortativity(rel: Any) -> float:
+        return float(np.median([generate_community_graph(rel, rng=np.random.default_rng(s))
+                                .to_igraph().assortativity_degree(directed=False)
+                                for s in range(3)]))
+
+    truth = W.to_igraph().assortativity_degree(directed=False)
+    assert abs(assortativity(lattice) - truth) < 0.1 < abs(assortativity(equal) - truth)
 
     # Holme–Kim: preferential attachment with triadic closure, triangles across degrees
     H = nx.powerlaw_cluster_graph(600, 4, 0.5, seed=1)
@@ -931,3 +951,30 @@ def test_generation_keeps_the_edge_count_when_hubs_fill_their_community() -> Non
     for seed in range(20):
         S = generate_community_graph(rel, rng=np.random.default_rng(seed))
         assert S.n_edges == int(din.sum()) // 2, seed
+
+
+def test_deficit_fill_respects_deficits_and_existing_pairs() -> None:
+    """The top-up's stubs are drawn without replacement: no node gains more edges than its
+    deficit, no pair repeats or meets an existing edge, partners come from the stub's
+    community, and with room to spare the fill reaches the missing count."""
+    from graphanon.synthetic.bter import _fill, _keys
+
+    rng = np.random.default_rng(3)
+    n = 300
+    membership = np.repeat(np.arange(3), 100).astype(np.int64)
+    stubs = rng.random(n) < 0.3  # the nodes with a deficit; partners drawn from the others
+    deficit = np.where(stubs, rng.integers(1, 5, size=n), 0).astype(np.int64)
+    weights = (~stubs).astype(np.int64)
+    existing = _keys(np.arange(0, n - 1, dtype=np.int64), np.arange(1, n, dtype=np.int64), n)
+    for seed in range(10):
+        missing = int(deficit.sum()) // 2
+        keys = _fill(deficit, membership, weights, existing, missing, n,
+                     np.random.default_rng(seed))
+        u, v = keys // n, keys % n
+        assert keys.size == missing
+        assert np.unique(keys).size == keys.size
+        assert not np.isin(keys, existing).any()
+        assert (membership[u] == membership[v]).all() and (u != v).all()
+        assert (stubs[u] != stubs[v]).all()  # one end a stub, the other a partner
+        gained = np.bincount(np.where(stubs[u], u, v), minlength=n)
+        assert (gained <= deficit).all()
