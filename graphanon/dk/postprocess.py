@@ -326,7 +326,7 @@ def deconvolve_degrees(noisy: Any, scale: float, *, max_degree: int | None = Non
     EMS idea: Silverman, Jones, Wilson & Nychka, JRSS B 52(2), 1990, there a smoothing step
     inside every EM iteration). Measured on the sequences alone (noise scale 2/(0.62 ε),
     ε ∈ {0.5, 1, 2, 4}, 3 seeds, six datasets and nine random families; docs/synthetic.md):
-    geometric-mean KL 0.335 → 0.126, mean KS 0.048 → 0.046. Below a noise scale of one
+    geometric-mean KL 0.335 → 0.122, mean KS 0.048 → 0.047. Below a noise scale of one
     degree the width shrinks with it: with almost no noise the true sequence comes back.
 
     Measured (docs/synthetic.md): from the per-node degrees at 0.52 ε it is closer to the
