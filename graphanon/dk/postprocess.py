@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .._validation import check_float
 from .extract import DKDistribution
 from .microaggregation import Partition
 
@@ -313,8 +314,8 @@ def deconvolve_degrees(noisy: Any, scale: float, *, max_degree: int | None = Non
     1982), started from the uniform distribution and stopped after ``iterations`` steps
     (early stopping is the regularization), then smoothed by a Gaussian of standard
     deviation ``smoothing · min(1, scale)`` in ``ln(d + 1)`` (:func:`_smooth_log_degrees`;
-    ``0``: none); the sequence is its ``n`` quantiles. A function of the released vector and
-    public values only: no privacy cost.
+    ``smoothing`` a float in [0, 1], ``0``: none); the sequence is its ``n`` quantiles. A
+    function of the released vector and public values only: no privacy cost.
 
     Why the smoothing: the maximum-likelihood mixing distribution is discrete (a few atoms,
     about a noise scale apart), and EM's estimate drifts toward it, so the quantiles pile up
@@ -340,6 +341,7 @@ def deconvolve_degrees(noisy: Any, scale: float, *, max_degree: int | None = Non
 
     from ..privacy.noise import discrete_laplace_pmf
 
+    smoothing = check_float(smoothing, "smoothing", "deconvolve_degrees", low=0.0, high=1.0)
     x = np.asarray(noisy, dtype=np.int64)
     n = int(x.size)
     if n == 0:
@@ -369,7 +371,7 @@ def deconvolve_degrees(noisy: Any, scale: float, *, max_degree: int | None = Non
         if total <= 0:
             break
         p /= total
-    p = _smooth_log_degrees(p, float(smoothing) * min(1.0, float(scale)))
+    p = _smooth_log_degrees(p, smoothing * min(1.0, float(scale)))
     cum = np.cumsum(p) * n
     seq = np.searchsorted(cum, np.arange(n) + 0.5)
     return np.minimum(seq, hi).astype(np.int64)

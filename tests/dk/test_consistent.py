@@ -4,6 +4,7 @@ sequence (``graphical_2k``, ``release_dk(graphical=, degree_sequence=)``)."""
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
@@ -341,3 +342,7 @@ def test_smoothing_fills_the_degrees_between_em_spikes() -> None:
             ks[s].append(ks_distance(hist, np.bincount(seq)))
     assert np.median(kl[0.05]) < 0.5 * np.median(kl[0.0]), kl
     assert np.median(ks[0.05]) < np.median(ks[0.0]) + 0.03, ks
+    for bad in (-0.1, math.nan, 2.0):
+        with pytest.raises(InvalidParameterError, match="'smoothing' parameter of "
+                                                        "deconvolve_degrees"):
+            deconvolve_degrees(noisy, 2 / 0.62, smoothing=bad)
