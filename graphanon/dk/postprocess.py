@@ -264,6 +264,10 @@ def split_evenly(sums: npt.NDArray[np.int64], part: Partition, rng: np.random.Ge
 #: to its estimate (at noise scales of one degree and more; less below): about 5 % of a
 #: degree, so degrees 1–3 keep their mass and degree 100 spreads over about ±5.
 DECONVOLUTION_SMOOTHING = 0.05
+#: Below this standard deviation :func:`_smooth_log_degrees` leaves the distribution as it is:
+#: the noise is then tiny (a scale of 0.02 degrees at the default smoothing), EM's estimate
+#: has no spikes to fill, and the grid of ``ln(d + 1)`` would grow as ``1 / sd``.
+MIN_SMOOTHING = 1e-3
 
 
 def _smooth_log_degrees(p: npt.NDArray[np.float64], sd: float) -> npt.NDArray[np.float64]:
@@ -271,14 +275,18 @@ def _smooth_log_degrees(p: npt.NDArray[np.float64], sd: float) -> npt.NDArray[np
     deviation ``sd`` in ``ln(d + 1)``: each degree's mass is spread over its neighbours in
     proportion to the degree (a heavy tail's spacing), the smallest degrees barely move.
 
-    Computed on a grid of ``ln(d + 1)`` (step ``sd / 8``): each mass is split between its
-    two nearest grid points, the grid convolved with the sampled Gaussian, and integer degree
-    ``d`` gets the smoothed mass between ``ln(d + ½)`` and ``ln(d + 1½)`` (read off the
-    grid's cumulative sum by linear interpolation); what falls below degree 0 or above ``D``
-    goes to them. O(D + grid); within about 1 % (L1) of the exact integrals."""
-    if sd <= 0 or p.size < 2:
+    Computed on a grid of ``ln(d + 1)`` (step ``sd / 20``): each mass is split between its
+    two nearest grid points, the grid convolved with the sampled Gaussian (cut at 4 ``sd``),
+    and integer degree ``d`` gets the smoothed mass between ``ln(d + ½)`` and ``ln(d + 1½)``
+    (read off the grid's cumulative sum by linear interpolation); what falls below degree 0
+    or above ``D`` goes to them. O(D + ln(D) / sd) time and memory; within 1.2 % (L1) of the
+    exact integrals (a single spike at a degree of thousands is the worst case). ``p`` as
+    it is when ``sd < MIN_SMOOTHING`` or ``p`` has no mass (EM can zero it when every noisy
+    value lies beyond ``D``)."""
+    total = float(p.sum())
+    if sd < MIN_SMOOTHING or p.size < 2 or not total > 0:
         return p
-    step = sd / 8.0
+    step = sd / 20.0
     half = math.ceil(4.0 * sd / step)
     lo = math.log(0.5) - (half + 1) * step
     hi = math.log(p.size + 0.5) + (half + 1) * step

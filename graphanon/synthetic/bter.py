@@ -395,6 +395,17 @@ def _sampler(membership: IntArray, weights: IntArray, k: int, rng: np.random.Gen
     return ends
 
 
+def _draw_stubs(deficit: IntArray, size: int, rng: np.random.Generator) -> IntArray:
+    """``min(size, Σ deficit)`` of the stubs ``np.repeat(arange(n), deficit)``, drawn
+    without replacement (so node ``u`` at most ``deficit[u]`` times), as their nodes, in
+    random order: positions among the stubs mapped to nodes through the cumulative
+    deficit, without building the stub array."""
+    cum = np.cumsum(deficit)
+    total = int(cum[-1]) if cum.size else 0
+    pos = rng.choice(total, size=min(total, size), replace=False)
+    return np.searchsorted(cum, pos, side="right").astype(np.int64)
+
+
 def _fill(deficit: IntArray, membership: IntArray, weights: IntArray, existing: IntArray,
           missing: int, n: int, rng: np.random.Generator, rounds: int = 8) -> IntArray:
     """At most ``missing`` new edges, each from a stub of ``deficit`` to a node of its
@@ -404,16 +415,11 @@ def _fill(deficit: IntArray, membership: IntArray, weights: IntArray, existing: 
     out: list[IntArray] = []
     ends = _sampler(membership, weights, int(membership.max(initial=0)) + 1, rng)
     for _ in range(rounds):
-        cum = np.cumsum(deficit)
-        total = int(cum[-1]) if cum.size else 0
-        if missing <= 0 or total == 0:
+        if missing <= 0 or not deficit.any():
             break
         # twice the stubs still missing (and a few more): in a dense community most draws
-        # meet an existing pair, and a round of one draw for one missing edge often failed.
-        # Stubs drawn without replacement by their positions among all the deficit's stubs:
-        # memory O(n + draws), not the 2m stubs of every round
-        pos = rng.choice(total, size=min(total, 2 * missing + 8), replace=False)
-        a = np.searchsorted(cum, pos, side="right").astype(np.int64)
+        # meet an existing pair, and a round of one draw for one missing edge often failed
+        a = _draw_stubs(deficit, 2 * missing + 8, rng)
         b = ends(membership[a])
         keys = _keys(a[a != b], b[a != b], n)
         keys = _sorted_unique(keys)
@@ -503,9 +509,7 @@ def generate_community_graph(rel: CommunityRelease, *, rng: np.random.Generator,
     # nodes, and matching every other node's deficit would exceed Σ d / 2 by their sum
     room = max(int(want.sum()) // 2 - int(keys.size), 0)
     if deficit.sum() > 2 * room:
-        stubs = np.repeat(np.arange(n), deficit)
-        chosen = rng.choice(stubs.size, size=2 * room, replace=False)
-        deficit = np.bincount(stubs[chosen], minlength=n)
+        deficit = np.bincount(_draw_stubs(deficit, 2 * room, rng), minlength=n)
     top = _intra_edges(deficit, np.zeros(n, dtype=np.int64), keys, n, rng)
     keys = np.concatenate([keys, top])
     missing = int(want.sum()) // 2 - int(keys.size)

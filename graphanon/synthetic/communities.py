@@ -72,16 +72,10 @@ from ..errors import InvalidParameterError
 from ..graph import Graph
 from ..privacy.noise import NoiseBackend, get_backend, gumbel_argmax
 from ..privacy.release import Release, started_at
-from .bter import (
-    AUTO_BLOCK_MIXING,
-    DEFAULT_BLOCK_DENSITY,
-    DEFAULT_BLOCK_SLOPE,
-    generate_community_graph,
-)
+from .bter import AUTO_BLOCK_MIXING, DEFAULT_BLOCK_DENSITY, DEFAULT_BLOCK_SLOPE
 
 __all__ = [
     "DEFAULT_SPLIT",
-    "EQUAL_BLOCK_GAIN",
     "MAX_SUPER_NODES",
     "SUPER_SIZE",
     "CommunityDegrees",
@@ -143,12 +137,6 @@ def resolve_super_size(super_size: int | str, n: int, owner: str, *,
         groups = math.sqrt(math.sqrt(2.0) * max(edge_estimate, 1.0) * epsilon)
         return max(SUPER_SIZE, fewest, math.ceil(n / groups))
     return check_int(super_size, "super_size", owner, low=1)
-
-
-#: ``block_mixing="auto"``: where neither mixed nor equal-degree blocks carry the released
-#: triangle statistic, equal-degree blocks only when at block density 1 their graph's
-#: statistic is at least this many times the mixed blocks' (a public constant).
-EQUAL_BLOCK_GAIN = 1.5
 
 
 #: Default shares of ε: super-node counts, refinement, Hay degree sequence (0: the sequence is
@@ -853,8 +841,7 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
         released triangles (the fitted block density stays below 1, or density 1 reaches the
         statistic within one noise deviation ``σ``); else 0 where equal-degree blocks
         carry them (they hold the most triangles per edge: a collaboration graph's cliques
-        need them) or, both falling short, hold :data:`EQUAL_BLOCK_GAIN` times the mixed
-        blocks' statistic at density 1; else that first level at density 1 (a ring
+        need them); else, both falling short, that first level at density 1 (a ring
         lattice's narrow degrees: equal-degree blocks added 13 % of the triangles and an
         assortativity of 0.46 against the truth's −0.01).
     backend, rng, seed, progress
@@ -875,7 +862,6 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
         release_bounded_triangles,
         triangle_sensitivity,
     )
-    from .clustering import triangle_statistic as statistic_of
 
     owner = "community_release"
     t0 = time.perf_counter()
@@ -999,12 +985,13 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
                 # mixed blocks first: they realize the triangles without the degree
                 # correlation of equal-degree blocks, unless even density 1 falls short of
                 # the released statistic by more than its noise deviation (fit_block_density
-                # returns its upper end 1 when the target is out of reach). Where both fall
-                # short, equal-degree blocks only if at density 1 they hold EQUAL_BLOCK_GAIN
-                # times the mixed blocks' statistic (a collaboration graph's cliques): a few
-                # more triangles are not worth their degree correlation (a ring lattice's
-                # narrow degrees: assortativity 0.46 against the truth's −0.01 for a global
-                # clustering of 0.31 against 0.28 mixed; the truth's is 0.50)
+                # returns its upper end 1 when the target is out of reach); then equal-degree
+                # blocks where they do carry it (a collaboration graph's cliques), else the
+                # mixed ones at density 1: where both fall short, equal-degree blocks added
+                # few triangles and much degree correlation (a ring lattice's narrow degrees:
+                # assortativity 0.46 against the truth's −0.01, global clustering 0.31
+                # against 0.28 mixed and the truth's 0.50; their statistic was 1.01–1.43
+                # times the mixed blocks' on every graph measured)
                 fallback = None
                 for level in (*AUTO_BLOCK_MIXING, 0.0):
                     rel = replace(rel, block_mixing=level)
@@ -1019,12 +1006,7 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
                     if fallback is None:  # the first mixed level, at density 1
                         fallback = (rel, rho)
                     elif level == 0.0:
-                        seed_ = int(rng.integers(2**31))
-                        full = [statistic_of(generate_community_graph(
-                            r, rng=np.random.default_rng(seed_), block_density=1.0), h,
-                            triangle_statistic) for r in (fallback[0], rel)]
-                        if full[1] < EQUAL_BLOCK_GAIN * max(full[0], 0.0):
-                            rel, rho = fallback
+                        rel, rho = fallback
             elif fit_clustering:
                 rho = fit_block_density(rel, tri, rng=rng, statistic=triangle_statistic,
                                         tol=fit_tol)
@@ -1070,9 +1052,8 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
                     "auto: 0 (fit_clustering=False)" if not fit_clustering else
                     f"auto: the first of {list(AUTO_BLOCK_MIXING)} whose generated triangle "
                     "statistic reaches the released one within its noise deviation where "
-                    "that is significant, else 0 where equal-degree blocks reach it or hold "
-                    f"{EQUAL_BLOCK_GAIN}× the first level's statistic at density 1, else the "
-                    "first level at density 1 (post-processing)"),
+                    "that is significant, else 0 where equal-degree blocks reach it, else "
+                    "the first level at density 1 (post-processing)"),
                 "edge_total_postprocessing": (
                     "the noisy |E| and the degree sequence's sum / 2 combined by their public "
                     "variances; the degrees scaled to twice the result"

@@ -84,8 +84,8 @@ SYNTHESIZE = Spec("synthesize", (
           "next to each other in the order of log degree + σ·Z, so σ > 0 mixes degrees in a "
           "block and removes the degree correlation of BTER's equal-degree blocks (0: equal "
           "degrees). auto: 1 where the released triangle statistic is significant and mixed "
-          "blocks can carry it, else 0 where equal-degree blocks carry it or hold 1.5× the "
-          "mixed blocks' statistic, else 1 (post-processing; docs/synthetic.md).",
+          "blocks can carry it, else 0 where equal-degree blocks carry it, else 1 "
+          "(post-processing; docs/synthetic.md).",
           default="auto", low=0.0, high=4.0, words=("auto",),
           only=("neighbourhood", "edge")),
 ), doc="docs/synthetic.md")
@@ -178,9 +178,8 @@ def synthesize(G: Graph, *, epsilon: float, neighbourhood: str = "edge", nodes: 
         which make the graph assortative). ``"auto"`` (default) mixes at ``σ = 1`` where the
         released triangle statistic is significant and mixed blocks can carry it (fitted
         block density below 1, or density 1 within the statistic's noise deviation), else
-        0 where equal-degree blocks carry it or hold
-        :data:`~graphanon.synthetic.communities.EQUAL_BLOCK_GAIN` times the mixed blocks'
-        statistic, else 1 at density 1: post-processing, no privacy cost
+        0 where equal-degree blocks carry it, else 1 at density 1: post-processing, no
+        privacy cost
         (:func:`~graphanon.synthetic.communities.community_release`).
     backend : NoiseBackend, optional
         DP noise (default: OpenDP, secure); ``get_backend("numpy-insecure", rng=...)`` for

@@ -317,6 +317,15 @@ def test_log_degree_smoothing_matches_the_gaussian_integrals() -> None:
     assert out[1] > 0.39 and out[2] > 0.39  # ln 2 and ln 3 are 8 and 6 deviations apart
     assert out[30] < 0.2 * 0.5 and out[25:36].sum() > 0.199  # sd ≈ 0.05 · 31 degrees
     assert _smooth_log_degrees(spike, 0.0) is spike
+    assert _smooth_log_degrees(spike, 0.9e-3) is spike  # below MIN_SMOOTHING: no grid
+    big = np.zeros(20001)
+    big[15000] = 1.0  # a lone spike at a large degree: the grid's worst case
+    edges = np.log(np.arange(big.size + 1) + 0.5)
+    edges[0], edges[-1] = -np.inf, np.inf
+    want = np.diff(norm.cdf((edges - np.log(15001.0)) / 0.05))
+    assert np.abs(_smooth_log_degrees(big, 0.05) - want).sum() < 0.012
+    zero = np.zeros(6)
+    assert _smooth_log_degrees(zero, 0.05) is zero  # no mass, nothing to spread (not NaN)
 
 
 def test_smoothing_fills_the_degrees_between_em_spikes() -> None:
@@ -342,6 +351,10 @@ def test_smoothing_fills_the_degrees_between_em_spikes() -> None:
             ks[s].append(ks_distance(hist, np.bincount(seq)))
     assert np.median(kl[0.05]) < 0.5 * np.median(kl[0.0]), kl
     assert np.median(ks[0.05]) < np.median(ks[0.0]) + 0.03, ks
+    # every noisy value beyond 40 noise scales above max_degree: EM zeroes its estimate,
+    # and the sequence is max_degree throughout, with or without the smoothing
+    far = np.full(3, 1000)
+    assert deconvolve_degrees(far, 1.0, max_degree=5).tolist() == [5, 5, 5]
     for bad in (-0.1, math.nan, 2.0):
         with pytest.raises(InvalidParameterError, match="'smoothing' parameter of "
                                                         "deconvolve_degrees"):

@@ -561,23 +561,34 @@ def test_block_mixing_mixes_degrees_and_removes_the_degree_correlation() -> None
 def test_auto_block_mixing_keeps_equal_degree_blocks_only_where_they_pay() -> None:
     """auto mixes where mixed blocks carry the released triangles (a graph whose triangles
     span degrees); falls back to σ = 0 where they fall short by more than the noise and
-    equal-degree blocks carry them (a collaboration graph's cliques); and where both fall
-    short and equal-degree blocks add little (a ring lattice's narrow degrees: under
-    EQUAL_BLOCK_GAIN times the mixed statistic), keeps the mixed blocks at density 1, whose
-    graph is far less assortative than the equal-degree one; a given σ is taken as it is;
-    the record states the choice."""
+    equal-degree blocks carry them (a collaboration graph's cliques); where both fall short
+    (a ring lattice's narrow degrees; disjoint cliques that the super-nodes of 20 split
+    across communities, the cost of the rule: their truth has r = 1), keeps the mixed blocks
+    at density 1, whose graph is far less assortative than the equal-degree one; a given σ
+    is taken as it is; the record states the choice."""
     from pathlib import Path
 
     from graphanon.io import read_graph
-    from graphanon.synthetic.communities import EQUAL_BLOCK_GAIN
 
     data = Path(__file__).resolve().parents[1] / "data" / "CA-GrQc.txt.gz"  # shipped
     Q = read_graph(str(data))
     grqc = community_release(Q, epsilon=1.0, nodes=Q.node_ids, backend=seeded(3),
                              rng=np.random.default_rng(3))
-    assert grqc.block_mixing == 0.0
+    assert grqc.block_mixing == 0.0 and grqc.block_density is not None
     assert grqc.release.params["block_mixing_selection"].startswith("auto: the first")
-    assert f"{EQUAL_BLOCK_GAIN}×" in grqc.release.params["block_mixing_selection"]
+    assert "else 0 where equal-degree blocks reach it, else the first level at density 1" \
+        in grqc.release.params["block_mixing_selection"]
+    sizes = np.repeat([4, 6, 9, 13], [60, 30, 15, 8])  # disjoint cliques of four sizes
+    us, vs, base = [], [], 0
+    for s_ in sizes.tolist():
+        i, j = np.triu_indices(s_, 1)
+        us.append(i + base)
+        vs.append(j + base)
+        base += s_
+    C = Graph.from_edges(np.concatenate(us), np.concatenate(vs), n_nodes=base)
+    cliques = community_release(C, epsilon=20.0, nodes=C.node_ids, backend=seeded(6),
+                                rng=np.random.default_rng(6))
+    assert cliques.block_mixing == 1.0 and cliques.block_density == 1.0
     import networkx as nx
 
     L = nx.watts_strogatz_graph(600, 10, 0.1, seed=1)
