@@ -20,8 +20,8 @@ made graphical (``graphical=True``, now ``release_dk``'s default with a total):
 ``2k-auto-total-consistent``, ``2k-mpdc-auto-total-consistent``; ``2k-hay`` /
 ``2k-mpdc-hay`` (2K fitted to Hay's degree sequence, 20 % of ε, which also gives h; edge
 total 10 %: ``degree_sequence=0.2``; ``-q99``: h at the 99th percentile),
-``tmf`` and ``privgraph`` (two published edge-DP generators, reimplemented in
-``baselines.py``; they keep the node ids), ``community``
+``tmf``, ``privgraph``, ``dgg`` and ``dp-1k`` (four published edge-DP generators,
+reimplemented in ``baselines.py``; all but ``dp-1k`` keep the node ids), ``community``
 (:func:`graphanon.synthetic.communities.community_release` realized by
 :func:`graphanon.synthetic.bter.generate_community_graph`: the public node ids are kept, so
 NMI and the eigenvector-centrality overlap are node-aligned), plus ``2k-exact`` (the true 2K, no
@@ -32,7 +32,7 @@ original on the metrics of :func:`graphanon.evaluate.utility.compare_structure` 
 script prints their medians over the seeds. A release asking for more than ``--max-edges``
 edges is not generated: only its edge-count error is reported. ``--families`` adds random
 graphs the pipelines were never tuned to (``families.py``); ``compare_published.py`` counts
-the cells where ``synthesize-edge`` is at least as good as ``tmf`` / ``privgraph``.
+the cells where ``synthesize-edge`` is at least as good as the best of them.
 
 Noise is the seeded numpy backend (``numpy-insecure``): reproducible, NOT private; every
 number is computed from the private input (evaluation only, never for publication).
@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from baselines import privgraph, tmf  # published generators, reimplemented (scripts/)
+from baselines import dgg, dp1k, privgraph, tmf  # published generators, reimplemented
 from bench_dk import DATASETS  # the graphs of ../shared/datasets (scripts/ is on sys.path)
 from families import FAMILIES, family_graph  # random graph families, never tuned to
 from partition_shuffled import shuffle_ids
@@ -162,6 +162,8 @@ PIPELINES: dict[str, tuple[Pipeline, bool]] = {
     "synthesize-node": (_synthesize("node"), False),
     "tmf": (tmf, True),
     "privgraph": (privgraph, True),
+    "dgg": (dgg, True),
+    "dp-1k": (dp1k, False),
 }
 NO_EPSILON = ("2k-exact",)  # no noise: run at ε = ∞ (inf in the JSON)
 METRICS = {  # key -> (column, node-aligned only)

@@ -2,9 +2,10 @@
 
 Usage::
 
-    python scripts/bench_synthetic.py --pipelines synthesize-edge,tmf,privgraph --json run.json
+    python scripts/bench_synthetic.py --pipelines synthesize-edge,tmf,privgraph,dgg,dp-1k \
+        --json run.json
     python scripts/compare_published.py run.json [--ours synthesize-edge]
-        [--published tmf,privgraph] [--markdown]
+        [--published tmf,privgraph,dgg,dp-1k]
 
 A cell is one (dataset, ε, metric) median of ``bench_synthetic.py``'s JSON. graphanon's
 pipeline ``--ours`` is **at least as good** as the best published one on a cell when its
@@ -104,7 +105,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("json", type=Path, help="bench_synthetic.py --json output")
     ap.add_argument("--ours", default="synthesize-edge")
-    ap.add_argument("--published", default="tmf,privgraph")
+    ap.add_argument("--published", default="tmf,privgraph,dgg,dp-1k",
+                    help="the published pipelines in the run (those missing are skipped)")
     args = ap.parse_args()
     medians = json.loads(args.json.read_text())["medians"]
     rows = cells(medians, args.ours, args.published.split(","))

@@ -120,6 +120,97 @@ def test_privgraph_finds_planted_blocks_at_large_epsilon():
     assert normalized_mutual_info_score(truth, found) > 0.8
 
 
+class _Recording:
+    """A backend that records every ``laplace`` call's sensitivity and ε."""
+
+    def __init__(self, seed: int) -> None:
+        self.inner = _backend(seed)
+        self.calls: list[tuple[float, float]] = []
+
+    def laplace(self, values, *, sensitivity, epsilon):
+        self.calls.append((sensitivity, epsilon))
+        return self.inner.laplace(values, sensitivity=sensitivity, epsilon=epsilon)
+
+
+def _ring_lattice(n: int, k: int) -> Graph:
+    u = np.repeat(np.arange(n), k // 2)
+    v = (u + np.tile(np.arange(1, k // 2 + 1), n)) % n
+    return Graph.from_edges(u, v, n_nodes=n)
+
+
+def test_dgg_noises_degrees_at_sensitivity_2_and_builds_blocks_of_d_plus_1():
+    G = _ring_lattice(50, 4)  # every degree 4
+    backend = _Recording(11)
+    S = baselines.dgg(G, 100.0, backend, np.random.default_rng(12))
+    assert backend.calls == [(2, 100.0)]
+    assert S.n_nodes == G.n_nodes
+    # degrees 4 exactly: blocks of 5 consecutive nodes (stable order), density
+    # ln 6 / ln 5 > 1 capped at 1: ten K5; no excess, so only the 0.1-weight Chung–Lu
+    # edges (Σw = 5, each pair 0.002: 2.5 expected) come on top
+    blocks = {(a, b) for s in range(0, 50, 5) for a in range(s, s + 5)
+              for b in range(a + 1, s + 5)}
+    assert blocks <= _keys(S)
+    assert len(_keys(S) - blocks) <= 12
+
+
+def test_dgg_keeps_node_ids_and_the_edge_count_at_large_epsilon():
+    G, _ = _planted(np.random.default_rng(13), blocks=3, size=40)
+    S = baselines.dgg(G, 100.0, _backend(14), np.random.default_rng(15))
+    assert list(S.node_ids) == list(G.node_ids)
+    # blocks give each node part of its degree, the Chung–Lu excess the rest (blocks
+    # overshoot where ρ(d+1) > d, so the count is near, not equal)
+    assert abs(S.n_edges - G.n_edges) / G.n_edges < 0.3
+
+
+def test_dp1k_noises_the_histogram_at_sensitivity_4_and_realizes_it():
+    G, _ = _planted(np.random.default_rng(16), blocks=3, size=30)
+    backend = _Recording(17)
+    S = baselines.dp1k(G, 100.0, backend, np.random.default_rng(18))
+    assert backend.calls == [(4, 100.0)]
+    # noise far below ½: the true (graphical) sequence, realized exactly by Havel–Hakimi
+    assert S.n_nodes == G.n_nodes
+    assert sorted(S.degrees.tolist()) == sorted(G.degrees.tolist())
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_havel_hakimi_realizes_graphical_sequences_exactly(seed):
+    import networkx as nx
+
+    rng = np.random.default_rng(seed)
+    g = nx.gnm_random_graph(60, 200, seed=seed)
+    seq = np.array([d for _, d in g.degree()], dtype=np.int64)
+    u, v = baselines.havel_hakimi(rng.permutation(seq))
+    H = Graph.from_edges(u, v, n_nodes=seq.size)
+    assert H.n_edges == u.size == seq.sum() // 2  # no repeated pair
+    assert sorted(H.degrees.tolist()) == sorted(seq.tolist())
+
+
+def test_havel_hakimi_drops_the_stubs_a_non_graphical_sequence_cannot_place():
+    import networkx as nx
+
+    seq = np.array([5, 5, 1, 1])  # not graphical: 4 nodes, degree 5
+    assert not nx.is_graphical(seq.tolist())
+    u, v = baselines.havel_hakimi(seq)
+    H = Graph.from_edges(u, v, n_nodes=4)
+    assert H.n_edges == u.size  # simple: no repeated pair, no loop
+    assert (H.degrees <= seq).all()
+    assert H.n_edges == 3  # node 0 takes all three others; node 1 has no partner left
+
+
+def test_chung_lu_keeps_pairs_with_probability_w_u_w_v_over_total():
+    rng = np.random.default_rng(19)
+    w = np.full(200, 2.0)  # every pair with probability 4 / 400 = 0.01
+    u, v = baselines._chung_lu(w, rng, chunk=37)
+    pairs = 200 * 199 // 2
+    assert (u < v).all()
+    assert len(set(zip(u.tolist(), v.tolist(), strict=True))) == u.size
+    assert abs(u.size - 0.01 * pairs) <= 4 * np.sqrt(pairs * 0.01 * 0.99)
+    # weights above √Σw: capped at 1
+    w2 = np.array([10.0, 10.0, 0.0, 0.0])
+    u2, v2 = baselines._chung_lu(w2, rng)
+    assert list(zip(u2.tolist(), v2.tolist(), strict=True)) == [(0, 1)]
+
+
 @pytest.mark.parametrize(("ours", "best", "higher", "expected"), [
     (0.10, 0.10, False, (True, True)),
     (0.14, 0.10, False, (False, True)),
