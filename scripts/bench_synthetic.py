@@ -3,7 +3,7 @@
 Usage::
 
     python scripts/bench_synthetic.py [--datasets polbooks,ca-GrQc] [--pipelines 1k,hay-1k]
-        [--families ba,ws|all] [--epsilons 0.5,1,2,4] [--seeds 3] [--quick] [--json PATH]
+        [--families ba,ws|all|holdout] [--epsilons 0.5,1,2,4] [--seeds 3] [--quick] [--json PATH]
         [--plots DIR]
 
 Every pipeline releases a table under DP and generates a graph from it (new, anonymous node
@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 from baselines import dgg, dp1k, privgraph, tmf  # published generators, reimplemented
 from bench_dk import DATASETS  # the graphs of ../shared/datasets (scripts/ is on sys.path)
-from families import FAMILIES, family_graph  # random graph families, never tuned to
+from families import FAMILIES, HOLDOUT, family_graph  # random graph families, never tuned to
 from partition_shuffled import shuffle_ids
 
 from graphanon.dk.generate import generate_1k, generate_2k
@@ -306,7 +306,8 @@ def main() -> None:
                     default=Path(__file__).resolve().parents[2] / "shared" / "datasets")
     ap.add_argument("--datasets", help=f"comma-separated subset of {', '.join(DATASETS)}")
     ap.add_argument("--families", help="comma-separated random graph families run after the "
-                    f"datasets ({', '.join(FAMILIES)}; families.py); 'all' for every one")
+                    f"datasets ({', '.join(FAMILIES + HOLDOUT)}; families.py); 'all' for the "
+                    "first nine, 'holdout' for the last five")
     ap.add_argument("--pipelines", help=f"comma-separated subset of {', '.join(PIPELINES)}")
     ap.add_argument("--epsilons", help="comma-separated ε values (default 0.5,1,2,4)")
     ap.add_argument("--seeds", type=int, default=3)
@@ -334,10 +335,12 @@ def main() -> None:
 
     datasets = pick(args.datasets, QUICK_DATASETS, DATASETS)
     if args.families:
-        fams = list(FAMILIES) if args.families == "all" else args.families.split(",")
-        bad = [f for f in fams if f not in FAMILIES]
+        fams = (list(FAMILIES) if args.families == "all" else list(HOLDOUT)
+                if args.families == "holdout" else args.families.split(","))
+        bad = [f for f in fams if f not in FAMILIES + HOLDOUT]
         if bad:
-            ap.error(f"unknown families: {', '.join(bad)} (choose from {', '.join(FAMILIES)})")
+            ap.error(f"unknown families: {', '.join(bad)} (choose from "
+                     f"{', '.join(FAMILIES + HOLDOUT)})")
         datasets = ([] if args.datasets is None and not args.quick else datasets) + fams
     pipelines = pick(args.pipelines, tuple(PIPELINES), PIPELINES)
     epsilons = ([float(e) for e in args.epsilons.split(",")] if args.epsilons else
@@ -352,7 +355,8 @@ def main() -> None:
              for eps in ([math.inf] if name in NO_EPSILON else epsilons) for s in seeds]
     for i, (ds, name, eps, s) in enumerate(steps, 1):
         if ds not in originals:
-            G = family_graph(ds) if ds in FAMILIES else read_graph(root / DATASETS[ds])
+            G = (family_graph(ds) if ds in FAMILIES + HOLDOUT else
+                 read_graph(root / DATASETS[ds]))
             if args.shuffle_ids:
                 G = shuffle_ids(G, seeded("shuffle", ds))
             st = structure_statistics(G, rng=seeded("original", ds), n_sources=args.sources)

@@ -239,3 +239,20 @@ def test_cells_pick_the_best_published_pipeline():
     assert rows["edges_rel"]["best_pipeline"] == "tmf"
     assert not rows["edges_rel"]["at_least_as_good"] and not rows["edges_rel"]["within_1_5"]
     assert rows["nmi"]["best_pipeline"] == "privgraph" and rows["nmi"]["at_least_as_good"]
+
+
+def test_holdout_families_are_fixed_graphs_of_the_stated_kind():
+    import families
+
+    assert set(families.HOLDOUT).isdisjoint(families.FAMILIES)
+    for name, n in (("rgg3d", 3000), ("triangular", 3000), ("ws_k3", 2000)):
+        G = families.family_graph(name)
+        H = families.family_graph(name)
+        assert G.n_nodes == n
+        assert _keys(G) == _keys(H)  # the same graph every time
+    tri = families.family_graph("triangular")
+    # a triangular lattice (interior degree 6), 5 % of its edges rewired: clustered
+    assert np.median(tri.degrees) == 6
+    assert tri.to_igraph().transitivity_undirected() > 0.2
+    with pytest.raises(KeyError, match="unknown family 'nope'"):
+        families.family_graph("nope")
