@@ -54,7 +54,7 @@ def _rgg3d(rnd: random.Random):  # type: ignore[no-untyped-def]
 
     rng = np.random.default_rng(rnd.getrandbits(32))
     pts = rng.random((3000, 3))
-    pairs = cKDTree(pts).query_pairs(0.085, output_type="ndarray")  # mean degree ≈ 9
+    pairs = cKDTree(pts).query_pairs(0.085, output_type="ndarray")  # mean degree ≈ 7
     return pairs[:, 0].astype(np.int64), pairs[:, 1].astype(np.int64), 3000
 
 
