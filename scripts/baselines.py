@@ -158,17 +158,24 @@ def _adjust(G: Graph, membership: IntArray, k: int, eps_2: float, backend: Any,
     return memb
 
 
-def _chung_lu_block(nodes: IntArray, deg: IntArray, rng: np.random.Generator
-                    ) -> tuple[IntArray, IntArray]:
-    """Pairs ``i < j`` of ``nodes`` kept with probability ``min(1, d_i d_j / Σ d)``."""
-    total = int(deg.sum())
-    s = nodes.size
-    if total <= 0 or s < 2:
+def _chung_lu(w: npt.NDArray[np.float64], rng: np.random.Generator, chunk: int = 256
+              ) -> tuple[IntArray, IntArray]:
+    """Pairs ``u < v`` kept with probability ``min(1, w_u w_v / Σ w)``, drawn ``chunk`` rows
+    at a time (``O(n²)`` coin flips, ``O(chunk · n)`` memory)."""
+    n, total = w.size, float(w.sum())
+    su: list[IntArray] = []
+    sv: list[IntArray] = []
+    if total <= 0 or n < 2:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
-    i, j = np.triu_indices(s, 1)
-    p = np.minimum(1.0, deg[i].astype(np.float64) * deg[j] / total)
-    hit = rng.random(i.size) < p
-    return nodes[i[hit]], nodes[j[hit]]
+    cols = np.arange(n)
+    for a in range(0, n - 1, chunk):
+        rows = np.arange(a, min(a + chunk, n - 1))
+        p = np.minimum(1.0, np.outer(w[rows], w) / total)
+        hit = (rng.random(p.shape) < p) & (cols[None, :] > rows[:, None])
+        r, c = np.nonzero(hit)
+        su.append(rows[r])
+        sv.append(c.astype(np.int64))
+    return np.concatenate(su), np.concatenate(sv)
 
 
 def privgraph(G: Graph, eps: float, backend: Any, rng: np.random.Generator, *,
@@ -214,9 +221,9 @@ def privgraph(G: Graph, eps: float, backend: Any, rng: np.random.Generator, *,
         nodes = members[c]
         d = _shift_nonnegative(d_in_noisy[nodes])
         d = np.clip(d, 0, max(nodes.size - 1, 0))
-        a, b = _chung_lu_block(nodes, d, rng)
-        su.append(a)
-        sv.append(b)
+        a, b = _chung_lu(d.astype(np.float64), rng)
+        su.append(nodes[a])
+        sv.append(nodes[b])
     for (a, b), count in zip(zip(iu[inter], ju[inter], strict=True), e_noisy, strict=True):
         if count > 0:
             su.append(rng.choice(members[a], int(count)))
@@ -233,26 +240,6 @@ def _noisy_counts(values: IntArray, sensitivity: float, eps: float, backend: Any
     noisy = np.asarray(backend.laplace(values.astype(np.float64), sensitivity=sensitivity,
                                        epsilon=eps))
     return np.maximum(np.rint(noisy), 0).astype(np.int64)
-
-
-def _chung_lu(w: npt.NDArray[np.float64], rng: np.random.Generator, chunk: int = 256
-              ) -> tuple[IntArray, IntArray]:
-    """Pairs ``u < v`` kept with probability ``min(1, w_u w_v / Σ w)``, drawn ``chunk`` rows
-    at a time (``O(n²)`` coin flips, ``O(chunk · n)`` memory)."""
-    n, total = w.size, float(w.sum())
-    su: list[IntArray] = []
-    sv: list[IntArray] = []
-    if total <= 0 or n < 2:
-        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
-    cols = np.arange(n)
-    for a in range(0, n - 1, chunk):
-        rows = np.arange(a, min(a + chunk, n - 1))
-        p = np.minimum(1.0, np.outer(w[rows], w) / total)
-        hit = (rng.random(p.shape) < p) & (cols[None, :] > rows[:, None])
-        r, c = np.nonzero(hit)
-        su.append(rows[r])
-        sv.append(c.astype(np.int64))
-    return np.concatenate(su), np.concatenate(sv)
 
 
 def dgg(G: Graph, eps: float, backend: Any, rng: np.random.Generator) -> Graph:
