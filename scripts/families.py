@@ -1,7 +1,8 @@
 """Random graph families the synthetic pipeline was never tuned to (issue 36's "graphs it has
 never seen"): ``bench_synthetic.py --families ba,ws,...`` runs them beside the datasets.
 
-Each family is drawn once from a fixed seed (igraph's generators), simplified, with node ids
+Each family is drawn once from a fixed seed (igraph's generators; scipy's for ``rgg3d``,
+networkx's for ``holme_kim``), simplified, with node ids
 ``0..n−1``; ``*_rand`` relabels the same graph by a seeded random permutation, so its ids
 carry no locality (``sbm_sorted``'s blocks are consecutive ids, ``rgg``'s ids follow one
 coordinate).

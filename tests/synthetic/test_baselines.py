@@ -153,6 +153,36 @@ def test_dgg_noises_degrees_at_sensitivity_2_and_builds_blocks_of_d_plus_1():
     assert len(_keys(S) - blocks) <= 12
 
 
+def test_dgg_blocks_follow_the_noisy_degree_order_at_the_stated_density():
+    """A star's hub (id 0, degree 64) with 64 leaves, then a 4-regular ring lattice of 200
+    nodes (ids 65..264). At ε = 100 the noisy degrees are exact: the stable sort puts the
+    leaves first, the lattice in id order (blocks of 5 consecutive ids, density
+    ln 6 / ln 65), the hub last, alone in its block: all its degree is excess, so the
+    Chung–Lu phase gives it about 56 edges (PGB's slip, reading the excess target from the
+    sorted sequence at the node's id, would give it the smallest degree's)."""
+    lat = _ring_lattice(200, 4)
+    lu, lv = lat.edges()
+    leaves = np.arange(1, 65)
+    u = np.concatenate([np.zeros(64, dtype=np.int64), lu + 65])
+    v = np.concatenate([leaves, lv + 65])
+    G = Graph.from_edges(u, v, n_nodes=265)
+    assert G.degrees[0] == 64 and (G.degrees[65:] == 4).all()
+    present, pairs, hub = 0, 0, []
+    for seed in range(30):
+        S = baselines.dgg(G, 100.0, _backend(100 + seed), np.random.default_rng(seed))
+        keys = _keys(S)
+        for start in range(65, 265, 5):
+            for a in range(start, start + 5):
+                for b in range(a + 1, start + 5):
+                    present += (a, b) in keys
+                    pairs += 1
+        hub.append(int(S.degrees[0]))
+    rho = np.log(6) / np.log(65)  # 0.429; ln 5 / ln 65 would be 0.386
+    # block pairs: ρ, plus Chung–Lu's ≈ 0.009 chance for a pair of lattice nodes
+    assert abs(present / pairs - (rho + 0.009 * (1 - rho))) < 0.02, present / pairs
+    assert np.median(hub) > 40, hub
+
+
 def test_dgg_keeps_node_ids_and_the_edge_count_at_large_epsilon():
     G, _ = _planted(np.random.default_rng(13), blocks=3, size=40)
     S = baselines.dgg(G, 100.0, _backend(14), np.random.default_rng(15))
@@ -170,6 +200,23 @@ def test_dp1k_noises_the_histogram_at_sensitivity_4_and_realizes_it():
     # noise far below ½: the true (graphical) sequence, realized exactly by Havel–Hakimi
     assert S.n_nodes == G.n_nodes
     assert sorted(S.degrees.tolist()) == sorted(G.degrees.tolist())
+    # realized by networkx's Havel–Hakimi, as PGB does (its tie order shapes the graph)
+    import networkx as nx
+
+    seq = sorted(G.degrees.tolist(), reverse=True)
+    H = nx.havel_hakimi_graph(baselines.dp1k_sequence(np.bincount(G.degrees)).tolist())
+    assert _keys(S) == {(min(a, b), max(a, b)) for a, b in H.edges()}
+    assert sorted(S.degrees.tolist(), reverse=True) == seq
+
+
+@pytest.mark.parametrize(("counts", "expected"), [
+    ([0, 2, 1], [1, 1, 2]),                # even sum: as it is
+    ([0, 3, 1], [1, 1, 1, 1, 2]),          # odd: one more node of degree 1 fixes it
+    ([0, 0, 1, 1], [3, 2, 3]),             # odd: one more node of degree 2, still odd: +1
+    ([0, 0, 0], []),
+])
+def test_dp1k_sequence_applies_pgbs_two_parity_fixes(counts, expected):
+    assert baselines.dp1k_sequence(np.array(counts)).tolist() == expected
 
 
 @pytest.mark.parametrize("seed", range(5))
