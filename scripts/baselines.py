@@ -233,8 +233,7 @@ def privgraph(G: Graph, eps: float, backend: Any, rng: np.random.Generator, *,
             sv.append(rng.choice(members[b], int(count)))
     uu = np.concatenate(su) if su else np.empty(0, dtype=np.int64)
     vv = np.concatenate(sv) if sv else np.empty(0, dtype=np.int64)
-    keys = np.unique(_keys(uu, vv, n)[uu != vv])
-    return G.with_edges(keys // n, keys % n)
+    return G.with_edges(uu, vv)  # from_edges drops loops and repeated pairs
 
 
 def _noisy_counts(values: IntArray, sensitivity: float, eps: float, backend: Any
@@ -273,9 +272,7 @@ def dgg(G: Graph, eps: float, backend: Any, rng: np.random.Generator) -> Graph:
     a, b = _chung_lu(np.maximum(excess, 0.1), rng)
     su.append(a)
     sv.append(b)
-    u, v = np.concatenate(su), np.concatenate(sv)
-    keys = np.unique(_keys(u, v, n)[u != v])
-    return G.with_edges(keys // n, keys % n)
+    return G.with_edges(np.concatenate(su), np.concatenate(sv))  # loops, repeats dropped
 
 
 def havel_hakimi(seq: IntArray) -> tuple[IntArray, IntArray]:

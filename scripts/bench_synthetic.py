@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 from baselines import dgg, dp1k, privgraph, tmf  # published generators, reimplemented
 from bench_dk import DATASETS  # the graphs of ../shared/datasets (scripts/ is on sys.path)
-from families import FAMILIES, HOLDOUT, family_graph  # random graph families, never tuned to
+from families import FAMILIES, HOLDOUT, KNOWN, family_graph  # random graph families, never tuned to
 from partition_shuffled import shuffle_ids
 
 from graphanon.dk.generate import generate_1k, generate_2k
@@ -306,7 +306,7 @@ def main() -> None:
                     default=Path(__file__).resolve().parents[2] / "shared" / "datasets")
     ap.add_argument("--datasets", help=f"comma-separated subset of {', '.join(DATASETS)}")
     ap.add_argument("--families", help="comma-separated random graph families run after the "
-                    f"datasets ({', '.join(FAMILIES + HOLDOUT)}; families.py); 'all' for the "
+                    f"datasets ({', '.join(KNOWN)}; families.py); 'all' for the "
                     "first nine, 'holdout' for the last five")
     ap.add_argument("--pipelines", help=f"comma-separated subset of {', '.join(PIPELINES)}")
     ap.add_argument("--epsilons", help="comma-separated ε values (default 0.5,1,2,4)")
@@ -337,10 +337,10 @@ def main() -> None:
     if args.families:
         fams = (list(FAMILIES) if args.families == "all" else list(HOLDOUT)
                 if args.families == "holdout" else args.families.split(","))
-        bad = [f for f in fams if f not in FAMILIES + HOLDOUT]
+        bad = [f for f in fams if f not in KNOWN]
         if bad:
             ap.error(f"unknown families: {', '.join(bad)} (choose from "
-                     f"{', '.join(FAMILIES + HOLDOUT)})")
+                     f"{', '.join(KNOWN)})")
         datasets = ([] if args.datasets is None and not args.quick else datasets) + fams
     pipelines = pick(args.pipelines, tuple(PIPELINES), PIPELINES)
     epsilons = ([float(e) for e in args.epsilons.split(",")] if args.epsilons else
@@ -355,7 +355,7 @@ def main() -> None:
              for eps in ([math.inf] if name in NO_EPSILON else epsilons) for s in seeds]
     for i, (ds, name, eps, s) in enumerate(steps, 1):
         if ds not in originals:
-            G = (family_graph(ds) if ds in FAMILIES + HOLDOUT else
+            G = (family_graph(ds) if ds in KNOWN else
                  read_graph(root / DATASETS[ds]))
             if args.shuffle_ids:
                 G = shuffle_ids(G, seeded("shuffle", ds))

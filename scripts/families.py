@@ -113,6 +113,8 @@ FAMILIES = ("ba", "ws", "rgg", "rgg_rand", "forestfire", "sbm_sorted", "sbm_rand
 #: triangular lattice with 5 % of its edges rewired, a ring lattice of another width and
 #: rewiring, a Holme–Kim clustered power-law graph, planted blocks of unequal sizes.
 HOLDOUT = ("rgg3d", "triangular", "ws_k3", "holme_kim", "sbm_unequal")
+#: Every name :func:`family_graph` knows.
+KNOWN = FAMILIES + HOLDOUT
 
 
 def family_graph(name: str, seed: int = 0) -> Graph:
@@ -122,9 +124,8 @@ def family_graph(name: str, seed: int = 0) -> Graph:
     base = ("sbm" if name in ("sbm_sorted", "sbm_rand") else name.removesuffix("_rand"))
     rnd = random.Random(1000 + seed)
     builders = _builders(rnd)
-    if name not in FAMILIES + HOLDOUT or base not in builders:
-        raise KeyError(f"unknown family {name!r} (choose from "
-                       f"{', '.join(FAMILIES + HOLDOUT)})")
+    if name not in KNOWN or base not in builders:
+        raise KeyError(f"unknown family {name!r} (choose from {', '.join(KNOWN)})")
     ig.set_random_number_generator(rnd)
     try:
         u, v, n = builders[base]()
