@@ -829,7 +829,7 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
         until its graph's statistic is at most the clipped estimate ``max(T̃, 0)``.
     block_slope : float in [0, 2], optional
         The generator's public block slope ``β`` (default
-        :data:`graphanon.synthetic.bter.DEFAULT_BLOCK_SLOPE`, 1/3; 0: one density for all
+        :data:`graphanon.synthetic.bter.DEFAULT_BLOCK_SLOPE`, 0: one density for all
         blocks). A public parameter: no privacy cost. Applied only where the released triangle
         statistic is above 1.5 noise deviations; otherwise the release's slope is 0.
     block_mixing : float in [0, 4] or "auto"

@@ -76,9 +76,9 @@ SYNTHESIZE = Spec("synthesize", (
           "measured worse than 16 at ε <= 4: docs/synthetic.md).",
           default=16, low=1, high=4096, words=("auto",), only=("neighbourhood", "node")),
     Param("block_slope", "float", "Public prior of the generator: blocks of smallest degree d "
-          "get density ρ (h/d)^β, so low-degree nodes keep more local clustering (real "
-          "networks' c(d) falls about as 1/d; 0: one density). Applied only where the "
-          "released triangle statistic is significant (docs/synthetic.md).",
+          "get density ρ (h/d)^β, so low-degree nodes get more local clustering (0: one "
+          "density, the default: the generated c(d) falls with d already). Applied only "
+          "where the released triangle statistic is significant (docs/synthetic.md).",
           default=DEFAULT_BLOCK_SLOPE, low=0.0, high=2.0, only=("neighbourhood", "edge")),
     Param("block_mixing", "float", "Block mixing σ of the generator: a block holds nodes "
           "next to each other in the order of log degree + σ·Z, so σ > 0 mixes degrees in a "
@@ -167,7 +167,7 @@ def synthesize(G: Graph, *, epsilon: float, neighbourhood: str = "edge", nodes: 
         charges the 2K noise over the whole domain and picks θ = 4–8 at ε <= 4, which
         lost more edges than θ = 16 on all six benchmark graphs (docs/synthetic.md).
     block_slope : float in [0, 2]
-        Edge-DP only: the generator's public block slope ``β`` (default 1/3; 0: one block
+        Edge-DP only: the generator's public block slope ``β`` (default 0: one block
         density): blocks of smallest degree ``d`` get density ``ρ (h / d)^β``
         (:data:`~graphanon.synthetic.bter.DEFAULT_BLOCK_SLOPE`). A public prior, no privacy
         cost; applied only where the released triangle statistic is above 1.5 noise
@@ -410,7 +410,7 @@ def _edge_pipeline(G: Graph, *, nodes: Any, epsilon: float, block_slope: float,
 
     Everything else (Louvain on the noisy super-graph, the consistent degrees, the BTER
     block density fitted to the released triangle statistic, the generated graph with its
-    public block slope ``β = 1/3``: blocks of smallest degree ``d`` get density
+    public block slope ``β``, 0 by default: blocks of smallest degree ``d`` get density
     ``ρ (h / d)^β``, and its block mixing: degrees mixed in a block, ``σ = 1``, where such
     blocks can carry the released triangles, else equal-degree blocks) is post-processing
     of released values with the public ``rng``.

@@ -51,13 +51,13 @@ def test_edge_dp_writes_graph_and_record_and_charges_once(
     check_payload(record, S)  # the record is bound to exactly the written graph
     universe = set(nodes.read_text().split())
     assert set(S.node_ids.astype(str).tolist()) == universe  # ids kept, isolated ones too
-    assert rel.params["block_slope"] in (0.0, pytest.approx(1 / 3))  # 0: nothing to spread
-    # the operator's prior: --block-slope 0 is one block density
-    out3 = tmp_path / "flat.txt"
-    assert main(["-q", "synthesize", str(g), "--epsilon", "0.5", "--nodes", str(nodes), "-o",
-                 str(out3), "--block-slope", "0", "--seed", "3"]) == 0
-    flat = json.loads((tmp_path / "flat.txt.release.json").read_text())
-    assert flat["params"]["block_slope"] == 0.0
+    assert rel.params["block_slope"] == 0.0  # the default: one block density
+    # the operator's prior: --block-slope 0.5, kept where the triangles are significant
+    out3 = tmp_path / "sloped.txt"
+    assert main(["-q", "synthesize", str(g), "--epsilon", "20", "--nodes", str(nodes), "-o",
+                 str(out3), "--block-slope", "0.5", "--seed", "3"]) == 0
+    sloped = json.loads((tmp_path / "sloped.txt.release.json").read_text())
+    assert sloped["params"]["block_slope"] == 0.5
     assert rel.params["block_mixing_selection"].startswith("auto")
     # the operator's choice: --block-mixing 2 is taken as given and stated
     out4 = tmp_path / "mixed.txt"
