@@ -23,8 +23,11 @@ def test_terminated_while_writing_leaves_nothing(tmp_path: Path, sig: int) -> No
     src = tmp_path / "g.txt"
     np.savetxt(src, edges, fmt="%d")
     out = tmp_path / "sub" / "deep" / "g.graphml"
+    # the command as a terminal starts it: the signal at its default disposition (under
+    # nohup SIGHUP arrives ignored, and graphanon leaves an ignored signal alone)
     proc = subprocess.Popen([*CLI, "-q", "project", str(src), "--theta", "40", "--out",
-                             str(out)], stderr=subprocess.PIPE, text=True)
+                             str(out)], stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(sig, signal.SIG_DFL))
     deadline = time.monotonic() + 120
     # wait until the output's temporary sibling exists: the command is writing
     while proc.poll() is None and time.monotonic() < deadline:
