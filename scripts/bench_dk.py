@@ -49,6 +49,15 @@ DATASETS = {
     "Reed98": "facebook100/Reed98.mat",
     "Caltech36": "facebook100/socfb-Caltech36.mtx",
 }
+#: ``../shared/datasets`` beside the checkout.
+SHARED_DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+
+
+def datasets_root(given: Path | str = SHARED_DATASETS) -> Path:
+    """The folder of the shared datasets: ``given`` where it exists, else
+    ``/work/shared/datasets`` (a checkout elsewhere on this machine)."""
+    root = Path(given)
+    return root if root.exists() else Path("/work/shared/datasets")
 EPSILONS = (0.01, 0.1, 1.0, 10.0)
 NX_MAX_EDGES = 200_000
 PARAMS = (1, 3, 5, 7, 9, 11, 13, 15)
@@ -198,8 +207,7 @@ def _plot(name: str, res: dict[str, Any], outdir: Path) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--datasets", default=str(Path(__file__).resolve().parents[2] / "shared"
-                                              / "datasets"))
+    ap.add_argument("--datasets", default=str(SHARED_DATASETS))
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--reps", type=int, default=5, help="Runs per point of Figure 6.4.")
     ap.add_argument("--outdir", default="bench-dk")
@@ -208,9 +216,7 @@ def main() -> None:
     ap.add_argument("--powerlaw-edges", type=int, default=0,
                     help="Add a synthetic power-law graph with this many edges (0: none).")
     args = ap.parse_args()
-    root = Path(args.datasets)
-    if not root.exists():
-        root = Path("/work/shared/datasets")
+    root = datasets_root(args.datasets)
     graphs = {n: read_graph(root / p) for n, p in DATASETS.items() if (root / p).exists()}
     if args.powerlaw_edges:
         import sys

@@ -53,7 +53,11 @@ from typing import Any
 
 import numpy as np
 from baselines import dgg, dp1k, privgraph, tmf  # published generators, reimplemented
-from bench_dk import DATASETS  # the graphs of ../shared/datasets (scripts/ is on sys.path)
+from bench_dk import (  # the graphs of ../shared/datasets (scripts/ is on sys.path)
+    DATASETS,
+    SHARED_DATASETS,
+    datasets_root,
+)
 from families import FAMILIES, HOLDOUT, KNOWN, family_graph  # random graph families, never tuned to
 from partition_shuffled import shuffle_ids
 
@@ -302,8 +306,7 @@ def plots(outdir: Path, med: list[dict[str, Any]]) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--root", type=Path,
-                    default=Path(__file__).resolve().parents[2] / "shared" / "datasets")
+    ap.add_argument("--root", type=Path, default=SHARED_DATASETS)
     ap.add_argument("--datasets", help=f"comma-separated subset of {', '.join(DATASETS)}")
     ap.add_argument("--families", help="comma-separated random graph families run after the "
                     f"datasets ({', '.join(KNOWN)}; families.py); 'all' for the "
@@ -322,7 +325,7 @@ def main() -> None:
                     help="relabel each graph's nodes with a seeded random permutation first "
                          "(ids then carry no locality; scripts/partition_shuffled.py)")
     args = ap.parse_args()
-    root = args.root if args.root.exists() else Path("/work/shared/datasets")
+    root = datasets_root(args.root)
 
     def pick(given: str | None, quick: tuple[Any, ...], full: Any) -> list[str]:
         if given:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from bench_dk import DATASETS
+from bench_dk import DATASETS, SHARED_DATASETS, datasets_root
 from bench_synthetic import seeded
 
 from graphanon.io.files import read_graph
@@ -44,15 +44,14 @@ def by_degree(g: Any) -> tuple[list[float], float]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--root", type=Path,
-                    default=Path(__file__).resolve().parents[2] / "shared" / "datasets")
+    ap.add_argument("--root", type=Path, default=SHARED_DATASETS)
     ap.add_argument("--datasets", default="ca-GrQc,ego-Facebook,Wiki-Vote,Reed98")
     ap.add_argument("--epsilon", type=float, default=1.0)
     ap.add_argument("--seeds", type=int, default=2)
     ap.add_argument("--slopes", default="0,0.333")
     ap.add_argument("--plot", type=Path)
     args = ap.parse_args()
-    root = args.root if args.root.exists() else Path("/work/shared/datasets")
+    root = datasets_root(args.root)
     slopes = [float(s) for s in args.slopes.split(",")]
     warnings.simplefilter("ignore")
     print("Noise: seeded numpy-insecure backend (reproducible, NOT private).", file=sys.stderr)
