@@ -161,7 +161,7 @@ def _block_edges(order: IntArray, starts: IntArray, rho: float, d_in: IntArray,
         # block degree is ρ_d d_i (Σd − d_i) / (Σd − d̄), ρ_d d_i at the block's mean degree.
         # Dividing by Σd instead left a block of degree d at density ρ_d d / (d + 1): local
         # clustering ≈ p³ was 0.30 ρ_d³ at d = 2, so c(d) rose with d where real graphs' falls.
-        p = np.minimum(rb * d[i] * d[j] / (d.sum() - d.sum() / s), 1.0)
+        p = np.minimum(rb * d[i] * d[j] / (d.sum() - d.mean()), 1.0)
         keep = rng.random(i.size) < p
         us.append(members[i[keep]])
         vs.append(members[j[keep]])
