@@ -22,7 +22,7 @@ from graphanon.privacy.sensitivity_audit import (
     random_graphs,
     small_graphs,
 )
-from graphanon.synthetic.bter import affinity_blocks, generate_community_graph
+from graphanon.synthetic.bter import _hub_edges, affinity_blocks, generate_community_graph
 from graphanon.synthetic.clustering import (
     bounded_triangles,
     release_bounded_triangles,
@@ -730,6 +730,54 @@ def test_a_stars_hub_gets_its_leaves() -> None:
     target = int(din.sum()) // 2
     assert S.degrees[0] >= 0.98 * 2000
     assert 0.99 * target <= S.n_edges <= target
+
+
+def test_hubs_get_their_degree_before_the_blocks() -> None:
+    """An ego network: three hubs (d_in 400, 300, 250) in a community of 401 nodes of d_in 20
+    at block density 1. Built after the blocks, which had used up every member's degree, the
+    hubs kept about half of theirs (202/147/139) and the graph lost the hubs' edges to
+    low-degree members; joined first, they get all of it, the members' blocks take what is
+    left, and the edge count stays the release's."""
+    n = 401
+    din = np.full(n, 20, dtype=np.int64)
+    din[:3] = (400, 300, 250)
+    m = np.zeros(n, dtype=np.int64)
+    rel = _given(m, din, np.zeros(n, np.int64), np.zeros((1, 1), np.int64), 1.0)
+    for seed in range(3):
+        S = generate_community_graph(rel, rng=np.random.default_rng(seed))
+        assert np.abs(S.degrees[:3] - din[:3]).max() <= 1, seed
+        assert S.n_edges == int(din.sum()) // 2
+        old = generate_community_graph(rel, rng=np.random.default_rng(seed), hub_share=0.0)
+        assert old.degrees[0] < 0.6 * 400
+        # the hubs' edges go to low-degree members: less assortative than without them
+        assert (S.to_igraph().assortativity_degree()
+                < old.to_igraph().assortativity_degree() - 0.03)
+    with pytest.raises(InvalidParameterError, match="hub_share"):
+        generate_community_graph(rel, rng=np.random.default_rng(0), hub_share=1.5)
+
+
+def test_hub_edges_are_distinct_and_inside_the_community() -> None:
+    """``_hub_edges``: a hub is a node with ``d_in ≥ share · (s − 1)``; its partners are
+    distinct nodes of its community with degree left, drawn ∝ it; two hubs are joined at most
+    once; every edge takes one unit from each end's remaining ``d_in``."""
+    rng = np.random.default_rng(7)
+    m = np.repeat([0, 1], [50, 30]).astype(np.int64)
+    din = rng.integers(1, 8, size=80).astype(np.int64)
+    din[[0, 1, 50]] = (45, 30, 29)   # hubs at share 0.5: ≥ 24.5 (community 0), ≥ 14.5 (1)
+    din[2] = 24                      # just below the threshold: not a hub
+    keys, left = _hub_edges(din, m, 80, rng, 0.5)
+    u, v = keys // 80, keys % 80
+    assert np.unique(keys).size == keys.size and (u != v).all()
+    assert (m[u] == m[v]).all()
+    used = np.bincount(u, minlength=80) + np.bincount(v, minlength=80)
+    assert (used + left == din).all() and (left >= 0).all()
+    assert (left[[0, 1, 50]] == 0).all() and left[2] > 0
+    hub_edges = np.isin(u, [0, 1, 50]) | np.isin(v, [0, 1, 50])
+    assert hub_edges.all()  # only hubs start edges here
+    assert used[0] == 45 and used[50] == 29  # room enough: every unit placed
+    # no hub phase at share 0
+    keys0, left0 = _hub_edges(din, m, 80, rng, 0.0)
+    assert keys0.size == 0 and (left0 == din).all()
 
 
 def test_affinity_blocks_group_similar_degrees() -> None:
