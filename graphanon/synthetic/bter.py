@@ -216,8 +216,11 @@ def _hub_edges(d_in: IntArray, membership: IntArray, n: int, rng: np.random.Gene
             others = others[~np.isin(others, joined[h])]
         k = min(int(left[h]), others.size)
         if k > 0:
-            w = left[others].astype(np.float64)
-            partners = rng.choice(others, size=k, replace=False, p=w / w.sum())
+            partners = others
+            if k < others.size:  # ∝ left, without replacement: the k largest log(u) / w
+                # (Efraimidis & Spirakis 2006; numpy's choice(p=, replace=False) was 5× slower)
+                key = np.log(rng.random(others.size)) / left[others]
+                partners = others[np.argpartition(-key, k - 1)[:k]]
             out.append(_keys(np.full(k, h), partners, n))
             left[partners] -= 1
             for p in partners[is_hub[partners]].tolist():
