@@ -288,6 +288,27 @@ def test_cells_pick_the_best_published_pipeline():
     assert rows["nmi"]["best_pipeline"] == "privgraph" and rows["nmi"]["at_least_as_good"]
 
 
+def test_each_pipeline_against_the_best_of_the_others():
+    """``--each``: one cell per metric; ours wins edges, tmf NMI, privgraph nothing."""
+    med = [{"dataset": "g", "epsilon": 1.0, "pipeline": p, **vals} for p, vals in (
+        ("synthesize-edge", {"edges_rel": 0.01, "nmi": 0.3}),
+        ("tmf", {"edges_rel": 0.014, "nmi": 0.6}),
+        ("privgraph", {"edges_rel": 0.2, "nmi": 0.1}))]
+    for m in med:
+        for key in compare_published.METRICS:
+            m.setdefault(key, float("nan"))
+    out = compare_published.each(med, "synthesize-edge", ["tmf", "privgraph", "dgg"])
+    lines = out.splitlines()
+    # against the best of the others: ours 1 of 2 (edges 0.01 ≤ 0.014; NMI 0.3 < 0.6 / 1.5)
+    assert "| synthesize-edge | 50 % / 50 % | 2 |" in lines
+    assert "| tmf | 50 % / 100 % | 2 |" in lines  # NMI best; edges 0.014 ≤ 1.5 · 0.01
+    assert "| privgraph | 0 % / 0 % | 2 |" in lines
+    assert not any(line.startswith("| dgg") for line in lines)  # not in the run
+    # head to head: ours beats privgraph on both, tmf on edges only
+    assert "| tmf alone | 50 % / 50 % | 2 |" in lines
+    assert "| privgraph alone | 100 % / 100 % | 2 |" in lines
+
+
 def test_holdout_families_are_fixed_graphs_of_the_stated_kind():
     import families
 
