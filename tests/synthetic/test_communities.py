@@ -22,7 +22,13 @@ from graphanon.privacy.sensitivity_audit import (
     random_graphs,
     small_graphs,
 )
-from graphanon.synthetic.bter import _hub_edges, affinity_blocks, generate_community_graph
+from graphanon.synthetic.bter import (
+    _closure_edges,
+    _hub_edges,
+    _within_capacity,
+    affinity_blocks,
+    generate_community_graph,
+)
 from graphanon.synthetic.clustering import (
     bounded_triangles,
     release_bounded_triangles,
@@ -512,9 +518,10 @@ def test_equal_degree_blocks_have_density_rho_exactly() -> None:
         assert S.n_edges == 100 * (d + 1) * d // 2
         assert np.asarray(S.to_igraph().transitivity_local_undirected()) == pytest.approx(1.0)
     # 1000 blocks of three at ρ = 0.5: 125 ± 10.5 (sd) triangles from the blocks (the excess
-    # is matched at random over 3000 nodes and closes almost none); 37 at density ρ · 2/3
+    # is matched at random over 3000 nodes and closes almost none; without the triad
+    # formation, which would complete the blocks' open paths); 37 at density ρ · 2/3
     S = generate_community_graph(one_community(3000, 2, 0.5), rng=np.random.default_rng(5),
-                                 block_slope=0.0)
+                                 block_slope=0.0, closure=0.0)
     assert abs(len(S.to_igraph().cliques(3, 3)) - 125) < 40
 
 
@@ -778,6 +785,62 @@ def test_hub_edges_are_distinct_and_inside_the_community() -> None:
     # no hub phase at share 0
     keys0, left0 = _hub_edges(din, m, 80, rng, 0.0)
     assert keys0.size == 0 and (left0 == din).all()
+
+
+def test_closure_edges_close_triangles_within_the_excess() -> None:
+    """Triad formation: every closure edge ``u − x`` has a common neighbour among the
+    existing edges (it closes a triangle), no pair repeats or meets an existing edge, and no
+    node gets more closure edges than its excess."""
+    rng = np.random.default_rng(11)
+    n = 300
+    i, j = np.triu_indices(n, 1)
+    pick = rng.random(i.size) < 0.03
+    existing = np.sort(i[pick] * n + j[pick])
+    excess = rng.integers(0, 4, size=n).astype(np.int64)
+    keys = _closure_edges(excess, existing, n, rng, 1.0)
+    assert keys.size > 50
+    assert np.unique(keys).size == keys.size and not np.isin(keys, existing).any()
+    u, v = keys // n, keys % n
+    used = np.bincount(u, minlength=n) + np.bincount(v, minlength=n)
+    assert (used <= excess).all()
+    adj = [set() for _ in range(n)]
+    for a, b in zip(existing // n, existing % n, strict=True):
+        adj[a].add(b)
+        adj[b].add(a)
+    assert all(adj[a] & adj[b] for a, b in zip(u.tolist(), v.tolist(), strict=True))
+    assert _closure_edges(excess, existing, n, rng, 0.0).size == 0
+
+
+def test_within_capacity_never_exceeds_what_is_left() -> None:
+    rng = np.random.default_rng(4)
+    for _ in range(20):
+        u = rng.integers(0, 30, 200)
+        v = (u + rng.integers(1, 30, 200)) % 30
+        left = rng.integers(0, 5, 30).astype(np.int64)
+        keep = _within_capacity(u, v, left)
+        used = np.bincount(u[keep], minlength=30) + np.bincount(v[keep], minlength=30)
+        assert (used <= left).all()
+        # greedy in order: every dropped candidate has an end with nothing left
+        free = left - used
+        assert not ((free[u[~keep]] > 0) & (free[v[~keep]] > 0)).any()
+
+
+def test_triad_formation_raises_the_low_degree_nodes_clustering() -> None:
+    """Blocks of degree-4 nodes at density 0.5, each node with excess left: with triad
+    formation a share of that excess closes triangles through block neighbours, so the
+    average clustering rises, at the same degrees and edge count."""
+    n = 1000
+    zeros = np.zeros(n, dtype=np.int64)
+    rel = _given(zeros, np.full(n, 6, dtype=np.int64), zeros, np.zeros((1, 1), np.int64), 0.5)
+    acc = {}
+    for q in (0.0, 1.0):
+        S = generate_community_graph(rel, rng=np.random.default_rng(2), closure=q)
+        assert S.n_edges == 3 * n
+        assert (S.degrees == 6).mean() > 0.97
+        acc[q] = S.to_igraph().transitivity_avglocal_undirected(mode="zero")
+    assert acc[1.0] > acc[0.0] + 0.05
+    with pytest.raises(InvalidParameterError, match="closure"):
+        generate_community_graph(rel, rng=np.random.default_rng(0), closure=-0.1)
 
 
 def test_affinity_blocks_group_similar_degrees() -> None:
