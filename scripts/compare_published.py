@@ -116,13 +116,14 @@ def each(medians: list[dict[str, Any]], ours: str, published: list[str]) -> str:
     """Every pipeline against the best of all the others per cell, and ``ours`` against each
     published pipeline alone (at least as good % / within 1.5× %)."""
     present = {m["pipeline"] for m in medians}
-    names = [p for p in (ours, *published) if p in present]
+    theirs = [p for p in dict.fromkeys(published) if p in present and p != ours]
+    names = ([ours] if ours in present else []) + theirs
     lines = ["| pipeline | against the best of the others | cells |", "|---|---|---|"]
     for p in names:
         rows = cells(medians, p, [q for q in names if q != p])
         lines.append(f"| {p} | {rate(rows)} | {len(rows)} |")
     lines += ["", f"| {ours} against | at least as good / within 1.5× | cells |", "|---|---|---|"]
-    for q in names[1:]:
+    for q in theirs:
         rows = cells(medians, ours, [q])
         lines.append(f"| {q} alone | {rate(rows)} | {len(rows)} |")
     return "\n".join(lines)

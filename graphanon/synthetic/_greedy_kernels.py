@@ -31,7 +31,13 @@ def _greedy(u: Any, v: Any, left: Any) -> Any:  # pragma: no cover - compiled
 
 def greedy_within_capacity(u: np.ndarray, v: np.ndarray, left: np.ndarray) -> np.ndarray:
     """``keep[i]``: candidate ``(u[i], v[i])`` kept, in order, while both ends have capacity
-    (``left`` is not modified)."""
-    return np.asarray(_greedy(np.ascontiguousarray(u, dtype=np.int64),
-                              np.ascontiguousarray(v, dtype=np.int64),
-                              np.array(left, dtype=np.int64)))
+    (``left`` is not modified). The compiled loop does no bounds checks, so the ends are
+    checked here: ``u`` and ``v`` of one length, every end an index into ``left``."""
+    u = np.ascontiguousarray(u, dtype=np.int64)
+    v = np.ascontiguousarray(v, dtype=np.int64)
+    left = np.array(left, dtype=np.int64)
+    if u.shape != v.shape or u.ndim != 1:
+        raise ValueError(f"u and v must be 1-d of one length; got {u.shape} and {v.shape}")
+    if u.size and (min(u.min(), v.min()) < 0 or max(u.max(), v.max()) >= left.size):
+        raise ValueError(f"candidate ends must lie in [0, {left.size})")
+    return np.asarray(_greedy(u, v, left))

@@ -205,9 +205,9 @@ def _hub_edges(d_in: IntArray, membership: IntArray, n: int, rng: np.random.Gene
     A hub is a node with ``d_in ≥ max(share · (s − 1), 2)``, ``s`` its community's size. In
     decreasing ``d_in`` order each hub is joined to ``min(left, candidates)`` distinct nodes
     of its community, drawn without replacement ∝ their remaining ``d_in`` among those with
-    some left and no edge to it yet; each partner's remaining ``d_in`` falls by one and the
-    hub's becomes 0, so it joins no block. Work: ``O(s)`` per hub, and a hub's ``d_in`` is at
-    least ``share · (s − 1)``, so ``O(m / share)`` in all."""
+    some left; each partner's remaining ``d_in`` falls by one and the hub's becomes 0, so it
+    joins no block and no later hub draws it again. Work: ``O(s)`` per hub, and a hub's
+    ``d_in`` is at least ``share · (s − 1)``, so ``O(m / share)`` in all."""
     left = d_in.copy()
     if share <= 0 or n == 0:
         return np.zeros(0, np.int64), left
@@ -217,16 +217,12 @@ def _hub_edges(d_in: IntArray, membership: IntArray, n: int, rng: np.random.Gene
         return np.zeros(0, np.int64), left
     by_comm = np.argsort(membership, kind="stable")
     bounds = np.concatenate([[0], np.cumsum(size)])
-    is_hub = np.zeros(n, dtype=bool)
-    is_hub[hubs] = True
-    joined: dict[int, list[int]] = {}  # hub -> the hubs before it that chose it
     out: list[IntArray] = []
     for h in hubs[np.argsort(-d_in[hubs], kind="stable")].tolist():
         c = int(membership[h])
         others = by_comm[bounds[c]:bounds[c + 1]]
+        # a hub before h has nothing left, so an edge to it is never drawn twice
         others = others[(left[others] > 0) & (others != h)]
-        if h in joined:
-            others = others[~np.isin(others, joined[h])]
         k = min(int(left[h]), others.size)
         if k > 0:
             partners = others
@@ -236,8 +232,6 @@ def _hub_edges(d_in: IntArray, membership: IntArray, n: int, rng: np.random.Gene
                 partners = others[np.argpartition(-key, k - 1)[:k]]
             out.append(_keys(np.full(k, h), partners, n))
             left[partners] -= 1
-            for p in partners[is_hub[partners]].tolist():
-                joined.setdefault(p, []).append(h)
         left[h] = 0
     return (_sorted_unique(np.concatenate(out)) if out else np.zeros(0, np.int64)), left
 

@@ -307,6 +307,12 @@ def test_each_pipeline_against_the_best_of_the_others():
     # head to head: ours beats privgraph on both, tmf on edges only
     assert "| tmf alone | 50 % / 50 % | 2 |" in lines
     assert "| privgraph alone | 100 % / 100 % | 2 |" in lines
+    # ours listed among the published too: not compared with itself
+    again = compare_published.each(med, "synthesize-edge", ["synthesize-edge", "tmf"])
+    assert "| synthesize-edge alone" not in again and "| tmf alone | 50 % / 50 % | 2 |" in again
+    # ours missing from the run: every published row is still there
+    gone = compare_published.each(med[1:], "synthesize-edge", ["tmf", "privgraph"])
+    assert "| tmf |" in gone and "| tmf alone | 0 % / 0 % | 0 |" in gone
 
 
 def test_holdout_families_are_fixed_graphs_of_the_stated_kind():

@@ -782,6 +782,16 @@ def test_hub_edges_are_distinct_and_inside_the_community() -> None:
     hub_edges = np.isin(u, [0, 1, 50]) | np.isin(v, [0, 1, 50])
     assert hub_edges.all()  # only hubs start edges here
     assert used[0] == 45 and used[50] == 29  # room enough: every unit placed
+    # partners ∝ their remaining d_in: a hub of 100 among 100 nodes of d_in 9 and 100 of
+    # d_in 1 picks mostly heavy ones (∝ weight: about 86 of 100; uniformly: 50)
+    m2 = np.zeros(201, dtype=np.int64)
+    d2 = np.r_[100, np.full(100, 9), np.full(100, 1)].astype(np.int64)
+    heavy = []
+    for seed in range(5):
+        k2, _ = _hub_edges(d2, m2, 201, np.random.default_rng(seed), 0.5)
+        other = np.where(k2 // 201 == 0, k2 % 201, k2 // 201)
+        heavy.append(int((other <= 100).sum()))
+    assert k2.size == 100 and min(heavy) >= 75, heavy
     # no hub phase at share 0
     keys0, left0 = _hub_edges(din, m, 80, rng, 0.0)
     assert keys0.size == 0 and (left0 == din).all()
@@ -809,9 +819,24 @@ def test_closure_edges_close_triangles_within_the_excess() -> None:
         adj[b].add(a)
     assert all(adj[a] & adj[b] for a, b in zip(u.tolist(), v.tolist(), strict=True))
     assert _closure_edges(excess, existing, n, rng, 0.0).size == 0
+    # the greedy takes the candidates in random order: around a star's centre every leaf
+    # of excess 1 proposes a random other leaf, and low and high ids fill alike (in key
+    # order the low ids came first and took most of the capacity)
+    star = np.arange(1, n, dtype=np.int64)  # keys 0·n + j
+    excess1 = np.r_[0, np.ones(n - 1, dtype=np.int64)]
+    low = high = 0
+    for seed in range(5):
+        keys = _closure_edges(excess1, star, n, np.random.default_rng(seed), 1.0)
+        per = np.bincount(keys // n, minlength=n) + np.bincount(keys % n, minlength=n)
+        low, high = low + per[1:n // 2].sum(), high + per[n // 2:].sum()
+    assert abs(low - high) <= 0.1 * (low + high), (low, high)
 
 
 def test_within_capacity_never_exceeds_what_is_left() -> None:
+    with pytest.raises(ValueError, match="lie in"):
+        _within_capacity(np.array([0]), np.array([7]), np.array([1, 1]))
+    with pytest.raises(ValueError, match="one length"):
+        _within_capacity(np.array([0, 1]), np.array([1]), np.array([1, 1]))
     rng = np.random.default_rng(4)
     for _ in range(20):
         u = rng.integers(0, 30, 200)
@@ -826,7 +851,7 @@ def test_within_capacity_never_exceeds_what_is_left() -> None:
 
 
 def test_triad_formation_raises_the_low_degree_nodes_clustering() -> None:
-    """Blocks of degree-4 nodes at density 0.5, each node with excess left: with triad
+    """Blocks of degree-6 nodes at density 0.5, each node with excess left: with triad
     formation a share of that excess closes triangles through block neighbours, so the
     average clustering rises, at the same degrees and edge count."""
     n = 1000
