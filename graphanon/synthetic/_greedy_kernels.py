@@ -1,9 +1,9 @@
-"""numba kernel of the generator's greedy capacity check (:func:`graphanon.synthetic.bter.
-_within_capacity`): candidate edges in their given order, each kept when both its ends still
-have capacity. Sequential by nature (each decision changes the capacities the next one
-reads), so compiled rather than vectorized: a vectorized version by ranks had to drop
-candidates that a node's earlier, blocked candidates had crowded out, and kept 2–14 of 200
-where the greedy keeps what the capacities allow.
+"""numba kernel of the generator's greedy capacity check (the triad formation of
+:func:`graphanon.synthetic.bter._closure_edges`): candidate edges in their given order, each
+kept when both its ends still have capacity. Sequential by nature (each decision changes the
+capacities the next one reads), so compiled rather than vectorized: a vectorized version by
+ranks had to drop candidates that a node's earlier, blocked candidates had crowded out, and
+kept 2–14 of 200 where the greedy keeps what the capacities allow.
 """
 
 from __future__ import annotations

@@ -66,7 +66,7 @@ import numpy.typing as npt
 from .._validation import check_float
 from ..errors import InvalidParameterError
 from ..graph import Graph
-from ..graph._csr import _sorted_unique
+from ..graph._csr import _csr_from_pairs, _sorted_unique
 
 if TYPE_CHECKING:
     from .communities import CommunityRelease
@@ -236,31 +236,22 @@ def _hub_edges(d_in: IntArray, membership: IntArray, n: int, rng: np.random.Gene
     return (_sorted_unique(np.concatenate(out)) if out else np.zeros(0, np.int64)), left
 
 
-def _within_capacity(u: IntArray, v: IntArray, left: IntArray) -> npt.NDArray[np.bool_]:
-    """Which of the candidate edges ``(u, v)``, taken in their order, to keep so that no node
-    gets more than ``left`` of them: greedy, each kept while both its ends have capacity
-    (a compiled loop, :mod:`._greedy_kernels`)."""
-    from ._greedy_kernels import greedy_within_capacity
-
-    return np.asarray(greedy_within_capacity(u, v, left), dtype=bool)
-
-
 def _closure_edges(excess: IntArray, existing: IntArray, n: int, rng: np.random.Generator,
                    share: float) -> IntArray:
     """Triad formation for a ``share`` of the excess stubs (Holme & Kim, Phys. Rev. E 65,
     026107, 2002): the stub's node ``u`` picks a random neighbour ``w`` among the ``existing``
     (block and hub) edges and a random neighbour ``x`` of ``w``; ``u − x`` closes the triangle
     ``u, w, x`` when ``x ≠ u`` has excess left and is not yet joined to ``u``. Distinct pairs,
-    at most each node's excess (:func:`_within_capacity`). The existing edges are
+    at most each node's excess (greedy, in random order:
+    :func:`._greedy_kernels.greedy_within_capacity`). The existing edges are
     intra-community, so these are too."""
     if share <= 0 or existing.size == 0 or not excess.any():
         return np.zeros(0, np.int64)
-    a, b = existing // n, existing % n
-    src = np.concatenate([a, b])
-    order = np.argsort(src, kind="stable")
-    dst = np.concatenate([b, a])[order]
-    deg = np.bincount(src, minlength=n)
-    start = np.concatenate([[0], np.cumsum(deg)])
+    from ._greedy_kernels import greedy_within_capacity
+
+    start, dst = (np.asarray(a, dtype=np.int64)
+                  for a in _csr_from_pairs(existing // n, existing % n, n))
+    deg = np.diff(start)
     stubs = np.repeat(np.arange(n), excess)
     stubs = stubs[(rng.random(stubs.size) < share) & (deg[stubs] > 0)]
     if stubs.size == 0:
@@ -271,7 +262,7 @@ def _closure_edges(excess: IntArray, existing: IntArray, n: int, rng: np.random.
     keys = _sorted_unique(_keys(stubs[ok], x[ok], n))
     keys = keys[~_member(existing, keys)]
     keys = keys[rng.permutation(keys.size)]  # the greedy's order
-    return np.asarray(keys[_within_capacity(keys // n, keys % n, excess)])
+    return np.asarray(keys[greedy_within_capacity(keys // n, keys % n, excess)])
 
 
 def _trim_overshoot(keys: IntArray, target: IntArray, n: int, rng: np.random.Generator

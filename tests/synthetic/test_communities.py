@@ -22,10 +22,10 @@ from graphanon.privacy.sensitivity_audit import (
     random_graphs,
     small_graphs,
 )
+from graphanon.synthetic._greedy_kernels import greedy_within_capacity
 from graphanon.synthetic.bter import (
     _closure_edges,
     _hub_edges,
-    _within_capacity,
     affinity_blocks,
     generate_community_graph,
 )
@@ -834,15 +834,15 @@ def test_closure_edges_close_triangles_within_the_excess() -> None:
 
 def test_within_capacity_never_exceeds_what_is_left() -> None:
     with pytest.raises(ValueError, match="lie in"):
-        _within_capacity(np.array([0]), np.array([7]), np.array([1, 1]))
+        greedy_within_capacity(np.array([0]), np.array([7]), np.array([1, 1]))
     with pytest.raises(ValueError, match="one length"):
-        _within_capacity(np.array([0, 1]), np.array([1]), np.array([1, 1]))
+        greedy_within_capacity(np.array([0, 1]), np.array([1]), np.array([1, 1]))
     rng = np.random.default_rng(4)
     for _ in range(20):
         u = rng.integers(0, 30, 200)
         v = (u + rng.integers(1, 30, 200)) % 30
         left = rng.integers(0, 5, 30).astype(np.int64)
-        keep = _within_capacity(u, v, left)
+        keep = greedy_within_capacity(u, v, left)
         used = np.bincount(u[keep], minlength=30) + np.bincount(v[keep], minlength=30)
         assert (used <= left).all()
         # greedy in order: every dropped candidate has an end with nothing left
