@@ -109,8 +109,8 @@ DEFAULT_HUB_SHARE = 0.5
 #: node's edges outside its block close none, and the average clustering of core–periphery
 #: graphs fell short (Wiki-Vote 0.07–0.09 against 0.14). The density fit keeps the released
 #: triangle statistic either way. Chosen from 0.15 / 0.3 / 0.5 / 0.7: level at 0.3–0.5 on
-#: the benchmark's datasets and families, 0.3 better on its held-out graphs (which thereby
-#: took part in the choice); average clustering closer on all six datasets at ε = 1
+#: the benchmark's datasets and families, and on its held-out graphs within seed noise
+#: (which thereby took part in the choice); average clustering closer on all six datasets at ε = 1
 #: (Wiki-Vote 0.40 → 0.35, Reed98 0.23 → 0.17 relative error); docs/synthetic.md.
 DEFAULT_CLOSURE = 0.3
 
