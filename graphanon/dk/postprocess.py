@@ -11,7 +11,8 @@ privacy (post-processing of an ε-DP release is ε-DP):
 - :func:`split_evenly`: a noisy cluster sum spread back over the cluster's cells;
 - :func:`cell_coordinates`: the inverse of :func:`~graphanon.dk.extract.cell_index`;
 - :func:`deconvolve_degrees`: a degree sequence from noisy per-node degrees (the noise's
-  known distribution removed from their histogram).
+  known distribution removed from their histogram);
+- :func:`degree_sequence_from_cdf`: a degree sequence from noisy cumulative degree counts.
 
 Split out of :mod:`graphanon.dk.release` (issue 37), which still exports every public name.
 """
@@ -31,6 +32,7 @@ from .microaggregation import Partition
 __all__ = [
     "cell_coordinates",
     "deconvolve_degrees",
+    "degree_sequence_from_cdf",
     "largest_remainder",
     "postprocess_1k",
     "postprocess_2k",
@@ -383,3 +385,95 @@ def deconvolve_degrees(noisy: Any, scale: float, *, max_degree: int | None = Non
     cum = np.cumsum(p) * n
     seq = np.searchsorted(cum, np.arange(n) + 0.5)
     return np.minimum(seq, hi).astype(np.int64)
+
+
+#: :func:`degree_sequence_from_cdf`: the top nodes whose degrees come from the ``tail``
+#: sequence, in noise scales of the cumulative counts. Measured on the sequences alone
+#: (docs/synthetic.md): 0.25 / 0.5 / 1 / 2 scales gave the same KS and a KL of 0.119 / 0.121
+#: / 0.128 / 0.149; 0.5 the smallest error of the degree sum.
+CDF_TAIL = 0.5
+#: :func:`degree_sequence_from_cdf`: a flat stretch of the fit within this many noise scales
+#: of 0 or ``n`` is the fit's bias at the ends, not a sparse degree range: it starts no
+#: smoothing.
+CDF_FLAT_EDGE = 1.0
+
+
+def degree_sequence_from_cdf(noisy: Any, n: int, scale: float, *, tail: Any = None,
+                             tail_nodes: float | None = None,
+                             smoothing: float = DECONVOLUTION_SMOOTHING
+                             ) -> npt.NDArray[np.int64]:
+    """Post-processing: the sorted degree sequence of ``n`` nodes from noisy cumulative
+    degree counts ``noisy[k] ≈ C(k) = #{u : d(u) ≤ k}``, ``k = 0..D − 1`` (``C(D) = n`` for
+    the public bound ``D``, not released), each with noise of ``scale``.
+
+    1. **Consistency.** ``C`` is non-decreasing and lies in ``[0, n]``: the noisy counts are
+       projected onto that set by isotonic regression (least squares; the constrained
+       inference of Hay, Rastogi, Miklau & Suciu, VLDB 2010, there on the sorted sequence)
+       and clipped.
+    2. **The top nodes from** ``tail``. Near ``n`` the fit cannot place the last few nodes:
+       isotonic regression of noise around a constant rises from below it to above it, so a
+       few nodes land on degrees far beyond the truth, and a hub's degree is lost in the
+       noise of the counts around it. The ``t = n − C(k*)`` nodes above the first degree
+       ``k*`` with at most ``tail_nodes`` (default :data:`CDF_TAIL` noise scales) nodes above
+       it take the ``t`` largest values of ``tail`` (the sequence deconvolved from per-node
+       degrees, whose hubs keep their degrees), raised to at least ``k* + 1``.
+    3. **Smoothing where the counts are sparse.** The fit is flat where the counts per
+       degree are below the noise (a heavy tail): its mass sits on the few degrees where the
+       blocks change, and the degrees between are empty, which a histogram's KL punishes
+       (:func:`graphanon.metrics.kl_divergence`). So the mass from the first flat stretch of
+       two or more degrees (not within :data:`CDF_FLAT_EDGE` noise scales of 0 or ``n``)
+       upward is blurred in ``ln(d + 1)`` by the standard deviation
+       ``smoothing · min(1, scale)``, as :func:`deconvolve_degrees` blurs its estimate.
+       Below it every degree was resolved on its own, and blurring would only spread a
+       narrow distribution's spikes.
+
+    The sequence is the quantiles of the result. A function of released vectors and public
+    values only: no privacy cost.
+
+    Why: per-node degrees with noise of scale ``b`` blur the histogram by ``b`` degrees,
+    which deconvolution undoes only partly (a ring lattice's degrees 8–12 under noise of
+    scale 3); the cumulative counts have noise of their own scale per count of nodes, and a
+    degree with hundreds of nodes is resolved exactly. Measured on the sequences alone over
+    six datasets and fourteen random graphs (docs/synthetic.md).
+    """
+    smoothing = check_float(smoothing, "smoothing", "degree_sequence_from_cdf", low=0.0,
+                            high=1.0)
+    from scipy.optimize import isotonic_regression  # 0.3 s of imports: only where used
+
+    x = np.asarray(noisy, dtype=np.float64)
+    if n <= 0:
+        return np.zeros(0, dtype=np.int64)
+    fit = np.clip(isotonic_regression(x, increasing=True).x, 0.0, float(n)) if x.size else x
+    D = fit.size  # the public bound: C(D) = n
+    top, n_top = D, 0  # the bulk's degrees are 0..top; n_top nodes lie above
+    if tail is not None and D > 0:
+        tau = CDF_TAIL * float(scale) if tail_nodes is None else float(tail_nodes)
+        over = np.flatnonzero(n - fit <= tau)
+        if over.size:
+            top = int(over[0])
+            n_top = min(int(np.rint(n - fit[top])), n)
+    # cumulative counts at the degrees 0..top: the bulk's n − n_top nodes end at `top`
+    bulk = np.minimum(np.append(fit[:top], float(n - n_top)), float(n - n_top))
+    p = np.diff(np.concatenate([[0.0], bulk]))
+    lo = fit[:top]
+    if lo.size and n - n_top > 0:
+        starts = np.flatnonzero(np.concatenate([[True], np.diff(lo) != 0]))
+        lengths = np.diff(np.append(starts, lo.size))
+        edge = CDF_FLAT_EDGE * float(scale)
+        flat = np.flatnonzero((lengths >= 2) & (lo[starts] > edge) & (lo[starts] < n - edge))
+        if flat.size:
+            k = int(starts[int(flat[0])])
+            high = np.where(np.arange(p.size) >= k, p, 0.0)
+            mass = float(high.sum())
+            if mass > 0:
+                p = np.where(np.arange(p.size) >= k, 0.0, p) + mass * _smooth_log_degrees(
+                    high / mass, smoothing * min(1.0, float(scale)))
+    m = n - n_top
+    seq = np.zeros(0, dtype=np.int64)
+    if m > 0:
+        cum = np.cumsum(p) * (m / max(float(p.sum()), 1e-300))
+        seq = np.minimum(np.searchsorted(cum, np.arange(m) + 0.5), top).astype(np.int64)
+    if n_top > 0:
+        high_values = np.sort(np.asarray(tail, dtype=np.int64))[-n_top:]
+        seq = np.concatenate([seq, np.clip(high_values, top + 1, D)])
+    return np.sort(seq)

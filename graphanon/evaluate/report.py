@@ -36,14 +36,14 @@ _KNOWN_MECHANISMS = (
      "hay-constrained-inference", "pdp-min-dk1", "pdp-ll-dk1", "pdp-ag-dk1",
      "pdp-min-dk1-node", "dk2-edge-thresholded", "pdp-st-dk2", "private-partition",
      "node-degrees", "community-edges", "bounded-triangles", "edge-total",
-     "smooth-triangles"),
+     "smooth-triangles", "degree-cdf"),
 )
 _ALIASES = {"dk1-edge": "dk1-laplace", "dk2-edge": "dk2-laplace", "dk2-mpdc-edge": "dk2-mpdc",
             "theta-dk1-node": "theta-dk1-ead", "theta-dk2-node": "theta-dk2-ead",
             "randomized response": "randomized-response"}
 _PALETTE = ("#4477aa", "#ee6677", "#228833", "#ccbb44", "#66ccee", "#aa3377", "#332288",
             "#117733", "#882255", "#44aa99", "#999933", "#cc6677", "#88ccee", "#ddcc77",
-            "#000000", "#bbbbbb", "#ee7733", "#009988", "#aa4499")
+            "#000000", "#bbbbbb", "#ee7733", "#009988", "#aa4499", "#771155")
 _MARKERS = "osD^vP<X>hp*d8"
 
 

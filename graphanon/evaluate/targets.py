@@ -133,7 +133,7 @@ AUDIT_MECHANISMS = (
     "randomized-response-edge", "randomized-response-node", "dk1-laplace", "dk2-laplace",
     "dk2-mdav", "dk2-mpdc", "theta-dk1-ead", "theta-dk2-ead", "hay-constrained-inference",
     "pdp-min-dk1", "pdp-ll-dk1", "pdp-ag-dk1", "pdp-min-dk1-node",
-    "private-partition", "node-degrees", "community-edges", "smooth-triangles",
+    "private-partition", "node-degrees", "degree-cdf", "community-edges", "smooth-triangles",
     "bounded-triangles", "edge-total",
     "control-dk1-half-sensitivity",
 )
@@ -245,6 +245,12 @@ def audit_targets(
         _, record = release_node_degrees(G, epsilon=eps, nodes=G.node_ids, backend=backend)
         return None, record
 
+    def degree_cdf(G: Graph, backend: NoiseBackend) -> tuple[Any, Release]:
+        from ..synthetic.communities import release_degree_cdf
+
+        _, record = release_degree_cdf(G, epsilon=eps, nodes=G.node_ids, backend=backend)
+        return None, record
+
     def community_edges(G: Graph, backend: NoiseBackend) -> tuple[Any, Release]:
         from ..synthetic.communities import release_community_edges
 
@@ -342,6 +348,9 @@ def audit_targets(
         "node-degrees": AuditTarget(
             "node-degrees", "synthesize --neighbourhood edge", "edge", node_degrees,
             edge_pairs, f"one edge raises the degrees of its two ends ({star})"),
+        "degree-cdf": AuditTarget(
+            "degree-cdf", "synthesize --neighbourhood edge", "edge", degree_cdf, edge_pairs,
+            f"one edge moves each end out of one cumulative count ({star})"),
         "community-edges": AuditTarget(
             "community-edges (parity partition)", "synthesize --neighbourhood edge", "edge",
             community_edges, edge_pairs, f"one edge, one community cell ({star})"),

@@ -3,7 +3,7 @@ edge counts (edge-DP, node ids kept; issue 36, part 4).
 
 Under edge-DP the node set is public (:mod:`graphanon.universe`): the operator passes it
 (``nodes=``), and every released vector below has one entry per listed node, in the order of
-``G.with_nodes(nodes).node_ids``. Four noisy statistics, each with its own share of ε
+``G.with_nodes(nodes).node_ids``. Five noisy statistics, each with its own share of ε
 (sequential composition; the shares are stated in the record's ``params["epsilon_split"]``):
 
 1. **Super-node counts** (:func:`release_supergraph_counts`). The nodes are grouped into
@@ -22,13 +22,16 @@ Under edge-DP the node set is public (:mod:`graphanon.universe`): the operator p
    selections has a *monotone* quality of sensitivity 1, for which ``P ∝ exp(ε' q)`` is
    ε'-DP (McSherry & Talwar 2007, the monotone case); the other selections are unchanged.
    With ``ε' = ε_r / 2`` per node the round is ε_r-edge-DP.
-3. **Degree sequence**: the distribution of the degrees. By default no share of its own: it
-   is deconvolved from the noisy node degrees of step 4
-   (:func:`graphanon.dk.postprocess.deconvolve_degrees`, post-processing), which measured
-   closer to the truth than Hay et al.'s constrained inference on a separate 0.25 of ε
-   (:func:`graphanon.nodedp.degree_sequences.hay_degree_sequence`, Δ = 2; still used with a
-   ``"degree_sequence"`` share). Each node's degree is the sequence's value at the node's rank
-   by its noisy degree (post-processing).
+3. **Degree distribution** (:func:`release_degree_cdf`): the cumulative counts
+   ``C(k) = #{u : d(u) ≤ k}`` over the public domain ``k = 0..n − 2``. One edge moves each of
+   its two ends out of exactly one count: **Δ = 2**. The sorted degree sequence is read off
+   them by isotonic regression, its top nodes from the sequence deconvolved from the noisy
+   node degrees of step 4 (:func:`graphanon.dk.postprocess.degree_sequence_from_cdf` and
+   :func:`~graphanon.dk.postprocess.deconvolve_degrees`, post-processing). With a share of 0
+   the whole sequence is deconvolved from the node degrees; Hay et al.'s constrained
+   inference on the sorted degrees (:func:`graphanon.nodedp.degree_sequences.hay_degree_sequence`,
+   Δ = 2) is used with a ``"degree_sequence"`` share instead. Each node's degree is the
+   sequence's value at the node's rank by its noisy degree (post-processing).
 4. **Community degrees**, two parts (:func:`release_community_degrees`). Every node's degree
    (:func:`release_node_degrees`): one edge raises two degrees by 1, **Δ = 2**. Given the
    released partition (public), the edge counts ``E_ij`` (``i <= j``) inside and between
@@ -70,7 +73,7 @@ from .._progress import ProgressFn, log_progress
 from .._validation import check_choice, check_epsilon, check_float, check_int, fail
 from ..errors import InvalidParameterError
 from ..graph import Graph
-from ..privacy.noise import NoiseBackend, get_backend, gumbel_argmax
+from ..privacy.noise import NoiseBackend, dp_scale, get_backend, gumbel_argmax
 from ..privacy.release import Release, started_at
 from .bter import AUTO_BLOCK_MIXING, DEFAULT_BLOCK_DENSITY, DEFAULT_BLOCK_SLOPE
 
@@ -84,11 +87,13 @@ __all__ = [
     "combine_totals",
     "community_edge_counts",
     "community_release",
+    "degree_cdf",
     "private_partition",
     "refine_partition",
     "refinement_scores",
     "release_community_degrees",
     "release_community_edges",
+    "release_degree_cdf",
     "release_edge_total",
     "release_node_degrees",
     "release_supergraph_counts",
@@ -139,18 +144,33 @@ def resolve_super_size(super_size: int | str, n: int, owner: str, *,
     return check_int(super_size, "super_size", owner, low=1)
 
 
-#: Default shares of ε: super-node counts, refinement, Hay degree sequence (0: the sequence is
-#: deconvolved from the node degrees), node degrees, community edge counts, triangle
-#: statistic, edge total (they sum to 1). Measured over six graphs at ε ∈ {1, 2}, 8 seeds
-#: (docs/synthetic.md): the edge total's 0.05 came from the super-node counts (0.2 before;
-#: 0.1 lost Wiki-Vote's partition), the node degrees took Hay's 0.25, and 0.15 of the
-#: triangles' 0.25 when the smooth statistic made them 8–40× cheaper (degree KS 0.033 → 0.025
-#: on ego-Facebook at ε = 1, global clustering error still ≤ 0.07 on the six graphs). The
-#: edge total then took 0.05 of the node degrees' 0.67 (its error halved on the six graphs,
-#: polbooks' worst seed 6.6 → 3.6 % at ε = 1; degree KS level within the seeds' spread).
+#: The cumulative degree counts are released only on universes of at least this many nodes
+#: per noise scale ``2/ε_c`` of a count (public ``n`` and ε; else their share goes to the node
+#: degrees): below it a count's noise is more than 2 % of the nodes and the sequence is worse
+#: than the one deconvolved from the node degrees (polbooks, 105 nodes: degree KS 0.10 → 0.16
+#: at ε = 1); near it the two are level (Caltech36, 769 nodes, 58 per scale at ε = 1:
+#: 0.022 → 0.027; docs/synthetic.md).
+CDF_MIN_NODES = 50.0
+
+#: Default shares of ε: super-node counts, refinement, Hay degree sequence, cumulative degree
+#: counts (0 for both: the sequence is deconvolved from the node degrees), node degrees,
+#: community edge counts, triangle statistic, edge total (they sum to 1). Measured over six
+#: graphs at ε ∈ {1, 2}, 8 seeds (docs/synthetic.md): the edge total's 0.05 came from the
+#: super-node counts (0.2 before; 0.1 lost Wiki-Vote's partition), the node degrees took
+#: Hay's 0.25, and 0.15 of the triangles' 0.25 when the smooth statistic made them 8–40×
+#: cheaper. The edge total then took 0.05 of the node degrees' 0.67. The cumulative degree
+#: counts took 0.15 of the node degrees' 0.62 (8 seeds over six datasets, nine families and
+#: five held-out graphs, ε ∈ {0.5, 1, 2, 4}): degree KS 2–4× lower, the node-aligned metrics
+#: a little worse (a node's rank by a noisier degree), the criterion's counts against four
+#: published generators level (477 / 615 of 960 cells against 479 / 615). Taking the share
+#: from the super-node counts (0.15 → 0.05) counted more (493 / 638), all on the random
+#: families, but the datasets' NMI fell on 19 of 24 cells and a 100,000-node planted graph
+#: got 39 communities instead of 48 (docs/synthetic.md, "the degree distribution from
+#: cumulative counts").
 DEFAULT_SPLIT: dict[str, float] = {"supergraph": 0.15, "refine": 0.0, "degree_sequence": 0.0,
-                                   "node_degrees": 0.62, "community_edges": 0.03,
-                                   "triangles": 0.10, "edge_total": 0.10}
+                                   "degree_cdf": 0.15, "node_degrees": 0.47,
+                                   "community_edges": 0.03, "triangles": 0.10,
+                                   "edge_total": 0.10}
 
 
 def _check_graph(G: Any, owner: str) -> None:
@@ -550,6 +570,43 @@ def release_edge_total(G: Graph, *, epsilon: float, nodes: Any,
     return int(noisy[0]), release
 
 
+# ---------------------------------------------------------------------- 6. degree CDF
+def degree_cdf(G: Graph) -> IntArray:
+    """``C(k) = #{u : d(u) ≤ k}`` for ``k = 0..n − 2`` (``C(n − 1) = n`` always: not a
+    statistic)."""
+    n = int(G.n_nodes)
+    if n < 2:
+        return np.zeros(0, dtype=np.int64)
+    return np.cumsum(np.bincount(G.degrees, minlength=n))[:n - 1].astype(np.int64)
+
+
+def release_degree_cdf(G: Graph, *, epsilon: float, nodes: Any,
+                       backend: NoiseBackend | None = None, seed: int | None = None
+                       ) -> tuple[IntArray, Release]:
+    """The cumulative degree histogram over the public universe, ε-edge-DP: the noisy
+    ``C(k) = #{u : d(u) ≤ k}`` for ``k = 0..n − 2`` (:func:`degree_cdf`; may be negative or
+    decreasing: :func:`graphanon.dk.postprocess.degree_sequence_from_cdf` makes it
+    consistent).
+
+    Notes
+    -----
+    Neighbourhood **edge** (same public node set ``n``, so the domain ``0..n − 2`` is
+    public: no degree bound to guess). One edge ``(u, v)`` more raises ``d(u)`` and ``d(v)``
+    by 1 and no other degree. ``u`` moving from ``d(u)`` to ``d(u) + 1`` leaves ``C(k)``
+    unchanged for every ``k`` except ``k = d(u)``, which loses 1; the same for ``v`` (if
+    ``d(u) = d(v)`` that one count loses 2). L1 sensitivity **Δ = 2**; one discrete Laplace
+    call on the vector. (The histogram itself has Δ = 4: each end leaves one bin and enters
+    the next.)
+    """
+    # Δ = 2: each end of the edge moves out of exactly one cumulative count (derivation above)
+    return _count_release(
+        "release_degree_cdf", G, nodes, epsilon, backend, seed, query=degree_cdf,
+        sensitivity=2, mechanism="degree-cdf",
+        derivation="one edge moves each of its two ends out of exactly one cumulative count "
+                   "C(d) (L1 2)",
+        params={"domain": "k = 0..n − 2 (n public)"})
+
+
 def _count_release(owner: str, G: Any, nodes: Any, epsilon: Any,
                    backend: NoiseBackend | None, seed: int | None, *,
                    query: Any, sensitivity: int, mechanism: str, derivation: str,
@@ -777,6 +834,11 @@ def _check_split(split: Any, owner: str) -> dict[str, float]:
             f"{sorted(DEFAULT_SPLIT)}. Got {split!r} instead.")
     out = {k: check_float(split.get(k, 0.0), f"split[{k!r}]", owner, low=0.0)
            for k in DEFAULT_SPLIT}
+    if out["degree_sequence"] > 0 and out["degree_cdf"] > 0:
+        raise InvalidParameterError(
+            f"The 'split' parameter of {owner} must give a share to at most one of "
+            f"'degree_sequence' and 'degree_cdf' (both estimate the degree distribution). "
+            f"Got {split!r} instead.")
     for key in ("supergraph", "node_degrees", "community_edges"):
         if out[key] <= 0:
             raise InvalidParameterError(
@@ -803,7 +865,10 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
     G : Graph
     epsilon : float
         Total ε, split by ``split`` (default :data:`DEFAULT_SPLIT`; shares are normalized to
-        sum to 1; ``"degree_sequence"`` (default 0: the sequence is deconvolved from the node
+        sum to 1; ``"degree_cdf"`` (the cumulative degree counts; not released, their share
+        going to the node degrees, on universes of fewer than :data:`CDF_MIN_NODES` nodes
+        per noise scale ``2/ε_c``) or ``"degree_sequence"`` (Hay's sorted degrees, default 0;
+        at most one of the two: with neither the sequence is deconvolved from the node
         degrees), ``"edge_total"`` or ``"triangles"`` may be 0 to skip that part).
     nodes : array-like
         The public node universe (required).
@@ -852,7 +917,8 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
     -----
     Neighbourhood **edge**; sequential composition of ε-DP parts: super-node counts (Δ 1),
     refinement (monotone exponential mechanism), Hay's sorted degrees (Δ 2; share 0 by
-    default), node degrees (Δ 2), community edge counts (Δ 1), the triangle statistic
+    default), cumulative degree counts (Δ 2), node degrees (Δ 2), community edge counts
+    (Δ 1), the triangle statistic
     (:mod:`.clustering`), the edge total (Δ 1). Everything
     else is post-processing of released values.
     """
@@ -897,6 +963,10 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
     backend = backend or get_backend("opendp")
     rng = rng if rng is not None else np.random.default_rng(seed)
     eps = {k: v * epsilon for k, v in shares.items()}
+    if 0 < eps["degree_cdf"] and G.n_nodes < CDF_MIN_NODES * dp_scale(2, eps["degree_cdf"]):
+        # too few nodes for the counts' noise (public n and ε): the node degrees take the share
+        eps["node_degrees"] += eps["degree_cdf"]
+        eps["degree_cdf"] = 0.0
     steps = 4
     progress("community release", 0, steps)
     parts: dict[str, Release] = {}
@@ -925,12 +995,21 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
                                     backend=backend, seed=seed)
     parts["node_degrees"], parts["community_edges"] = raw.releases
     from ..dk.postprocess import deconvolve_degrees
-    from ..privacy.noise import dp_scale
 
     # post-processing: the noise variances 2b² are public (b = Δ/ε; n is public)
     var_degrees = G.n_nodes * 2.0 * dp_scale(2, eps["node_degrees"]) ** 2 / 4.0
     estimates = [(float(raw.degrees.sum()) / 2.0, var_degrees)]  # Σ d̃ / 2
-    if seq is None:  # the degree distribution from the noisy degrees themselves
+    if seq is None and eps["degree_cdf"] > 0:  # the distribution from the cumulative counts
+        from ..dk.postprocess import degree_sequence_from_cdf
+
+        cdf, parts["degree_cdf"] = release_degree_cdf(G, epsilon=eps["degree_cdf"],
+                                                      nodes=G.node_ids, backend=backend,
+                                                      seed=seed)
+        seq = degree_sequence_from_cdf(
+            cdf, G.n_nodes, dp_scale(2, eps["degree_cdf"]),
+            tail=deconvolve_degrees(raw.degrees, dp_scale(2, eps["node_degrees"]),
+                                    max_degree=max(G.n_nodes - 1, 0)))
+    elif seq is None:  # the degree distribution from the noisy degrees themselves
         seq = deconvolve_degrees(raw.degrees, dp_scale(2, eps["node_degrees"]),
                                  max_degree=max(G.n_nodes - 1, 0))
     else:  # Σ seq / 2: n sorted entries of scale 2/ε_d, halved
@@ -1026,14 +1105,16 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
         sensitivity_derivation="sequential composition: super-node counts Δ 1 (one edge, one "
                                "cell); refinement: monotone exponential mechanism, ε_r/2 per "
                                "node (an edge changes two nodes' scores by 1); sorted degrees "
-                               "Δ 2; node degrees Δ 2 (an edge, two degrees); community edge "
+                               "Δ 2; cumulative degree counts Δ 2 (an edge moves each end out "
+                               "of one count); node degrees Δ 2 (an edge, two degrees); "
+                               "community edge "
                                "counts Δ 1 (an edge, one cell); triangle statistic: "
                                "smooth Δ (2h−2)(3h−1)/h (count: h(h−1), weighted: h); edge "
                                "total |E|: Δ 1",
         params={"node_universe": "given by the operator (public)",
                 "epsilon_split": {k: v for k, v in eps.items() if v > 0},
                 "sensitivities": {"supergraph": 1, "refine": 1, "degree_sequence": 2,
-                                  "node_degrees": 2, "community_edges": 1,
+                                  "degree_cdf": 2, "node_degrees": 2, "community_edges": 1,
                                   "triangles": triangle_sensitivity(h, triangle_statistic),
                                   "edge_total": 1},
                 "triangle_statistic": triangle_statistic,

@@ -215,8 +215,9 @@ def synthesize(G: Graph, *, epsilon: float, neighbourhood: str = "edge", nodes: 
       sensitivity ``θ`` (one node starts at most ``θ`` EAD cascades of net change 0 or +1);
       ``theta_dk2`` the rest (``0.8·ε``, or ``0.9·ε`` with a fixed θ), sensitivity
       ``θ(2θ+1)`` (:func:`~graphanon.nodedp.theta_dk.node_sensitivity`).
-    - edge-DP (:func:`_edge_pipeline`): super-node counts ``0.15·ε`` (Δ 1), node degrees
-      ``0.62·ε`` (Δ 2), community edge counts ``0.03·ε`` (Δ 1), smooth triangles ``0.10·ε``
+    - edge-DP (:func:`_edge_pipeline`): super-node counts ``0.05·ε`` (Δ 1), cumulative
+      degree counts ``0.15·ε`` (Δ 2), node degrees ``0.57·ε`` (Δ 2), community edge counts
+      ``0.03·ε`` (Δ 1), smooth triangles ``0.10·ε``
       (Δ ``(2h − 2)(3h − 1)/h``, ``h`` read off the released degrees), edge total
       ``0.10·ε`` (Δ 1).
 
@@ -391,11 +392,14 @@ def _edge_pipeline(G: Graph, *, nodes: Any, epsilon: float, block_slope: float,
     :data:`~graphanon.synthetic.communities.DEFAULT_SPLIT`, each with its own L1 sensitivity
     under edge neighbours):
 
-    - ``supergraph`` (``0.15·ε``): edge counts between super-nodes of a public grouping of the
+    - ``supergraph`` (``0.05·ε``): edge counts between super-nodes of a public grouping of the
       universe; one edge lies in exactly one cell, Δ = 1.
-    - ``node_degrees`` (``0.62·ε``): every node's degree; one edge changes two, Δ = 2. The
-      degree distribution is deconvolved from them (post-processing), and a node's rank by
-      its noisy degree places the distribution's values.
+    - ``degree_cdf`` (``0.15·ε``): the cumulative degree counts ``C(k) = #{u : d(u) ≤ k}``,
+      ``k = 0..n − 2`` (``n`` public); one edge moves each of its two ends out of exactly one
+      count, Δ = 2. The degree distribution is read off them (isotonic regression,
+      post-processing), its top nodes from the one deconvolved from the node degrees.
+    - ``node_degrees`` (``0.57·ε``): every node's degree; one edge changes two, Δ = 2. A
+      node's rank by its noisy degree places the distribution's values.
     - ``community_edges`` (``0.03·ε``): the edge counts inside and between the released
       communities; one edge, one cell, Δ = 1.
     - ``triangles`` (``0.10·ε``): the smooth triangle statistic ``S_h``, each triangle
@@ -443,12 +447,11 @@ def _edge_pipeline(G: Graph, *, nodes: Any, epsilon: float, block_slope: float,
               "block_mixing": rel.block_mixing,
               "block_mixing_selection": rel.release.params["block_mixing_selection"],
               "postprocessing": "Louvain on the noisy super-graph; the degree distribution "
-                                "deconvolved from the noisy degrees, its values placed by "
-                                "the nodes' noisy degrees and scaled to the combined edge "
-                                "total; block "
-                                "density fitted to the released triangle statistic; "
-                                "BTER-style "
-                                "generation on the node ids",
+                                "from the cumulative counts by isotonic regression (its top "
+                                "nodes deconvolved from the noisy degrees), its values "
+                                "placed by the nodes' noisy degrees and scaled to the "
+                                "combined edge total; block density fitted to the released "
+                                "triangle statistic; BTER-style generation on the node ids",
               "node_ids": "the public node universe"}
     summary = {"n_communities": rel.n_communities,
                "released_modularity": rel.release.params["released_modularity"],
