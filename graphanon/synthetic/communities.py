@@ -152,9 +152,10 @@ def resolve_super_size(super_size: int | str, n: int, owner: str, *,
 #: 0.022 → 0.027; docs/synthetic.md).
 CDF_MIN_NODES = 50.0
 
-#: Default shares of ε: super-node counts, refinement, Hay degree sequence, cumulative degree
-#: counts (0 for both: the sequence is deconvolved from the node degrees), node degrees,
-#: community edge counts, triangle statistic, edge total (they sum to 1). Measured over six
+#: Default shares of ε: super-node counts, refinement, Hay degree sequence (0), cumulative
+#: degree counts (at most one of the two > 0; with neither the sequence is deconvolved from
+#: the node degrees), node degrees, community edge counts, triangle statistic, edge total
+#: (they sum to 1). Measured over six
 #: graphs at ε ∈ {1, 2}, 8 seeds (docs/synthetic.md): the edge total's 0.05 came from the
 #: super-node counts (0.2 before; 0.1 lost Wiki-Vote's partition), the node degrees took
 #: Hay's 0.25, and 0.15 of the triangles' 0.25 when the smooth statistic made them 8–40×

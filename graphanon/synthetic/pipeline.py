@@ -215,8 +215,8 @@ def synthesize(G: Graph, *, epsilon: float, neighbourhood: str = "edge", nodes: 
       sensitivity ``θ`` (one node starts at most ``θ`` EAD cascades of net change 0 or +1);
       ``theta_dk2`` the rest (``0.8·ε``, or ``0.9·ε`` with a fixed θ), sensitivity
       ``θ(2θ+1)`` (:func:`~graphanon.nodedp.theta_dk.node_sensitivity`).
-    - edge-DP (:func:`_edge_pipeline`): super-node counts ``0.05·ε`` (Δ 1), cumulative
-      degree counts ``0.15·ε`` (Δ 2), node degrees ``0.57·ε`` (Δ 2), community edge counts
+    - edge-DP (:func:`_edge_pipeline`): super-node counts ``0.15·ε`` (Δ 1), cumulative
+      degree counts ``0.15·ε`` (Δ 2), node degrees ``0.47·ε`` (Δ 2), community edge counts
       ``0.03·ε`` (Δ 1), smooth triangles ``0.10·ε``
       (Δ ``(2h − 2)(3h − 1)/h``, ``h`` read off the released degrees), edge total
       ``0.10·ε`` (Δ 1).
@@ -392,13 +392,15 @@ def _edge_pipeline(G: Graph, *, nodes: Any, epsilon: float, block_slope: float,
     :data:`~graphanon.synthetic.communities.DEFAULT_SPLIT`, each with its own L1 sensitivity
     under edge neighbours):
 
-    - ``supergraph`` (``0.05·ε``): edge counts between super-nodes of a public grouping of the
+    - ``supergraph`` (``0.15·ε``): edge counts between super-nodes of a public grouping of the
       universe; one edge lies in exactly one cell, Δ = 1.
     - ``degree_cdf`` (``0.15·ε``): the cumulative degree counts ``C(k) = #{u : d(u) ≤ k}``,
       ``k = 0..n − 2`` (``n`` public); one edge moves each of its two ends out of exactly one
       count, Δ = 2. The degree distribution is read off them (isotonic regression,
-      post-processing), its top nodes from the one deconvolved from the node degrees.
-    - ``node_degrees`` (``0.57·ε``): every node's degree; one edge changes two, Δ = 2. A
+      post-processing), its top nodes from the one deconvolved from the node degrees. Not
+      released on universes of fewer than ``50 · 2/ε_c`` nodes (public ``n`` and ε): the
+      node degrees then take its share.
+    - ``node_degrees`` (``0.47·ε``): every node's degree; one edge changes two, Δ = 2. A
       node's rank by its noisy degree places the distribution's values.
     - ``community_edges`` (``0.03·ε``): the edge counts inside and between the released
       communities; one edge, one cell, Δ = 1.

@@ -1119,9 +1119,9 @@ def test_a_count_lost_in_noise_keeps_the_default_density_at_most() -> None:
     G = load_polbooks()
     split = {**DEFAULT_SPLIT, "triangles": 1e-4}
     sigma = math.sqrt(2) * 38 * 59 / 20 / 1e-4  # smooth Δ at h = 20, ε_T = 1e-4
-    # seed 0: a positive estimate above the default's triangles keeps the default
+    # seed 2: a positive estimate above the default's triangles keeps the default
     rel = community_release(G, epsilon=1.0, nodes=G.node_ids, split=split, max_degree=20,
-                            backend=seeded(0), rng=np.random.default_rng(0))
+                            backend=seeded(2), rng=np.random.default_rng(2))
     assert 0 < rel.triangles <= 1.5 * sigma
     assert rel.block_density == DEFAULT_BLOCK_DENSITY == 0.5
     assert rel.release.params["block_density"] == 0.5
@@ -1157,12 +1157,20 @@ def test_a_graph_of_little_clustering_gets_a_lower_density() -> None:
     iu, ju = np.triu_indices(n, 1)
     keep = rng.random(iu.size) < 0.004
     G = Graph.from_edges(iu[keep], ju[keep], n_nodes=n)
-    rel = community_release(G, epsilon=4.0, nodes=G.node_ids, backend=seeded(5),
-                            rng=np.random.default_rng(5))
+    negative = []
+    for s_ in range(6):  # lost in the noise on every seed; fitted to the floor where T̃ < 0
+        rel = community_release(G, epsilon=4.0, nodes=G.node_ids, backend=seeded(s_),
+                                rng=np.random.default_rng(s_))
+        h = rel.max_degree
+        sigma = math.sqrt(2) * h * (h - 1) / rel.release.params["epsilon_split"]["triangles"]
+        assert rel.triangles <= 1.5 * sigma
+        assert rel.block_density is not None and rel.block_density < DEFAULT_BLOCK_DENSITY
+        if rel.triangles < 0:
+            assert rel.block_density <= 0.01
+            negative.append(rel)
+    assert negative
+    rel = negative[0]
     h = rel.max_degree
-    sigma = math.sqrt(2) * h * (h - 1) / rel.release.params["epsilon_split"]["triangles"]
-    assert rel.triangles <= 1.5 * sigma
-    assert rel.block_density is not None and rel.block_density < DEFAULT_BLOCK_DENSITY
     low = generate_community_graph(rel, rng=np.random.default_rng(3))
     default = generate_community_graph(rel, rng=np.random.default_rng(3),
                                        block_density=DEFAULT_BLOCK_DENSITY)

@@ -80,6 +80,35 @@ def test_one_record_states_total_split_and_sensitivities(polbooks: Graph, privac
     assert str(polbooks.n_edges) not in flat
 
 
+def _ring(n: int, k: int = 4) -> Graph:
+    """A ring lattice of ``n`` nodes, each joined to its ``k`` nearest on either side."""
+    i = np.arange(n)
+    u = np.concatenate([i] * k)
+    v = np.concatenate([(i + j) % n for j in range(1, k + 1)])
+    return Graph.from_edges(u, v, n_nodes=n)
+
+
+@pytest.mark.parametrize("n, released", [(660, False), (680, True)])
+def test_cumulative_counts_need_fifty_noise_scales_of_nodes(n: int, released: bool) -> None:
+    """At ε = 1 the counts' share is 0.15 ε, a noise scale of 2 / 0.15 = 13.3: 667 nodes is
+    the boundary (public n and ε). Below it the node degrees take the share; either way the
+    record states the parts actually released and sums to ε, and every part is Δ-audited."""
+    G = _ring(n)
+    rec = synthesize(G, epsilon=1.0, neighbourhood="edge", nodes=G.node_ids,
+                     **_insecure(3)).release
+    split, sens = rec.params["epsilon_split"], rec.params["sensitivities"]
+    assert math.isclose(math.fsum(split.values()), 1.0, rel_tol=1e-12)
+    assert ("degree_cdf" in split) is released and set(split) == set(sens)
+    if released:
+        assert split["degree_cdf"] == pytest.approx(DEFAULT_SPLIT["degree_cdf"])
+        assert split["node_degrees"] == pytest.approx(DEFAULT_SPLIT["node_degrees"])
+        assert sens["degree_cdf"] == 2.0 and "degree_cdf (ε=0.15, Δ=2" in \
+            rec.sensitivity_derivation
+    else:
+        assert split["node_degrees"] == pytest.approx(DEFAULT_SPLIT["node_degrees"]
+                                                      + DEFAULT_SPLIT["degree_cdf"])
+
+
 def test_api_is_exported_lazily() -> None:
     assert graphanon.synthesize is synthesize
     assert graphanon.SyntheticRelease is SyntheticRelease
