@@ -400,7 +400,6 @@ CDF_FLAT_EDGE = 1.0
 
 
 def degree_sequence_from_cdf(noisy: Any, n: int, scale: float, *, tail: Any = None,
-                             tail_nodes: float | None = None,
                              smoothing: float = DECONVOLUTION_SMOOTHING
                              ) -> npt.NDArray[np.int64]:
     """Post-processing: the sorted degree sequence of ``n`` nodes from noisy cumulative
@@ -415,7 +414,7 @@ def degree_sequence_from_cdf(noisy: Any, n: int, scale: float, *, tail: Any = No
        isotonic regression of noise around a constant rises from below it to above it, so a
        few nodes land on degrees far beyond the truth, and a hub's degree is lost in the
        noise of the counts around it. The ``t = n − C(k*)`` nodes above the first degree
-       ``k*`` with at most ``tail_nodes`` (default :data:`CDF_TAIL` noise scales) nodes above
+       ``k*`` with at most :data:`CDF_TAIL` noise scales of nodes above
        it take the ``t`` largest values of ``tail`` (the sequence deconvolved from per-node
        degrees, whose hubs keep their degrees), raised to at least ``k* + 1``.
     3. **Smoothing where the counts are sparse.** The fit is flat where the counts per
@@ -446,10 +445,11 @@ def degree_sequence_from_cdf(noisy: Any, n: int, scale: float, *, tail: Any = No
         raise InvalidParameterError(
             f"The 'noisy' parameter of {owner} must hold one count per degree 0..n − 2 "
             f"({max(n - 1, 0)} for n = {n}), all finite. Got {x.size} values.")
-    if tail is not None and np.asarray(tail).size < n:
+    tail = None if tail is None else np.asarray(tail, dtype=np.int64).ravel()
+    if tail is not None and tail.size < n:
         raise InvalidParameterError(
             f"The 'tail' parameter of {owner} must be a sequence of n = {n} degrees. "
-            f"Got {np.asarray(tail).size}.")
+            f"Got {tail.size}.")
     from scipy.optimize import isotonic_regression  # 0.3 s of imports: only where used
 
     if n <= 0:
@@ -458,8 +458,7 @@ def degree_sequence_from_cdf(noisy: Any, n: int, scale: float, *, tail: Any = No
     D = fit.size  # the public bound: C(D) = n
     top, n_top = D, 0  # the bulk's degrees are 0..top; n_top nodes lie above
     if tail is not None and D > 0:
-        tau = CDF_TAIL * float(scale) if tail_nodes is None else float(tail_nodes)
-        over = np.flatnonzero(n - fit <= tau)
+        over = np.flatnonzero(n - fit <= CDF_TAIL * float(scale))
         if over.size:
             top = int(over[0])
             n_top = min(int(np.rint(n - fit[top])), n)
@@ -485,6 +484,6 @@ def degree_sequence_from_cdf(noisy: Any, n: int, scale: float, *, tail: Any = No
         cum = np.cumsum(p) * (m / max(float(p.sum()), 1e-300))
         seq = np.minimum(np.searchsorted(cum, np.arange(m) + 0.5), top).astype(np.int64)
     if n_top > 0:
-        high_values = np.sort(np.asarray(tail, dtype=np.int64))[-n_top:]
+        high_values = np.sort(tail)[-n_top:]
         seq = np.concatenate([seq, np.clip(high_values, top + 1, D)])
     return np.sort(seq)

@@ -1000,19 +1000,17 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
     # post-processing: the noise variances 2b² are public (b = Δ/ε; n is public)
     var_degrees = G.n_nodes * 2.0 * dp_scale(2, eps["node_degrees"]) ** 2 / 4.0
     estimates = [(float(raw.degrees.sum()) / 2.0, var_degrees)]  # Σ d̃ / 2
-    if seq is None and eps["degree_cdf"] > 0:  # the distribution from the cumulative counts
-        from ..dk.postprocess import degree_sequence_from_cdf
-
-        cdf, parts["degree_cdf"] = release_degree_cdf(G, epsilon=eps["degree_cdf"],
-                                                      nodes=G.node_ids, backend=backend,
-                                                      seed=seed)
-        seq = degree_sequence_from_cdf(
-            cdf, G.n_nodes, dp_scale(2, eps["degree_cdf"]),
-            tail=deconvolve_degrees(raw.degrees, dp_scale(2, eps["node_degrees"]),
-                                    max_degree=max(G.n_nodes - 1, 0)))
-    elif seq is None:  # the degree distribution from the noisy degrees themselves
+    if seq is None:  # the degree distribution from the noisy degrees themselves
         seq = deconvolve_degrees(raw.degrees, dp_scale(2, eps["node_degrees"]),
                                  max_degree=max(G.n_nodes - 1, 0))
+        if eps["degree_cdf"] > 0:  # the cumulative counts, that sequence's top nodes kept
+            from ..dk.postprocess import degree_sequence_from_cdf
+
+            cdf, parts["degree_cdf"] = release_degree_cdf(G, epsilon=eps["degree_cdf"],
+                                                          nodes=G.node_ids, backend=backend,
+                                                          seed=seed)
+            seq = degree_sequence_from_cdf(cdf, G.n_nodes, dp_scale(2, eps["degree_cdf"]),
+                                           tail=seq)
     else:  # Σ seq / 2: n sorted entries of scale 2/ε_d, halved
         estimates.append((float(seq.sum()) / 2.0,
                           G.n_nodes * 2.0 * dp_scale(2, eps["degree_sequence"]) ** 2 / 4.0))
