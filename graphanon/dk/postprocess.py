@@ -388,18 +388,65 @@ def deconvolve_degrees(noisy: Any, scale: float, *, max_degree: int | None = Non
     return np.minimum(seq, hi).astype(np.int64)
 
 
-#: :func:`degree_sequence_from_cdf`: the top nodes whose degrees come from the ``tail``
-#: sequence, in noise scales of the cumulative counts. Measured on the sequences alone
-#: (docs/synthetic.md): 0.25 / 0.5 / 1 / 2 scales gave the same KS and a KL of 0.119 / 0.121
-#: / 0.128 / 0.149; 0.5 the smallest error of the degree sum.
-CDF_TAIL = 0.5
+#: :func:`degree_sequence_from_cdf`: the top nodes, those above the first degree with at most
+#: this many noise scales of the cumulative counts' nodes above it. Measured end to end
+#: (docs/synthetic.md, 8 seeds): 0.5 left the fit's plateau just below ``n`` (isotonic
+#: regression of noise around ``n`` stays about one scale below it over long stretches) to
+#: put its last nodes at the plateau's end, degree 78 in a lattice of maximum degree 9.
+CDF_TAIL = 1.0
+#: :func:`degree_sequence_from_cdf`: a top node takes a value from the deconvolved tail only
+#: where the noisy per-node degrees show it above the bulk at this level (one-sided, Poisson
+#: counts of the bulk's noisy degrees): the maximum of a few thousand noisy degrees is the
+#: noise's, and the deconvolution places nodes there. A ring lattice's 2,000 nodes at
+#: ε = 0.47 (docs/synthetic.md): 41 of 50 seeds keep no top node at 0.95, 11 at the
+#: expected count itself; five hubs of degree 300 are found on 43 of 50 (the rest: 6–7).
+CDF_TOP_LEVEL = 0.95
 #: :func:`degree_sequence_from_cdf`: a flat stretch of the fit within this many noise scales
 #: of 0 or ``n`` is the fit's bias at the ends, not a sparse degree range: it starts no
 #: smoothing.
 CDF_FLAT_EDGE = 1.0
 
 
+def _bulk_exceedance(p: npt.NDArray[np.float64], m: float, x: Any, scale: float
+                    ) -> npt.NDArray[np.float64]:
+    """Expected number of ``m`` nodes with degree distribution ``p`` (over ``0..p.size − 1``)
+    whose degree plus discrete Laplace noise of ``scale`` (``P ∝ exp(−|z|/scale)``) is at
+    least each value of ``x``.
+
+    With ``a = exp(−1/scale)``, ``P(Z ≥ t) = a^t / (1 + a)`` for ``t ≥ 1`` and
+    ``1 − a^(1 − t) / (1 + a)`` for ``t ≤ 0``; a scale of 0 is no noise."""
+    k = np.arange(p.size, dtype=np.float64)
+    w = p / max(float(p.sum()), 1e-300)
+    t = np.asarray(x, dtype=np.float64).reshape(-1, 1) - k.reshape(1, -1)
+    if scale <= 0:
+        surv = (t <= 0).astype(np.float64)
+    else:
+        a = math.exp(-1.0 / scale)
+        surv = np.where(t >= 1, np.power(a, np.maximum(t, 0.0)) / (1.0 + a),
+                        1.0 - np.power(a, np.maximum(1.0 - t, 0.0)) / (1.0 + a))
+    return np.asarray(m * (surv @ w), dtype=np.float64)
+
+
+def _supported_top(p: npt.NDArray[np.float64], m: int, n_top: int, noisy_degrees: Any,
+                   degree_scale: float) -> int:
+    """How many of the ``n_top`` top nodes the noisy per-node degrees place above the bulk
+    (``m`` nodes, distribution ``p``): ``max_j (j − q_j)`` over ``j = 1..n_top``, ``q_j``
+    the :data:`CDF_TOP_LEVEL` quantile of a Poisson count of mean ``E_j``, the bulk's
+    expected count of noisy degrees at least the ``j``-th largest
+    (:func:`_bulk_exceedance`). The ``j`` largest noisy degrees hold at least ``j − q_j``
+    nodes from above the bulk unless the bulk's noise was unusually large."""
+    x = np.sort(np.asarray(noisy_degrees, dtype=np.int64).ravel())[::-1][:n_top]
+    if x.size == 0:
+        return 0
+    from scipy.stats import poisson
+
+    expected = _bulk_exceedance(p, float(m), x, degree_scale)
+    excess = np.arange(1, x.size + 1) - poisson.ppf(CDF_TOP_LEVEL, expected)
+    return int(min(max(np.rint(float(excess.max())), 0), n_top))
+
+
 def degree_sequence_from_cdf(noisy: Any, n: int, scale: float, *, tail: Any = None,
+                             noisy_degrees: Any = None, degree_scale: float = 0.0,
                              smoothing: float = DECONVOLUTION_SMOOTHING
                              ) -> npt.NDArray[np.int64]:
     """Post-processing: the sorted degree sequence of ``n`` nodes from noisy cumulative
@@ -414,9 +461,17 @@ def degree_sequence_from_cdf(noisy: Any, n: int, scale: float, *, tail: Any = No
        isotonic regression of noise around a constant rises from below it to above it, so a
        few nodes land on degrees far beyond the truth, and a hub's degree is lost in the
        noise of the counts around it. The ``t = n − C(k*)`` nodes above the first degree
-       ``k*`` with at most :data:`CDF_TAIL` noise scales of nodes above
-       it take the ``t`` largest values of ``tail`` (the sequence deconvolved from per-node
-       degrees, whose hubs keep their degrees), raised to at least ``k* + 1``.
+       ``k*`` with at most :data:`CDF_TAIL` noise scales of nodes above it are the top
+       nodes. With ``noisy_degrees`` (the released per-node degrees, noise of
+       ``degree_scale``), ``r`` of them take the ``r`` largest values of ``tail`` (the
+       sequence deconvolved from those degrees, whose hubs keep their degrees), ``r`` the
+       number the noisy degrees place above the bulk (:func:`_supported_top`: among the
+       ``j`` largest noisy degrees, ``j`` minus the most the bulk's own noise puts at least
+       as high at level :data:`CDF_TOP_LEVEL`, maximized over ``j``); the other ``t − r``
+       go to ``k* + 1``, the least the counts allow. The deconvolved top overshoots where
+       nothing is above the bulk (a lattice of degrees 2–9 got 12–16). Without
+       ``noisy_degrees`` all ``t`` take ``tail``'s values; every value is raised to at
+       least ``k* + 1``.
     3. **Smoothing where the counts are sparse.** The fit is flat where the counts per
        degree are below the noise (a heavy tail): its mass sits on the few degrees where the
        blocks change, and the degrees between are empty, which a histogram's KL punishes
@@ -450,6 +505,13 @@ def degree_sequence_from_cdf(noisy: Any, n: int, scale: float, *, tail: Any = No
         raise InvalidParameterError(
             f"The 'tail' parameter of {owner} must be a sequence of n = {n} degrees. "
             f"Got {tail.size}.")
+    degree_scale = check_float(degree_scale, "degree_scale", owner, low=0.0)
+    if noisy_degrees is not None:
+        noisy_degrees = np.asarray(noisy_degrees, dtype=np.float64).ravel()
+        if noisy_degrees.size != n or not np.isfinite(noisy_degrees).all():
+            raise InvalidParameterError(
+                f"The 'noisy_degrees' parameter of {owner} must hold n = {n} finite noisy "
+                f"degrees. Got {noisy_degrees.size} values.")
     from scipy.optimize import isotonic_regression  # 0.3 s of imports: only where used
 
     if n <= 0:
@@ -483,7 +545,10 @@ def degree_sequence_from_cdf(noisy: Any, n: int, scale: float, *, tail: Any = No
     if m > 0:
         cum = np.cumsum(p) * (m / max(float(p.sum()), 1e-300))
         seq = np.minimum(np.searchsorted(cum, np.arange(m) + 0.5), top).astype(np.int64)
-    if n_top > 0:
-        high_values = np.sort(tail)[-n_top:]
-        seq = np.concatenate([seq, np.clip(high_values, top + 1, D)])
+    if n_top > 0 and tail is not None:
+        r = (n_top if noisy_degrees is None else
+             _supported_top(p, m, n_top, noisy_degrees, float(degree_scale)))
+        high = np.concatenate([np.full(n_top - r, top + 1, dtype=np.int64),
+                               np.sort(tail)[tail.size - r:]])
+        seq = np.concatenate([seq, np.clip(high, top + 1, D)])
     return np.sort(seq)

@@ -26,7 +26,8 @@ Under edge-DP the node set is public (:mod:`graphanon.universe`): the operator p
    ``C(k) = #{u : d(u) ≤ k}`` over the public domain ``k = 0..n − 2``. One edge moves each of
    its two ends out of exactly one count: **Δ = 2**. The sorted degree sequence is read off
    them by isotonic regression, its top nodes from the sequence deconvolved from the noisy
-   node degrees of step 4 (:func:`graphanon.dk.postprocess.degree_sequence_from_cdf` and
+   node degrees of step 4, as many as those degrees place above the rest (the others at the
+   least degree the counts allow; :func:`graphanon.dk.postprocess.degree_sequence_from_cdf` and
    :func:`~graphanon.dk.postprocess.deconvolve_degrees`, post-processing). With a share of 0
    the whole sequence is deconvolved from the node degrees; Hay et al.'s constrained
    inference on the sorted degrees (:func:`graphanon.nodedp.degree_sequences.hay_degree_sequence`,
@@ -1010,7 +1011,8 @@ def community_release(G: Graph, *, epsilon: float, nodes: Any, split: dict[str, 
                                                           nodes=G.node_ids, backend=backend,
                                                           seed=seed)
             seq = degree_sequence_from_cdf(cdf, G.n_nodes, dp_scale(2, eps["degree_cdf"]),
-                                           tail=seq)
+                                           tail=seq, noisy_degrees=raw.degrees,
+                                           degree_scale=dp_scale(2, eps["node_degrees"]))
     else:  # Σ seq / 2: n sorted entries of scale 2/ε_d, halved
         estimates.append((float(seq.sum()) / 2.0,
                           G.n_nodes * 2.0 * dp_scale(2, eps["degree_sequence"]) ** 2 / 4.0))

@@ -397,7 +397,8 @@ def _edge_pipeline(G: Graph, *, nodes: Any, epsilon: float, block_slope: float,
     - ``degree_cdf`` (``0.15·ε``): the cumulative degree counts ``C(k) = #{u : d(u) ≤ k}``,
       ``k = 0..n − 2`` (``n`` public); one edge moves each of its two ends out of exactly one
       count, Δ = 2. The degree distribution is read off them (isotonic regression,
-      post-processing), its top nodes from the one deconvolved from the node degrees. Not
+      post-processing), its top nodes from the one deconvolved from the node degrees
+      where those degrees place them above the rest. Not
       released on universes of fewer than ``50 · 2/ε_c`` nodes (public ``n`` and ε): the
       node degrees then take its share.
     - ``node_degrees`` (``0.47·ε``): every node's degree; one edge changes two, Δ = 2. A
