@@ -314,6 +314,9 @@ def main() -> None:
     ap.add_argument("--pipelines", help=f"comma-separated subset of {', '.join(PIPELINES)}")
     ap.add_argument("--epsilons", help="comma-separated ε values (default 0.5,1,2,4)")
     ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--first-seed", type=int, default=0,
+                    help="seeds first-seed .. first-seed + seeds − 1 (a rerun with fresh seeds "
+                         "of a run with the default 0)")
     ap.add_argument("--sources", type=int, default=200, help="BFS sources of the path length")
     ap.add_argument("--max-edges", type=int, default=2_000_000,
                     help="releases asking for more edges are not generated")
@@ -348,7 +351,7 @@ def main() -> None:
     pipelines = pick(args.pipelines, tuple(PIPELINES), PIPELINES)
     epsilons = ([float(e) for e in args.epsilons.split(",")] if args.epsilons else
                 list(QUICK_EPSILONS if args.quick else EPSILONS))
-    seeds = list(range(1 if args.quick else args.seeds))
+    seeds = [args.first_seed + s for s in range(1 if args.quick else args.seeds)]
     warnings.simplefilter("ignore")  # insecure-backend, degree-bound and igraph warnings
     print("Noise: seeded numpy-insecure backend (reproducible, NOT private).", file=sys.stderr)
     t_start = time.perf_counter()
