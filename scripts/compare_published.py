@@ -146,26 +146,28 @@ def _value(row: dict[str, Any], key: str) -> float:
 def rerun_rows(first: list[dict[str, Any]], second: list[dict[str, Any]], ours: str,
                published: list[str]) -> list[dict[str, Any]]:
     """Median rows of pseudo-pipelines built from a rerun (``second``) of ``first``:
-    ``P@rerun`` for every pipeline of both, ``winner@rerun`` (per cell, the rerun of the
-    pipeline that was best in ``first``) and ``best@rerun`` (per cell, the best of the
-    published reruns)."""
+    ``P@rerun`` for every pipeline of the first run, ``winner@rerun`` (per cell, the rerun
+    of the pipeline that was best in ``first``) and ``best@rerun`` (per cell, the best of the
+    published reruns). What the rerun lacks is NaN, which :func:`cells` counts as a miss:
+    a (dataset, ε) or pipeline missing from the rerun leaves no cell out."""
     one = {(m["dataset"], m["epsilon"], m["pipeline"]): m for m in first}
     two = {(m["dataset"], m["epsilon"], m["pipeline"]): m for m in second}
-    out = [{**m, "pipeline": f"{m['pipeline']}@rerun"} for m in second]
+    nan = dict.fromkeys(METRICS, math.nan)
+    out = [{**m, **{k: _value(two.get(key, nan), k) for k in METRICS},
+            "pipeline": f"{key[2]}@rerun"} for key, m in one.items()]
     for ds, eps in dict.fromkeys((m["dataset"], m["epsilon"]) for m in first):
-        names = [p for p in published if (ds, eps, p) in one and (ds, eps, p) in two]
-        if not names:
-            continue
+        names = [p for p in published if (ds, eps, p) in one]
         winner: dict[str, Any] = {"dataset": ds, "epsilon": eps, "pipeline": "winner@rerun"}
         best: dict[str, Any] = {"dataset": ds, "epsilon": eps, "pipeline": "best@rerun"}
         for key, (_, higher) in METRICS.items():
             pick = max if higher else min
             old = [p for p in names if math.isfinite(_value(one[(ds, eps, p)], key))]
-            new = [p for p in names if math.isfinite(_value(two[(ds, eps, p)], key))]
-            winner[key] = (_value(two[(ds, eps, pick(old, key=lambda p: _value(
-                one[(ds, eps, p)], key)))], key) if old else math.nan)
-            best[key] = (pick(_value(two[(ds, eps, p)], key) for p in new) if new
-                         else math.nan)
+            new = [v for v in (_value(two.get((ds, eps, p), nan), key) for p in names)
+                   if math.isfinite(v)]
+            top = pick(old, key=lambda p: _value(one[(ds, eps, p)], key)) if old else None
+            winner[key] = (_value(two.get((ds, eps, top), nan), key) if top is not None
+                           else math.nan)
+            best[key] = pick(new) if new else math.nan
         out += [winner, best]
     return out
 

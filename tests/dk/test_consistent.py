@@ -467,10 +467,10 @@ def test_top_nodes_take_the_tail_only_where_the_noisy_degrees_show_them() -> Non
     """Where the noisy degrees are the bulk's own noise, the top nodes go to the bulk's edge
     (on most seeds), whatever the deconvolved tail says; real hubs keep their values.
 
-    The plateau case is the failure this guards against: isotonic regression of the counts
-    near n stayed 7 nodes (about half a noise scale) below n from the true maximum up to
-    degree 77, which put 7 nodes at degree 77–78 in a graph of maximum degree 14 (a
-    triangular lattice's sequence, docs/synthetic.md)."""
+    The plateau case is the failure this guards against (seen on a triangular lattice,
+    docs/synthetic.md): isotonic regression of the counts near n stays 7 nodes (about half a
+    noise scale) below n from the true maximum up to degree 77. Here on a ring of maximum
+    degree 14; with the cut at half a scale and no support test its last nodes sat at 77."""
     import networkx as nx
 
     from graphanon.dk.postprocess import (
@@ -492,9 +492,9 @@ def test_top_nodes_take_the_tail_only_where_the_noisy_degrees_show_them() -> Non
         noisy5 = np.asarray(backend.discrete_laplace(five, sensitivity=2, epsilon=0.47))
         found_five.append(_supported_top(np.bincount(d[5:]).astype(float), n - 5, 10,
                                          noisy5, b))
-    # measured on 50 seeds: none on 41, five on 43 (the rest one or two more)
-    assert sum(r == 0 for r in found_none) >= 12 and max(found_none) <= 4, found_none
-    assert sum(r == 5 for r in found_five) >= 12 and min(found_five) == 5, found_five
+    # measured on 50 seeds (this draw order): none on 48, five on 49 (one more on 1)
+    assert sum(r == 0 for r in found_none) >= 16 and max(found_none) <= 2, found_none
+    assert sum(r == 5 for r in found_five) >= 16 and min(found_five) == 5, found_five
 
     C = np.cumsum(np.bincount(d, minlength=n))[:n - 1].astype(float)
     plateau = C.copy()
@@ -505,7 +505,13 @@ def test_top_nodes_take_the_tail_only_where_the_noisy_degrees_show_them() -> Non
     seq = degree_sequence_from_cdf(plateau, n, 2 / 0.15, tail=dec, noisy_degrees=noisy,
                                    degree_scale=b)
     assert seq.size == n and seq.max() <= d.max() + 1, seq[-8:]
-    with pytest.raises(InvalidParameterError, match="'noisy_degrees' parameter"):
-        degree_sequence_from_cdf(C, n, 1.0, tail=dec, noisy_degrees=noisy[:-1])
-    with pytest.raises(InvalidParameterError, match="'degree_scale' parameter"):
-        degree_sequence_from_cdf(C, n, 1.0, tail=dec, noisy_degrees=noisy, degree_scale=-1.0)
+    for bad in (noisy[:-1], np.where(noisy == noisy[0], 0.5, noisy),
+                np.where(noisy == noisy[0], np.nan, noisy)):
+        with pytest.raises(InvalidParameterError, match="'noisy_degrees' parameter"):
+            degree_sequence_from_cdf(C, n, 1.0, tail=dec, noisy_degrees=bad, degree_scale=b)
+    with pytest.raises(InvalidParameterError, match=r"'noisy_degrees' parameter.*'tail'"):
+        degree_sequence_from_cdf(C, n, 1.0, noisy_degrees=noisy, degree_scale=b)
+    for scale in (None, -1.0, math.nan):
+        with pytest.raises(InvalidParameterError, match="'degree_scale' parameter"):
+            degree_sequence_from_cdf(C, n, 1.0, tail=dec, noisy_degrees=noisy,
+                                     degree_scale=scale)

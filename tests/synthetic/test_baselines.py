@@ -4,6 +4,7 @@ docstrings say, or the comparison in docs/synthetic.md means nothing."""
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 
@@ -348,6 +349,16 @@ def test_rerun_judges_fresh_seeds_against_the_first_runs_best(tmp_path):
     assert rates["tmf@rerun"] == (0.0, 50.0, 2)  # edges 0.016 > 0.015; NMI 0.35 ≥ 0.267
     table = compare_published.rerun_table(rates)
     assert "| winner@rerun | 0 % / 0 % | 2 |" in table.splitlines()
+    # a pipeline or a (dataset, ε) the rerun lacks is a miss, not a dropped cell
+    lacking = compare_published.rerun_rates(first, second[1:2], "synthesize-edge",
+                                            ["tmf", "privgraph"])
+    assert lacking["synthesize-edge@rerun"] == (0.0, 0.0, 2)
+    assert lacking["privgraph@rerun"] == (0.0, 0.0, 2)
+    # the winner is the first run's best even where its rerun is missing (tmf on edges)
+    gone = compare_published.rerun_rows(first, second[2:], "synthesize-edge",
+                                        ["tmf", "privgraph"])
+    win = next(m for m in gone if m["pipeline"] == "winner@rerun")
+    assert math.isnan(win["edges_rel"]) and win["nmi"] == 0.2
     png = tmp_path / "bars.png"
     compare_published.rerun_plot(rates, png, "test")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
