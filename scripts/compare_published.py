@@ -114,11 +114,17 @@ def misses(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def percentages(rows: list[dict[str, Any]]) -> tuple[float, float]:
+    """``(at least as good %, within 1.5× %)`` of ``rows``."""
+    n = max(len(rows), 1)
+    return (100 * sum(r["at_least_as_good"] for r in rows) / n,
+            100 * sum(r["within_1_5"] for r in rows) / n)
+
+
 def rate(rows: list[dict[str, Any]]) -> str:
     """``at least as good % / within 1.5× %`` of ``rows``."""
-    good = sum(r["at_least_as_good"] for r in rows)
-    near = sum(r["within_1_5"] for r in rows)
-    return f"{100 * good / max(len(rows), 1):.0f} % / {100 * near / max(len(rows), 1):.0f} %"
+    good, near = percentages(rows)
+    return f"{good:.0f} % / {near:.0f} %"
 
 
 def each(medians: list[dict[str, Any]], ours: str, published: list[str]) -> str:
@@ -143,7 +149,7 @@ def _value(row: dict[str, Any], key: str) -> float:
     return float(v) if v is not None else math.nan
 
 
-def rerun_rows(first: list[dict[str, Any]], second: list[dict[str, Any]], ours: str,
+def rerun_rows(first: list[dict[str, Any]], second: list[dict[str, Any]],
                published: list[str]) -> list[dict[str, Any]]:
     """Median rows of pseudo-pipelines built from a rerun (``second``) of ``first``:
     ``P@rerun`` for every pipeline of the first run, ``winner@rerun`` (per cell, the rerun
@@ -177,7 +183,7 @@ def rerun_rates(first: list[dict[str, Any]], second: list[dict[str, Any]], ours:
     """Each pseudo-pipeline of :func:`rerun_rows` (and ``ours`` of the first run) against the
     first run's best published pipeline per cell: ``(at least as good %, within 1.5× %,
     cells)``."""
-    medians = first + rerun_rows(first, second, ours, published)
+    medians = first + rerun_rows(first, second, published)
     present = {m["pipeline"] for m in medians}
     names = ([f"{p}@rerun" for p in published] + ["winner@rerun", "best@rerun"]
              + [ours, f"{ours}@rerun"])
@@ -185,9 +191,7 @@ def rerun_rates(first: list[dict[str, Any]], second: list[dict[str, Any]], ours:
     for name in names:
         if name in present:
             rows = cells(medians, name, published)
-            n = max(len(rows), 1)
-            out[name] = (100 * sum(r["at_least_as_good"] for r in rows) / n,
-                         100 * sum(r["within_1_5"] for r in rows) / n, len(rows))
+            out[name] = (*percentages(rows), len(rows))
     return out
 
 
@@ -242,6 +246,8 @@ def main() -> None:
     ap.add_argument("--plot", type=Path, help="with --rerun: a bar chart of its table (PNG)")
     ap.add_argument("--title", help="the plot's title (default: the two runs' names)")
     args = ap.parse_args()
+    if args.plot and not args.rerun:
+        ap.error("--plot draws the --rerun table: give --rerun too")
     medians = json.loads(args.json.read_text())["medians"]
     rows = cells(medians, args.ours, args.published.split(","))
     if not rows:
@@ -251,8 +257,6 @@ def main() -> None:
     print(per_metric(rows), "\n")
     if args.each:
         print(each(medians, args.ours, args.published.split(",")), "\n")
-    if args.plot and not args.rerun:
-        ap.error("--plot draws the --rerun table: give --rerun too")
     if args.rerun:
         second = json.loads(args.rerun.read_text())["medians"]
         rates = rerun_rates(medians, second, args.ours, args.published.split(","))

@@ -334,7 +334,7 @@ def test_rerun_judges_fresh_seeds_against_the_first_runs_best(tmp_path):
                        ("tmf", {"edges_rel": 0.016, "nmi": 0.35}),
                        ("privgraph", {"edges_rel": 0.011, "nmi": 0.2})))
     rows = {m["pipeline"]: m for m in compare_published.rerun_rows(
-        first, second, "synthesize-edge", ["tmf", "privgraph"])}
+        first, second, ["tmf", "privgraph"])}
     # winner: tmf's rerun edges (0.016), privgraph's rerun NMI (0.2)
     assert rows["winner@rerun"]["edges_rel"] == 0.016 and rows["winner@rerun"]["nmi"] == 0.2
     # best of the reruns: privgraph's edges 0.011, tmf's NMI 0.35
@@ -355,8 +355,7 @@ def test_rerun_judges_fresh_seeds_against_the_first_runs_best(tmp_path):
     assert lacking["synthesize-edge@rerun"] == (0.0, 0.0, 2)
     assert lacking["privgraph@rerun"] == (0.0, 0.0, 2)
     # the winner is the first run's best even where its rerun is missing (tmf on edges)
-    gone = compare_published.rerun_rows(first, second[2:], "synthesize-edge",
-                                        ["tmf", "privgraph"])
+    gone = compare_published.rerun_rows(first, second[2:], ["tmf", "privgraph"])
     win = next(m for m in gone if m["pipeline"] == "winner@rerun")
     assert math.isnan(win["edges_rel"]) and win["nmi"] == 0.2
     png = tmp_path / "bars.png"
