@@ -413,20 +413,14 @@ def _bulk_exceedance(p: npt.NDArray[np.float64], m: float, x: Any, scale: float
                     ) -> npt.NDArray[np.float64]:
     """Expected number of ``m`` nodes with degree distribution ``p`` (over ``0..p.size − 1``)
     whose degree plus discrete Laplace noise of ``scale`` (``P ∝ exp(−|z|/scale)``) is at
-    least each value of ``x``.
+    least each value of ``x``: ``m Σ_k p(k) P(Z ≥ x − k)``
+    (:func:`~graphanon.privacy.noise.discrete_laplace_sf`)."""
+    from ..privacy.noise import discrete_laplace_sf
 
-    With ``a = exp(−1/scale)``, ``P(Z ≥ t) = a^t / (1 + a)`` for ``t ≥ 1`` and
-    ``1 − a^(1 − t) / (1 + a)`` for ``t ≤ 0``; a scale of 0 is no noise."""
     k = np.arange(p.size, dtype=np.float64)
     w = p / max(float(p.sum()), 1e-300)
     t = np.asarray(x, dtype=np.float64).reshape(-1, 1) - k.reshape(1, -1)
-    if scale <= 0:
-        surv = (t <= 0).astype(np.float64)
-    else:
-        a = math.exp(-1.0 / scale)
-        surv = np.where(t >= 1, np.power(a, np.maximum(t, 0.0)) / (1.0 + a),
-                        1.0 - np.power(a, np.maximum(1.0 - t, 0.0)) / (1.0 + a))
-    return np.asarray(m * (surv @ w), dtype=np.float64)
+    return np.asarray(m * (discrete_laplace_sf(t, scale) @ w), dtype=np.float64)
 
 
 def _supported_top(p: npt.NDArray[np.float64], m: int, n_top: int, noisy_degrees: Any,

@@ -53,6 +53,7 @@ __all__ = [
     "bernoulli_positions",
     "continuous_scale",
     "discrete_laplace_pmf",
+    "discrete_laplace_sf",
     "dp_scale",
     "exact_bernoulli",
     "exponential_mechanism",
@@ -174,6 +175,19 @@ def discrete_laplace_pmf(k: Any, scale: float) -> FloatArray:
     k = np.abs(np.asarray(k, dtype=np.float64))
     a = math.exp(-1.0 / scale)
     return np.asarray((1.0 - a) / (1.0 + a) * np.power(a, k), dtype=np.float64)
+
+
+def discrete_laplace_sf(t: Any, scale: float) -> FloatArray:
+    """``P(X ≥ t)`` for integer ``t`` of the same distribution: with ``a = exp(−1/scale)``,
+    ``a^t / (1 + a)`` for ``t ≥ 1`` and ``1 − a^(1 − t) / (1 + a)`` for ``t ≤ 0`` (sums of
+    :func:`discrete_laplace_pmf`'s geometric tails); a scale of 0 is no noise."""
+    t = np.asarray(t, dtype=np.float64)
+    if scale <= 0:
+        return np.asarray(t <= 0, dtype=np.float64)
+    a = math.exp(-1.0 / scale)
+    return np.asarray(np.where(t >= 1, np.power(a, np.maximum(t, 0.0)) / (1.0 + a),
+                               1.0 - np.power(a, np.maximum(1.0 - t, 0.0)) / (1.0 + a)),
+                      dtype=np.float64)
 
 
 # ---------------------------------------------------------------------- secure uniforms

@@ -449,7 +449,7 @@ def test_cdf_sequence_beats_deconvolution_on_a_narrow_distribution_and_keeps_a_h
 def test_bulk_exceedance_is_the_noisy_degrees_expected_count() -> None:
     """E(x) = m Σ_k p(k) P(k + Z ≥ x) in closed form against the sum over the pmf."""
     from graphanon.dk.postprocess import _bulk_exceedance
-    from graphanon.privacy.noise import discrete_laplace_pmf
+    from graphanon.privacy.noise import discrete_laplace_pmf, discrete_laplace_sf
 
     p = np.array([0.0, 5.0, 3.0, 0.0, 2.0])
     x = np.array([-3, 0, 1, 4, 6, 15])
@@ -459,6 +459,9 @@ def test_bulk_exceedance_is_the_noisy_degrees_expected_count() -> None:
         want = [40.0 * sum(p[k] / p.sum() * pmf[k + z >= v].sum() for k in range(p.size))
                 for v in x]
         np.testing.assert_allclose(_bulk_exceedance(p, 40.0, x, scale), want, rtol=1e-9)
+        tt = np.arange(-6, 7)  # the survival function itself, both branches
+        np.testing.assert_allclose(discrete_laplace_sf(tt, scale),
+                                   [pmf[z >= v].sum() for v in tt], rtol=1e-9)
     # scale 0: the degrees themselves
     assert _bulk_exceedance(p, 10.0, x, 0.0).tolist() == [10.0, 10.0, 10.0, 2.0, 0.0, 0.0]
 
